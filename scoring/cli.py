@@ -1,0 +1,63 @@
+"""Command line: ``python -m scoring report RUNS_FILE [--format json|csv|table] [--weights ...]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .radar import check_weights
+from .report import score_runs
+from .runs import RunsValidationError, load_runs
+
+
+def parse_weights(text: str) -> dict[str, float]:
+    """'correctness=0.4,latency=0.15' -> {'correctness': 0.4, 'latency': 0.15}; axes not named keep their default."""
+    weights: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        axis, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"expected axis=weight, got {part!r}")
+        try:
+            weights[axis.strip()] = float(value)
+        except ValueError:
+            raise ValueError(f"weight for {axis.strip()!r} is not a number: {value!r}") from None
+    check_weights(weights)
+    return weights
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    report = sub.add_parser("report", help="score a runs file and print the report")
+    report.add_argument("runs_file", help="CSV, JSON, JSON Lines or Parquet file of runs")
+    report.add_argument("--format", choices=("json", "csv", "table"), default="json")
+    report.add_argument("--weights", default="", help="radar viewer weights, e.g. correctness=0.4,latency=0.15")
+    report.add_argument("--exclude-invalid", action="store_true",
+                        help="exclude invalid rows (counted on stderr) instead of refusing the file")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        weights = parse_weights(args.weights)
+    except ValueError as exc:
+        parser.error(f"--weights: {exc}")
+    try:
+        loaded = load_runs(args.runs_file, exclude_invalid=args.exclude_invalid)
+    except RunsValidationError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 2
+    for warning in loaded.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if loaded.excluded_rows:
+        print(f"warning: {loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded", file=sys.stderr)
+    report = score_runs(loaded.runs, weights=weights)
+    if args.format == "json":
+        sys.stdout.write(report.to_json_text())
+    elif args.format == "csv":
+        report.to_frame().to_csv(sys.stdout, index=False)
+    else:
+        sys.stdout.write(report.to_frame().to_string(index=False, na_rep="—") + "\n")
+    return 0

@@ -1,0 +1,204 @@
+"""Headline composite (SPEC 3): the canonical 0-100 ranking score.
+
+Cohort: every ``completed`` run of the agent, with no window.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from ._groups import AgentGroups, agent_groups, optional, safe_divide, outcome_arrays, status_mask
+from .policy import CANONICAL_POLICY, Policy
+
+
+@dataclass(frozen=True)
+class Headline:
+    """One agent's headline composite with every intermediate value (SPEC 3)."""
+
+    agent_id: str
+    score: float | None
+    completed_runs: int
+    successful_runs: int
+    success_rate: float | None
+    latency_runs: int
+    avg_latency_ms: float | None
+    latency_score: float | None
+    latency_pstdev_ms: float | None
+    consistency: float | None
+    consistency_neutral: bool | None
+    execution_score: float | None
+    cost_runs: int
+    avg_cost_usd: float | None
+    cost_score: float | None
+    zero_success_floor: bool
+    weighted_score: float | None
+    policy: Policy
+
+    @property
+    def ranked(self) -> bool:
+        return self.score is not None
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """Short labels for the leaderboard: unranked, floor, neutral consistency, missing data."""
+        if not self.ranked:
+            return ("unranked",)
+        out = []
+        if self.zero_success_floor:
+            out.append("zero-success floor")
+        if self.consistency_neutral:
+            out.append("neutral consistency")
+        if self.latency_runs == 0:
+            out.append("no latency recorded")
+        if self.cost_runs == 0:
+            out.append("no cost recorded")
+        return tuple(out)
+
+    def contributions(self) -> dict[str, float] | None:
+        """Points each component adds to the unfloored score (they sum to ``weighted_score``)."""
+        if not self.ranked:
+            return None
+        p = self.policy
+        return {
+            "success": 100 * p.success_weight * self.success_rate,
+            "execution": 100 * p.execution_weight * self.execution_score,
+            "cost": 100 * p.cost_weight * self.cost_score,
+        }
+
+    def explain(self) -> list[str]:
+        """Plain-language sentences a reviewer can read beside the score."""
+        p = self.policy
+        if not self.ranked:
+            return ["No completed run: the agent has no headline score (unranked), and every factor is undefined."]
+        lines = [
+            f"Success rate {self.success_rate:.2%}: {self.successful_runs} successful of "
+            f"{self.completed_runs} completed runs (runs with an unknown outcome count as not successful)."
+        ]
+        if self.latency_runs:
+            lines.append(f"Average latency {self.avg_latency_ms:,.1f} ms over {self.latency_runs} runs maps to a "
+                         f"latency score of {self.latency_score:.4f} on the published anchors.")
+        else:
+            lines.append("No completed run recorded a latency: the latency score is 0 (data-quality flag).")
+        if self.consistency_neutral:
+            lines.append(f"Only {self.latency_runs} of the {p.consistency_min_latencies} recorded latencies needed: "
+                         f"consistency takes the neutral factor {p.neutral_consistency}.")
+        else:
+            lines.append(f"Consistency 1 - pstdev/mean = 1 - {self.latency_pstdev_ms:,.1f}/{self.avg_latency_ms:,.1f} "
+                         f"= {self.consistency:.4f} (clamped to 0-1) over {self.latency_runs} latencies.")
+        if self.cost_runs:
+            lines.append(f"Average cost ${self.avg_cost_usd:,.4f} over {self.cost_runs} runs maps to a cost score "
+                         f"of {self.cost_score:.4f} on the published anchors.")
+        else:
+            lines.append("No completed run recorded a cost: the cost score is 0 (data-quality flag).")
+        if self.zero_success_floor:
+            lines.append(f"Zero-success floor: no completed run succeeded, so the score is 0 whatever the other "
+                         f"factors (the weighted formula alone would give {self.weighted_score:.2f}).")
+        return lines
+
+    def to_json(self) -> dict:
+        """The SPEC 6 ``headline`` object."""
+        return {
+            "score": self.score,
+            "completed_runs": self.completed_runs,
+            "successful_runs": self.successful_runs,
+            "success_rate": self.success_rate,
+            "avg_latency_ms": self.avg_latency_ms,
+            "latency_score": self.latency_score,
+            "consistency": self.consistency,
+            "consistency_neutral": self.consistency_neutral,
+            "execution_score": self.execution_score,
+            "avg_cost_usd": self.avg_cost_usd,
+            "cost_score": self.cost_score,
+            "zero_success_floor": self.zero_success_floor,
+        }
+
+
+def composite(success_rate: float, execution_score: float, cost_score: float, policy: Policy = CANONICAL_POLICY) -> float:
+    """The unrounded weighted composite on 0-100 (before the zero-success floor).
+
+    Examples
+    --------
+    >>> round(composite(0.75, 0.868, 0.725), 2)
+    77.8
+    """
+    return 100 * (policy.success_weight * success_rate + policy.execution_weight * execution_score
+                  + policy.cost_weight * cost_score)
+
+
+def consistency_factor(pstdev: float, mean: float) -> float:
+    """clamp(1 - pstdev/mean, 0, 1); 1.0 when the mean latency is 0 (SPEC 3, explorer-defined form)."""
+    if mean == 0:
+        return 1.0
+    return min(1.0, max(0.0, 1.0 - pstdev / mean))
+
+
+def headline_scores(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
+                    groups: AgentGroups | None = None) -> dict[str, Headline]:
+    """Headline composite for every agent of a canonical runs frame, keyed by agent_id (SPEC 3)."""
+    groups = groups or agent_groups(runs)
+    completed = status_mask(runs, ["completed"])
+    _, succeeded = outcome_arrays(runs)
+    n_completed = groups.count(completed)
+    n_success = groups.count(completed & succeeded)
+
+    latency = runs["latency_ms"].to_numpy(dtype=float)
+    has_latency = completed & ~np.isnan(latency)
+    n_latency = groups.count(has_latency)
+    mean_latency = groups.exact_mean(has_latency, latency)
+    deviation = np.where(has_latency, latency - mean_latency[groups.codes], 0.0)
+    pstdev = np.sqrt(safe_divide(groups.total(has_latency, deviation**2), n_latency))
+
+    cost = runs["cost_usd"].to_numpy(dtype=float)
+    has_cost = completed & ~np.isnan(cost)
+    n_cost = groups.count(has_cost)
+    mean_cost = groups.exact_mean(has_cost, cost)
+
+    latency_score = np.where(n_latency > 0, policy.latency_anchors(np.nan_to_num(mean_latency)), 0.0)
+    cost_score = np.where(n_cost > 0, policy.cost_anchors(np.nan_to_num(mean_cost)), 0.0)
+    share = policy.latency_share_of_execution
+
+    out: dict[str, Headline] = {}
+    for i, agent in enumerate(groups.agents):
+        completed_runs, latency_runs, cost_runs = int(n_completed[i]), int(n_latency[i]), int(n_cost[i])
+        if completed_runs == 0:
+            out[agent] = Headline(agent, None, 0, 0, None, 0, None, None, None, None, None, None, 0,
+                                  None, None, False, None, policy)
+            continue
+        success_rate = int(n_success[i]) / completed_runs
+        neutral = latency_runs < policy.consistency_min_latencies
+        consistency = (policy.neutral_consistency if neutral
+                       else consistency_factor(float(pstdev[i]), float(mean_latency[i])))
+        execution = share * float(latency_score[i]) + (1 - share) * consistency
+        weighted = composite(success_rate, execution, float(cost_score[i]), policy)
+        floor = int(n_success[i]) == 0
+        out[agent] = Headline(
+            agent_id=agent,
+            score=0.0 if floor else round(weighted, policy.score_decimals),
+            completed_runs=completed_runs,
+            successful_runs=int(n_success[i]),
+            success_rate=success_rate,
+            latency_runs=latency_runs,
+            avg_latency_ms=optional(mean_latency[i]),
+            latency_score=float(latency_score[i]),
+            latency_pstdev_ms=optional(pstdev[i]),
+            consistency=consistency,
+            consistency_neutral=neutral,
+            execution_score=execution,
+            cost_runs=cost_runs,
+            avg_cost_usd=optional(mean_cost[i]),
+            cost_score=float(cost_score[i]),
+            zero_success_floor=floor,
+            weighted_score=weighted,
+            policy=policy,
+        )
+    return out
+
+
+def leaderboard_order(headlines: dict[str, Headline]) -> list[str]:
+    """Score descending, then agent_id ascending; unranked agents last (SPEC 3)."""
+    ranked = sorted((h for h in headlines.values() if h.ranked), key=lambda h: (-h.score, h.agent_id))
+    unranked = sorted(a for a, h in headlines.items() if not h.ranked)
+    return [h.agent_id for h in ranked] + unranked

@@ -1,0 +1,96 @@
+"""The full report (SPEC 6): all three measures for every agent, in leaderboard order."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import pandas as pd
+
+from ._groups import agent_groups
+from .headline import Headline, headline_scores, leaderboard_order
+from .policy import CANONICAL_POLICY, RADAR_AXES, Policy
+from .radar import Radar, check_weights, fitness_radar
+from .repeatability import Repeatability, repeatability
+
+
+@dataclass(frozen=True)
+class AgentReport:
+    agent_id: str
+    rank: int | None
+    headline: Headline
+    radar: Radar
+    repeatability: Repeatability
+
+    def to_json(self, weights: Mapping[str, float] | None = None) -> dict:
+        return {
+            "agent_id": self.agent_id,
+            "headline": self.headline.to_json(),
+            "radar": self.radar.to_json(weights),
+            "repeatability": self.repeatability.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every agent's headline, radar and repeatability, in leaderboard order."""
+
+    policy: Policy
+    agents: tuple[AgentReport, ...]
+    weights: dict[str, float] = field(default_factory=dict)
+
+    def agent(self, agent_id: str) -> AgentReport:
+        for a in self.agents:
+            if a.agent_id == agent_id:
+                return a
+        raise KeyError(agent_id)
+
+    def to_json(self) -> dict:
+        return {
+            "policy_version": self.policy.version,
+            "agents": [a.to_json(self.weights) for a in self.agents],
+        }
+
+    def to_json_text(self) -> str:
+        # allow_nan=False: an undefined value must be null, never NaN (SPEC 6).
+        return json.dumps(self.to_json(), indent=2, allow_nan=False) + "\n"
+
+    def to_frame(self) -> pd.DataFrame:
+        """One flat row per agent: the CSV/table form of the report."""
+        rows = []
+        for a in self.agents:
+            h, r, p = a.headline, a.radar, a.repeatability
+            profile = r.profile(self.weights)
+            row = {"rank": a.rank, "agent_id": a.agent_id}
+            row.update({f"headline_{k}": v for k, v in h.to_json().items()})
+            row["flags"] = "; ".join(h.flags)
+            row["radar_window_runs"] = r.window_runs
+            row.update({f"radar_{axis}": r.axes[axis] for axis in RADAR_AXES})
+            row.update({"radar_p50_latency_ms": r.p50_latency_ms, "radar_p50_cost_usd": r.p50_cost_usd,
+                        "radar_p50_steps": r.p50_steps, "radar_robustness_tasks": r.robustness_tasks,
+                        "radar_profile_score": profile.score})
+            row["repeatability_qualifying_tasks"] = p.qualifying_tasks
+            for k in self.policy.pass_k_levels:
+                row[f"pass^{k}"] = None if p.pass_k is None else p.pass_k[k]
+            rows.append(row)
+        frame = pd.DataFrame(rows)
+        if "rank" in frame:
+            frame["rank"] = frame["rank"].astype("Int64")
+        return frame
+
+
+def score_runs(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
+               weights: Mapping[str, float] | None = None) -> Report:
+    """Score a canonical runs frame: headline (SPEC 3), radar (SPEC 4) and pass^k (SPEC 5) for every agent."""
+    weights = check_weights(weights, policy)
+    groups = agent_groups(runs)
+    headlines = headline_scores(runs, policy, groups)
+    radars = fitness_radar(runs, policy, groups)
+    repeat = repeatability(runs, policy, groups)
+    order = leaderboard_order(headlines)
+    agents = tuple(
+        AgentReport(a, i + 1 if headlines[a].ranked else None, headlines[a], radars[a], repeat[a])
+        for i, a in enumerate(order)
+    )
+    return Report(policy, agents, weights)
