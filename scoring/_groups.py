@@ -2,54 +2,70 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from .runs import TERMINAL_STATUSES
+
 
 @dataclass(frozen=True)
 class AgentGroups:
-    """Agent codes of a canonical runs frame (sorted by agent, so codes ascend with rows)."""
+    """Arrays every measure needs from a canonical runs frame, computed once.
+
+    The canonical frame is sorted by agent_id, so ``codes`` ascend with rows and
+    each agent's rows form one contiguous slice.
+    """
 
     agents: tuple[str, ...]
     codes: np.ndarray
+    completed: np.ndarray
+    terminal: np.ndarray
+    known: np.ndarray
+    succeeded: np.ndarray
+    starts: np.ndarray  # first row of each agent's slice; every agent has at least one row
 
     @property
     def size(self) -> int:
         return len(self.agents)
 
+
     def count(self, mask: np.ndarray) -> np.ndarray:
-        return np.bincount(self.codes[mask], minlength=self.size)
+        """How many rows per agent ``mask`` selects."""
+        if not len(mask):
+            return np.zeros(self.size, dtype=np.int64)
+        return np.add.reduceat(mask.view(np.uint8), self.starts, dtype=np.int64)
 
     def total(self, mask: np.ndarray, values: np.ndarray) -> np.ndarray:
-        return np.bincount(self.codes[mask], weights=values[mask], minlength=self.size)
+        """Per-agent sum of ``values`` where ``mask``, in canonical row order."""
+        if not len(mask):
+            return np.zeros(self.size)
+        return np.add.reduceat(np.where(mask, values, 0.0), self.starts)
 
-    def exact_mean(self, mask: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """Per-agent mean, correctly rounded (math.fsum), so it never depends on row order; NaN when empty."""
+    def mean(self, mask: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(count, mean) per agent over ``values[mask]``; the mean is NaN where the count is 0.
+
+        Sums run in canonical row order, so the result does not depend on the input's row order.
+        """
         counts = self.count(mask)
-        # Codes ascend with rows in a canonical frame, so each agent's values are one slice.
-        chunks = np.split(values[mask], np.cumsum(counts)[:-1])
-        return np.array([math.fsum(c) / len(c) if len(c) else np.nan for c in chunks])
+        return counts, safe_divide(self.total(mask, values), counts)
 
 
 def agent_groups(runs: pd.DataFrame) -> AgentGroups:
     codes, uniques = pd.factorize(runs["agent_id"], sort=False)
-    # The canonical frame is sorted by agent_id, so appearance order is text order.
-    return AgentGroups(tuple(str(a) for a in uniques), codes.astype(np.int64))
-
-
-def status_mask(runs: pd.DataFrame, statuses) -> np.ndarray:
-    return runs["status"].isin(list(statuses)).to_numpy(dtype=bool)
-
-
-def outcome_arrays(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """(known, succeeded) boolean arrays from the nullable ``success`` column."""
+    codes = codes.astype(np.int64)
+    status = runs["status"]  # categorical in a canonical frame: comparisons run on codes
     success = runs["success"].array
-    known = ~np.asarray(success.isna())
-    succeeded = success.to_numpy(dtype=bool, na_value=False)
-    return known, succeeded
+    return AgentGroups(
+        agents=tuple(str(a) for a in uniques),  # appearance order is text order in a canonical frame
+        codes=codes,
+        completed=(status == "completed").to_numpy(dtype=bool),
+        terminal=status.isin(list(TERMINAL_STATUSES)).to_numpy(dtype=bool),
+        known=~np.asarray(success.isna()),
+        succeeded=success.to_numpy(dtype=bool, na_value=False),
+        starts=np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1])).astype(np.int64),
+    )
 
 
 def safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._groups import AgentGroups, agent_groups, optional, safe_divide, outcome_arrays, status_mask
+from ._groups import AgentGroups, agent_groups, optional, safe_divide
 from .policy import CANONICAL_POLICY, Policy
 
 
@@ -139,22 +139,19 @@ def headline_scores(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                     groups: AgentGroups | None = None) -> dict[str, Headline]:
     """Headline composite for every agent of a canonical runs frame, keyed by agent_id (SPEC 3)."""
     groups = groups or agent_groups(runs)
-    completed = status_mask(runs, ["completed"])
-    _, succeeded = outcome_arrays(runs)
+    completed = groups.completed
     n_completed = groups.count(completed)
-    n_success = groups.count(completed & succeeded)
+    n_success = groups.count(completed & groups.succeeded)
 
     latency = runs["latency_ms"].to_numpy(dtype=float)
     has_latency = completed & ~np.isnan(latency)
-    n_latency = groups.count(has_latency)
-    mean_latency = groups.exact_mean(has_latency, latency)
+    n_latency, mean_latency = groups.mean(has_latency, latency)
+    # Two-pass population standard deviation: no cancellation from sum of squares.
     deviation = np.where(has_latency, latency - mean_latency[groups.codes], 0.0)
     pstdev = np.sqrt(safe_divide(groups.total(has_latency, deviation**2), n_latency))
 
     cost = runs["cost_usd"].to_numpy(dtype=float)
-    has_cost = completed & ~np.isnan(cost)
-    n_cost = groups.count(has_cost)
-    mean_cost = groups.exact_mean(has_cost, cost)
+    n_cost, mean_cost = groups.mean(completed & ~np.isnan(cost), cost)
 
     latency_score = np.where(n_latency > 0, policy.latency_anchors(np.nan_to_num(mean_latency)), 0.0)
     cost_score = np.where(n_cost > 0, policy.cost_anchors(np.nan_to_num(mean_cost)), 0.0)

@@ -12,9 +12,8 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from ._groups import AgentGroups, agent_groups, optional, outcome_arrays, status_mask
+from ._groups import AgentGroups, agent_groups, optional, safe_divide
 from .policy import CANONICAL_POLICY, RADAR_AXES, Policy
-from .runs import TERMINAL_STATUSES
 
 
 @dataclass(frozen=True)
@@ -116,96 +115,99 @@ def window_positions(groups: AgentGroups, mask: np.ndarray) -> tuple[np.ndarray,
     return idx, np.arange(len(idx)) - starts[codes]
 
 
+def window_rows(groups: AgentGroups, policy: Policy = CANONICAL_POLICY) -> np.ndarray:
+    """Row indices of each agent's latest ``policy.radar_window`` terminal runs (SPEC 4)."""
+    idx, position = window_positions(groups, groups.terminal)
+    return idx[position < policy.radar_window]
+
+
 def radar_window(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                  groups: AgentGroups | None = None) -> pd.DataFrame:
     """Each agent's latest ``policy.radar_window`` terminal runs (SPEC 4), newest first."""
-    groups = groups or agent_groups(runs)
-    idx, position = window_positions(groups, status_mask(runs, TERMINAL_STATUSES))
-    return runs.take(idx[position < policy.radar_window])
+    return runs.take(window_rows(groups or agent_groups(runs), policy))
 
 
-def _median(values: pd.Series, agents: pd.Series) -> pd.DataFrame:
-    ok = values.notna()
-    grouped = values[ok].groupby(agents[ok], sort=False)
-    return pd.DataFrame({"count": grouped.size(), "p50": grouped.median()})
+def _medians(values: np.ndarray, codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """(count, median) of non-null values per agent code; median NaN where the count is 0."""
+    ok = ~np.isnan(values)
+    medians = pd.Series(values[ok]).groupby(codes[ok]).median().reindex(range(size))
+    return np.bincount(codes[ok], minlength=size), medians.to_numpy(dtype=float)
 
 
 def fitness_radar(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                   groups: AgentGroups | None = None) -> dict[str, Radar]:
     """The five radar axes for every agent of a canonical runs frame, keyed by agent_id (SPEC 4)."""
     groups = groups or agent_groups(runs)
-    window = radar_window(runs, policy, groups)
-    agents = window["agent_id"]
-    window_runs = agents.value_counts(sort=False)
-    known, succeeded = outcome_arrays(window)
-    outcomes = pd.DataFrame({"agent_id": agents[known], "task_id": window["task_id"][known],
-                             "success": succeeded[known].astype(float)})
-    correct = outcomes.groupby("agent_id", sort=False)["success"].agg(["size", "sum"])
-    latency = _median(window["latency_ms"], agents)
-    cost = _median(window["cost_usd"], agents)
-    steps = _median(window["steps"], agents)
-    per_task = outcomes.groupby(["agent_id", "task_id"], sort=False)["success"].agg(["size", "mean"])
+    rows = window_rows(groups, policy)
+    size, codes = groups.size, groups.codes[rows]
+    known, succeeded = groups.known[rows], groups.succeeded[rows]
+    n_window = np.bincount(codes, minlength=size)
+    n_known = np.bincount(codes[known], minlength=size)
+    n_success = np.bincount(codes[known & succeeded], minlength=size)
+    n_lat, p50_lat = _medians(runs["latency_ms"].to_numpy(dtype=float)[rows], codes, size)
+    n_cost, p50_cost = _medians(runs["cost_usd"].to_numpy(dtype=float)[rows], codes, size)
+    steps = runs["steps"].to_numpy(dtype=float)[rows]
+    n_steps, p50_steps = _medians(steps, codes, size)
+    nonzero_steps = np.bincount(codes[steps > 0], minlength=size)
+    # Robustness: known outcomes per (agent, task) in the window; tasks with enough outcomes.
+    task_codes = pd.factorize(runs["task_id"].take(rows[known]))[0]
+    per_task = pd.DataFrame({"agent": codes[known], "task": task_codes, "success": succeeded[known]})
+    per_task = per_task.groupby(["agent", "task"], sort=False)["success"].agg(["size", "mean"])
     per_task = per_task[per_task["size"] >= policy.robustness_min_outcomes]
-    p = per_task["mean"]
-    robust = (1 - 4 * p * (1 - p)).groupby(level="agent_id", sort=False).agg(["size", "mean"])
+    p = per_task["mean"].to_numpy(dtype=float)
+    task_agent = per_task.index.get_level_values("agent").to_numpy()
+    n_tasks = np.bincount(task_agent, minlength=size)
+    robustness = 100 * safe_divide(np.bincount(task_agent, weights=1 - 4 * p * (1 - p), minlength=size), n_tasks)
 
-    def get(frame: pd.DataFrame, agent: str, column: str, default=np.nan):
-        return frame.at[agent, column] if agent in frame.index else default
-
+    latency_axis = 100 * policy.latency_anchors(np.nan_to_num(p50_lat))
+    cost_axis = 100 * policy.cost_anchors(np.nan_to_num(p50_cost))
+    steps_axis = 100 * policy.steps_anchors(np.nan_to_num(p50_steps))
+    need = policy.radar_latency_min_runs
     out: dict[str, Radar] = {}
-    for agent in groups.agents:
-        reasons: dict[str, str] = {}
+    for i, agent in enumerate(groups.agents):
         axes: dict[str, float | None] = {}
-        n_known, n_success = int(get(correct, agent, "size", 0)), int(get(correct, agent, "sum", 0))
-        n_window = int(window_runs.get(agent, 0))
-        if n_known:
-            axes["correctness"] = 100 * n_success / n_known
-            reasons["correctness"] = f"{n_success} successes of {n_known} known outcomes in the window"
+        reasons: dict[str, str] = {}
+        window, k, s = int(n_window[i]), int(n_known[i]), int(n_success[i])
+        if k:
+            axes["correctness"] = 100 * s / k
+            reasons["correctness"] = f"{s} successes of {k} known outcomes in the window"
         else:
             axes["correctness"] = None
-            reasons["correctness"] = ("no terminal run in the window" if n_window == 0
-                                      else f"no known outcome among the {n_window} window runs")
-        n_lat, p50_lat = int(get(latency, agent, "count", 0)), optional(get(latency, agent, "p50"))
-        need = policy.radar_latency_min_runs
-        if n_lat >= need:
-            axes["latency"] = 100 * policy.latency_anchors(p50_lat)
-            reasons["latency"] = f"median latency {p50_lat:,.1f} ms over {n_lat} runs"
+            reasons["correctness"] = ("no terminal run in the window" if window == 0
+                                      else f"no known outcome among the {window} window runs")
+        lat = optional(p50_lat[i])
+        if n_lat[i] >= need:
+            axes["latency"] = float(latency_axis[i])
+            reasons["latency"] = f"median latency {lat:,.1f} ms over {n_lat[i]} runs"
         else:
             axes["latency"] = None
-            reasons["latency"] = (f"latency suppressed: {n_lat} of {need} runs needed"
-                                  + (f"; raw median {p50_lat:,.0f} ms" if p50_lat is not None else ""))
-        n_cost, p50_cost = int(get(cost, agent, "count", 0)), optional(get(cost, agent, "p50"))
-        if n_cost:
-            axes["cost"] = 100 * policy.cost_anchors(p50_cost)
-            reasons["cost"] = f"median cost ${p50_cost:,.4f} over {n_cost} runs"
+            reasons["latency"] = (f"latency suppressed: {n_lat[i]} of {need} runs needed"
+                                  + (f"; raw median {lat:,.0f} ms" if lat is not None else ""))
+        cost = optional(p50_cost[i])
+        if n_cost[i]:
+            axes["cost"] = float(cost_axis[i])
+            reasons["cost"] = f"median cost ${cost:,.4f} over {n_cost[i]} runs"
         else:
             axes["cost"] = None
             reasons["cost"] = "no cost recorded in the window"
-        n_steps, p50_steps = int(get(steps, agent, "count", 0)), optional(get(steps, agent, "p50"))
-        if n_steps and p50_steps is not None and _any_nonzero_steps(window, agent, n_steps, p50_steps):
-            axes["tool_efficiency"] = 100 * policy.steps_anchors(p50_steps)
-            reasons["tool_efficiency"] = f"median {p50_steps:g} steps over {n_steps} runs"
+        med_steps = optional(p50_steps[i])
+        if nonzero_steps[i]:
+            axes["tool_efficiency"] = float(steps_axis[i])
+            reasons["tool_efficiency"] = f"median {med_steps:g} steps over {n_steps[i]} runs"
         else:
             axes["tool_efficiency"] = None
-            reasons["tool_efficiency"] = ("no steps recorded in the window" if not n_steps
-                                          else "every recorded step count is 0: no tool axis")
-        n_tasks = int(get(robust, agent, "size", 0))
-        if n_tasks:
-            axes["robustness"] = 100 * float(get(robust, agent, "mean"))
-            reasons["robustness"] = (f"mean of 1 - 4p(1-p) over {n_tasks} task(s) with at least "
+            reasons["tool_efficiency"] = ("every recorded step count is 0: no tool axis" if n_steps[i]
+                                          else "no steps recorded in the window")
+        if n_tasks[i]:
+            axes["robustness"] = float(robustness[i])
+            reasons["robustness"] = (f"mean of 1 - 4p(1-p) over {n_tasks[i]} task(s) with at least "
                                      f"{policy.robustness_min_outcomes} known outcomes")
         else:
             axes["robustness"] = None
             reasons["robustness"] = (f"no task with at least {policy.robustness_min_outcomes} known outcomes "
                                      "in the window")
-        out[agent] = Radar(agent, n_window, axes, reasons, n_known, n_success, n_lat, p50_lat, n_cost,
-                           p50_cost, n_steps, p50_steps, n_tasks, policy)
+        out[agent] = Radar(agent, window, axes, reasons, k, s, int(n_lat[i]), lat, int(n_cost[i]), cost,
+                           int(n_steps[i]), med_steps, int(n_tasks[i]), policy)
     return out
 
 
-def _any_nonzero_steps(window: pd.DataFrame, agent: str, n_steps: int, p50: float) -> bool:
-    # A median above 0 proves a non-zero value; only a zero median needs a look at the values.
-    if p50 > 0:
-        return True
-    steps = window.loc[window["agent_id"] == agent, "steps"]
-    return bool((steps.fillna(0) > 0).any())

@@ -15,9 +15,8 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from ._groups import AgentGroups, agent_groups, outcome_arrays, status_mask
+from ._groups import AgentGroups, agent_groups
 from .policy import CANONICAL_POLICY, Policy
-from .runs import TERMINAL_STATUSES
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
@@ -37,14 +36,15 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     return float(Fraction(comb(c, k), comb(n, k)))
 
 
-def pass_hat_k_array(n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+def pass_hat_k_array(n, c, k: int) -> np.ndarray:
     """pass_hat_k over arrays, computed exactly once per distinct (n, c) pair."""
     n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
     if n.size == 0:
         return np.zeros(0)
-    pairs, inverse = np.unique(np.stack([n, c], axis=1), axis=0, return_inverse=True)
-    values = np.array([pass_hat_k(int(a), int(b), k) for a, b in pairs])
-    return values[inverse.reshape(-1)]
+    pair, uniques = pd.factorize(n * (int(n.max()) + 1) + c, sort=False)
+    width = int(n.max()) + 1
+    values = np.array([pass_hat_k(int(u // width), int(u % width), k) for u in uniques])
+    return values[pair]
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,18 @@ class Repeatability:
     qualifying_tasks: int
     excluded_tasks: int
     pass_k: dict[int, float] | None
-    tasks: pd.DataFrame = field(repr=False)
+    task_rows: "_TaskSlice" = field(repr=False)
     policy: Policy = field(repr=False)
+
+    @property
+    def tasks(self) -> pd.DataFrame:
+        """Per-task rows: task_id, n outcomes, c successes, qualifies, pass^k for the public levels."""
+        return self.task_rows.frame()
 
     def curve(self, ks: Iterable[int] | None = None) -> dict[int, float]:
         """Mean pass^k over qualifying tasks for each k (default 1 to the largest outcome count)."""
-        q = self.tasks[self.tasks["qualifies"]]
+        tasks = self.tasks
+        q = tasks[tasks["qualifies"]]
         if q.empty:
             return {}
         ks = range(1, int(q["n"].max()) + 1) if ks is None else ks
@@ -76,26 +82,34 @@ class Repeatability:
 
 def task_outcomes(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                   groups: AgentGroups | None = None) -> pd.DataFrame:
-    """Per (agent, task): n outcomes, c successes, whether it qualifies, and pass^k for the public levels."""
+    """Per (agent, task), sorted by agent then task: n outcomes, c successes, whether it qualifies, pass^k."""
     groups = groups or agent_groups(runs)
-    known, succeeded = outcome_arrays(runs)
-    mask = known & status_mask(runs, TERMINAL_STATUSES)
-    task_codes, task_names = pd.factorize(runs["task_id"], sort=False)
-    key = groups.codes[mask] * max(len(task_names), 1) + task_codes[mask]
-    pair, uniques = pd.factorize(key, sort=False)
-    n = np.bincount(pair, minlength=len(uniques))
-    c = np.bincount(pair, weights=succeeded[mask], minlength=len(uniques)).astype(np.int64)
+    mask = groups.known & groups.terminal
+    task_codes, task_names = pd.factorize(runs["task_id"], sort=True)
+    width = max(len(task_names), 1)
+    key = groups.codes[mask] * width + task_codes[mask]
+    # Ascending (agent, task) keys order the table by agent_id, then task_id as text.
+    if groups.size * width <= 4 * len(key) + 1024:  # dense key space: count straight into it
+        n = np.bincount(key, minlength=groups.size * width)
+        c = np.bincount(key, weights=groups.succeeded[mask], minlength=groups.size * width)
+        uniques = np.flatnonzero(n)
+        n, c = n[uniques], c[uniques].astype(np.int64)
+    else:
+        pair, uniques = pd.factorize(key, sort=True)
+        n = np.bincount(pair, minlength=len(uniques))
+        c = np.bincount(pair, weights=groups.succeeded[mask], minlength=len(uniques)).astype(np.int64)
     agents = np.asarray(groups.agents, dtype=object)
     table = pd.DataFrame({
-        "agent_id": pd.array(agents[uniques // max(len(task_names), 1)], dtype="str"),
-        "task_id": pd.array(np.asarray(task_names, dtype=object)[uniques % max(len(task_names), 1)], dtype="str"),
+        "agent_id": pd.array(agents[uniques // width], dtype="str"),
+        "task_id": pd.array(np.asarray(task_names, dtype=object)[uniques % width], dtype="str"),
+        "agent_code": (uniques // width).astype(np.int64),
         "n": n.astype(np.int64),
         "c": c,
     })
     table["qualifies"] = table["n"] >= policy.pass_k_min_outcomes
     for k in policy.pass_k_levels:
         table[f"pass^{k}"] = pass_hat_k_array(table["n"], table["c"], k)
-    return table.sort_values(["agent_id", "task_id"], kind="stable").reset_index(drop=True)
+    return table
 
 
 def repeatability(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
@@ -103,12 +117,29 @@ def repeatability(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
     """pass^k for the public levels, unweighted mean over qualifying tasks, per agent (SPEC 5)."""
     groups = groups or agent_groups(runs)
     tasks = task_outcomes(runs, policy, groups)
-    by_agent = dict(tuple(tasks.groupby("agent_id", sort=False)))
+    code = tasks["agent_code"].to_numpy()
+    qualifies = tasks["qualifies"].to_numpy()
+    n_tasks = np.bincount(code, minlength=groups.size)
+    n_qualifying = np.bincount(code[qualifies], minlength=groups.size)
+    means = {k: np.bincount(code[qualifies], weights=tasks[f"pass^{k}"].to_numpy()[qualifies],
+                            minlength=groups.size) / np.maximum(n_qualifying, 1)
+             for k in policy.pass_k_levels}
+    bounds = np.concatenate(([0], np.cumsum(n_tasks)))
+    tasks = tasks.drop(columns="agent_code")
     out: dict[str, Repeatability] = {}
-    empty = tasks.iloc[0:0]
-    for agent in groups.agents:
-        rows = by_agent.get(agent, empty).reset_index(drop=True)
-        q = rows[rows["qualifies"]]
-        pass_k = None if q.empty else {k: float(q[f"pass^{k}"].mean()) for k in policy.pass_k_levels}
-        out[agent] = Repeatability(agent, len(q), len(rows) - len(q), pass_k, rows, policy)
+    for i, agent in enumerate(groups.agents):
+        q = int(n_qualifying[i])
+        pass_k = {k: float(means[k][i]) for k in policy.pass_k_levels} if q else None
+        out[agent] = Repeatability(agent, q, int(n_tasks[i]) - q, pass_k,
+                                   _TaskSlice(tasks, int(bounds[i]), int(bounds[i + 1])), policy)
     return out
+
+
+class _TaskSlice:
+    """An agent's rows of the shared per-task table, materialized only when read."""
+
+    def __init__(self, table: pd.DataFrame, start: int, stop: int):
+        self.table, self.start, self.stop = table, start, stop
+
+    def frame(self) -> pd.DataFrame:
+        return self.table.iloc[self.start:self.stop].reset_index(drop=True)

@@ -188,7 +188,7 @@ def _records_frame(records: list, rows: np.ndarray, problems: list[Problem]) -> 
     for i in sorted(bad):
         problems.append(Problem(int(rows[i]), None, _preview(records[i]), "a run must be a JSON object"))
     clean = [{} if i in bad else r for i, r in enumerate(records)]
-    frame = pd.DataFrame.from_records(clean) if clean else pd.DataFrame()
+    frame = pd.DataFrame.from_records(clean) if clean else pd.DataFrame(columns=list(REQUIRED_COLUMNS))
     header = [str(c) for c in frame.columns]
     frame = _with_header(frame, header)
     return frame, rows, problems
@@ -293,6 +293,8 @@ def load_runs(
             raw, rows, problems = reader(text)
     except RunsValidationError as exc:
         raise RunsValidationError(exc.problems, source=name) from None
+    if len(raw) == 0:
+        raise RunsValidationError([Problem(None, None, None, "the file has no runs")], source=name)
     if len(raw) > max_rows:
         raise RunsValidationError(
             [Problem(None, None, None, f"{len(raw):,} rows is more than this explorer is set up to hold ({max_rows:,})")],
@@ -504,6 +506,7 @@ def canonical_order(frame: pd.DataFrame, has_finished_at: bool) -> pd.DataFrame:
         order = np.lexsort((-frame["source_row"].to_numpy(), agent_rank))
     runs = frame.iloc[order].reset_index(drop=True)
     runs["success"] = runs["success"].astype("boolean")
+    runs["status"] = pd.Categorical(runs["status"], categories=list(STATUSES))
     runs.attrs["has_finished_at"] = has_finished_at
     return runs[list(CANONICAL_COLUMNS)]
 

@@ -1,0 +1,33 @@
+# Two commands on a fresh machine: `make run` (app on the sample data) and `make test` (every test).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PORT ?= 8501
+
+.PHONY: run test test-fast bench sample lint clean
+
+$(VENV)/.installed: requirements.txt
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+run: $(VENV)/.installed
+	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true
+
+# Every test, browser suite included; installs Debian's chromium for it when missing.
+test: $(VENV)/.installed
+	bash scripts/ensure-chromium
+	$(PY) -m pytest
+
+# Everything but the real-browser suite.
+test-fast: $(VENV)/.installed
+	$(PY) -m pytest -m "not browser"
+
+bench: $(VENV)/.installed
+	$(PY) bench/bench_report.py
+
+sample: $(VENV)/.installed
+	$(PY) sample_data/generate.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis screenshots

@@ -1,0 +1,211 @@
+"""SPEC 1: every input format, every validation reason, nothing dropped silently."""
+
+import io
+import json
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from scoring import RunsValidationError, load_runs, runs_from_records
+
+HEADER = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,steps,finished_at\n"
+GOOD = [
+    "r1,a,t1,completed,true,1000,0.01,3,2026-07-01T00:00:00Z",
+    "r2,a,t1,failed,false,,0.02,,2026-07-01T00:01:00Z",
+    "r3,b,t2,completed,,2500.5,,4,",
+]
+
+
+def csv_bytes(*rows: str, header: str = HEADER) -> bytes:
+    return (header + "\n".join(rows) + "\n").encode()
+
+
+def refused(data: bytes, name: str = "runs.csv") -> RunsValidationError:
+    with pytest.raises(RunsValidationError) as info:
+        load_runs(data, name=name)
+    return info.value
+
+
+def only_problem(error: RunsValidationError):
+    assert len(error.problems) == 1, error.report()
+    return error.problems[0]
+
+
+def test_good_csv_loads_every_row_with_canonical_types():
+    loaded = load_runs(csv_bytes(*GOOD), name="runs.csv")
+    runs = loaded.runs
+    assert loaded.rows_read == 3 and len(runs) == 3 and loaded.excluded_rows == 0
+    assert str(runs["success"].dtype) == "boolean"
+    assert runs.set_index("run_id").loc["r3", "success"] is pd.NA
+    assert runs.set_index("run_id").loc["r3", "latency_ms"] == 2500.5
+    assert pd.isna(runs.set_index("run_id").loc["r2", "steps"])
+
+
+@pytest.mark.parametrize(
+    "row, column, value, reason",
+    [
+        ("r9,a,t1,done,true,1,0.1,1,", "status", "done", "unknown status"),
+        ("r9,a,t1,completed,maybe,1,0.1,1,", "success", "maybe", "not a recognised outcome"),
+        ("r9,a,t1,completed,true,-5,0.1,1,", "latency_ms", "-5", "negative"),
+        ("r9,a,t1,completed,true,1,-0.1,1,", "cost_usd", "-0.1", "negative"),
+        ("r9,a,t1,completed,true,inf,0.1,1,", "latency_ms", "inf", "not a finite number"),
+        ("r9,a,t1,completed,true,1,NaN,1,", "cost_usd", "NaN", "not a finite number"),
+        ("r9,a,t1,completed,true,abc,0.1,1,", "latency_ms", "abc", "not a number"),
+        ("r9,a,t1,completed,true,1,0.1,2.5,", "steps", "2.5", "not a whole number"),
+        ("r9,a,t1,completed,true,1,0.1,-1,", "steps", "-1", "negative"),
+        ("r9,a,t1,completed,true,1,0.1,1,yesterday", "finished_at", "yesterday", "not an ISO-8601 timestamp"),
+        (",a,t1,completed,true,1,0.1,1,", "run_id", None, "missing value"),
+        ("r9,,t1,completed,true,1,0.1,1,", "agent_id", None, "missing value"),
+        ("r9,a,,completed,true,1,0.1,1,", "task_id", None, "missing value"),
+        ("r9,a,t1,,true,1,0.1,1,", "status", None, "missing value"),
+        ("r1,a,t1,completed,true,1,0.1,1,", "run_id", "r1", "duplicate run_id; first seen at row 1"),
+    ],
+)
+def test_each_validation_reason_names_row_column_and_value(row, column, value, reason):
+    error = refused(csv_bytes(GOOD[0], row))
+    problem = only_problem(error)
+    assert (problem.row, problem.column) == (2, column)
+    assert problem.value == value
+    assert reason in problem.reason
+    assert f"row 2, column '{column}'" in error.report()
+
+
+def test_missing_required_column_is_a_file_level_problem():
+    header = HEADER.replace("cost_usd,", "")
+    error = refused(csv_bytes("r1,a,t1,completed,true,1000,3,", header=header))
+    problem = only_problem(error)
+    assert (problem.row, problem.column) == (None, "cost_usd")
+    assert "required column is missing" in problem.reason
+    assert not error.excludable
+
+
+def test_every_problem_of_a_file_is_reported_not_only_the_first():
+    error = refused(csv_bytes("r1,a,t1,done,maybe,-1,x,2.5,never"))
+    assert {p.column for p in error.problems} == {"status", "success", "latency_ms", "cost_usd", "steps", "finished_at"}
+    assert error.invalid_rows == 1
+
+
+def test_exclude_invalid_drops_exactly_the_invalid_rows_and_counts_them():
+    data = csv_bytes(GOOD[0], "r8,a,t1,done,true,1,0.1,1,", GOOD[1], "r9,a,t1,completed,true,-1,0.1,1,")
+    loaded = load_runs(data, name="runs.csv", exclude_invalid=True)
+    assert loaded.excluded_rows == 2 and loaded.rows_read == 4
+    assert sorted(loaded.runs["run_id"]) == ["r1", "r2"]
+    assert {p.row for p in loaded.excluded_problems} == {2, 4}
+
+
+def test_exclude_invalid_cannot_rescue_a_file_level_problem():
+    header = HEADER.replace("status,", "")
+    with pytest.raises(RunsValidationError):
+        load_runs(csv_bytes("r1,a,t1,true,1000,0.01,3,", header=header), name="x.csv", exclude_invalid=True)
+
+
+@pytest.mark.parametrize("token, expected", [
+    ("true", True), ("TRUE", True), (" yes ", True), ("1", True), ("pass", True),
+    ("false", False), ("No", False), ("0", False), ("FAIL", False), ("", None),
+])
+def test_success_accepts_every_spec_spelling(token, expected):
+    runs = load_runs(csv_bytes(f"r1,a,t1,completed,{token},1,0.1,1,"), name="r.csv").runs
+    value = runs.loc[0, "success"]
+    assert (value is pd.NA) if expected is None else (bool(value) is expected)
+
+
+def test_status_is_case_insensitive_and_trimmed():
+    runs = load_runs(csv_bytes("r1,a,t1, Completed ,true,1,0.1,1,"), name="r.csv").runs
+    assert runs.loc[0, "status"] == "completed"
+
+
+def test_steps_written_as_float_whole_number_reads_as_integer():
+    runs = load_runs(csv_bytes("r1,a,t1,completed,true,1,0.1,3.0,"), name="r.csv").runs
+    assert runs.loc[0, "steps"] == 3
+
+
+def test_missing_optional_columns_mean_empty_steps_and_a_file_order_warning():
+    header = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd\n"
+    loaded = load_runs(csv_bytes("r1,a,t1,completed,true,1,0.1", header=header), name="r.csv")
+    assert loaded.runs["steps"].isna().all()
+    assert any("file order" in w for w in loaded.warnings)
+    assert not loaded.has_finished_at
+
+
+def test_header_spelling_is_forgiving():
+    header = "Run ID,AGENT_ID, task-id ,Status,Success,Latency_ms,cost_usd\n"
+    runs = load_runs(csv_bytes("r1,a,t1,completed,true,1,0.1", header=header), name="r.csv").runs
+    assert runs.loc[0, "task_id"] == "t1"
+
+
+def test_duplicate_headers_are_refused_by_name():
+    header = "run_id,agent_id,task_id,status,Status,success,latency_ms,cost_usd\n"
+    problem = only_problem(refused(csv_bytes("r1,a,t1,completed,completed,true,1,0.1", header=header)))
+    assert problem.column == "status" and "duplicate column" in problem.reason
+
+
+def _records():
+    return [
+        {"run_id": "r1", "agent_id": "a", "task_id": "t1", "status": "completed", "success": True,
+         "latency_ms": 1000, "cost_usd": 0.01, "steps": 3, "finished_at": "2026-07-01T00:00:00Z"},
+        {"run_id": "r2", "agent_id": "a", "task_id": "t1", "status": "failed", "success": False,
+         "latency_ms": None, "cost_usd": 0.02, "steps": None, "finished_at": "2026-07-01T00:01:00Z"},
+        {"run_id": "r3", "agent_id": "b", "task_id": "t2", "status": "completed", "success": None,
+         "latency_ms": 2500.5, "cost_usd": None, "steps": 4, "finished_at": None},
+    ]
+
+
+def _parquet_bytes(records) -> bytes:
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(records), sink)
+    return sink.getvalue()
+
+
+@pytest.mark.parametrize("name, encode", [
+    ("runs.json", lambda r: json.dumps(r).encode()),
+    ("runs.json", lambda r: json.dumps({"runs": r}).encode()),
+    ("runs.jsonl", lambda r: "\n".join(json.dumps(x) for x in r).encode()),
+    ("runs.parquet", _parquet_bytes),
+])
+def test_every_format_gives_the_same_frame_as_csv(name, encode):
+    expected = load_runs(csv_bytes(*GOOD), name="runs.csv").runs.drop(columns="source_row")
+    got = load_runs(encode(_records()), name=name).runs.drop(columns="source_row")
+    pd.testing.assert_frame_equal(got, expected)
+
+
+def test_json_item_that_is_not_an_object_is_reported_by_row():
+    problem = only_problem(refused(json.dumps([_records()[0], [1, 2]]).encode(), name="r.json"))
+    assert problem.row == 2 and "JSON object" in problem.reason
+
+
+def test_jsonl_bad_line_is_reported_by_line_number():
+    lines = [json.dumps(_records()[0]), "{not json", json.dumps(_records()[1])]
+    problem = only_problem(refused("\n".join(lines).encode(), name="r.jsonl"))
+    assert problem.row == 2 and "not valid JSON" in problem.reason
+
+
+def test_nested_value_is_refused():
+    record = dict(_records()[0], latency_ms={"p50": 3})
+    problem = only_problem(refused(json.dumps([record]).encode(), name="r.json"))
+    assert (problem.row, problem.column) == (1, "latency_ms") and "nested" in problem.reason
+
+
+def test_unknown_extension_and_unreadable_files_are_refused_with_a_reason():
+    assert "unsupported file type" in only_problem(refused(b"x", name="runs.xlsx")).reason
+    assert "not valid JSON" in only_problem(refused(b"[1,", name="r.json")).reason
+    assert "not readable as Parquet" in only_problem(refused(b"PAR1garbage", name="r.parquet")).reason
+    assert "empty" in only_problem(refused(b"", name="r.csv")).reason
+
+
+def test_runs_from_records_refuses_invalid_records():
+    with pytest.raises(RunsValidationError, match="unknown status"):
+        runs_from_records([dict(_records()[0], status="done")])
+
+
+def test_max_rows_refuses_before_scoring():
+    problem = only_problem(pytest.raises(RunsValidationError, load_runs, csv_bytes(*GOOD), name="r.csv",
+                                         max_rows=2).value)
+    assert "more than this explorer is set up to hold" in problem.reason
+
+
+def test_canonical_order_is_independent_of_file_order():
+    forward = load_runs(csv_bytes(*GOOD), name="r.csv").runs.drop(columns="source_row")
+    backward = load_runs(csv_bytes(*reversed(GOOD)), name="r.csv").runs.drop(columns="source_row")
+    pd.testing.assert_frame_equal(forward, backward)

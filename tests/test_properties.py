@@ -1,0 +1,109 @@
+"""Invariants of the three measures, checked on random run tables (hypothesis)."""
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import RADAR_AXES, pass_hat_k, runs_from_records, score_runs
+
+STATUSES = ["queued", "running", "completed", "failed", "timeout", "cancelled"]
+TIMES = [None] + [f"2026-07-0{d}T00:00:00Z" for d in range(1, 4)]
+
+
+@st.composite
+def run_tables(draw, min_size=0, max_size=60):
+    n = draw(st.integers(min_size, max_size))
+    rows = []
+    for i in range(n):
+        rows.append({
+            "run_id": f"r{i}",
+            "agent_id": draw(st.sampled_from(["a", "b", "c"])),
+            "task_id": draw(st.sampled_from(["t1", "t2", "t3", "t4"])),
+            "status": draw(st.sampled_from(STATUSES + ["completed"] * 3)),
+            "success": draw(st.sampled_from([True, False, None])),
+            "latency_ms": draw(st.one_of(st.none(), st.floats(0, 20000, allow_nan=False))),
+            "cost_usd": draw(st.one_of(st.none(), st.floats(0, 0.5, allow_nan=False))),
+            "steps": draw(st.one_of(st.none(), st.integers(0, 60))),
+            "finished_at": draw(st.sampled_from(TIMES)),
+        })
+    return rows
+
+
+weights_st = st.fixed_dictionaries({a: st.floats(0, 10, allow_nan=False) for a in RADAR_AXES})
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def in_range(value, low, high):
+    return value is None or low <= value <= high
+
+
+@SETTINGS
+@given(run_tables(), weights_st)
+def test_every_score_is_in_bounds(rows, weights):
+    report = score_runs(runs_from_records(rows), weights=weights)
+    for agent in report.agents:
+        h = agent.headline.to_json()
+        assert in_range(h["score"], 0, 100)
+        for factor in ("success_rate", "latency_score", "consistency", "execution_score", "cost_score"):
+            assert in_range(h[factor], 0, 1)
+        radar = agent.radar.to_json(weights)
+        assert all(in_range(v, 0, 100) for v in radar["axes"].values())
+        assert in_range(radar["profile_score"], 0, 100)
+        assert radar["window_runs"] <= 100
+        pass_k = agent.repeatability.pass_k or {}
+        assert all(0 <= v <= 1 for v in pass_k.values())
+
+
+@SETTINGS
+@given(run_tables(), st.randoms(use_true_random=False))
+def test_shuffling_rows_changes_nothing(rows, rnd):
+    shuffled = list(rows)
+    rnd.shuffle(shuffled)
+    a = score_runs(runs_from_records(rows)).to_json_text()
+    b = score_runs(runs_from_records(shuffled)).to_json_text()
+    assert a == b
+
+
+@SETTINGS
+@given(run_tables(), weights_st)
+def test_viewer_weights_never_change_a_headline(rows, weights):
+    runs = runs_from_records(rows)
+    default = score_runs(runs)
+    weighted = score_runs(runs, weights=weights)
+    assert [a.agent_id for a in default.agents] == [a.agent_id for a in weighted.agents]
+    assert [a.headline.to_json() for a in default.agents] == [a.headline.to_json() for a in weighted.agents]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 40).flatmap(lambda n: st.tuples(st.just(n), st.integers(0, n))), st.integers(1, 45))
+def test_pass_hat_k_is_non_increasing_in_k(nc, k):
+    n, c = nc
+    assert pass_hat_k(n, c, k + 1) <= pass_hat_k(n, c, k)
+
+
+@SETTINGS
+@given(run_tables(min_size=1))
+def test_agent_pass_k_curve_is_non_increasing(rows):
+    for agent in score_runs(runs_from_records(rows)).agents:
+        values = list(agent.repeatability.curve().values())
+        assert all(b <= a for a, b in zip(values, values[1:]))
+
+
+@SETTINGS
+@given(run_tables(), st.sampled_from(["a", "b", "c"]))
+def test_one_more_successful_completed_run_never_lowers_the_success_rate(rows, agent):
+    before = score_runs(runs_from_records(rows))
+    extra = rows + [{"run_id": "extra", "agent_id": agent, "task_id": "t1", "status": "completed",
+                     "success": True, "latency_ms": None, "cost_usd": None}]
+    after = score_runs(runs_from_records(extra)).agent(agent).headline
+    old = before.agent(agent).headline.success_rate if agent in {a.agent_id for a in before.agents} else None
+    assert after.success_rate is not None and after.success_rate >= (old or 0.0)
+    assert not after.zero_success_floor
+
+
+@SETTINGS
+@given(run_tables())
+def test_report_json_never_contains_nan(rows):
+    text = score_runs(runs_from_records(rows)).to_json_text()
+    json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(AssertionError(c)))
