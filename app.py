@@ -1,0 +1,39 @@
+"""Scoring Methodology Explorer: entry point. Wires navigation, the data source and shared state."""
+
+import streamlit as st
+
+from explorer import data
+from explorer import format as fmt
+from scoring import CANONICAL_POLICY
+
+st.set_page_config(page_title="Scoring Methodology Explorer", page_icon=":material/radar:", layout="wide")
+
+navigation = st.navigation([
+    st.Page("pages/1_leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", default=True),
+    st.Page("pages/2_headline.py", title="Headline composite", icon=":material/calculate:", url_path="headline"),
+    st.Page("pages/3_radar.py", title="Fitness radar", icon=":material/radar:", url_path="radar"),
+    st.Page("pages/4_repeatability.py", title="Repeatability", icon=":material/repeat:", url_path="repeatability"),
+    st.Page("pages/5_methodology.py", title="Methodology", icon=":material/menu_book:", url_path="methodology"),
+])
+
+with st.sidebar:
+    st.subheader("Data source")
+    kind = st.radio("Runs to explore", ["Sample data", "Upload a file"], key="source_kind", horizontal=True)
+    if kind == "Upload a file":
+        upload = st.file_uploader("CSV, JSON, JSON Lines or Parquet (see the schema in the README)",
+                                  type=data.UPLOAD_TYPES, key="upload")
+        if upload is not None:
+            data.use_upload(upload.name, upload.getvalue())
+        else:
+            data.use_sample()
+            st.caption("No file chosen yet: the sample data stays loaded.")
+    elif not data.current_dataset().is_sample:
+        data.use_sample()
+    result = data.scored()
+    st.caption(fmt.plain(data.source_caption(result)))
+    if isinstance(result, data.Scored):
+        for warning in result.loaded.warnings:
+            st.caption(":material/info: " + fmt.plain(warning))
+    st.caption(f"Policy {fmt.plain(CANONICAL_POLICY.version)}")
+
+navigation.run()

@@ -1,0 +1,193 @@
+"""Chart builders: plain functions that take scoring results and return plotly figures.
+
+User-provided text (agent and task names) is escaped before it reaches plotly, whose
+labels understand a subset of HTML, and never enters a hover template as code.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from scoring import RADAR_AXES, Anchors, Headline, Policy, Radar
+
+from . import format as fmt
+from .tables import AXIS_LABELS
+
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+           "#bcbd22", "#17becf"]
+COMPONENT_COLORS = {"success": "#2ca02c", "execution": "#1f77b4", "cost": "#ff7f0e", "floor": "#d62728"}
+
+
+def safe(text: object) -> str:
+    """Escape user text for plotly labels (they accept a subset of HTML)."""
+    return html.escape(str(text), quote=True)
+
+
+def _layout(fig: go.Figure, title: str, height: int = 380, **kwargs) -> go.Figure:
+    fig.update_layout(title={"text": title, "x": 0.0, "xanchor": "left"}, height=height,
+                      margin={"l": 60, "r": 20, "t": 60, "b": 50}, template="plotly_white", **kwargs)
+    return fig
+
+
+def _value_text(value: float, unit: str) -> str:
+    return fmt.ms(value) if unit == "ms" else fmt.usd(value) if unit == "USD" else fmt.steps(value)
+
+
+def anchor_curve(anchors: Anchors, *, title: str, x_label: str, value: float | None = None,
+                 value_label: str = "", others: Mapping[str, float] | None = None) -> go.Figure:
+    """The clamped piecewise-linear map with its anchors as points, one value marked, others faint.
+
+    The x range runs a little past both ends so the clamps are visible as flat segments.
+    """
+    xs = np.array(anchors.xs, dtype=float)
+    scores = 100 * np.array(anchors.scores, dtype=float)
+    marked = [v for v in [value, *(others or {}).values()] if v is not None]
+    low = min([xs[0] * 0.5, *marked]) if xs[0] > 0 else 0.0
+    high = max([xs[-1] * 1.15, *marked])
+    line_x = np.concatenate(([low], xs, [high]))
+    line_y = 100 * np.array([anchors(x) for x in line_x])
+    unit = anchors.unit
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(
+        x=line_x, y=line_y, mode="lines", name="map", line={"color": "#444", "width": 2},
+        hoverinfo="skip", showlegend=False))
+    fig.add_trace(go.Scatter(
+        x=xs, y=scores, mode="markers", name="anchors", marker={"size": 10, "color": "#444"},
+        customdata=[fmt.anchor_x(x, unit) for x in xs],
+        hovertemplate="anchor %{customdata} → score %{y:.0f}<extra></extra>"))
+    if others:
+        names = list(others)
+        ox = np.array([others[n] for n in names], dtype=float)
+        fig.add_trace(go.Scatter(
+            x=ox, y=100 * np.array([anchors(x) for x in ox]), mode="markers", name="other agents",
+            marker={"size": 8, "color": "rgba(120,120,120,0.35)"},
+            customdata=[[safe(n), _value_text(x, unit)] for n, x in zip(names, ox)],
+            hovertemplate="%{customdata[0]}: %{customdata[1]} → %{y:.2f}<extra></extra>"))
+    if value is not None:
+        y = 100 * anchors(value)
+        fig.add_trace(go.Scatter(
+            x=[value], y=[y], mode="markers", name=safe(value_label) or "this agent",
+            marker={"size": 15, "color": "#d62728", "symbol": "diamond", "line": {"width": 1, "color": "white"}},
+            customdata=[[safe(value_label), _value_text(value, unit)]],
+            hovertemplate="%{customdata[0]}: %{customdata[1]} → score %{y:.2f}<extra></extra>"))
+        fig.add_vline(x=value, line={"color": "#d62728", "dash": "dot", "width": 1})
+    log = unit == "USD"
+    # Ticks at the anchors themselves: the axis reads like the anchor table.
+    fig.update_xaxes(title=x_label, type="log" if log else "linear", tickvals=list(xs),
+                     ticktext=[fmt.anchor_x(x, unit).replace(" ms", "").replace(" steps", "") for x in xs])
+    fig.update_yaxes(title="score (0–100)", range=[-5, 105])
+    return _layout(fig, title, legend={"orientation": "h", "y": -0.25})
+
+
+def contribution_waterfall(headline: Headline) -> go.Figure:
+    """The 40/30/30 contributions stacking up to the headline score (with the floor when it applies)."""
+    parts = headline.contributions() or {}
+    p = headline.policy
+    labels = [f"Success ({p.success_weight:.0%})", f"Execution ({p.execution_weight:.0%})",
+              f"Cost ({p.cost_weight:.0%})"]
+    values = [parts.get("success", 0.0), parts.get("execution", 0.0), parts.get("cost", 0.0)]
+    measures = ["relative"] * 3
+    hover = [f"{v:.2f} points" for v in values]
+    if headline.zero_success_floor:
+        labels.append("Zero-success floor")
+        values.append(-sum(values))
+        measures.append("relative")
+        hover.append("no successful completed run: the score is 0")
+    labels.append("Headline score")
+    values.append(headline.score or 0.0)
+    measures.append("total")
+    hover.append(f"{fmt.score(headline.score)} (rounded to 2 decimals)")
+    fig = go.Figure(go.Waterfall(
+        x=labels, y=values, measure=measures, customdata=hover,
+        text=[f"{v:+.2f}" if m == "relative" else fmt.score(headline.score) for v, m in zip(values, measures)],
+        textposition="outside", hovertemplate="%{x}: %{customdata}<extra></extra>",
+        increasing={"marker": {"color": COMPONENT_COLORS["success"]}},
+        decreasing={"marker": {"color": COMPONENT_COLORS["floor"]}},
+        totals={"marker": {"color": "#444"}}, connector={"line": {"color": "#bbb"}}))
+    fig.update_yaxes(title="points of the 0–100 score", range=[0, 110])
+    return _layout(fig, f"How {safe(headline.agent_id)}'s headline score adds up", showlegend=False)
+
+
+def radar_chart(radars: Sequence[Radar], axis_order: Sequence[str] = RADAR_AXES) -> go.Figure:
+    """Overlay radar (Scatterpolar) of the chosen agents; an unavailable axis is a gap in the outline."""
+    fig = go.Figure()
+    labels = [AXIS_LABELS[a] for a in axis_order]
+    for i, radar in enumerate(radars):
+        values = [radar.axes[a] for a in axis_order]
+        # Close the outline by repeating the first axis; None leaves a gap (connectgaps=False).
+        r = values + values[:1]
+        theta = labels + labels[:1]
+        hover = [f"{AXIS_LABELS[a]}: " + (fmt.score(radar.axes[a]) if radar.axes[a] is not None
+                                          else "unavailable — " + radar.reasons[a]) for a in axis_order]
+        fig.add_trace(go.Scatterpolar(
+            r=r, theta=theta, name=safe(radar.agent_id), mode="lines+markers", connectgaps=False,
+            line={"color": PALETTE[i % len(PALETTE)], "width": 2}, fill="none",
+            customdata=[[safe(radar.agent_id), h] for h in hover + hover[:1]],
+            hovertemplate="%{customdata[0]}<br>%{customdata[1]}<extra></extra>"))
+    fig.update_layout(polar={"radialaxis": {"range": [0, 100], "tickvals": [0, 25, 50, 75, 100],
+                                            "title": {"text": ""}},
+                             "angularaxis": {"direction": "clockwise"}})
+    return _layout(fig, "Fitness radar (0–100 per axis; gaps are unavailable axes)", height=480,
+                   legend={"orientation": "h", "y": -0.1})
+
+
+def pass_k_bars(summary_rows: Iterable[tuple[str, dict[int, float] | None]], levels: Sequence[int]) -> go.Figure:
+    """Grouped bars: pass^k per agent for the public levels (agents with no qualifying task are listed empty)."""
+    rows = list(summary_rows)
+    agents = [safe(a) for a, _ in rows]
+    fig = go.Figure()
+    for j, k in enumerate(levels):
+        values = [None if p is None else p[k] for _, p in rows]
+        fig.add_trace(go.Bar(
+            x=agents, y=values, name=f"pass^{k}", marker={"color": PALETTE[j % len(PALETTE)]},
+            customdata=[fmt.pct(v) if v is not None else "no qualifying task" for v in values],
+            hovertemplate=f"%{{x}}<br>pass^{k}: %{{customdata}}<extra></extra>"))
+    fig.update_yaxes(title="mean over qualifying tasks", tickformat=".0%", range=[0, 1.05])
+    fig.update_xaxes(title="agent")
+    return _layout(fig, "Repeatability: pass^k per agent", barmode="group",
+                   legend={"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"})
+
+
+def pass_k_curve(curves: Mapping[str, Mapping[int, float]], marked: Sequence[int] = ()) -> go.Figure:
+    """pass^k against k (1 up to the largest outcome count) for each agent."""
+    fig = go.Figure()
+    for i, (agent, curve) in enumerate(curves.items()):
+        ks = list(curve)
+        fig.add_trace(go.Scatter(
+            x=ks, y=[curve[k] for k in ks], mode="lines+markers", name=safe(agent),
+            line={"color": PALETTE[i % len(PALETTE)]}, marker={"size": 5},
+            customdata=[[safe(agent), fmt.pct(curve[k])] for k in ks],
+            hovertemplate="%{customdata[0]}<br>pass^%{x}: %{customdata[1]}<extra></extra>"))
+    for k in marked:
+        fig.add_vline(x=k, line={"color": "#bbb", "dash": "dot"})
+    fig.update_xaxes(title="k (attempts that must all succeed)", rangemode="tozero")
+    fig.update_yaxes(title="mean pass^k over qualifying tasks", tickformat=".0%", range=[0, 1.05])
+    return _layout(fig, "pass^k curve: how fast repeat success falls with k",
+                   legend={"orientation": "h", "y": -0.25})
+
+
+def pass_k_histogram(values: Sequence[float], *, agent: str, k: int) -> go.Figure:
+    """Distribution of per-task pass^k for one agent (qualifying tasks only), in 10% bins."""
+    values = [v for v in values if v is not None and not np.isnan(v)]
+    edges = np.linspace(0, 1, 11)
+    counts, _ = np.histogram(values, bins=edges)
+    labels = [f"{lo:.0%}–{hi:.0%}" for lo, hi in zip(edges[:-1], edges[1:])]
+    fig = go.Figure(go.Bar(
+        x=(edges[:-1] + edges[1:]) / 2, y=counts, width=0.095, marker={"color": PALETTE[0]}, customdata=labels,
+        hovertemplate="pass^" + str(k) + " in %{customdata}: %{y} task(s)<extra></extra>"))
+    fig.update_xaxes(title=f"per-task pass^{k}", tickformat=".0%", tickvals=edges[::2], range=[0, 1])
+    fig.update_yaxes(title="qualifying tasks")
+    return _layout(fig, f"Per-task pass^{k} for {safe(agent)}", showlegend=False)
+
+
+def policy_anchor_figures(policy: Policy) -> list[go.Figure]:
+    """The three anchor maps of a policy, unmarked, for the methodology page."""
+    return [
+        anchor_curve(policy.latency_anchors, title="Latency anchors (published)", x_label="latency (ms)"),
+        anchor_curve(policy.cost_anchors, title="Cost anchors (published; log scale)", x_label="cost per run (USD)"),
+        anchor_curve(policy.steps_anchors, title="Steps anchors (explorer-defined)", x_label="steps per run"),
+    ]

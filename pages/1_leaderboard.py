@@ -1,0 +1,42 @@
+import streamlit as st
+
+from explorer import data, tables, ui
+from explorer import format as fmt
+from explorer.exports import report_csv
+
+st.title("Leaderboard")
+st.caption("The canonical headline composite (0–100): 40% success rate + 30% execution (latency and "
+           "consistency) + 30% cost, over all completed runs. Open *Headline composite* for why each score is "
+           "what it is.")
+
+scored = data.require_scores()
+report, runs = scored.report, scored.runs
+
+cols = st.columns([1, 1, 1, 2])
+cols[0].metric("Runs", fmt.count(len(runs)))
+cols[1].metric("Agents", fmt.count(len(report.agents)))
+cols[2].metric("Tasks", fmt.count(runs["task_id"].nunique()))
+cols[3].metric("Policy version", report.policy.version)
+if scored.loaded.excluded_rows:
+    st.warning(f"{scored.loaded.excluded_rows:,} invalid row(s) of {scored.loaded.rows_read:,} were excluded "
+               "on request; these scores are computed without them.", icon=":material/warning:")
+
+ui.table(
+    tables.leaderboard(report),
+    {"Score": fmt.score, "Success rate": lambda v: fmt.pct(v, 2), "Execution": fmt.factor,
+     "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor, "Avg cost (USD)": fmt.usd},
+    key="leaderboard",
+    Score=st.column_config.Column(help="Headline composite, 0–100, two decimals"),
+    Execution=st.column_config.Column(help="0.5 × latency score + 0.5 × consistency"),
+    Flags=st.column_config.TextColumn(width="medium"),
+)
+st.caption("Flags: **zero-success floor** — completed runs but none successful, so the score is 0; "
+           "**neutral consistency** — fewer than 5 recorded latencies, consistency 0.5 (explorer-defined); "
+           "**unranked** — no completed run; **no latency/cost recorded** — that score is 0. "
+           "Empty cells (—) are undefined values. Click a column header to sort.")
+
+left, right = st.columns(2)
+left.download_button("Download the report (JSON)", report.to_json_text(), file_name="scoring-report.json",
+                     mime="application/json", icon=":material/download:", width="stretch")
+right.download_button("Download the report (CSV)", report_csv(report), file_name="scoring-report.csv",
+                      mime="text/csv", icon=":material/download:", width="stretch")

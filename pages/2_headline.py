@@ -1,0 +1,91 @@
+import streamlit as st
+
+from explorer import charts, data
+from explorer import format as fmt
+from scoring.methodology import execution_formula, headline_formula
+
+st.title("Headline composite")
+st.caption("Why an agent has its headline score: the weighted parts, the anchor maps, the consistency gate "
+           "and the zero-success floor, all over the agent's completed runs.")
+
+scored = data.require_scores()
+report = scored.report
+policy = report.policy
+
+agents = [a.agent_id for a in report.agents]
+agent_id = st.selectbox("Agent", agents, key="headline_agent",
+                        format_func=lambda a: f"#{report.agent(a).rank} {a}" if report.agent(a).rank else f"{a} (unranked)")
+h = report.agent(agent_id).headline
+
+if not h.ranked:
+    st.info(h.explain()[0], icon=":material/info:")
+    st.stop()
+
+cols = st.columns(4)
+cols[0].metric("Headline score", fmt.score(h.score), help="0–100, rounded to 2 decimals")
+cols[1].metric("Success rate", fmt.pct(h.success_rate), help=f"{h.successful_runs} of {h.completed_runs} completed runs")
+cols[2].metric("Execution score", fmt.factor(h.execution_score), help=execution_formula(policy))
+cols[3].metric("Cost score", fmt.factor(h.cost_score), help=f"average cost {fmt.usd(h.avg_cost_usd)}")
+
+if h.zero_success_floor:
+    st.error(f"**Zero-success floor applies.** None of the {h.completed_runs:,} completed runs succeeded, so the "
+             f"headline score is 0 whatever latency and cost say (the weighted formula alone would give "
+             f"{fmt.score(h.weighted_score)}). Published rule of policy {policy.version}.",
+             icon=":material/block:")
+
+left, right = st.columns([3, 2])
+with left:
+    st.plotly_chart(charts.contribution_waterfall(h), width="stretch", key="waterfall")
+with right:
+    st.subheader("In words")
+    st.markdown("\n".join(f"- {fmt.dollars_safe(line)}" for line in h.explain()))
+contributions = h.contributions()
+st.code(
+    f"{headline_formula(policy)}\n"
+    f"      = round(100 × ({policy.success_weight:g} × {h.success_rate:.4f} + "
+    f"{policy.execution_weight:g} × {h.execution_score:.4f} + {policy.cost_weight:g} × {h.cost_score:.4f}), 2)\n"
+    f"      = round({contributions['success']:.4f} + {contributions['execution']:.4f} + "
+    f"{contributions['cost']:.4f}, 2) = {fmt.score(round(h.weighted_score, 2))}"
+    + ("\nzero-success floor → 0.00" if h.zero_success_floor else ""),
+    language=None,
+)
+
+
+st.subheader("Anchor maps")
+st.caption("Each average is mapped to 0–1 by straight lines between the published anchors (flat beyond the "
+           "ends). The red diamond is this agent; grey dots are the other agents.")
+others_latency = {a.agent_id: a.headline.avg_latency_ms for a in report.agents
+                  if a.agent_id != agent_id and a.headline.avg_latency_ms is not None}
+others_cost = {a.agent_id: a.headline.avg_cost_usd for a in report.agents
+               if a.agent_id != agent_id and a.headline.avg_cost_usd is not None}
+left, right = st.columns(2)
+with left:
+    st.plotly_chart(charts.anchor_curve(
+        policy.latency_anchors, title=f"Latency: average {fmt.ms(h.avg_latency_ms)} → {fmt.factor(h.latency_score)}",
+        x_label="average latency of completed runs (ms)", value=h.avg_latency_ms, value_label=agent_id,
+        others=others_latency), width="stretch", key="latency_curve")
+    if h.latency_runs == 0:
+        st.warning("No completed run recorded a latency: latency score 0 (data-quality flag).")
+with right:
+    st.plotly_chart(charts.anchor_curve(
+        policy.cost_anchors, title=f"Cost: average {fmt.usd(h.avg_cost_usd)} → {fmt.factor(h.cost_score)}",
+        x_label="average cost per completed run (USD, log scale)", value=h.avg_cost_usd, value_label=agent_id,
+        others=others_cost), width="stretch", key="cost_curve")
+    if h.cost_runs == 0:
+        st.warning("No completed run recorded a cost: cost score 0 (data-quality flag).")
+
+st.subheader("Consistency gate")
+gate = policy.consistency_min_latencies
+cols = st.columns(3)
+cols[0].metric("Recorded latencies", f"{h.latency_runs:,}", help=f"{gate} needed for a measured consistency")
+cols[1].metric("Consistency", fmt.factor(h.consistency),
+               help="clamp(1 − pstdev ÷ mean, 0, 1) over the recorded latencies (explorer-defined form)")
+cols[2].metric("Latency spread (pstdev)", fmt.ms(h.latency_pstdev_ms))
+if h.consistency_neutral:
+    st.info(f"Gate not met: {h.latency_runs} recorded latencies, {gate} needed. Consistency takes the neutral "
+            f"factor {policy.neutral_consistency:g} (explorer-defined) because a small sample is not enough "
+            "evidence of variance.", icon=":material/hourglass_empty:")
+else:
+    st.success(f"Gate met: {h.latency_runs:,} recorded latencies (at least {gate}), so consistency is measured: "
+               f"1 − {fmt.ms(h.latency_pstdev_ms)} ÷ {fmt.ms(h.avg_latency_ms)} = {fmt.factor(h.consistency)}.",
+               icon=":material/check_circle:")

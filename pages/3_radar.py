@@ -1,0 +1,62 @@
+import streamlit as st
+
+from explorer import charts, data, tables, ui
+from explorer import format as fmt
+from scoring import RADAR_AXES, check_weights
+
+st.title("Fitness radar")
+st.caption("Five diagnostic axes over each agent's latest terminal runs. The weights below are yours alone: "
+           "they re-rank agents by a profile score and never touch the canonical headline score.")
+
+scored = data.require_scores()
+report = scored.report
+policy = report.policy
+defaults = policy.radar_weights
+
+
+def reset_weights() -> None:
+    for axis in RADAR_AXES:
+        st.session_state[f"weight_{axis}"] = round(100 * defaults[axis])
+
+
+st.subheader("Viewer weights")
+columns = st.columns(len(RADAR_AXES))
+weights = {}
+for column, axis in zip(columns, RADAR_AXES):
+    weights[axis] = column.slider(tables.AXIS_LABELS[axis], 0, 100, round(100 * defaults[axis]), step=5,
+                                  format="%d%%", key=f"weight_{axis}") / 100
+weights = check_weights(weights, policy)
+total = sum(weights.values())
+shares = "  ·  ".join(f"{tables.AXIS_LABELS[a]} {fmt.weight(w / total) if total else fmt.DASH}"
+                      for a, w in weights.items())
+left, right = st.columns([4, 1])
+left.caption(f"Renormalized weights (all axes available): {shares}. For an agent with an unavailable axis, "
+             "that axis is dropped and the others are renormalized again. Default: 20% each (published).")
+right.button("Reset to default weights", on_click=reset_weights, icon=":material/restart_alt:", width="stretch")
+
+agents = [a.agent_id for a in report.agents]
+ranking = tables.profile_ranking(report, weights)
+chosen = st.multiselect("Agents on the radar", agents, default=list(ranking["Agent"][:3]), key="radar_agents",
+                        max_selections=len(charts.PALETTE))
+
+left, right = st.columns([3, 2])
+with left:
+    st.plotly_chart(charts.radar_chart([report.agent(a).radar for a in chosen]), width="stretch", key="radar")
+with right:
+    st.subheader("Unavailable axes")
+    gaps = [(a, axis) for a in chosen for axis in RADAR_AXES if report.agent(a).radar.axes[axis] is None]
+    if not gaps:
+        st.caption("Every axis of the chosen agents has enough evidence.")
+    for agent_id, axis in gaps:
+        st.markdown(f"- **{fmt.plain(agent_id)}** — {tables.AXIS_LABELS[axis]}: "
+                    f"{fmt.dollars_safe(report.agent(agent_id).radar.reasons[axis])}")
+    st.caption(f"Window: each agent's latest {policy.radar_window} terminal runs (completed, failed, timeout), "
+               "newest first by finished_at.")
+
+st.subheader("Profile ranking beside the unchanged headline")
+st.info("The headline columns never move when a slider moves: viewer weights change only the profile score "
+        "and the profile rank.", icon=":material/lock:")
+ui.table(ranking, {"Profile score": fmt.score, "Headline score": fmt.score}, key="profile_ranking",
+         **{"Profile score": st.column_config.Column(help="Your weights, renormalized over available axes"),
+            "Headline score": st.column_config.Column(help="Canonical; not affected by the weights"),
+            "Headline rank": st.column_config.Column(help="Canonical; not affected by the weights")})

@@ -1,0 +1,58 @@
+import streamlit as st
+
+from explorer import charts, data, tables, ui
+from explorer import format as fmt
+
+st.title("Repeatability")
+st.caption("pass^k: the chance that k attempts at a task, drawn from the recorded runs, all succeeded. "
+           "Read from existing runs only; nothing is dispatched.")
+
+scored = data.require_scores()
+report = scored.report
+policy = report.policy
+levels = policy.pass_k_levels
+
+st.markdown(
+    f"**Conventions.** For a task with *n* recorded outcomes and *c* successes, "
+    f"pass^k(n, c) = C(c, k) ÷ C(n, k). A task needs at least **{policy.pass_k_min_outcomes} outcomes** to "
+    f"enter; if fewer than *k* successes were observed its pass^k is **0**; the aggregate is the "
+    f"**unweighted mean over qualifying tasks**, so each task weighs the same however often it ran. "
+    f"Outcomes are terminal runs (completed, failed, timeout) with a known success value."
+)
+
+summary = [(a.agent_id, a.repeatability.pass_k) for a in report.agents]
+st.plotly_chart(charts.pass_k_bars(summary, levels), width="stretch", key="pass_k_bars")
+ui.table(tables.repeatability_summary(report), {f"pass^{k}": lambda v: fmt.pct(v, 2) for k in levels},
+         key="pass_k_summary",
+         **{"Qualifying tasks": st.column_config.Column(help=f"Tasks with at least {policy.pass_k_min_outcomes} outcomes"),
+            "Excluded tasks": st.column_config.Column(help=f"Tasks with fewer than {policy.pass_k_min_outcomes} outcomes")})
+unqualified = [a.agent_id for a in report.agents if a.repeatability.pass_k is None]
+if unqualified:
+    st.caption("No qualifying task, so no pass^k: " + ", ".join(fmt.plain(a) for a in unqualified) + ".")
+
+st.subheader("The pass^k curve")
+with_tasks = [a.agent_id for a in report.agents if a.repeatability.pass_k is not None]
+chosen = st.multiselect("Agents", with_tasks, default=with_tasks[:4], key="curve_agents",
+                        max_selections=len(charts.PALETTE))
+curves = {a: report.agent(a).repeatability.curve() for a in chosen}
+st.plotly_chart(charts.pass_k_curve(curves, marked=levels), width="stretch", key="pass_k_curve")
+st.caption("k runs from 1 to the agent's largest outcome count; a task with fewer than k outcomes contributes 0.")
+
+st.subheader("Per-task detail")
+if with_tasks:
+    left, right = st.columns([1, 1])
+    agent_id = left.selectbox("Agent", with_tasks, key="task_agent")
+    k = right.radio("Level", levels, horizontal=True, format_func=lambda k: f"pass^{k}", key="task_k")
+    task_rows = tables.task_table(report, agent_id)
+    left, right = st.columns([3, 2])
+    with left:
+        ui.table(task_rows, {f"pass^{j}": fmt.factor for j in levels}, key="task_table", height=360)
+        rep = report.agent(agent_id).repeatability
+        st.caption(f"{rep.qualifying_tasks} qualifying task(s), {rep.excluded_tasks} excluded "
+                   f"(fewer than {policy.pass_k_min_outcomes} outcomes; shown without pass^k).")
+    with right:
+        values = task_rows.loc[task_rows["Qualifies"], f"pass^{k}"].astype(float).tolist()
+        st.plotly_chart(charts.pass_k_histogram(values, agent=agent_id, k=k), width="stretch",
+                        key="pass_k_histogram")
+else:
+    st.info("No agent has a task with enough outcomes for pass^k.")
