@@ -25,6 +25,24 @@ def parse_weights(text: str) -> dict[str, float]:
     return weights
 
 
+TABLE_COLUMNS = {
+    "rank": "rank", "agent_id": "agent", "headline_score": "score", "headline_success_rate": "success",
+    "headline_execution_score": "execution", "headline_cost_score": "cost", "headline_completed_runs": "completed",
+    "radar_profile_score": "profile", "pass^1": "pass^1", "pass^3": "pass^3", "pass^5": "pass^5", "flags": "flags",
+}
+
+
+def table_text(report) -> str:
+    """A compact leaderboard for the terminal; the CSV and JSON forms carry every field."""
+    frame = report.to_frame()[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
+    formats = {"score": "{:.2f}", "profile": "{:.2f}", "success": "{:.4f}", "execution": "{:.4f}",
+               "cost": "{:.4f}", "pass^1": "{:.4f}", "pass^3": "{:.4f}", "pass^5": "{:.4f}"}
+    for column, pattern in formats.items():
+        frame[column] = [("-" if v is None or v != v else pattern.format(v)) for v in frame[column]]
+    frame["rank"] = [("-" if v is None or v != v else str(v)) for v in frame["rank"].astype(object)]
+    return f"policy {report.policy.version}\n" + frame.to_string(index=False)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -54,10 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     if loaded.excluded_rows:
         print(f"warning: {loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded", file=sys.stderr)
     report = score_runs(loaded.runs, weights=weights)
-    if args.format == "json":
-        sys.stdout.write(report.to_json_text())
-    elif args.format == "csv":
-        report.to_frame().to_csv(sys.stdout, index=False)
-    else:
-        sys.stdout.write(report.to_frame().to_string(index=False, na_rep="—") + "\n")
+    text = {"json": report.to_json_text, "csv": report.to_csv_text,
+            "table": lambda: table_text(report) + "\n"}[args.format]()
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into `head`: not an error of ours
+        sys.stdout = None
     return 0

@@ -15,6 +15,16 @@ from .radar import Radar, check_weights, fitness_radar
 from .repeatability import Repeatability, repeatability
 
 
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralize_cell(value: object) -> object:
+    """Prefix a text cell a spreadsheet would run as a formula with a quote (OWASP CSV injection)."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
 @dataclass(frozen=True)
 class AgentReport:
     agent_id: str
@@ -55,6 +65,13 @@ class Report:
     def to_json_text(self) -> str:
         # allow_nan=False: an undefined value must be null, never NaN (SPEC 6).
         return json.dumps(self.to_json(), indent=2, allow_nan=False) + "\n"
+
+    def to_csv_text(self) -> str:
+        """The flat report as CSV, with text cells neutralized against spreadsheet formula injection."""
+        frame = self.to_frame()
+        for column in ("agent_id", "flags"):
+            frame[column] = frame[column].map(neutralize_cell)
+        return frame.to_csv(index=False)
 
     def to_frame(self) -> pd.DataFrame:
         """One flat row per agent: the CSV/table form of the report."""
