@@ -188,7 +188,9 @@ def _records_frame(records: list, rows: np.ndarray, problems: list[Problem]) -> 
     for i in sorted(bad):
         problems.append(Problem(int(rows[i]), None, _preview(records[i]), "a run must be a JSON object"))
     clean = [{} if i in bad else r for i, r in enumerate(records)]
-    frame = pd.DataFrame.from_records(clean) if clean else pd.DataFrame(columns=list(REQUIRED_COLUMNS))
+    # index= keeps one row per record even when the records have no keys at all.
+    frame = (pd.DataFrame.from_records(clean, index=pd.RangeIndex(len(clean))) if clean
+             else pd.DataFrame(columns=list(REQUIRED_COLUMNS)))
     header = [str(c) for c in frame.columns]
     frame = _with_header(frame, header)
     return frame, rows, problems
@@ -283,6 +285,7 @@ def load_runs(
         fmt = format or detect_format(name)
     except ValueError as exc:
         raise RunsValidationError([Problem(None, None, None, str(exc))], source=name) from None
+    _check_size(data, fmt, max_rows, name)
     try:
         warnings: list[str] = []
         if fmt == "parquet":
@@ -302,6 +305,27 @@ def load_runs(
         )
     return validate_runs(raw, rows=rows, source=name, format=fmt, exclude_invalid=exclude_invalid,
                          prior_problems=problems, warnings=warnings)
+
+
+def _check_size(data: bytes, fmt: str, max_rows: int, name: str) -> None:
+    """Refuse a file with too many rows before parsing it (a cheap upper bound, not a full read)."""
+    if fmt in ("csv", "jsonl"):
+        rows = data.count(b"\n") + (0 if data.endswith(b"\n") else 1) - (1 if fmt == "csv" else 0)
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            rows = data.count(b"\n\x00") + data.count(b"\x00\n")  # UTF-16: count encoded newlines
+    elif fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            rows = pq.ParquetFile(io.BytesIO(data)).metadata.num_rows
+        except Exception:  # unreadable: the reader reports it properly
+            return
+    else:
+        return
+    if rows > max_rows:
+        raise RunsValidationError(
+            [Problem(None, None, None, f"about {rows:,} rows is more than this explorer is set up to hold "
+                                       f"({max_rows:,}); refused before reading")], source=name)
 
 
 def runs_from_records(records: Iterable[dict], *, exclude_invalid: bool = False) -> pd.DataFrame:

@@ -1,0 +1,193 @@
+"""Hostile and broken input: the loader either loads correctly or returns the validation report.
+
+Nothing raises out of the loader but RunsValidationError; nothing is dropped silently; the same
+runs in any order and any format give byte-identical reports.
+"""
+
+import io
+import json
+import random
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import RunsValidationError, load_runs, score_runs
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "runs.csv"
+HEADER = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,steps,finished_at"
+GOOD_ROW = "r1,a,t1,completed,true,1000,0.01,3,2026-07-01T00:00:00Z"
+FORMATS = ["x.csv", "x.json", "x.jsonl", "x.parquet"]
+FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def outcome(data: bytes, name: str):
+    """Load, returning the frame or the error; any other exception fails the test."""
+    try:
+        return load_runs(data, name=name)
+    except RunsValidationError as error:
+        assert error.problems, "a refusal must say why"
+        assert all(p.reason for p in error.problems)
+        return error
+
+
+@FUZZ
+@given(st.binary(max_size=2000), st.sampled_from(FORMATS))
+def test_random_bytes_never_raise_out_of_the_loader(data, name):
+    outcome(data, name)
+
+
+@FUZZ
+@given(st.integers(0, 400), st.sampled_from(FORMATS))
+def test_truncated_files_never_raise_out_of_the_loader(cut, name):
+    records = [dict(zip(HEADER.split(","), GOOD_ROW.split(","))) for _ in range(3)]
+    for i, r in enumerate(records):
+        r["run_id"] = f"r{i}"
+    if name.endswith(".csv"):
+        data = ("\n".join([HEADER] + [",".join(r.values()) for r in records]) + "\n").encode()
+    elif name.endswith(".jsonl"):
+        data = "\n".join(json.dumps(r) for r in records).encode()
+    elif name.endswith(".json"):
+        data = json.dumps(records).encode()
+    else:
+        sink = io.BytesIO()
+        pq.write_table(pa.Table.from_pylist(records), sink)
+        data = sink.getvalue()
+    outcome(data[:cut], name)
+
+
+cell = st.one_of(
+    st.text(max_size=20), st.integers(-10**30, 10**30), st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(), st.none(), st.sampled_from(["NaN", "inf", "-inf", "1e308", "1e-320", "  ", "TRUE", "pass"]),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2), st.lists(st.integers(), max_size=2),
+)
+
+
+@FUZZ
+@given(st.lists(st.fixed_dictionaries({c: cell for c in HEADER.split(",")}), min_size=1, max_size=8))
+def test_json_with_mixed_types_either_loads_or_reports(records):
+    for name, data in [("x.json", json.dumps(records, default=str).encode()),
+                       ("x.jsonl", "\n".join(json.dumps(r, default=str) for r in records).encode())]:
+        result = outcome(data, name)
+        if not isinstance(result, RunsValidationError):
+            assert len(result.runs) == len(records)  # loaded: nothing dropped
+
+
+@FUZZ
+@given(st.lists(st.lists(st.text(alphabet=st.characters(blacklist_categories=["Cs"]), max_size=12),
+                         min_size=0, max_size=11), min_size=0, max_size=6))
+def test_csv_with_arbitrary_cells_either_loads_or_reports(rows):
+    lines = [HEADER] + [",".join('"' + c.replace('"', '""') + '"' for c in row) for row in rows]
+    result = outcome(("\n".join(lines) + "\n").encode(), "x.csv")
+    if not isinstance(result, RunsValidationError):
+        assert len(result.runs) == len(rows)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16", "latin-1"])
+def test_other_encodings_load_the_same_runs(encoding):
+    text = f"{HEADER}\nr1,agént-é,t1,completed,true,1000,0.01,3,2026-07-01T00:00:00Z\n"
+    runs = load_runs(text.encode(encoding), name="x.csv").runs
+    assert runs.loc[0, "agent_id"] == "agént-é"
+
+
+def test_latin1_is_read_with_a_warning():
+    loaded = load_runs(f"{HEADER}\nr1,agént,t1,completed,true,1,0.01,3,\n".encode("latin-1"), name="x.csv")
+    assert any("Latin-1" in w for w in loaded.warnings)
+
+
+@pytest.mark.parametrize("data, reason", [
+    (b"", "empty"),
+    (b"   \n\n", "empty"),
+    ((HEADER + "\n").encode(), "no runs"),
+    (b"[]", "no runs"),
+    (b'{"runs": []}', "no runs"),
+    (b'{"rows": []}', "expected a JSON array"),
+    (b"42", "expected a JSON array"),
+])
+def test_empty_and_header_only_files_are_refused_with_a_reason(data, reason):
+    name = "x.json" if data.strip().startswith((b"[", b"{", b"4")) else "x.csv"
+    error = outcome(data, name)
+    assert isinstance(error, RunsValidationError)
+    assert any(reason in p.reason for p in error.problems)
+
+
+def test_extra_columns_are_kept_and_ignored():
+    loaded = load_runs(f"{HEADER},notes,Owner\n{GOOD_ROW},hello,me\n".encode(), name="x.csv")
+    assert len(loaded.runs) == 1 and loaded.runs.loc[0, "run_id"] == "r1"
+
+
+def test_column_names_in_other_case_or_with_spaces_load():
+    header = " RUN_ID ,Agent Id,task-ID,STATUS,Success,Latency MS,cost_usd,Steps,Finished At"
+    runs = load_runs(f"{header}\n{GOOD_ROW}\n".encode(), name="x.csv").runs
+    assert runs.loc[0, "latency_ms"] == 1000.0
+
+
+def test_a_one_million_character_cell_is_reported_not_crashed():
+    big = "x" * 1_000_000
+    error = outcome(f"{HEADER}\nr1,a,t1,{big},true,1,0.01,3,\n".encode(), "x.csv")
+    assert isinstance(error, RunsValidationError)
+    assert error.problems[0].column == "status"
+    assert len(error.report()) < 2000  # the value is shown shortened, not a megabyte of text
+
+
+def test_a_one_million_character_id_loads():
+    big = "a" * 1_000_000
+    runs = load_runs(f"{HEADER}\nr1,{big},t1,completed,true,1,0.01,3,\n".encode(), name="x.csv").runs
+    assert runs.loc[0, "agent_id"] == big
+
+
+@pytest.mark.parametrize("value, ok", [("1e308", True), ("1e-320", True), ("1e309", False), ("-0", True)])
+def test_huge_and_tiny_numbers(value, ok):
+    result = outcome(f"{HEADER}\nr1,a,t1,completed,true,{value},0.01,3,\n".encode(), "x.csv")
+    assert isinstance(result, RunsValidationError) != ok
+
+
+def test_ragged_csv_row_is_reported():
+    error = outcome(f"{HEADER}\n{GOOD_ROW},extra,cells\n".encode(), "x.csv")
+    assert isinstance(error, RunsValidationError)
+
+
+def test_row_limit_refuses_before_parsing(monkeypatch):
+    data = (HEADER + "\n" + "\n".join(GOOD_ROW.replace("r1", f"r{i}") for i in range(50)) + "\n").encode()
+    for name, payload in [("x.csv", data), ("x.jsonl", b"\n".join(b"{}" for _ in range(50)))]:
+        error = pytest.raises(RunsValidationError, load_runs, payload, name=name, max_rows=10).value
+        assert "more than this explorer is set up to hold" in error.problems[0].reason
+
+
+def _sample_records() -> list[dict]:
+    frame = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
+    return frame.to_dict("records")
+
+
+def _encode(records: list[dict], name: str) -> bytes:
+    if name.endswith(".csv"):
+        return pd.DataFrame(records).to_csv(index=False).encode()
+    if name.endswith(".jsonl"):
+        return "\n".join(json.dumps(r) for r in records).encode()
+    if name.endswith(".json"):
+        return json.dumps({"runs": records}).encode()
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(records), sink)
+    return sink.getvalue()
+
+
+@pytest.mark.parametrize("name", FORMATS)
+@pytest.mark.parametrize("seed", [1, 2])
+def test_same_runs_in_any_order_and_format_give_byte_identical_reports(name, seed):
+    reference = score_runs(load_runs(SAMPLE).runs).to_json_text()
+    records = _sample_records()
+    random.Random(seed).shuffle(records)
+    assert score_runs(load_runs(_encode(records, name), name=name).runs).to_json_text() == reference
+
+
+def test_user_file_name_is_never_used_as_a_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    data = f"{HEADER}\n{GOOD_ROW}\n".encode()
+    loaded = load_runs(data, name="../../etc/passwd.csv")
+    assert loaded.source == "../../etc/passwd.csv" and len(loaded.runs) == 1
+    assert list(tmp_path.iterdir()) == []
