@@ -135,60 +135,106 @@ def consistency_factor(pstdev: float, mean: float) -> float:
     return min(1.0, max(0.0, 1.0 - pstdev / mean))
 
 
+@dataclass(frozen=True)
+class CohortStats:
+    """What the headline reads from a completed-run cohort (scalars or equal-shape arrays)."""
+
+    completed_runs: np.ndarray
+    successful_runs: np.ndarray
+    latency_runs: np.ndarray
+    latency_mean: np.ndarray
+    latency_pstdev: np.ndarray
+    cost_runs: np.ndarray
+    cost_mean: np.ndarray
+
+    @classmethod
+    def of(cls, headline: "Headline") -> "CohortStats":
+        """The stats behind one agent's headline (for what-if recomputation)."""
+        nan = float("nan")
+        return cls(*(np.asarray(v, dtype=float) for v in (
+            headline.completed_runs, headline.successful_runs, headline.latency_runs,
+            nan if headline.avg_latency_ms is None else headline.avg_latency_ms,
+            nan if headline.latency_pstdev_ms is None else headline.latency_pstdev_ms,
+            headline.cost_runs, nan if headline.avg_cost_usd is None else headline.avg_cost_usd)))
+
+
+def composite_arrays(stats: CohortStats, policy: Policy = CANONICAL_POLICY) -> dict[str, np.ndarray]:
+    """Every headline factor from cohort stats, element-wise (SPEC 3), before rounding.
+
+    The one implementation of the formula: the per-agent scores, the bootstrap and the
+    sensitivity figures all call it. Float operations match Python's scalar arithmetic.
+    """
+    completed = np.asarray(stats.completed_runs, dtype=float)
+    successes = np.asarray(stats.successful_runs, dtype=float)
+    latency_runs = np.asarray(stats.latency_runs, dtype=float)
+    mean = np.asarray(stats.latency_mean, dtype=float)
+    pstdev = np.asarray(stats.latency_pstdev, dtype=float)
+    success_rate = safe_divide(successes, completed)
+    latency_score = np.where(latency_runs > 0, policy.latency_anchors(np.nan_to_num(mean)), 0.0)
+    cost_score = np.where(np.asarray(stats.cost_runs) > 0,
+                          policy.cost_anchors(np.nan_to_num(np.asarray(stats.cost_mean, dtype=float))), 0.0)
+    neutral = latency_runs < policy.consistency_min_latencies
+    measured = np.where(mean == 0, 1.0, np.clip(1.0 - safe_divide(pstdev, mean), 0.0, 1.0))
+    consistency = np.where(neutral, policy.neutral_consistency, measured)
+    share = policy.latency_share_of_execution
+    execution = share * latency_score + (1 - share) * consistency
+    weighted = composite(success_rate, execution, cost_score, policy)
+    return {
+        "success_rate": success_rate, "latency_score": latency_score, "consistency": consistency,
+        "consistency_neutral": neutral, "execution_score": execution, "cost_score": cost_score,
+        "weighted_score": weighted, "zero_success_floor": (completed > 0) & (successes == 0),
+        "ranked": completed > 0,
+    }
+
+
+def final_score(weighted: float, floor: bool, policy: Policy = CANONICAL_POLICY) -> float:
+    """The published score: the zero-success floor, else the weighted composite rounded (Python round)."""
+    return 0.0 if floor else round(float(weighted), policy.score_decimals)
+
+
 def headline_scores(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                     groups: AgentGroups | None = None) -> dict[str, Headline]:
     """Headline composite for every agent of a canonical runs frame, keyed by agent_id (SPEC 3)."""
     groups = groups or agent_groups(runs)
     completed = groups.completed
-    n_completed = groups.count(completed)
-    n_success = groups.count(completed & groups.succeeded)
-
     latency = runs["latency_ms"].to_numpy(dtype=float)
     has_latency = completed & ~np.isnan(latency)
     n_latency, mean_latency = groups.mean(has_latency, latency)
     # Two-pass population standard deviation: no cancellation from sum of squares.
     deviation = np.where(has_latency, latency - mean_latency[groups.codes], 0.0)
     pstdev = np.sqrt(safe_divide(groups.total(has_latency, deviation**2), n_latency))
-
     cost = runs["cost_usd"].to_numpy(dtype=float)
     n_cost, mean_cost = groups.mean(completed & ~np.isnan(cost), cost)
-
-    latency_score = np.where(n_latency > 0, policy.latency_anchors(np.nan_to_num(mean_latency)), 0.0)
-    cost_score = np.where(n_cost > 0, policy.cost_anchors(np.nan_to_num(mean_cost)), 0.0)
-    share = policy.latency_share_of_execution
+    stats = CohortStats(groups.count(completed), groups.count(completed & groups.succeeded), n_latency,
+                        mean_latency, pstdev, n_cost, mean_cost)
+    f = composite_arrays(stats, policy)
 
     out: dict[str, Headline] = {}
     for i, agent in enumerate(groups.agents):
-        completed_runs, latency_runs, cost_runs = int(n_completed[i]), int(n_latency[i]), int(n_cost[i])
+        completed_runs = int(stats.completed_runs[i])
         if completed_runs == 0:
             out[agent] = Headline(agent, None, 0, 0, None, 0, None, None, None, None, None, None, 0,
                                   None, None, False, None, policy)
             continue
-        success_rate = int(n_success[i]) / completed_runs
-        neutral = latency_runs < policy.consistency_min_latencies
-        consistency = (policy.neutral_consistency if neutral
-                       else consistency_factor(float(pstdev[i]), float(mean_latency[i])))
-        execution = share * float(latency_score[i]) + (1 - share) * consistency
-        weighted = composite(success_rate, execution, float(cost_score[i]), policy)
-        floor = int(n_success[i]) == 0
+        floor = bool(f["zero_success_floor"][i])
         out[agent] = Headline(
             agent_id=agent,
-            score=0.0 if floor else round(weighted, policy.score_decimals),
+            score=final_score(f["weighted_score"][i], floor, policy),
             completed_runs=completed_runs,
-            successful_runs=int(n_success[i]),
-            success_rate=success_rate,
-            latency_runs=latency_runs,
+            successful_runs=int(stats.successful_runs[i]),
+            success_rate=float(f["success_rate"][i]),
+            latency_runs=int(n_latency[i]),
             avg_latency_ms=optional(mean_latency[i]),
-            latency_score=float(latency_score[i]),
+            latency_score=float(f["latency_score"][i]),
             latency_pstdev_ms=optional(pstdev[i]),
-            consistency=consistency,
-            consistency_neutral=neutral,
-            execution_score=execution,
-            cost_runs=cost_runs,
+            consistency=float(f["consistency"][i]),
+            consistency_neutral=bool(f["consistency_neutral"][i]),
+            execution_score=float(f["execution_score"][i]),
+            cost_runs=int(n_cost[i]),
             avg_cost_usd=optional(mean_cost[i]),
-            cost_score=float(cost_score[i]),
+            cost_score=float(f["cost_score"][i]),
             zero_success_floor=floor,
-            weighted_score=weighted,
+            weighted_score=float(f["weighted_score"][i]),
             policy=policy,
         )
     return out
