@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from .radar import check_weights
@@ -43,6 +44,19 @@ def table_text(report) -> str:
     return f"policy {report.policy.version}\n" + frame.to_string(index=False)
 
 
+def intervals_json_text(runs, report, replicates: int | None, seed: int | None) -> str:
+    """The SPEC 6 report with a top-level "bootstrap" object and an "intervals" object per agent."""
+    from . import uncertainty
+
+    options = {k: v for k, v in (("replicates", replicates), ("seed", seed)) if v is not None}
+    intervals = uncertainty.bootstrap_intervals(runs, report, **options)
+    doc = report.to_json()
+    doc["bootstrap"] = intervals.to_json()
+    for agent in doc["agents"]:
+        agent["intervals"] = intervals.agents[agent["agent_id"]].to_json()
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -52,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--weights", default="", help="radar viewer weights, e.g. correctness=0.4,latency=0.15")
     report.add_argument("--exclude-invalid", action="store_true",
                         help="exclude invalid rows (counted on stderr) instead of refusing the file")
+    report.add_argument("--intervals", action="store_true",
+                        help="add bootstrap 95%% intervals and tie groups to the JSON (canonical numbers unchanged)")
+    report.add_argument("--replicates", type=int, default=None, help="bootstrap replicates (default 1000)")
+    report.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed)")
     return parser
 
 
@@ -72,8 +90,13 @@ def main(argv: list[str] | None = None) -> int:
     if loaded.excluded_rows:
         print(f"warning: {loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded", file=sys.stderr)
     report = score_runs(loaded.runs, weights=weights)
-    text = {"json": report.to_json_text, "csv": report.to_csv_text,
-            "table": lambda: table_text(report) + "\n"}[args.format]()
+    if args.intervals:
+        if args.format != "json":
+            parser.error("--intervals adds to the JSON report: use --format json")
+        text = intervals_json_text(loaded.runs, report, args.replicates, args.seed)
+    else:
+        text = {"json": report.to_json_text, "csv": report.to_csv_text,
+                "table": lambda: table_text(report) + "\n"}[args.format]()
     try:
         sys.stdout.write(text)
         sys.stdout.flush()

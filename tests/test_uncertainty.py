@@ -1,0 +1,163 @@
+"""Issue 5 views: bootstrap intervals, tie groups, Pareto frontiers and sensitivity."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import headline_scores, runs_from_records, score_runs
+from scoring.uncertainty import (Interval, bootstrap_intervals, frontier_points, pareto_frontier,
+                                 percentile_interval, sensitivity, tie_groups)
+from tests.test_properties import run_tables
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def run(i, agent="a", task="t1", status="completed", success=True, latency=1000.0, cost=0.01):
+    return {"run_id": f"{agent}-{i}", "agent_id": agent, "task_id": task, "status": status,
+            "success": success, "latency_ms": latency, "cost_usd": cost,
+            "finished_at": f"2026-07-01T00:{i // 60:02d}:{i % 60:02d}Z"}
+
+
+def scored(rows, **kwargs):
+    runs = runs_from_records(rows)
+    report = score_runs(runs)
+    return runs, report, bootstrap_intervals(runs, report, **kwargs)
+
+
+@SETTINGS
+@given(run_tables(min_size=1))
+def test_an_interval_always_contains_its_point_estimate(rows):
+    _, report, intervals = scored(rows, replicates=60)
+    for agent in report.agents:
+        iv = intervals.agents[agent.agent_id]
+        if agent.headline.ranked:
+            assert iv.headline.low <= agent.headline.score <= iv.headline.high
+        else:
+            assert iv.headline is None and iv.tie_group is None
+        for k, interval in (iv.pass_k or {}).items():
+            assert interval.low <= agent.repeatability.pass_k[k] <= interval.high
+
+
+def test_a_fully_deterministic_agent_gets_zero_width_intervals():
+    rows = [run(i, task=f"t{i % 3}") for i in range(12)]
+    _, report, intervals = scored(rows)
+    iv = intervals.agents["a"]
+    assert iv.headline.low == iv.headline.high == report.agents[0].headline.score
+    # Each task has n = c = 4: pass^1 = pass^3 = 1, pass^5 = 0 (fewer than 5 successes), every one exact.
+    assert {k: (v.low, v.high) for k, v in iv.pass_k.items()} == {1: (1.0, 1.0), 3: (1.0, 1.0), 5: (0.0, 0.0)}
+
+
+def test_the_same_seed_gives_the_same_interval_and_another_seed_another():
+    rows = [run(i, success=i % 3 != 0, latency=500.0 + 97 * i, task=f"t{i % 4}") for i in range(40)]
+    _, _, first = scored(rows, seed=7)
+    _, _, again = scored(rows, seed=7)
+    _, _, other = scored(rows, seed=8)
+    assert first.agents["a"] == again.agents["a"]
+    assert first.agents["a"].headline != other.agents["a"].headline
+
+
+def test_an_agents_interval_does_not_depend_on_the_other_agents():
+    base = [run(i, success=i % 3 != 0, latency=500.0 + 97 * i) for i in range(30)]
+    _, _, alone = scored(base, seed=3)
+    _, _, crowd = scored(base + [run(i, agent="b", success=i % 2 == 0) for i in range(30)], seed=3)
+    assert alone.agents["a"].headline == crowd.agents["a"].headline
+
+
+def test_percentile_interval_is_widened_to_reach_the_point():
+    iv = percentile_interval([5.0, 6.0, 7.0], point=0.0)
+    assert (iv.low, iv.widened) == (0.0, True)
+
+
+def test_tie_groups_walk_down_the_leaderboard():
+    ordered = [("a", Interval(80, 90, 85)), ("b", Interval(70, 80, 75)),  # 80 reaches a's low 80: joins
+               ("c", Interval(60, 79.9, 70)),  # 79.9 < 80: new group led by c (low 60)
+               ("d", Interval(50, 60, 55)), ("u", None)]
+    assert tie_groups(ordered) == {"a": 1, "b": 1, "c": 2, "d": 2}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from("abcdefgh"), st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=8))
+def test_the_frontier_is_exactly_the_non_dominated_set(points):
+    frontier = pareto_frontier(points)
+    for name, (x, y) in points.items():
+        dominated = any(ox <= x and oy >= y and (ox < x or oy > y) for o, (ox, oy) in points.items() if o != name)
+        assert (name in frontier) == (not dominated)
+
+
+def test_frontier_points_use_ranked_agents_with_the_average_recorded():
+    rows = [run(i, agent="a") for i in range(3)] + [run(i, agent="b", cost=None) for i in range(3)]
+    _, report, _ = scored(rows, replicates=10)
+    assert set(frontier_points(report, "cost")) == {"a"}
+    assert set(frontier_points(report, "latency")) == {"a", "b"}
+
+
+def _agent_rows():
+    return [run(i, success=i % 4 != 0, latency=700.0 + 131 * (i % 7), cost=0.004 + 0.003 * (i % 5),
+                task=f"t{i % 5}") for i in range(23)] + [run(99, status="failed", success=False)]
+
+
+def test_sensitivity_latency_and_cost_match_brute_force():
+    rows = _agent_rows()
+    report = score_runs(runs_from_records(rows))
+    s = sensitivity(report.agents[0])
+    h = report.agents[0].headline
+    faster = headline_scores(runs_from_records(
+        [dict(r, latency_ms=r["latency_ms"] * 0.9) if r["status"] == "completed" else r for r in rows]))["a"]
+    cheaper = headline_scores(runs_from_records(
+        [dict(r, cost_usd=r["cost_usd"] * 0.9) if r["status"] == "completed" else r for r in rows]))["a"]
+    latency_if, cost_if, _ = s.what_ifs
+    assert latency_if.weighted_delta == pytest.approx(faster.weighted_score - h.weighted_score, abs=1e-9)
+    assert latency_if.score == faster.score and latency_if.points == round(faster.score - h.score, 2)
+    assert cost_if.weighted_delta == pytest.approx(cheaper.weighted_score - h.weighted_score, abs=1e-9)
+    assert cost_if.score == cheaper.score
+
+
+def test_sensitivity_one_more_success_matches_brute_force():
+    rows = _agent_rows()
+    report = score_runs(runs_from_records(rows))
+    h = report.agents[0].headline
+    extra = run(500, success=True, latency=h.avg_latency_ms, cost=h.avg_cost_usd)
+    brute = headline_scores(runs_from_records(rows + [extra]))["a"]
+    more = sensitivity(report.agents[0]).what_ifs[2]
+    assert more.weighted_delta == pytest.approx(brute.weighted_score - h.weighted_score, abs=1e-9)
+    assert more.score == brute.score
+
+
+def test_sensitivity_one_more_success_lifts_the_zero_success_floor():
+    rows = [run(i, success=False) for i in range(6)]
+    report = score_runs(runs_from_records(rows))
+    more = sensitivity(report.agents[0]).what_ifs[2]
+    brute = headline_scores(runs_from_records(rows + [run(50, success=True)]))["a"]
+    assert report.agents[0].headline.score == 0.0 and more.score == brute.score > 0
+
+
+def test_sensitivity_counts_runs_to_the_gate_and_outcomes_to_pass5():
+    rows = [run(0, task="t1"), run(1, task="t1", latency=None), run(2, task="t2"), run(3, task="t2"),
+            *[run(10 + i, task="t3") for i in range(6)]]
+    report = score_runs(runs_from_records(rows))
+    s = sensitivity(report.agents[0])
+    # 9 of the 10 completed runs recorded a latency: gate (5) met.
+    assert s.runs_to_consistency_gate == 0
+    assert s.outcomes_to_pass_k == {"t1": 3, "t2": 3} and s.total_outcomes_to_pass_k == 6
+    few = score_runs(runs_from_records(rows[:3]))
+    assert sensitivity(few.agents[0]).runs_to_consistency_gate == 5 - 2
+
+
+def test_cli_intervals_flag_adds_intervals_and_keeps_the_canonical_numbers(tmp_path):
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(_agent_rows()))
+    plain = json.loads(subprocess.run([sys.executable, "-m", "scoring", "report", str(path)],
+                                      capture_output=True, text=True, check=True).stdout)
+    out = subprocess.run([sys.executable, "-m", "scoring", "report", str(path), "--intervals",
+                          "--replicates", "100"], capture_output=True, text=True, check=True).stdout
+    doc = json.loads(out)
+    assert doc["bootstrap"]["replicates"] == 100
+    agent = doc["agents"][0]
+    assert agent["intervals"]["headline"]["low"] <= agent["headline"]["score"] <= agent["intervals"]["headline"]["high"]
+    assert agent["intervals"]["tie_group"] == 1
+    del doc["bootstrap"], agent["intervals"]
+    assert doc == plain
