@@ -9,11 +9,13 @@ from scoring import CANONICAL_POLICY
 st.set_page_config(page_title="Scoring Methodology Explorer", page_icon=":material/radar:", layout="wide")
 
 navigation = st.navigation([
-    st.Page("pages/1_leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", default=True),
-    st.Page("pages/2_headline.py", title="Headline composite", icon=":material/calculate:", url_path="headline"),
-    st.Page("pages/3_radar.py", title="Fitness radar", icon=":material/radar:", url_path="radar"),
-    st.Page("pages/4_repeatability.py", title="Repeatability", icon=":material/repeat:", url_path="repeatability"),
-    st.Page("pages/5_methodology.py", title="Methodology", icon=":material/menu_book:", url_path="methodology"),
+    st.Page("views/1_leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", default=True),
+    st.Page("views/2_headline.py", title="Headline composite", icon=":material/calculate:", url_path="headline"),
+    st.Page("views/3_radar.py", title="Fitness radar", icon=":material/radar:", url_path="radar"),
+    st.Page("views/4_repeatability.py", title="Repeatability", icon=":material/repeat:", url_path="repeatability"),
+    st.Page("views/6_uncertainty.py", title="Is the difference real?", icon=":material/difference:",
+            url_path="uncertainty"),
+    st.Page("views/5_methodology.py", title="Methodology", icon=":material/menu_book:", url_path="methodology"),
 ])
 
 with st.sidebar:

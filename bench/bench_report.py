@@ -115,7 +115,7 @@ def bench_radar_page(data: bytes, repeat: int) -> None:
     from explorer.data import Dataset
 
     root = Path(__file__).resolve().parents[1]
-    at = AppTest.from_file(str(root / "pages" / "3_radar.py"), default_timeout=600)
+    at = AppTest.from_file(str(root / "views" / "3_radar.py"), default_timeout=600)
     at.session_state["dataset"] = Dataset("bench.parquet", hashlib.sha256(data).hexdigest(), is_sample=False)
     at.session_state["upload_bytes"] = data
     t0 = time.perf_counter()

@@ -191,3 +191,53 @@ def policy_anchor_figures(policy: Policy) -> list[go.Figure]:
         anchor_curve(policy.cost_anchors, title="Cost anchors (published; log scale)", x_label="cost per run (USD)"),
         anchor_curve(policy.steps_anchors, title="Steps anchors (explorer-defined)", x_label="steps per run"),
     ]
+
+
+def interval_chart(rows: Sequence[tuple[str, float, float, float, int]]) -> go.Figure:
+    """Headline score per agent with its bootstrap interval as an error bar, coloured by tie group.
+
+    ``rows``: (agent, score, low, high, tie group) in leaderboard order, best at the top.
+    """
+    fig = go.Figure()
+    groups = sorted({r[4] for r in rows})
+    for g in groups:
+        part = [r for r in rows if r[4] == g]
+        fig.add_trace(go.Scatter(
+            x=[r[1] for r in part], y=[safe(r[0]) for r in part], mode="markers", name=f"tie group {g}",
+            marker={"size": 11, "color": PALETTE[(g - 1) % len(PALETTE)]},
+            error_x={"type": "data", "symmetric": False, "array": [r[3] - r[1] for r in part],
+                     "arrayminus": [r[1] - r[2] for r in part], "thickness": 2, "width": 6},
+            customdata=[[safe(r[0]), fmt.score(r[1]), fmt.score(r[2]), fmt.score(r[3]), r[4]] for r in part],
+            hovertemplate="%{customdata[0]}: %{customdata[1]}<br>95% interval %{customdata[2]} – "
+                          "%{customdata[3]}<br>tie group %{customdata[4]}<extra></extra>"))
+    fig.update_yaxes(title="agent (leaderboard order)", autorange="reversed", type="category")
+    fig.update_xaxes(title="headline score with 95% bootstrap interval")
+    return _layout(fig, "Headline scores and their bootstrap intervals", height=max(320, 38 * len(rows) + 120),
+                   legend={"orientation": "h", "y": -0.15})
+
+
+def frontier_chart(points: Mapping[str, tuple[float, float]], frontier: set[str], *, x_label: str,
+                   title: str, unit: str) -> go.Figure:
+    """Success rate against an average (cost or latency) per agent, the Pareto frontier highlighted."""
+    names = list(points)
+    fig = go.Figure()
+    on = sorted((n for n in names if n in frontier), key=lambda n: points[n][0])
+    fig.add_trace(go.Scatter(
+        x=[points[n][0] for n in on], y=[points[n][1] for n in on], mode="lines", name="Pareto frontier",
+        line={"color": "#d62728", "dash": "dash"}, hoverinfo="skip"))
+    for label, members, color in (("on the frontier", on, "#d62728"),
+                                  ("dominated", [n for n in names if n not in frontier], "#7f7f7f")):
+        fig.add_trace(go.Scatter(
+            x=[points[n][0] for n in members], y=[points[n][1] for n in members], mode="markers+text",
+            # Only frontier agents are labelled: dominated ones cluster; hover names them.
+            name=label, text=[safe(n) if n in frontier else "" for n in members], textposition="top center",
+            marker={"size": 11, "color": color},
+            customdata=[[safe(n), _value_text(points[n][0], unit), fmt.pct(points[n][1])] for n in members],
+            hovertemplate="%{customdata[0]}<br>average %{customdata[1]}<br>success rate %{customdata[2]}"
+                          "<extra></extra>"))
+    if unit == "USD":
+        ticks = [v for v in (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)]
+        fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"${v:g}" for v in ticks])
+    fig.update_xaxes(title=x_label)
+    fig.update_yaxes(title="success rate (completed runs)", tickformat=".0%", range=[-0.05, 1.1])
+    return _layout(fig, title, height=420, legend={"orientation": "h", "y": -0.2})

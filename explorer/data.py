@@ -129,3 +129,16 @@ def source_caption(result: Scored | Refused) -> str:
     agents = len(result.report.agents)
     return (f"{label}: {dataset.name} · {len(loaded.runs):,} runs · {agents:,} agents · "
             f"{loaded.excluded_rows:,} excluded row(s)")
+
+
+@st.cache_resource(max_entries=6, show_spinner="Bootstrapping intervals…")
+def _intervals(digest: str, exclude_invalid: bool, replicates: int, seed: int, _scored: Scored):
+    from scoring.uncertainty import bootstrap_intervals
+
+    return bootstrap_intervals(_scored.runs, _scored.report, replicates=replicates, seed=seed)
+
+
+def intervals(scored_data: Scored, replicates: int, seed: int):
+    """Bootstrap intervals of the current dataset, computed once per (replicates, seed)."""
+    dataset = current_dataset()
+    return _intervals(dataset.digest, dataset.exclude_invalid, replicates, seed, scored_data)

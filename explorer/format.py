@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-import math
 
 DASH = "—"
 
 
 def _missing(value) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+    """None, any NaN (a Python float, numpy's float32/float64) or pandas' NA and NaT."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # true only for NaN and NaT
+    except TypeError:  # pandas.NA: its comparison is NA, which has no truth value
+        return True
 
 
 def score(value) -> str:

@@ -1,4 +1,4 @@
-"""Small Streamlit helpers shared by the pages (the only UI code outside pages/ and app.py)."""
+"""Small Streamlit helpers shared by the pages (the only UI code outside views/ and app.py)."""
 
 from __future__ import annotations
 
@@ -19,10 +19,16 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
     The underlying values stay numeric, so sorting by a column sorts numbers, not text.
     """
     formats = dict(formats or {})
+    # Text columns: a missing cell becomes the dash itself (Streamlit shows a raw None in text columns
+    # whatever the Styler says); numeric columns keep their numbers so that sorting stays numeric.
+    text_columns = [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
+    if text_columns:
+        frame = frame.assign(**{c: frame[c].map(lambda v: fmt.DASH if _missing(v) else v).astype(object)
+                                for c in text_columns})
     for column in frame.columns:
         formats.setdefault(column, _default_format(frame[column]))
     styler = frame.style.format({c: (lambda f: lambda v: fmt.DASH if _missing(v) else f(v))(f)
-                                 for c, f in formats.items()})
+                                 for c, f in formats.items()}, na_rep=fmt.DASH)
     if height == "fit":
         height = ROW_HEIGHT * (len(frame) + 1) + 3 if len(frame) <= 20 else 600
     st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key,

@@ -20,11 +20,13 @@ def reset_weights() -> None:
 
 
 st.subheader("Viewer weights")
+for axis in RADAR_AXES:  # defaults live in session state only, so the reset button is the single writer
+    st.session_state.setdefault(f"weight_{axis}", round(100 * defaults[axis]))
 columns = st.columns(len(RADAR_AXES))
 weights = {}
 for column, axis in zip(columns, RADAR_AXES):
-    weights[axis] = column.slider(tables.AXIS_LABELS[axis], 0, 100, round(100 * defaults[axis]), step=5,
-                                  format="%d%%", key=f"weight_{axis}") / 100
+    weights[axis] = column.slider(tables.AXIS_LABELS[axis], 0, 100, step=5, format="%d%%",
+                                  key=f"weight_{axis}") / 100
 weights = check_weights(weights, policy)
 total = sum(weights.values())
 shares = "  ·  ".join(f"{tables.AXIS_LABELS[a]} {fmt.weight(w / total) if total else fmt.DASH}"

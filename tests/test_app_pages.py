@@ -1,0 +1,692 @@
+"""The Streamlit pages, rendered headless with ``streamlit.testing.v1.AppTest``.
+
+Each page file is run on its own (it falls back to the sample data, or reads a dataset seeded into
+session state exactly as ``explorer.data.use_upload`` stores it); the upload flow goes through the
+``app.py`` entry point and its real file uploader.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit import dataframe_util
+from streamlit.testing.v1 import AppTest
+
+import explorer.data
+from explorer import format as fmt
+from scoring import CANONICAL_POLICY, RADAR_AXES, Anchors, load_runs, score_runs
+from scoring.methodology import rules
+from scoring.policy import EXPLORER, PUBLISHED
+
+ROOT = Path(__file__).resolve().parents[1]
+# AppTest resolves a relative path against the calling file (tests/), not the working directory.
+PAGES = {
+    "leaderboard": ROOT / "views" / "1_leaderboard.py",
+    "headline": ROOT / "views" / "2_headline.py",
+    "radar": ROOT / "views" / "3_radar.py",
+    "repeatability": ROOT / "views" / "4_repeatability.py",
+    "methodology": ROOT / "views" / "5_methodology.py",
+    "uncertainty": ROOT / "views" / "6_uncertainty.py",
+}
+TIMEOUT = 60
+
+# --------------------------------------------------------------------------- edge-case upload
+
+HEADER = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,steps,finished_at"
+HTML_AGENT = "<script>alert(1)</script>"
+
+
+def _edge_rows() -> list[str]:
+    rows: list[str] = []
+    n = 0
+
+    def add(agent, task, status, success, latency, cost, steps, finished):
+        nonlocal n
+        n += 1
+        rows.append(f"e{n:03d},{agent},{task},{status},{success},{latency},{cost},{steps},{finished}")
+
+    def ts(i: int) -> str:
+        return f"2026-07-01T{i // 60:02d}:{i % 60:02d}:00Z"
+
+    # A healthy agent: enough completed runs for a measured consistency and qualifying pass^k tasks.
+    for i in range(12):
+        add("healthy", f"t{i % 3}", "completed", "true" if i % 4 else "false", 900 + 37 * i, 0.004 + 0.0005 * i,
+            3 + i % 4, ts(i))
+    # Only failed and timed-out runs: no completed run, so no headline score (unranked).
+    for i in range(4):
+        add("only-failed", f"t{i % 2}", "failed" if i % 2 else "timeout", "false", 5000 + i, 0.02, 6, ts(20 + i))
+    # Completed runs, none successful: the zero-success floor.
+    for i in range(6):
+        add("zero-success", f"t{i % 2}", "completed", "false", 700 + 10 * i, 0.003, 2, ts(30 + i))
+    # Fewer than five completed runs: neutral consistency (plus a cancelled and a queued run).
+    for i in range(3):
+        add("few-runs", "t0", "completed", "true" if i else "false", 1500 + 100 * i, 0.01, 4, ts(40 + i))
+    add("few-runs", "t1", "cancelled", "", "", "", "", ts(43))
+    add("few-runs", "t1", "queued", "", "", "", "", "")
+    # No steps and no cost anywhere: cost score 0 (flagged), tool-efficiency and cost axes unavailable.
+    for i in range(6):
+        add("no-steps-no-cost", f"t{i % 2}", "completed", "true" if i % 3 else "false", 2500 + 50 * i, "", "",
+            ts(50 + i))
+    # No finished_at at all (the column exists, every value is empty), and no recorded latency.
+    for i in range(5):
+        add("no-finished-at", f"t{i % 2}", "completed", "true" if i % 2 else "false", "", 0.05, 8, "")
+    # A single run.
+    add("single-run", "t0", "completed", "true", 1200, 0.002, 1, ts(70))
+    # An agent whose id is HTML: it must be shown as text, never interpreted.
+    for i in range(2):
+        add(HTML_AGENT, "t0", "completed", "true", 800, 0.001, 2, ts(80 + i))
+    return rows
+
+
+EDGE_CSV = (HEADER + "\n" + "\n".join(_edge_rows()) + "\n").encode()
+EDGE_AGENTS = ["healthy", "only-failed", "zero-success", "few-runs", "no-steps-no-cost", "no-finished-at",
+               "single-run", HTML_AGENT]
+
+
+def edge_report():
+    return score_runs(load_runs(EDGE_CSV, name="edge.csv").runs)
+
+
+def test_edge_dataset_covers_the_cases_it_claims():
+    report = edge_report()
+    assert {a.agent_id for a in report.agents} == set(EDGE_AGENTS)
+    h = {a.agent_id: a.headline for a in report.agents}
+    assert not h["only-failed"].ranked and h["only-failed"].flags == ("unranked",)
+    assert h["zero-success"].zero_success_floor and h["zero-success"].score == 0.0
+    assert h["few-runs"].completed_runs < 5 and h["few-runs"].consistency_neutral
+    assert h["no-steps-no-cost"].cost_runs == 0 and "no cost recorded" in h["no-steps-no-cost"].flags
+    assert report.agent("no-steps-no-cost").radar.axes["tool_efficiency"] is None
+    assert h["no-finished-at"].latency_runs == 0 and "no latency recorded" in h["no-finished-at"].flags
+    assert h["single-run"].completed_runs == 1
+    assert not h["healthy"].consistency_neutral and report.agent("healthy").repeatability.pass_k is not None
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def page(name: str, upload: bytes | None = None, *, upload_name: str = "edge.csv") -> AppTest:
+    """A page under test; with ``upload``, seeded as ``explorer.data.use_upload`` would have left it."""
+    at = AppTest.from_file(str(PAGES[name]), default_timeout=TIMEOUT)
+    if upload is not None:
+        at.session_state["dataset"] = explorer.data.Dataset(
+            name=upload_name, digest=hashlib.sha256(upload).hexdigest(), is_sample=False)
+        at.session_state["upload_bytes"] = upload
+    return at
+
+
+def run(at: AppTest) -> AppTest:
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "metric", "info", "warning", "error",
+              "success", "code")
+
+
+def texts(at: AppTest) -> list[tuple[str, str]]:
+    """Every piece of text a person reads: (element kind, text)."""
+    out = []
+    for kind in TEXT_KINDS:
+        for el in getattr(at, kind):
+            if kind == "metric":
+                out += [(kind, str(el.label)), (kind, str(el.value))]
+            else:
+                out.append((kind, str(getattr(el, "body", None) or el.value)))
+    for widget in list(at.selectbox) + list(at.multiselect) + list(at.radio):
+        out += [("options", str(o)) for o in widget.options]
+    return out
+
+
+# "None of the 6 completed runs succeeded" is English, not a leaked value.
+LEAK = re.compile(r"\bNaN\b|\bnan\b|\bNone\b|<NA>|\bNaT\b|<scoring\.|<explorer\.|Headline\(|Radar\(|"
+                  r"Repeatability\(|AgentReport\(|Report\(|Policy\(|Anchors\(|Dataset\(|Scored\(|Refused\(|"
+                  r"object at 0x")
+
+
+def leaks(text: str) -> list[str]:
+    return LEAK.findall(text.replace("None of", ""))
+
+
+def display_frame(el) -> pd.DataFrame | None:
+    """The formatted cells a Styler-backed dataframe shows, or None for a plain frame."""
+    raw = el.proto.arrow_data.styler.display_values
+    return dataframe_util.convert_arrow_bytes_to_pandas_df(raw) if raw else None
+
+
+# A read-only st.dataframe carries no element id (only a selectable one does), so its ``key`` is not
+# visible to AppTest: tables are found by a column only they have.
+TABLE_COLUMN = {"leaderboard": "Flags", "profile_ranking": "Profile score", "constants": "Constant",
+                "probe": "Plain float", "pass_k_summary": "Qualifying tasks", "task_table": "Outcomes (n)"}
+
+
+def dataframe(at: AppTest, key: str):
+    found = [d for d in at.dataframe if TABLE_COLUMN[key] in d.value.columns]
+    assert len(found) == 1, f"no single {key} table: {[list(d.value.columns) for d in at.dataframe]}"
+    return found[0]
+
+
+def plotly_specs(at: AppTest) -> list[dict]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+BAD_CELL = {"None", "nan", "NaN", "<NA>", "NaT", "none"}
+
+
+def assert_clean(at: AppTest, where: str) -> None:
+    problems = [(kind, text[:120], found) for kind, text in texts(at) if (found := leaks(text))]
+    assert not problems, f"{where}: raw values or Python repr on screen: {problems}"
+    raw_html = [(kind, text[:120]) for kind, text in texts(at)
+                if kind in ("markdown", "caption", "info", "warning", "error", "success")
+                and re.search(r"(?<!\\)<script", text)]
+    assert not raw_html, f"{where}: unescaped HTML in markdown: {raw_html}"
+    for el in at.dataframe:
+        shown = display_frame(el)
+        frame = el.value if shown is None else shown
+        for column in frame.columns:
+            if shown is None and frame[column].dtype != object and not pd.api.types.is_string_dtype(frame[column]):
+                continue  # numeric cells of a plain frame: the grid shows an empty cell for a missing one
+            cells = {str(v).strip() for v in frame[column].tolist()}
+            assert not cells & BAD_CELL, f"{where}: table column {column!r} shows {cells & BAD_CELL}"
+    for spec in plotly_specs(at):
+        title = (spec.get("layout", {}).get("title") or {}).get("text", "")
+        assert not leaks(title), f"{where}: chart title {title!r}"
+
+
+# --------------------------------------------------------------------------- every page renders
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_page_renders_on_the_sample_data(name):
+    at = run(page(name))
+    assert at.title[0].value
+    assert_clean(at, f"{name} (sample)")
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_page_renders_on_an_edge_case_upload(name):
+    at = run(page(name, EDGE_CSV))
+    assert at.session_state["dataset"].name == "edge.csv"  # not silently replaced by the sample
+    assert_clean(at, f"{name} (edge upload)")
+
+
+def test_leaderboard_flags_on_the_edge_case_upload():
+    at = run(page("leaderboard", EDGE_CSV))
+    table = dataframe(at, "leaderboard")
+    values, shown = table.value, display_frame(table)
+    assert list(values["Agent"]) == [a.agent_id for a in edge_report().agents]
+    flags = dict(zip(values["Agent"], values["Flags"]))
+    assert flags["only-failed"] == "unranked"
+    assert "zero-success floor" in flags["zero-success"]
+    assert "neutral consistency" in flags["few-runs"]
+    assert "no cost recorded" in flags["no-steps-no-cost"]
+    assert "no latency recorded" in flags["no-finished-at"]
+    # The unranked agent is last; its undefined cells show a dash, never None/nan/<NA>.
+    last = shown.iloc[-1]
+    assert last["Agent"] == "only-failed"
+    for column in ("Rank", "Score", "Success rate", "Execution", "Avg latency (ms)", "Consistency",
+                   "Cost score", "Avg cost (USD)"):
+        assert last[column] == fmt.DASH, (column, last[column])
+    assert shown.set_index("Agent").loc["zero-success", "Score"] == "0.00"
+    assert shown.set_index("Agent").loc["no-steps-no-cost", "Avg cost (USD)"] == fmt.DASH
+
+
+def test_leaderboard_formatted_cells_on_the_sample():
+    at = run(page("leaderboard"))
+    shown = display_frame(dataframe(at, "leaderboard")).set_index("Agent")
+    report = score_runs(load_runs(ROOT / "sample_data" / "runs.csv").runs)
+    for a in report.agents:
+        assert shown.loc[a.agent_id, "Score"] == fmt.score(a.headline.score)
+        assert shown.loc[a.agent_id, "Avg latency (ms)"] == fmt.ms(a.headline.avg_latency_ms)
+    assert shown.loc["null-pointer", "Flags"] == "zero-success floor"
+    assert shown.loc["newcomer", "Flags"] == "neutral consistency"
+
+
+def test_headline_page_renders_every_edge_agent():
+    at = run(page("headline", EDGE_CSV))
+    for agent in EDGE_AGENTS:
+        at.selectbox(key="headline_agent").set_value(agent)
+        run(at)
+        assert_clean(at, f"headline page, agent {agent!r}")
+        if agent == "only-failed":
+            assert any("unranked" in i.body for i in at.info) and not at.metric
+        else:
+            assert at.metric[0].label == "Headline score"
+
+
+def test_repeatability_page_every_agent_and_level_on_the_edge_upload():
+    at = run(page("repeatability", EDGE_CSV))
+    # Agents without a qualifying task are named once, escaped.
+    assert any("No qualifying task" in c.value for c in at.caption)
+    for agent in at.selectbox(key="task_agent").options:
+        for level in ("pass^1", "pass^3", "pass^5"):
+            at.selectbox(key="task_agent").set_value(agent)
+            at.radio(key="task_k").set_value(int(level.split("^")[1]))
+            run(at)
+            assert_clean(at, f"repeatability page, {agent} {level}")
+
+
+def test_radar_page_with_every_edge_agent_on_the_radar():
+    at = run(page("radar", EDGE_CSV))
+    at.multiselect(key="radar_agents").set_value(EDGE_AGENTS)
+    run(at)
+    assert_clean(at, "radar page, every agent chosen")
+    (spec,) = [s for s in plotly_specs(at) if s["data"] and s["data"][0]["type"] == "scatterpolar"]
+    assert len(spec["data"]) == len(EDGE_AGENTS)
+    names = {t["name"] for t in spec["data"]}
+    assert HTML_AGENT not in names and "&lt;script&gt;alert(1)&lt;/script&gt;" in names
+
+
+# --------------------------------------------------------------------------- ui.table
+
+
+def _table_app():
+    import pandas as pd
+
+    from explorer import format as fmt
+    from explorer import ui
+
+    frame = pd.DataFrame({
+        "Name": ["a", "b", "c"],
+        "Score": pd.array([86.955, None, 12.5], dtype="Float64"),
+        "Plain float": [0.5, float("nan"), 1.0],
+        "Rank": pd.array([1, None, 3], dtype="Int64"),
+        "Cost": [0.0123, None, 2.5],
+        "Flag": [True, False, True],
+    })
+    ui.table(frame, {"Cost": fmt.usd}, key="probe")
+
+
+def test_ui_table_formats_missing_values_as_a_dash():
+    at = AppTest.from_function(_table_app, default_timeout=TIMEOUT)
+    run(at)
+    el = dataframe(at, "probe")
+    shown = display_frame(el)
+    assert shown is not None, "ui.table should send a Styler with display values"
+    assert shown["Score"].tolist() == [f"{86.955:.2f}", fmt.DASH, "12.50"]
+    assert shown["Plain float"].tolist() == ["0.50", fmt.DASH, "1.00"]
+    assert shown["Rank"].tolist() == ["1", fmt.DASH, "3"]
+    assert shown["Cost"].tolist() == ["$0.0123", fmt.DASH, "$2.50"]
+    assert shown["Flag"].tolist() == ["yes", "no", "yes"]
+    # The values underneath stay numeric, so a click on a header sorts numbers, not text.
+    assert pd.api.types.is_float_dtype(el.value["Score"]) and pd.api.types.is_integer_dtype(el.value["Rank"])
+
+
+# --------------------------------------------------------------------------- radar: weights
+
+
+def _ranking(at: AppTest) -> pd.DataFrame:
+    return dataframe(at, "profile_ranking").value
+
+
+def _headline_columns(frame: pd.DataFrame) -> dict:
+    return {r["Agent"]: (r["Headline score"], r["Headline rank"]) for _, r in frame.iterrows()}
+
+
+def test_radar_sliders_move_profile_scores_never_the_headline():
+    at = run(page("radar"))
+    assert [at.slider(key=f"weight_{axis}").value for axis in RADAR_AXES] == [20] * len(RADAR_AXES)
+    before = _ranking(at)
+
+    at.slider(key="weight_correctness").set_value(100)
+    run(at)
+    at.slider(key="weight_tool_efficiency").set_value(0)
+    run(at)
+    after = _ranking(at)
+
+    assert list(after["Agent"]) != list(before["Agent"]), "profile order should follow the weights"
+    profile_before = dict(zip(before["Agent"], before["Profile score"]))
+    profile_after = dict(zip(after["Agent"], after["Profile score"]))
+    assert profile_before != profile_after
+    assert _headline_columns(after) == _headline_columns(before), "viewer weights moved a headline value"
+    assert list(after["Profile rank"]) == list(range(1, len(after) + 1))
+    report = score_runs(load_runs(ROOT / "sample_data" / "runs.csv").runs)
+    weights = {**CANONICAL_POLICY.radar_weights, "correctness": 1.0, "tool_efficiency": 0.0}
+    for agent, score in profile_after.items():
+        assert score == pytest.approx(report.agent(agent).radar.profile(weights).score)
+
+    reset = [b for b in at.button if b.label == "Reset to default weights"]
+    assert len(reset) == 1
+    reset[0].click()
+    run(at)
+    assert [at.slider(key=f"weight_{axis}").value for axis in RADAR_AXES] == [20] * len(RADAR_AXES)
+    restored = _ranking(at)
+    assert dict(zip(restored["Agent"], restored["Profile score"])) == profile_before
+    assert list(restored["Agent"]) == list(before["Agent"])
+    assert _headline_columns(restored) == _headline_columns(before)
+
+
+# --------------------------------------------------------------------------- upload flow via app.py
+
+
+BAD_CSV = (
+    HEADER + "\n"
+    "r1,agent-a,t1,completed,true,1000,0.01,3,2026-07-01T00:00:00Z\n"
+    "r2,agent-a,t1,done,true,1000,0.01,3,2026-07-01T00:01:00Z\n"
+    "r3,agent-b,t1,completed,true,-5,0.01,3,2026-07-01T00:02:00Z\n"
+    "r4,agent-b,t2,completed,false,900,0.02,3,2026-07-01T00:03:00Z\n"
+    "r5,agent-b,t2,completed,maybe,900,0.02,3,2026-07-01T00:04:00Z\n"
+    "r6,agent-a,t2,completed,true,1100,0.01,3,2026-07-01T00:05:00Z\n"
+).encode()
+
+
+def test_a_bad_upload_shows_the_report_and_can_exclude_the_invalid_rows():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    run(at)
+    assert at.radio(key="source_kind").value == "Sample data"
+    assert at.title[0].value == "Leaderboard"
+
+    at.radio(key="source_kind").set_value("Upload a file")
+    run(at)
+    assert any("No file chosen yet" in c.value for c in at.sidebar.caption)
+    assert at.session_state["dataset"].is_sample
+
+    at.file_uploader(key="upload").set_value(("bad.csv", BAD_CSV, "text/csv"))
+    run(at)
+    assert at.radio(key="source_kind").value == "Upload a file"
+    assert at.session_state["dataset"].name == "bad.csv"
+    (error,) = at.error
+    assert "'bad.csv' was refused" in error.body and "3 problem(s)" in error.body
+    (problems,) = at.dataframe
+    table = problems.value
+    assert list(table.columns) == ["row", "column", "value", "reason"]
+    assert table["row"].tolist() == [2, 3, 5]
+    assert table["column"].tolist() == ["status", "latency_ms", "success"]
+    assert "unknown status" in table["reason"][0] and "negative" in table["reason"][1]
+    assert not at.metric, "nothing may be scored while the file is refused"
+    (exclude,) = [b for b in at.button if b.key == "exclude_invalid"]
+    assert exclude.label == "Exclude the 3 invalid row(s) of 6 and score the rest"
+    assert any("refused" in c.value for c in at.sidebar.caption)
+    assert_clean(at, "refused upload")
+
+    exclude.click()
+    run(at)
+    assert at.session_state["dataset"].exclude_invalid
+    assert not at.error
+    (warning,) = at.warning
+    assert warning.body.startswith("3 invalid row(s) of 6 were excluded")
+    board = dataframe(at, "leaderboard").value
+    assert sorted(board["Agent"]) == ["agent-a", "agent-b"]
+    assert board.set_index("Agent").loc["agent-a", "Completed runs"] == 2
+    assert at.metric[0].value == "3"  # runs scored
+    assert any("3 excluded row(s)" in c.value.replace("\\", "") for c in at.sidebar.caption)
+    assert_clean(at, "after excluding the invalid rows")
+
+    # A rerun keeps the choice; switching back to the sample drops the upload.
+    run(at)
+    assert at.warning and at.session_state["dataset"].exclude_invalid
+    at.radio(key="source_kind").set_value("Sample data")
+    run(at)
+    assert at.session_state["dataset"].is_sample and not at.warning
+    assert "upload_bytes" not in at.session_state
+
+
+def test_a_file_level_problem_cannot_be_excluded():
+    data = b"run_id,agent_id,task_id\nr1,a,t1\n"  # required columns missing
+    at = run(page("leaderboard", data, upload_name="cols.csv"))
+    assert "'cols.csv' was refused" in at.error[0].body
+    assert not [b for b in at.button if b.key == "exclude_invalid"]
+    assert any("whole file" in c.value for c in at.caption)
+
+
+def test_refusal_on_every_page_when_seeded():
+    for name in ("leaderboard", "headline", "radar", "repeatability"):
+        at = run(page(name, BAD_CSV, upload_name="bad.csv"))
+        assert "was refused" in at.error[0].body, name
+        assert [b.label for b in at.button if b.key == "exclude_invalid"] == [
+            "Exclude the 3 invalid row(s) of 6 and score the rest"], name
+
+
+# --------------------------------------------------------------------------- headline page
+
+
+def test_headline_zero_success_agent_shows_the_floor():
+    at = run(page("headline"))
+    at.selectbox(key="headline_agent").set_value("null-pointer")
+    run(at)
+    floor = [e.body for e in at.error if "Zero-success floor applies" in e.body]
+    assert len(floor) == 1
+    assert at.metric[0].value == "0.00"
+    spec = plotly_specs(at)[0]
+    waterfall = spec["data"][0]
+    assert waterfall["type"] == "waterfall"
+    assert "Zero-success floor" in waterfall["x"]
+    assert sum(waterfall["y"][:-1]) == pytest.approx(0.0, abs=1e-9) and waterfall["y"][-1] == 0.0
+    assert any("zero-success floor → 0.00" in c.value for c in at.code)
+
+
+def test_headline_newcomer_shows_neutral_consistency():
+    at = run(page("headline"))
+    at.selectbox(key="headline_agent").set_value("newcomer")
+    run(at)
+    gate = [i.body for i in at.info if "Gate not met" in i.body]
+    assert len(gate) == 1 and "3 recorded latencies, 5 needed" in gate[0]
+    assert f"neutral factor {CANONICAL_POLICY.neutral_consistency:g}" in gate[0]
+    assert not at.success and not at.error
+    consistency = [m for m in at.metric if m.label == "Consistency"]
+    assert consistency[0].value == fmt.factor(CANONICAL_POLICY.neutral_consistency)
+
+
+def test_headline_contributions_sum_to_the_score():
+    report = score_runs(load_runs(ROOT / "sample_data" / "runs.csv").runs)
+    at = run(page("headline"))
+    for agent in ("steady-pro", "premium-max"):
+        at.selectbox(key="headline_agent").set_value(agent)
+        run(at)
+        h = report.agent(agent).headline
+        waterfall = plotly_specs(at)[0]["data"][0]
+        parts, total = waterfall["y"][:3], waterfall["y"][3]
+        assert waterfall["measure"] == ["relative"] * 3 + ["total"]
+        assert total == h.score
+        assert abs(sum(parts) - h.score) <= 0.5 * 10 ** -CANONICAL_POLICY.score_decimals + 1e-9
+        assert at.metric[0].value == fmt.score(h.score)
+        assert any(s.body.startswith("Gate met") for s in at.success)
+
+
+# --------------------------------------------------------------------------- methodology contract
+
+BADGE = {PUBLISHED: ":blue-badge[published]", EXPLORER: ":orange-badge[explorer-defined]"}
+FORMULA = re.compile(
+    r"score = round\(100 × \((?P<s>[\d.]+) × success_rate \+ (?P<e>[\d.]+) × execution_score \+ "
+    r"(?P<c>[\d.]+) × cost_score\), (?P<d>\d+)\)\s*\n"
+    r"execution_score = (?P<share>[\d.]+) × latency_score \+ (?P<rest>[\d.]+) × consistency")
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-12)
+
+
+def _number(text: str) -> float:
+    return float(re.sub(r"[^\d.eE+-]", "", text.replace(" steps", "").replace(" ms", "")))
+
+
+def _sections(at: AppTest) -> dict[str, list[str]]:
+    """The markdown shown under each top-level header, in page order."""
+    out: dict[str, list[str]] = {}
+    current = None
+    for node in at.main.children.values():
+        if node.type == "header":
+            current = node.value
+        elif node.type == "markdown" and current is not None:
+            out.setdefault(current, []).append(node.value)
+    return out
+
+
+def methodology_differences(at: AppTest, policy) -> list[str]:
+    """Where the rendered methodology page disagrees with ``policy`` (empty when they agree)."""
+    diffs: list[str] = []
+
+    # Constants: one row per policy constant, with its value, provenance and meaning; nothing else.
+    shown = dataframe(at, "constants").value.set_index("Constant")
+    expected = {c.name: c for c in policy.constants()}
+    for name in sorted(set(shown.index) ^ set(expected)):
+        diffs.append(f"constant {name}: only on the {'page' if name in shown.index else 'policy'}")
+    for name, c in expected.items():
+        if name not in shown.index:
+            continue
+        row = shown.loc[name]
+        text = row["Value"]
+        if isinstance(c.value, tuple):
+            ok = [v.strip() for v in text.split(",")] == [str(v) for v in c.value]
+        else:
+            ok = _close(float(text), float(c.value))
+        if not ok:
+            diffs.append(f"constant {name}: page shows {text!r}, policy has {c.value!r}")
+        if row["Provenance"] != c.provenance:
+            diffs.append(f"constant {name}: page says {row['Provenance']}, policy says {c.provenance}")
+        if row["Meaning"] != c.meaning:
+            diffs.append(f"constant {name}: meaning differs")
+
+    # Anchors: each table lists the policy's positions and scores (0-100), in order; each curve plots them.
+    specs = {el.proto.id: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
+    headings = [m.value for m in at.markdown]
+    for anchors in (policy.latency_anchors, policy.cost_anchors, policy.steps_anchors):
+        position_column = f"{anchors.name} ({anchors.unit})"
+        tables = [d.value for d in at.dataframe if position_column in d.value.columns]
+        if len(tables) != 1:
+            diffs.append(f"anchors {anchors.name}: no table with a column {position_column!r}")
+            continue
+        frame = tables[0]
+        if list(frame.columns) != [position_column, "Score (0–100)"]:
+            diffs.append(f"anchors {anchors.name}: columns {list(frame.columns)}")
+            continue
+        xs = [_number(v) for v in frame[position_column]]
+        scores = [float(v) for v in frame["Score (0–100)"]]
+        if len(xs) != len(anchors.xs) or not all(map(_close, xs, anchors.xs)):
+            diffs.append(f"anchors {anchors.name}: page positions {xs}, policy {list(anchors.xs)}")
+        if len(scores) != len(anchors.scores) or not all(_close(s, 100 * p) for s, p in zip(scores, anchors.scores)):
+            diffs.append(f"anchors {anchors.name}: page scores {scores}, policy {[100 * s for s in anchors.scores]}")
+        if f"**{anchors.name}** {BADGE[anchors.provenance]}" not in headings:
+            diffs.append(f"anchors {anchors.name}: provenance badge is not {anchors.provenance}")
+        curve = [s for i, s in specs.items() if i.endswith(f"anchor_curve_{anchors.name}")]
+        points = [t for t in (curve[0]["data"] if curve else []) if t.get("name") == "anchors"]
+        if len(points) != 1:
+            diffs.append(f"anchors {anchors.name}: no anchor curve")
+        else:
+            px, py = _plotly_array(points[0]["x"]), _plotly_array(points[0]["y"])
+            if not (len(px) == len(anchors.xs) and all(map(_close, px, anchors.xs))
+                    and all(_close(a, 100 * b) for a, b in zip(py, anchors.scores))):
+                diffs.append(f"anchors {anchors.name}: curve points {px}, {py}")
+
+    # The formula block: the policy's weights, rounding and execution split.
+    codes = [c.value for c in at.code if "score = round(" in c.value]
+    match = FORMULA.search(codes[0]) if len(codes) == 1 else None
+    if match is None:
+        diffs.append("formula: no headline/execution formula block")
+    else:
+        for group, value in (("s", policy.success_weight), ("e", policy.execution_weight), ("c", policy.cost_weight),
+                             ("d", policy.score_decimals), ("share", policy.latency_share_of_execution),
+                             ("rest", 1 - policy.latency_share_of_execution)):
+            if not _close(float(match[group]), float(value)):
+                diffs.append(f"formula: {group} is {match[group]} on the page, {value} in the policy")
+
+    # Rules: each section lists exactly the policy's rules, with their provenance badges.
+    sections = _sections(at)
+    for section in ("Headline composite", "Fitness radar", "Repeatability"):
+        lines = [line for md in sections.get(f"Rules: {section.lower()}", []) for line in md.splitlines()]
+        shown_rules = [line.replace("\\$", "$") for line in lines]
+        wanted = [f"- {BADGE[r.provenance]} {r.statement}" for r in rules(policy) if r.section == section]
+        for rule in wanted:
+            if rule not in shown_rules:
+                diffs.append(f"rule ({section}) not on the page: {rule}")
+        for line in shown_rules:
+            if line not in wanted:
+                diffs.append(f"rule ({section}) on the page only: {line}")
+    return diffs
+
+
+def _plotly_array(value) -> list[float]:
+    """A plotly JSON array: a plain list or the typed-array form {'dtype', 'bdata'}."""
+    if isinstance(value, dict) and "bdata" in value:
+        import base64
+
+        import numpy as np
+
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
+    return [float(v) for v in value]
+
+
+@pytest.fixture(scope="module")
+def methodology_page():
+    at = AppTest.from_file(str(PAGES["methodology"]), default_timeout=TIMEOUT)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def test_methodology_page_agrees_with_the_policy(methodology_page):
+    assert methodology_differences(methodology_page, CANONICAL_POLICY) == []
+
+
+def test_methodology_page_shows_every_constant_with_value_and_provenance(methodology_page):
+    shown = display_frame(dataframe(methodology_page, "constants")).set_index("Constant")
+    for c in CANONICAL_POLICY.constants():
+        assert shown.loc[c.name, "Provenance"] == c.provenance
+        value = shown.loc[c.name, "Value"]
+        assert value == (", ".join(map(str, c.value)) if isinstance(c.value, tuple) else f"{c.value:g}")
+
+
+def test_methodology_formula_block_contains_the_weights(methodology_page):
+    (block,) = [c.value for c in methodology_page.code if "score = round(" in c.value]
+    p = CANONICAL_POLICY
+    for weight, term in ((p.success_weight, "success_rate"), (p.execution_weight, "execution_score"),
+                         (p.cost_weight, "cost_score")):
+        assert f"{weight:g} × {term}" in block
+
+
+MODIFIED = {
+    "weights": (dict(success_weight=0.5, execution_weight=0.2), ["constant success_weight", "formula", "rule"]),
+    "latency anchor": (dict(latency_anchors=Anchors("latency_ms", (400.0, 2000.0, 5000.0, 10000.0),
+                                                    (1.0, 0.8, 0.5, 0.0), "ms", PUBLISHED)),
+                       ["anchors latency_ms"]),
+    "steps anchor score": (dict(steps_anchors=Anchors("steps", (2.0, 5.0, 10.0, 20.0, 40.0),
+                                                      (1.0, 0.75, 0.5, 0.2, 0.0), "steps", EXPLORER)),
+                           ["anchors steps"]),
+    "execution split": (dict(latency_share_of_execution=0.6), ["formula", "constant latency_share_of_execution"]),
+    "neutral consistency": (dict(neutral_consistency=0.4), ["constant neutral_consistency", "rule"]),
+    "pass^k gate": (dict(pass_k_min_outcomes=4), ["constant pass_k_min_outcomes", "rule (Repeatability)"]),
+    "pass^k levels": (dict(pass_k_levels=(1, 2, 5)), ["constant pass_k_levels"]),
+    "provenance": (dict(provenance={**CANONICAL_POLICY.provenance, "neutral_consistency": PUBLISHED}),
+                   ["constant neutral_consistency: page says explorer-defined"]),
+}
+
+
+@pytest.mark.parametrize("change", list(MODIFIED))
+def test_methodology_comparison_catches_a_changed_policy(methodology_page, change):
+    fields, expected = MODIFIED[change]
+    modified = dataclasses.replace(CANONICAL_POLICY, **fields)
+    diffs = methodology_differences(methodology_page, modified)
+    assert diffs, f"a policy with a different {change} should not match the page"
+    for prefix in expected:
+        assert any(d.startswith(prefix) for d in diffs), (prefix, diffs)
+
+
+# --------------------------------------------------------------------------- the checks themselves
+
+
+def _leaky_app():
+    import pandas as pd
+    import streamlit as st
+
+    st.metric("Score", str(None))
+    st.caption(f"average {float('nan')} ms")
+    st.dataframe(pd.DataFrame({"x": [1.0, None]}).style.format("{}"))
+
+
+def test_the_screen_check_catches_leaked_values():
+    at = run(AppTest.from_function(_leaky_app, default_timeout=TIMEOUT))
+    found = [kind for kind, text in texts(at) if leaks(text)]
+    assert sorted(found) == ["caption", "metric"]
+    with pytest.raises(AssertionError, match="raw values"):
+        assert_clean(at, "leaky")
+    shown = display_frame(at.dataframe[0])
+    assert set(shown["x"]) & BAD_CELL
+    assert leaks("None of the 6 completed runs succeeded") == []
+    assert leaks("Headline(agent_id='a')") and leaks("<scoring.report.Report object at 0x7f>")

@@ -1,0 +1,77 @@
+import pandas as pd
+import streamlit as st
+
+from explorer import charts, data, ui
+from explorer import format as fmt
+from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED, frontier_points, pareto_frontier, sensitivity
+
+st.title("Is the difference real?")
+st.caption("Added views beside the canonical numbers, which none of them changes: bootstrap intervals, tie "
+           "groups, cost–accuracy frontiers and what-if sensitivity.")
+
+scored = data.require_scores()
+report = scored.report
+policy = report.policy
+
+left, right, _ = st.columns([1, 1, 2])
+replicates = left.number_input("Bootstrap replicates", 100, 5000, DEFAULT_REPLICATES, step=100, key="replicates")
+seed = right.number_input("Seed", 0, 2**31 - 1, DEFAULT_SEED, step=1, key="seed")
+iv = data.intervals(scored, int(replicates), int(seed))
+
+st.subheader("Intervals and tie groups")
+st.caption("95% percentile intervals: each agent's completed runs resampled with replacement for the headline; "
+           "outcomes resampled within each task for pass^k. Walking down the leaderboard, an agent joins the "
+           "current tie group while its upper bound reaches the lower bound of the group's first agent. "
+           "Agents in one group are not clearly separated by these data.")
+ranked = [a for a in report.agents if a.headline.ranked]
+st.plotly_chart(charts.interval_chart([
+    (a.agent_id, a.headline.score, iv.agents[a.agent_id].headline.low, iv.agents[a.agent_id].headline.high,
+     iv.agents[a.agent_id].tie_group) for a in ranked]), width="stretch", key="interval_chart")
+rows = []
+for a in report.agents:
+    x = iv.agents[a.agent_id]
+    row = {"Rank": a.rank, "Agent": a.agent_id, "Tie group": x.tie_group, "Score": a.headline.score,
+           "Score low": None if x.headline is None else x.headline.low,
+           "Score high": None if x.headline is None else x.headline.high}
+    for k in policy.pass_k_levels:
+        row[f"pass^{k}"] = None if x.pass_k is None else f"{fmt.pct(a.repeatability.pass_k[k])} " \
+            f"({fmt.pct(x.pass_k[k].low)}–{fmt.pct(x.pass_k[k].high)})"
+    rows.append(row)
+table = pd.DataFrame(rows)
+for column in ("Rank", "Tie group"):
+    table[column] = table[column].astype("Int64")
+for column in ("Score", "Score low", "Score high"):
+    table[column] = table[column].astype("Float64")
+ui.table(table, {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score}, key="interval_table")
+
+st.subheader("Cost–accuracy and latency–accuracy frontiers")
+st.caption("An agent is on the Pareto frontier when no other agent has both a success rate at least as high "
+           "and an average at least as low, one of them strictly.")
+left, right = st.columns(2)
+for column, axis, label, unit in ((left, "cost", "average cost per completed run (USD, log scale)", "USD"),
+                                  (right, "latency", "average latency of completed runs (ms)", "ms")):
+    points = frontier_points(report, axis)
+    with column:
+        st.plotly_chart(charts.frontier_chart(points, pareto_frontier(points), x_label=label, unit=unit,
+                                              title=f"Success rate against average {axis}"),
+                        width="stretch", key=f"frontier_{axis}")
+
+st.subheader("Sensitivity of one agent")
+agent_id = st.selectbox("Agent", [a.agent_id for a in report.agents], key="sensitivity_agent")
+s = sensitivity(report.agent(agent_id))
+st.caption(f"Exact from the policy's piecewise maps; current headline score {fmt.score(s.score)}.")
+cols = st.columns(3)
+for column, what in zip(cols, s.what_ifs):
+    column.metric(what.change.capitalize(), fmt.score(what.score),
+                  delta=None if what.points is None else f"{what.points:+.2f} points",
+                  help="Headline score after the change (points: rounded new score minus rounded current score)")
+cols = st.columns(2)
+cols[0].metric("More completed runs with a latency until the consistency gate", f"{s.runs_to_consistency_gate:,}",
+               help=f"The gate needs {policy.consistency_min_latencies} recorded latencies")
+cols[1].metric(f"More outcomes until pass^{s.top_level} is defined for every task",
+               f"{s.total_outcomes_to_pass_k:,}",
+               help=f"A task needs {s.top_level} outcomes before {s.top_level} of them can all succeed")
+if s.outcomes_to_pass_k:
+    ui.table(pd.DataFrame({"Task": list(s.outcomes_to_pass_k),
+                           "More outcomes needed": pd.array(list(s.outcomes_to_pass_k.values()), dtype="Int64")}),
+             key="outcomes_needed", height=min(400, 35 * (len(s.outcomes_to_pass_k) + 1) + 3))
