@@ -85,12 +85,26 @@ def headline_replicates(success: np.ndarray, latency: np.ndarray, cost: np.ndarr
     return np.where(f["zero_success_floor"], 0.0, np.round(f["weighted_score"], policy.score_decimals))
 
 
-def pass_k_replicates(n: np.ndarray, c: np.ndarray, k: int, *, replicates: int,
-                      rng: np.random.Generator) -> np.ndarray:
-    """Mean pass^k over tasks for bootstrap resamples of the outcomes within each task."""
+def pass_k_replicates(n: np.ndarray, c: np.ndarray, levels, *, replicates: int,
+                      rng: np.random.Generator) -> dict[int, np.ndarray]:
+    """Mean pass^k over tasks for bootstrap resamples of the outcomes within each task.
+
+    Resampling a task's n outcomes with replacement draws its success count from
+    Binomial(n, c / n); one resample serves every level k.
+    """
+    n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
     resampled = rng.binomial(n[None, :], (c / n)[None, :], size=(replicates, len(n)))
-    values = pass_hat_k_array(np.broadcast_to(n, resampled.shape).ravel(), resampled.ravel(), k)
-    return values.reshape(resampled.shape).mean(axis=1)
+    # Exact pass^k for every (n, c') a task can take, then a lookup per replicate.
+    width = int(n.max()) + 1
+    grid_n = np.repeat(n, width)
+    grid_c = np.tile(np.arange(width), len(n))
+    valid = grid_c <= grid_n
+    out = {}
+    for k in levels:
+        table = np.zeros(len(n) * width)
+        table[valid] = pass_hat_k_array(grid_n[valid], grid_c[valid], k)
+        out[k] = table.reshape(len(n), width)[np.arange(len(n))[None, :], resampled].mean(axis=1)
+    return out
 
 
 @dataclass(frozen=True)
@@ -166,11 +180,10 @@ def bootstrap_intervals(runs: pd.DataFrame, report: Report, *, replicates: int =
             continue
         tasks = rep.tasks[rep.tasks["qualifies"]]
         n, c = tasks["n"].to_numpy(np.int64), tasks["c"].to_numpy(np.int64)
-        rng = _agent_rng(seed, agent.agent_id, 1)
-        pass_iv[agent.agent_id] = {
-            k: percentile_interval(pass_k_replicates(n, c, k, replicates=replicates, rng=rng), rep.pass_k[k],
-                                   confidence)
-            for k in policy.pass_k_levels}
+        draws = pass_k_replicates(n, c, policy.pass_k_levels, replicates=replicates,
+                                  rng=_agent_rng(seed, agent.agent_id, 1))
+        pass_iv[agent.agent_id] = {k: percentile_interval(draws[k], rep.pass_k[k], confidence)
+                                   for k in policy.pass_k_levels}
     ties = tie_groups([(a.agent_id, headline_iv[a.agent_id]) for a in report.agents])
     agents = {a.agent_id: AgentIntervals(a.agent_id, headline_iv[a.agent_id], pass_iv[a.agent_id],
                                          ties.get(a.agent_id)) for a in report.agents}
