@@ -429,3 +429,33 @@ def test_repeatability_summary_and_task_table(report):
                     else math.isclose(row[f"pass^{k}"], expected[k]))
     rows = tables.task_table(report, "newcomer")
     assert not rows["Qualifies"].any() and rows["pass^1"].isna().all()
+
+
+# --------------------------------------------------------------------------- issue 5 charts
+
+
+def test_interval_chart_has_one_trace_per_tie_group_with_asymmetric_error_bars():
+    from explorer.charts import interval_chart
+
+    rows = [("a", 80.0, 75.0, 90.0, 1), ("b", 78.0, 70.0, 79.0, 1), ("<b>c</b>", 50.0, 45.0, 52.0, 2)]
+    fig = interval_chart(rows)
+    assert [t.name for t in fig.data] == ["tie group 1", "tie group 2"]
+    first = fig.data[0]
+    assert list(first.x) == [80.0, 78.0]
+    assert list(first.error_x.array) == [10.0, 1.0] and list(first.error_x.arrayminus) == [5.0, 8.0]
+    assert list(fig.data[1].y) == ["&lt;b&gt;c&lt;/b&gt;"]
+
+
+def test_frontier_chart_highlights_exactly_the_frontier():
+    from explorer.charts import frontier_chart
+    from scoring.uncertainty import pareto_frontier
+
+    points = {"cheap": (0.002, 0.5), "best": (0.01, 0.9), "dominated": (0.02, 0.6), "pricey": (0.1, 0.95)}
+    frontier = pareto_frontier(points)
+    assert frontier == {"cheap", "best", "pricey"}
+    fig = frontier_chart(points, frontier, x_label="cost", title="t", unit="USD")
+    line, on, off = fig.data
+    assert list(line.x) == [0.002, 0.01, 0.1]  # the frontier line runs in x order
+    assert sorted(on.customdata[i][0] for i in range(len(on.x))) == ["best", "cheap", "pricey"]
+    assert [c[0] for c in off.customdata] == ["dominated"] and list(off.text) == [""]
+    assert fig.layout.xaxis.type == "log"
