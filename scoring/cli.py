@@ -70,12 +70,70 @@ def build_parser() -> argparse.ArgumentParser:
                         help="add bootstrap 95%% intervals and tie groups to the JSON (canonical numbers unchanged)")
     report.add_argument("--replicates", type=int, default=None, help="bootstrap replicates (default 1000)")
     report.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed)")
+    verify = sub.add_parser("verify", help="re-check a score receipt against a runs file")
+    verify.add_argument("receipt", help="a receipt JSON downloaded from the app (or written by `receipt`)")
+    verify.add_argument("runs_file", help="the runs file the receipt claims to come from")
+    receipt = sub.add_parser("receipt", help="write one agent's score receipt (JSON) to stdout")
+    receipt.add_argument("runs_file")
+    receipt.add_argument("agent_id")
+    receipt.add_argument("--markdown", action="store_true", help="the readable Markdown rendering instead")
     return parser
+
+
+def run_verify(receipt_path: str, runs_path: str) -> int:
+    from .receipt import verify
+
+    try:
+        with open(receipt_path, encoding="utf-8") as handle:
+            receipt = json.load(handle)
+    except (OSError, ValueError) as exc:
+        print(f"{receipt_path}: not a readable receipt ({exc})", file=sys.stderr)
+        return 2
+    if not isinstance(receipt, dict):
+        print(f"{receipt_path}: not a receipt (expected a JSON object)", file=sys.stderr)
+        return 2
+    try:
+        loaded = load_runs(runs_path)
+    except RunsValidationError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 2
+    problems = verify(receipt, loaded.runs)
+    if problems:
+        print(f"does not reproduce: first difference at {problems[0]}", file=sys.stderr)
+        if len(problems) > 1:
+            print(f"({len(problems) - 1} more difference(s))", file=sys.stderr)
+        return 1
+    print(f"reproduces: {receipt.get('agent_id')} under {receipt.get('policy_version')}")
+    return 0
+
+
+def run_receipt(runs_path: str, agent_id: str, markdown: bool) -> int:
+    from .receipt import build_receipt, receipt_json, receipt_markdown
+
+    try:
+        loaded = load_runs(runs_path)
+    except RunsValidationError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 2
+    report = score_runs(loaded.runs)
+    try:
+        agent = report.agent(agent_id)
+    except KeyError:
+        print(f"no agent {agent_id!r} in {runs_path}", file=sys.stderr)
+        return 2
+    runs = loaded.runs[loaded.runs["agent_id"] == agent_id]
+    receipt = build_receipt(agent, runs)
+    sys.stdout.write(receipt_markdown(receipt) if markdown else receipt_json(receipt))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command == "verify":
+        return run_verify(args.receipt, args.runs_file)
+    if args.command == "receipt":
+        return run_receipt(args.runs_file, args.agent_id, args.markdown)
     try:
         weights = parse_weights(args.weights)
     except ValueError as exc:

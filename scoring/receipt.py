@@ -1,0 +1,182 @@
+"""Score receipts: everything needed to re-check one agent's numbers, and the check itself.
+
+A receipt carries the policy's constants, a content hash of the agent's input runs, every
+intermediate value and the final numbers. ``verify`` recomputes it from a runs file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from typing import Any
+
+import pandas as pd
+
+from .policy import CANONICAL_POLICY, RADAR_AXES, Policy
+from .report import AgentReport, score_runs
+from .sandbox import constants_hash, is_sandbox, policy_from_dict, policy_to_dict
+
+RECEIPT_FORMAT = "scoring-receipt/1"
+_HASHED = ("run_id", "agent_id", "task_id", "status", "success", "latency_ms", "cost_usd", "steps", "finished_at")
+
+
+def runs_hash(agent_runs: pd.DataFrame) -> str:
+    """sha256 of an agent's validated runs in canonical order and canonical text.
+
+    The same runs give the same hash from any file format and any row order (when the file has
+    ``finished_at``; without it, file order decides the radar window and so enters the hash).
+    """
+    digest = hashlib.sha256()
+    has_finished_at = bool(agent_runs.attrs.get("has_finished_at", True))
+    digest.update(b"finished_at column\n" if has_finished_at else b"file order\n")
+    for row in agent_runs[list(_HASHED)].itertuples(index=False):
+        values = []
+        for name, v in zip(_HASHED, row):
+            if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and math.isnan(v)):
+                values.append(None)
+            elif name == "finished_at":
+                values.append(v.strftime("%Y-%m-%dT%H:%M:%S.%fZ"))
+            elif name == "success":
+                values.append(bool(v))
+            elif name in ("latency_ms", "cost_usd", "steps"):
+                values.append(float(v))
+            else:
+                values.append(str(v))
+        digest.update(json.dumps(values, separators=(",", ":")).encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+def build_receipt(agent: AgentReport, agent_runs: pd.DataFrame) -> dict[str, Any]:
+    """The receipt of one agent (use the runs frame the report was computed from, filtered to the agent)."""
+    h, r, p = agent.headline, agent.radar, agent.repeatability
+    policy = h.policy
+    profile = r.profile()
+    tasks = p.tasks
+    return {
+        "format": RECEIPT_FORMAT,
+        "policy_version": policy.version,
+        "policy": policy_to_dict(policy),
+        "policy_constants_sha256": constants_hash(policy_to_dict(policy)),
+        "agent_id": agent.agent_id,
+        "input": {"runs": int(len(agent_runs)), "sha256": runs_hash(agent_runs)},
+        "headline": {
+            **h.to_json(),
+            "latency_runs": h.latency_runs, "latency_pstdev_ms": h.latency_pstdev_ms, "cost_runs": h.cost_runs,
+            "weighted_score": h.weighted_score, "contributions": h.contributions(),
+        },
+        "radar": {
+            "window_runs": r.window_runs, "known_outcomes": r.known_outcomes, "successes": r.successes,
+            "latency_values": r.latency_values, "p50_latency_ms": r.p50_latency_ms,
+            "cost_values": r.cost_values, "p50_cost_usd": r.p50_cost_usd,
+            "step_values": r.step_values, "p50_steps": r.p50_steps, "robustness_tasks": r.robustness_tasks,
+            "raw_axes": r.raw_axes, "axes": r.axes, "reasons": r.reasons,
+            "weights": profile.weights, "profile_score": profile.score,
+        },
+        "repeatability": {
+            **p.to_json(), "excluded_tasks": p.excluded_tasks,
+            "tasks": [{"task_id": str(t["task_id"]), "n": int(t["n"]), "c": int(t["c"]),
+                       "qualifies": bool(t["qualifies"]),
+                       **{f"pass^{k}": float(t[f"pass^{k}"]) for k in policy.pass_k_levels}}
+                      for t in tasks.to_dict("records")],
+        },
+    }
+
+
+def receipt_json(receipt: dict[str, Any]) -> str:
+    return json.dumps(receipt, indent=2, allow_nan=False) + "\n"
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def receipt_markdown(receipt: dict[str, Any]) -> str:
+    """A readable rendering of a receipt (values are code spans, so no name is read as markup)."""
+    h, r, p = receipt["headline"], receipt["radar"], receipt["repeatability"]
+    sandbox = "+sandbox-" in receipt["policy_version"]
+
+    def code(v: Any) -> str:
+        return "`" + _fmt(v).replace("`", "'") + "`"
+
+    lines = [
+        f"# Score receipt for {code(receipt['agent_id'])}",
+        "",
+        f"- Policy: {code(receipt['policy_version'])}" + (" — **sandbox policy, not canonical**" if sandbox else ""),
+        f"- Input: {code(receipt['input']['runs'])} runs, sha256 {code(receipt['input']['sha256'])}",
+        "- Re-check: `python -m scoring verify RECEIPT.json RUNS_FILE`",
+        "",
+        "## Headline composite",
+        "",
+        "| value | |",
+        "|---|---|",
+    ]
+    lines += [f"| {k} | {code(v)} |" for k, v in h.items() if k != "contributions"]
+    if h.get("contributions"):
+        lines += [f"| contribution: {k} | {code(v)} |" for k, v in h["contributions"].items()]
+    lines += ["", "## Fitness radar", "", "| axis | value | why |", "|---|---|---|"]
+    lines += [f"| {a} | {code(r['axes'][a])} | {r['reasons'][a]} |" for a in RADAR_AXES]
+    lines += ["", f"Window {code(r['window_runs'])} runs; profile score {code(r['profile_score'])}.", "",
+              "## Repeatability", "",
+              f"Qualifying tasks {code(p['qualifying_tasks'])}, excluded {code(p['excluded_tasks'])}; "
+              f"pass^k {code(json.dumps(p['pass_k']))}.", ""]
+    return "\n".join(lines) + "\n"
+
+
+def _policy_of(receipt: dict[str, Any]) -> Policy:
+    if receipt.get("policy_version") == CANONICAL_POLICY.version:
+        return CANONICAL_POLICY
+    return policy_from_dict(receipt["policy"])
+
+
+def _differences(expected: Any, actual: Any, path: str = "") -> list[str]:
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        out = []
+        for key in list(expected) + [k for k in actual if k not in expected]:
+            where = f"{path}.{key}" if path else str(key)
+            if key not in actual or key not in expected:
+                out.append(f"{where}: present in only one of receipt and recomputation")
+            else:
+                out += _differences(expected[key], actual[key], where)
+        return out
+    if isinstance(expected, list) and isinstance(actual, list):
+        if len(expected) != len(actual):
+            return [f"{path}: receipt has {len(expected)} items, recomputation {len(actual)}"]
+        return [d for i, (e, a) in enumerate(zip(expected, actual)) for d in _differences(e, a, f"{path}[{i}]")]
+    if isinstance(expected, float) and isinstance(actual, (int, float)) and not isinstance(actual, bool):
+        if math.isclose(expected, actual, rel_tol=1e-12, abs_tol=1e-12):
+            return []
+    elif expected == actual and type(expected) is type(actual):
+        return []
+    elif isinstance(expected, int) and isinstance(actual, float) and not isinstance(expected, bool) \
+            and float(expected) == actual:
+        return []
+    return [f"{path}: receipt {json.dumps(expected)}, recomputed {json.dumps(actual)}"]
+
+
+def verify(receipt: dict[str, Any], runs: pd.DataFrame) -> list[str]:
+    """Every value where ``receipt`` and a recomputation from ``runs`` differ (empty: it reproduces).
+
+    The first difference names the first value that does not reproduce, in receipt order.
+    """
+    if receipt.get("format") != RECEIPT_FORMAT:
+        return [f"format: expected {RECEIPT_FORMAT!r}, got {receipt.get('format')!r}"]
+    try:
+        policy = _policy_of(receipt)
+    except ValueError as exc:
+        return [f"policy: {exc}"]
+    agent_id = receipt.get("agent_id")
+    agent_runs = runs[runs["agent_id"] == agent_id]
+    if agent_runs.empty:
+        return [f"agent_id: no run of agent {agent_id!r} in the runs file"]
+    agent_runs.attrs.update(runs.attrs)
+    report = score_runs(agent_runs.reset_index(drop=True), policy)
+    recomputed = build_receipt(report.agent(agent_id), agent_runs)
+    problems = _differences(receipt, recomputed)
+    if is_sandbox(policy) != ("+sandbox-" in str(receipt.get("policy_version"))):
+        problems.insert(0, "policy_version: sandbox label does not match the constants")
+    return problems
