@@ -15,6 +15,7 @@ navigation = st.navigation([
     st.Page("views/4_repeatability.py", title="Repeatability", icon=":material/repeat:", url_path="repeatability"),
     st.Page("views/6_uncertainty.py", title="Is the difference real?", icon=":material/difference:",
             url_path="uncertainty"),
+    st.Page("views/7_sandbox.py", title="Policy sandbox", icon=":material/science:", url_path="sandbox"),
     st.Page("views/5_methodology.py", title="Methodology", icon=":material/menu_book:", url_path="methodology"),
 ])
 

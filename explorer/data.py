@@ -142,3 +142,14 @@ def intervals(scored_data: Scored, replicates: int, seed: int):
     """Bootstrap intervals of the current dataset, computed once per (replicates, seed)."""
     dataset = current_dataset()
     return _intervals(dataset.digest, dataset.exclude_invalid, replicates, seed, scored_data)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Scoring under the sandbox policy…")
+def _sandbox_report(digest: str, exclude_invalid: bool, version: str, _policy, _scored: Scored):
+    return score_runs(_scored.runs, _policy)
+
+
+def sandbox_report(scored_data: Scored, policy):
+    """The current dataset scored under a sandbox policy (cached per dataset and policy label)."""
+    dataset = current_dataset()
+    return _sandbox_report(dataset.digest, dataset.exclude_invalid, policy.version, policy, scored_data)

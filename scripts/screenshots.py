@@ -8,7 +8,7 @@ from playwright.sync_api import sync_playwright
 BASE = sys.argv[1] if len(sys.argv) > 1 else "http://localhost:8501"
 OUT = Path(sys.argv[2] if len(sys.argv) > 2 else "screenshots")
 PAGES = {"leaderboard": "", "headline": "headline", "radar": "radar", "repeatability": "repeatability",
-         "uncertainty": "uncertainty",
+         "uncertainty": "uncertainty", "sandbox": "sandbox",
          "methodology": "methodology"}
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]

@@ -1,0 +1,51 @@
+"""AppTest of the policy sandbox page: refused edits name the field; sandbox numbers carry the label."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = str(ROOT / "views" / "7_sandbox.py")
+
+
+def texts(at) -> str:
+    parts = [e.value for e in at.markdown] + [e.value for e in at.caption] + [e.value for e in at.info] \
+        + [e.value for e in at.error]
+    return "\n".join(str(p) for p in parts)
+
+
+def frame_with(at, column):
+    frames = [d.value for d in at.dataframe if column in getattr(d.value, "columns", [])]
+    assert len(frames) == 1
+    return frames[0]
+
+
+def test_the_sandbox_page_starts_from_the_canonical_constants():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert not at.exception
+    assert "2026-07-zero-success-v1+sandbox-" in texts(at)
+    assert "identical to the canonical ones" in texts(at)
+    diff = frame_with(at, "Rank move")
+    assert (diff["Rank move"] == 0).all()
+
+
+def test_weights_that_do_not_sum_to_one_are_refused_naming_the_field():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.number_input(key="success_weight_0").set_value(0.5).run()
+    assert not at.exception
+    shown = at.error[0].value.replace("\\", "")  # markdown escapes removed: the text a person reads
+    assert "success_weight + execution_weight + cost_weight**: must sum to 1, got 1.1" in shown
+    assert not [d for d in at.dataframe if "Rank move" in getattr(d.value, "columns", [])]
+
+
+def test_a_valid_edit_moves_ranks_and_labels_the_sandbox():
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.number_input(key="success_weight_0").set_value(0.8).run()
+    at.number_input(key="execution_weight_0").set_value(0.1).run()
+    at.number_input(key="cost_weight_0").set_value(0.1).run()
+    assert not at.exception and not at.error
+    diff = frame_with(at, "Rank move").set_index("Agent")
+    assert diff.loc["deep-thinker", "Rank move"] > 0 > diff.loc["swift-lite", "Rank move"]
+    # The canonical column never moves.
+    assert diff.loc["steady-pro", "Canonical score"] == 86.96
+    assert "identical to the canonical ones" not in texts(at)
