@@ -192,10 +192,8 @@ def final_score(weighted: float, floor: bool, policy: Policy = CANONICAL_POLICY)
     return 0.0 if floor else round(float(weighted), policy.score_decimals)
 
 
-def headline_scores(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
-                    groups: AgentGroups | None = None) -> dict[str, Headline]:
-    """Headline composite for every agent of a canonical runs frame, keyed by agent_id (SPEC 3)."""
-    groups = groups or agent_groups(runs)
+def cohort_stats(runs: pd.DataFrame, groups: AgentGroups) -> CohortStats:
+    """Per-agent sufficient statistics of the completed-run cohort (the aggregate step)."""
     completed = groups.completed
     latency = runs["latency_ms"].to_numpy(dtype=float)
     has_latency = completed & ~np.isnan(latency)
@@ -205,12 +203,16 @@ def headline_scores(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
     pstdev = np.sqrt(safe_divide(groups.total(has_latency, deviation**2), n_latency))
     cost = runs["cost_usd"].to_numpy(dtype=float)
     n_cost, mean_cost = groups.mean(completed & ~np.isnan(cost), cost)
-    stats = CohortStats(groups.count(completed), groups.count(completed & groups.succeeded), n_latency,
-                        mean_latency, pstdev, n_cost, mean_cost)
-    f = composite_arrays(stats, policy)
+    return CohortStats(groups.count(completed), groups.count(completed & groups.succeeded), n_latency,
+                       mean_latency, pstdev, n_cost, mean_cost)
 
+
+def headline_from_stats(agents: tuple[str, ...] | list[str], stats: CohortStats,
+                        policy: Policy = CANONICAL_POLICY) -> dict[str, Headline]:
+    """Headline results from per-agent cohort stats (the compute step; any engine's aggregates)."""
+    f = composite_arrays(stats, policy)
     out: dict[str, Headline] = {}
-    for i, agent in enumerate(groups.agents):
+    for i, agent in enumerate(agents):
         completed_runs = int(stats.completed_runs[i])
         if completed_runs == 0:
             out[agent] = Headline(agent, None, 0, 0, None, 0, None, None, None, None, None, None, 0,
@@ -223,21 +225,28 @@ def headline_scores(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
             completed_runs=completed_runs,
             successful_runs=int(stats.successful_runs[i]),
             success_rate=float(f["success_rate"][i]),
-            latency_runs=int(n_latency[i]),
-            avg_latency_ms=optional(mean_latency[i]),
+            latency_runs=int(stats.latency_runs[i]),
+            avg_latency_ms=optional(stats.latency_mean[i]),
             latency_score=float(f["latency_score"][i]),
-            latency_pstdev_ms=optional(pstdev[i]),
+            latency_pstdev_ms=optional(stats.latency_pstdev[i]),
             consistency=float(f["consistency"][i]),
             consistency_neutral=bool(f["consistency_neutral"][i]),
             execution_score=float(f["execution_score"][i]),
-            cost_runs=int(n_cost[i]),
-            avg_cost_usd=optional(mean_cost[i]),
+            cost_runs=int(stats.cost_runs[i]),
+            avg_cost_usd=optional(stats.cost_mean[i]),
             cost_score=float(f["cost_score"][i]),
             zero_success_floor=floor,
             weighted_score=float(f["weighted_score"][i]),
             policy=policy,
         )
     return out
+
+
+def headline_scores(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
+                    groups: AgentGroups | None = None) -> dict[str, Headline]:
+    """Headline composite for every agent of a canonical runs frame, keyed by agent_id (SPEC 3)."""
+    groups = groups or agent_groups(runs)
+    return headline_from_stats(groups.agents, cohort_stats(runs, groups), policy)
 
 
 def leaderboard_order(headlines: dict[str, Headline]) -> list[str]:

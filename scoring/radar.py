@@ -134,28 +134,72 @@ def _medians(values: np.ndarray, codes: np.ndarray, size: int) -> tuple[np.ndarr
     return np.bincount(codes[ok], minlength=size), medians.to_numpy(dtype=float)
 
 
-def fitness_radar(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
-                  groups: AgentGroups | None = None) -> dict[str, Radar]:
-    """The five radar axes for every agent of a canonical runs frame, keyed by agent_id (SPEC 4)."""
+@dataclass(frozen=True)
+class RadarAggregates:
+    """Per-agent window aggregates the radar reads (arrays indexed by agent code), from any engine.
+
+    Per (agent, task) with known outcomes in the window: ``task_agent`` (agent code), ``task_n``
+    (known outcomes) and ``task_c`` (successes).
+    """
+
+    n_window: np.ndarray
+    n_known: np.ndarray
+    n_success: np.ndarray
+    n_lat: np.ndarray
+    p50_lat: np.ndarray
+    n_cost: np.ndarray
+    p50_cost: np.ndarray
+    n_steps: np.ndarray
+    p50_steps: np.ndarray
+    nonzero_steps: np.ndarray
+    task_agent: np.ndarray
+    task_n: np.ndarray
+    task_c: np.ndarray
+
+
+def radar_aggregates(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
+                     groups: AgentGroups | None = None) -> RadarAggregates:
+    """The aggregate step of the radar on a canonical runs frame (SPEC 4 window)."""
     groups = groups or agent_groups(runs)
     rows = window_rows(groups, policy)
     size, codes = groups.size, groups.codes[rows]
     known, succeeded = groups.known[rows], groups.succeeded[rows]
-    n_window = np.bincount(codes, minlength=size)
-    n_known = np.bincount(codes[known], minlength=size)
-    n_success = np.bincount(codes[known & succeeded], minlength=size)
     n_lat, p50_lat = _medians(runs["latency_ms"].to_numpy(dtype=float)[rows], codes, size)
     n_cost, p50_cost = _medians(runs["cost_usd"].to_numpy(dtype=float)[rows], codes, size)
     steps = runs["steps"].to_numpy(dtype=float)[rows]
     n_steps, p50_steps = _medians(steps, codes, size)
-    nonzero_steps = np.bincount(codes[steps > 0], minlength=size)
-    # Robustness: known outcomes per (agent, task) in the window; tasks with enough outcomes.
     task_codes = pd.factorize(runs["task_id"].take(rows[known]))[0]
     per_task = pd.DataFrame({"agent": codes[known], "task": task_codes, "success": succeeded[known]})
-    per_task = per_task.groupby(["agent", "task"], sort=False)["success"].agg(["size", "mean"])
-    per_task = per_task[per_task["size"] >= policy.robustness_min_outcomes]
-    p = per_task["mean"].to_numpy(dtype=float)
-    task_agent = per_task.index.get_level_values("agent").to_numpy()
+    per_task = per_task.groupby(["agent", "task"], sort=False)["success"].agg(["size", "sum"])
+    return RadarAggregates(
+        n_window=np.bincount(codes, minlength=size),
+        n_known=np.bincount(codes[known], minlength=size),
+        n_success=np.bincount(codes[known & succeeded], minlength=size),
+        n_lat=n_lat, p50_lat=p50_lat, n_cost=n_cost, p50_cost=p50_cost, n_steps=n_steps, p50_steps=p50_steps,
+        nonzero_steps=np.bincount(codes[steps > 0], minlength=size),
+        task_agent=per_task.index.get_level_values("agent").to_numpy(dtype=np.int64),
+        task_n=per_task["size"].to_numpy(dtype=np.int64),
+        task_c=per_task["sum"].to_numpy(dtype=np.int64),
+    )
+
+
+def fitness_radar(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
+                  groups: AgentGroups | None = None) -> dict[str, Radar]:
+    """The five radar axes for every agent of a canonical runs frame, keyed by agent_id (SPEC 4)."""
+    groups = groups or agent_groups(runs)
+    return radar_from_aggregates(groups.agents, radar_aggregates(runs, policy, groups), policy)
+
+
+def radar_from_aggregates(agents, agg: RadarAggregates, policy: Policy = CANONICAL_POLICY) -> dict[str, Radar]:
+    """The compute step: axes, reasons and nulls from window aggregates (SPEC 4)."""
+    size = len(agents)
+    n_window, n_known, n_success = agg.n_window, agg.n_known, agg.n_success
+    n_lat, p50_lat, n_cost, p50_cost = agg.n_lat, agg.p50_lat, agg.n_cost, agg.p50_cost
+    n_steps, p50_steps, nonzero_steps = agg.n_steps, agg.p50_steps, agg.nonzero_steps
+    # Robustness: tasks with enough known outcomes; r = 1 - 4p(1-p) per task, mean per agent.
+    kept = agg.task_n >= policy.robustness_min_outcomes
+    p = agg.task_c[kept] / agg.task_n[kept]
+    task_agent = agg.task_agent[kept]
     n_tasks = np.bincount(task_agent, minlength=size)
     robustness = 100 * safe_divide(np.bincount(task_agent, weights=1 - 4 * p * (1 - p), minlength=size), n_tasks)
 
@@ -164,7 +208,7 @@ def fitness_radar(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
     steps_axis = 100 * policy.steps_anchors(np.nan_to_num(p50_steps))
     need = policy.radar_latency_min_runs
     out: dict[str, Radar] = {}
-    for i, agent in enumerate(groups.agents):
+    for i, agent in enumerate(agents):
         axes: dict[str, float | None] = {}
         reasons: dict[str, str] = {}
         window, k, s = int(n_window[i]), int(n_known[i]), int(n_success[i])

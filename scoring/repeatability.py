@@ -80,10 +80,11 @@ class Repeatability:
         }
 
 
-def task_outcomes(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
-                  groups: AgentGroups | None = None) -> pd.DataFrame:
-    """Per (agent, task), sorted by agent then task: n outcomes, c successes, whether it qualifies, pass^k."""
-    groups = groups or agent_groups(runs)
+def task_counts(runs: pd.DataFrame, groups: AgentGroups) -> pd.DataFrame:
+    """The aggregate step: per (agent, task) with a known terminal outcome, n outcomes and c successes.
+
+    Sorted by agent_id, then task_id as text.
+    """
     mask = groups.known & groups.terminal
     task_codes, task_names = pd.factorize(runs["task_id"], sort=True)
     width = max(len(task_names), 1)
@@ -99,13 +100,22 @@ def task_outcomes(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
         n = np.bincount(pair, minlength=len(uniques))
         c = np.bincount(pair, weights=groups.succeeded[mask], minlength=len(uniques)).astype(np.int64)
     agents = np.asarray(groups.agents, dtype=object)
-    table = pd.DataFrame({
+    return pd.DataFrame({
         "agent_id": pd.array(agents[uniques // width], dtype="str"),
         "task_id": pd.array(np.asarray(task_names, dtype=object)[uniques % width], dtype="str"),
-        "agent_code": (uniques // width).astype(np.int64),
         "n": n.astype(np.int64),
         "c": c,
     })
+
+
+def task_outcomes(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
+                  groups: AgentGroups | None = None) -> pd.DataFrame:
+    """Per (agent, task), sorted by agent then task: n outcomes, c successes, whether it qualifies, pass^k."""
+    return _with_pass_k(task_counts(runs, groups or agent_groups(runs)), policy)
+
+
+def _with_pass_k(counts: pd.DataFrame, policy: Policy) -> pd.DataFrame:
+    table = counts.copy()
     table["qualifies"] = table["n"] >= policy.pass_k_min_outcomes
     for k in policy.pass_k_levels:
         table[f"pass^{k}"] = pass_hat_k_array(table["n"], table["c"], k)
@@ -116,18 +126,27 @@ def repeatability(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                   groups: AgentGroups | None = None) -> dict[str, Repeatability]:
     """pass^k for the public levels, unweighted mean over qualifying tasks, per agent (SPEC 5)."""
     groups = groups or agent_groups(runs)
-    tasks = task_outcomes(runs, policy, groups)
-    code = tasks["agent_code"].to_numpy()
+    return repeatability_from_counts(groups.agents, task_counts(runs, groups), policy)
+
+
+def repeatability_from_counts(agents, counts: pd.DataFrame,
+                              policy: Policy = CANONICAL_POLICY) -> dict[str, Repeatability]:
+    """The compute step: exact pass^k per task and the unweighted mean over qualifying tasks.
+
+    ``counts`` has agent_id, task_id, n, c, sorted by agent_id then task_id (any engine).
+    """
+    tasks = _with_pass_k(counts, policy)
+    code = pd.Index(list(agents)).get_indexer(tasks["agent_id"])
+    size = len(agents)
     qualifies = tasks["qualifies"].to_numpy()
-    n_tasks = np.bincount(code, minlength=groups.size)
-    n_qualifying = np.bincount(code[qualifies], minlength=groups.size)
+    n_tasks = np.bincount(code, minlength=size)
+    n_qualifying = np.bincount(code[qualifies], minlength=size)
     means = {k: np.bincount(code[qualifies], weights=tasks[f"pass^{k}"].to_numpy()[qualifies],
-                            minlength=groups.size) / np.maximum(n_qualifying, 1)
+                            minlength=size) / np.maximum(n_qualifying, 1)
              for k in policy.pass_k_levels}
     bounds = np.concatenate(([0], np.cumsum(n_tasks)))
-    tasks = tasks.drop(columns="agent_code")
     out: dict[str, Repeatability] = {}
-    for i, agent in enumerate(groups.agents):
+    for i, agent in enumerate(agents):
         q = int(n_qualifying[i])
         pass_k = {k: float(means[k][i]) for k in policy.pass_k_levels} if q else None
         out[agent] = Repeatability(agent, q, int(n_tasks[i]) - q, pass_k,
