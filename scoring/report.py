@@ -100,11 +100,15 @@ class Report:
 def score_runs(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                weights: Mapping[str, float] | None = None) -> Report:
     """Score a canonical runs frame: headline (SPEC 3), radar (SPEC 4) and pass^k (SPEC 5) for every agent."""
-    weights = check_weights(weights, policy)
     groups = agent_groups(runs)
-    headlines = headline_scores(runs, policy, groups)
-    radars = fitness_radar(runs, policy, groups)
-    repeat = repeatability(runs, policy, groups)
+    return assemble_report(headline_scores(runs, policy, groups), fitness_radar(runs, policy, groups),
+                           repeatability(runs, policy, groups), policy, weights)
+
+
+def assemble_report(headlines: dict[str, Headline], radars: dict[str, Radar], repeat: dict[str, Repeatability],
+                    policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None) -> Report:
+    """The report from per-agent results of any engine, in leaderboard order."""
+    weights = check_weights(weights, policy)
     order = leaderboard_order(headlines)
     agents = tuple(
         AgentReport(a, i + 1 if headlines[a].ranked else None, headlines[a], radars[a], repeat[a])

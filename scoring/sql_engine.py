@@ -1,0 +1,308 @@
+"""The SQL engine: the same methodology pushed into SQL, for DuckDB (files larger than memory)
+and PostgreSQL (the platform's own runs table).
+
+Every per-row step runs in the database: normalization, validation, the completed-run cohort
+statistics, the radar window (``ROW_NUMBER() OVER``), medians (``percentile_cont``), per-task
+counts. What comes back is a few rows per agent (and per task), which the same compute steps as
+the pandas engine turn into results: the formula is written once, in ``scoring``, and every
+constant the SQL needs (window size, statuses) is generated from the policy object.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+
+from .headline import CohortStats, headline_from_stats
+from .policy import CANONICAL_POLICY, Policy
+from .radar import RadarAggregates, radar_from_aggregates
+from .repeatability import repeatability_from_counts
+from .report import Report, assemble_report
+from .runs import STATUSES, TERMINAL_STATUSES, TRUE_TOKENS, FALSE_TOKENS, Problem, RunsValidationError
+
+MAX_PROBLEMS = 200
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """What differs between the SQL engines this module targets."""
+
+    name: str
+    text_type: str
+    collate: str  # byte-order text comparison, as Python compares str
+    try_cast: bool
+
+    def cast_double(self, column: str) -> str:
+        return f"TRY_CAST({column} AS DOUBLE)" if self.try_cast else f"CAST({column} AS DOUBLE PRECISION)"
+
+    def non_finite(self, expr: str) -> str:
+        if self.name == "duckdb":
+            return f"(isnan({expr}) OR isinf({expr}))"
+        return f"({expr} IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8))"
+
+    def timestamp(self, column: str) -> str:
+        if self.try_cast:
+            return f"TRY_CAST({column} AS TIMESTAMPTZ)"
+        return f"CAST({column} AS TIMESTAMPTZ)"
+
+
+DUCKDB = Dialect("duckdb", "VARCHAR", "", try_cast=True)
+POSTGRES = Dialect("postgresql", "TEXT", ' COLLATE "C"', try_cast=False)
+
+
+def _quote_list(values) -> str:
+    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+
+
+def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at: bool, row_number: str) -> str:
+    """SELECT canonical columns from ``source`` (SPEC 1 spellings; invalid cells become NULL here and
+    are caught by the validation queries, which see the raw text too)."""
+    text = d.text_type
+    success = f"lower(trim(CAST(success AS {text})))"
+    return f"""
+    SELECT
+      CAST(run_id AS {text}) AS run_id,
+      CAST(agent_id AS {text}) AS agent_id,
+      CAST(task_id AS {text}) AS task_id,
+      lower(trim(CAST(status AS {text}))) AS status,
+      CASE WHEN {success} IN ({_quote_list(sorted(TRUE_TOKENS))}) THEN TRUE
+           WHEN {success} IN ({_quote_list(sorted(FALSE_TOKENS))}) THEN FALSE END AS success,
+      {success} AS success_text,
+      {d.cast_double('latency_ms')} AS latency_ms,
+      CAST(latency_ms AS {text}) AS latency_text,
+      {d.cast_double('cost_usd')} AS cost_usd,
+      CAST(cost_usd AS {text}) AS cost_text,
+      {d.cast_double('steps') if has_steps else 'CAST(NULL AS DOUBLE PRECISION)'} AS steps,
+      {f'CAST(steps AS {text})' if has_steps else f'CAST(NULL AS {text})'} AS steps_text,
+      {d.timestamp('finished_at') if has_finished_at else 'CAST(NULL AS TIMESTAMPTZ)'} AS finished_at,
+      {f'CAST(finished_at AS {text})' if has_finished_at else f'CAST(NULL AS {text})'} AS finished_text,
+      {row_number} AS source_row
+    FROM {source}"""
+
+
+def validation_queries(d: Dialect) -> list[tuple[str, str, str]]:
+    """(column, reason, WHERE condition on the normalized runs) for every SPEC 1 rule."""
+    blank = "{c} IS NULL OR trim({c}) = ''"
+    rules = [(c, "missing value; this column is required", blank.format(c=c))
+             for c in ("run_id", "agent_id", "task_id")]
+    rules += [
+        ("status", "unknown status; expected one of " + ", ".join(STATUSES),
+         f"status IS NULL OR status NOT IN ({_quote_list(STATUSES)})"),
+        ("success", "not a recognised outcome; expected true/false, 1/0, yes/no, pass/fail or empty",
+         "success IS NULL AND success_text IS NOT NULL AND trim(success_text) <> ''"),
+    ]
+    for column in ("latency_ms", "cost_usd", "steps"):
+        text = {"latency_ms": "latency_text", "cost_usd": "cost_text", "steps": "steps_text"}[column]
+        rules += [
+            (column, "not a number", f"{column} IS NULL AND {text} IS NOT NULL AND trim({text}) <> ''"),
+            (column, "not a finite number", f"{column} IS NOT NULL AND {d.non_finite(column)}"),
+            (column, "negative; must be 0 or more", f"{column} < 0"),
+        ]
+    rules.append(("steps", "not a whole number of steps",
+                  f"steps IS NOT NULL AND NOT {d.non_finite('steps')} AND steps <> floor(steps)"))
+    rules.append(("finished_at", "not an ISO-8601 timestamp",
+                  "finished_at IS NULL AND finished_text IS NOT NULL AND trim(finished_text) <> ''"))
+    return rules
+
+
+class SqlScorer:
+    """Runs the generated queries on a DB-API connection and builds the Report."""
+
+    def __init__(self, execute, dialect: Dialect, source: str, *, has_steps: bool, has_finished_at: bool,
+                 row_number: str, policy: Policy = CANONICAL_POLICY):
+        self.execute, self.d, self.policy = execute, dialect, policy
+        self.has_finished_at = has_finished_at
+        self.runs = f"({normalized_sql(source, dialect, has_steps=has_steps, has_finished_at=has_finished_at, row_number=row_number)}) AS runs"
+
+    def validate(self, source_name: str) -> None:
+        problems: list[Problem] = []
+        for column, reason, condition in validation_queries(self.d):
+            rows = self.execute(f"SELECT source_row, run_id FROM {self.runs} WHERE ({condition}) "
+                                f"ORDER BY source_row LIMIT {MAX_PROBLEMS}")
+            problems += [Problem(int(r) if r is not None else None, column, None if rid is None else str(rid),
+                                 reason if r is not None else f"{reason} (run_id {rid!r})") for r, rid in rows]
+        duplicates = self.execute(
+            f"SELECT run_id, COUNT(*) FROM {self.runs} WHERE run_id IS NOT NULL GROUP BY run_id "
+            f"HAVING COUNT(*) > 1 ORDER BY run_id LIMIT {MAX_PROBLEMS}")
+        problems += [Problem(None, "run_id", str(rid), f"duplicate run_id ({n} rows)") for rid, n in duplicates]
+        if problems:
+            problems.sort(key=lambda p: (p.row is None, p.row or 0))
+            raise RunsValidationError(problems, source=source_name)
+
+    def report(self, weights: Mapping[str, float] | None = None) -> Report:
+        p, c = self.policy, self.d.collate
+        terminal = _quote_list(TERMINAL_STATUSES)
+        completed = "status = 'completed'"
+        stats = self.execute(f"""
+            SELECT agent_id,
+              COUNT(*) FILTER (WHERE {completed}),
+              COUNT(*) FILTER (WHERE {completed} AND success),
+              COUNT(latency_ms) FILTER (WHERE {completed}),
+              AVG(latency_ms) FILTER (WHERE {completed}),
+              STDDEV_POP(latency_ms) FILTER (WHERE {completed}),
+              COUNT(cost_usd) FILTER (WHERE {completed}),
+              AVG(cost_usd) FILTER (WHERE {completed})
+            FROM {self.runs} GROUP BY agent_id""")
+        stats = sorted(stats, key=lambda r: r[0])  # Python's text order, as the pandas engine
+        agents = tuple(str(r[0]) for r in stats)
+        index = {a: i for i, a in enumerate(agents)}
+
+        def column(rows, j, size=len(agents), key=0, fill=0.0):
+            out = np.full(size, fill, dtype=float)
+            for r in rows:
+                out[index[r[key]]] = np.nan if r[j] is None else float(r[j])
+            return out
+
+        cohort = CohortStats(*(column(stats, j) for j in range(1, 8)))
+        order = ("finished_at DESC NULLS LAST, " if self.has_finished_at else "") + \
+            (f"run_id{c} DESC" if self.has_finished_at else "source_row DESC")
+        window = f"""(SELECT * FROM (
+              SELECT *, ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {order}) AS position
+              FROM {self.runs} WHERE status IN ({terminal})) AS ranked
+            WHERE position <= {int(p.radar_window)}) AS window_runs"""
+        radar = self.execute(f"""
+            SELECT agent_id, COUNT(*), COUNT(success), COUNT(*) FILTER (WHERE success),
+              COUNT(latency_ms), percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms),
+              COUNT(cost_usd), percentile_cont(0.5) WITHIN GROUP (ORDER BY cost_usd),
+              COUNT(steps), percentile_cont(0.5) WITHIN GROUP (ORDER BY steps),
+              COUNT(*) FILTER (WHERE steps > 0)
+            FROM {window} GROUP BY agent_id""")
+        nan_cols = {5, 7, 9}
+        cols = [column(radar, j, fill=np.nan if j in nan_cols else 0.0) for j in range(1, 11)]
+        per_task = self.execute(f"""
+            SELECT agent_id, task_id, COUNT(*), COUNT(*) FILTER (WHERE success)
+            FROM {window} WHERE success IS NOT NULL GROUP BY agent_id, task_id""")
+        aggregates = RadarAggregates(
+            n_window=cols[0].astype(np.int64), n_known=cols[1].astype(np.int64), n_success=cols[2].astype(np.int64),
+            n_lat=cols[3].astype(np.int64), p50_lat=cols[4], n_cost=cols[5].astype(np.int64), p50_cost=cols[6],
+            n_steps=cols[7].astype(np.int64), p50_steps=cols[8], nonzero_steps=cols[9].astype(np.int64),
+            task_agent=np.array([index[r[0]] for r in per_task], dtype=np.int64),
+            task_n=np.array([int(r[2]) for r in per_task], dtype=np.int64),
+            task_c=np.array([int(r[3]) for r in per_task], dtype=np.int64),
+        )
+        counts = self.execute(f"""
+            SELECT agent_id, task_id, COUNT(*), COUNT(*) FILTER (WHERE success)
+            FROM {self.runs} WHERE status IN ({terminal}) AND success IS NOT NULL GROUP BY agent_id, task_id""")
+        counts = pd.DataFrame(sorted(((str(a), str(t), int(n), int(k)) for a, t, n, k in counts)),
+                              columns=["agent_id", "task_id", "n", "c"])
+        counts = counts.astype({"agent_id": "str", "task_id": "str", "n": "int64", "c": "int64"})
+        return assemble_report(headline_from_stats(agents, cohort, p), radar_from_aggregates(agents, aggregates, p),
+                               repeatability_from_counts(agents, counts, p), p, weights)
+
+
+def _duckdb_source(path: Path) -> tuple[str, list[str], str]:
+    """A DuckDB table function reading ``path`` with row numbers, its column names, and the row expression."""
+    literal = "'" + str(path).replace("'", "''") + "'"
+    suffix = path.suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        return f"read_parquet({literal}, file_row_number = true)", [], "file_row_number + 1"
+    if suffix == ".csv":
+        return (f"(SELECT *, row_number() OVER () AS file_row_number FROM read_csv({literal}, all_varchar = true, "
+                "header = true))", [], "file_row_number")
+    raise RunsValidationError([Problem(None, None, None, f"the SQL engine reads Parquet and CSV files; use the "
+                                                         f"pandas engine for {suffix or 'this file'}")],
+                              source=path.name)
+
+
+def _normalize_names(names: list[str]) -> dict[str, str]:
+    return {re.sub(r"[\s\-]+", "_", n.strip()).lower(): n for n in names}
+
+
+def _renamed_source(source: str, columns: list[str], quote) -> tuple[str, set[str]]:
+    mapping = _normalize_names(columns)
+    select = ", ".join(f"{quote(original)} AS {name}" for name, original in mapping.items())
+    return f"(SELECT {select} FROM {source} AS raw)", set(mapping)
+
+
+def _required(columns: set[str], source_name: str) -> None:
+    from .runs import REQUIRED_COLUMNS
+
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise RunsValidationError([Problem(None, c, None, "required column is missing") for c in missing],
+                                  source=source_name)
+
+
+def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
+                   *, memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None) -> Report:
+    """Score a Parquet or CSV file with DuckDB, out of core (``memory_limit`` caps DuckDB's memory)."""
+    import duckdb
+
+    path = Path(path)
+    if not path.exists():
+        raise RunsValidationError([Problem(None, None, None, f"cannot read {path}: no such file")], source=path.name)
+    con = duckdb.connect()
+    try:
+        if memory_limit:
+            con.execute(f"SET memory_limit = '{memory_limit}'")
+        if temp_directory:
+            con.execute(f"SET temp_directory = '{temp_directory}'")
+        if threads:
+            con.execute(f"SET threads = {int(threads)}")
+        con.execute("SET preserve_insertion_order = false")
+        table, _, row_number = _duckdb_source(path)
+        try:
+            columns = [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
+        except duckdb.Error as exc:
+            raise RunsValidationError([Problem(None, None, None, f"not readable: {exc}")], source=path.name) from None
+        columns = [c for c in columns if c != "file_row_number"]
+        source, names = _renamed_source(table, columns + ["file_row_number"], lambda c: '"' + c.replace('"', '""') + '"')
+        _required(names, path.name)
+        scorer = SqlScorer(lambda q: con.execute(q).fetchall(), DUCKDB, source, has_steps="steps" in names,
+                           has_finished_at="finished_at" in names, row_number=row_number, policy=policy)
+        scorer.validate(path.name)
+        return scorer.report(weights)
+    finally:
+        con.close()
+
+
+def score_postgres(url: str, table: str, policy: Policy = CANONICAL_POLICY,
+                   weights: Mapping[str, float] | None = None) -> Report:
+    """Score a runs table in PostgreSQL, read-only. ``table`` may be schema-qualified."""
+    import psycopg
+    from psycopg import sql
+
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?", table):
+        raise ValueError(f"not a table name: {table!r}")
+    try:
+        conn = psycopg.connect(url, autocommit=False)
+    except psycopg.Error as exc:
+        raise ConnectionError(f"cannot connect to the database: {redact(str(exc))}") from None
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SET TRANSACTION READ ONLY")
+            qualified = sql.SQL(".").join(sql.Identifier(part) for part in table.split(".")).as_string(conn)
+            try:
+                cur.execute(f"SELECT * FROM {qualified} LIMIT 0")
+            except psycopg.Error as exc:
+                raise RunsValidationError([Problem(None, None, None, f"cannot read table {table}: "
+                                                   f"{redact(str(exc)).strip()}")], source=table) from None
+            columns = [d.name for d in cur.description]
+            source, names = _renamed_source(qualified, columns, lambda c: sql.Identifier(c).as_string(conn))
+            _required(names, table)
+            if "finished_at" not in names:
+                raise RunsValidationError([Problem(None, "finished_at", None, "a database table has no file order: "
+                                                   "the radar window needs a finished_at column")], source=table)
+
+            def execute(query: str) -> list[tuple[Any, ...]]:
+                cur.execute(query)
+                return cur.fetchall()
+
+            scorer = SqlScorer(execute, POSTGRES, source, has_steps="steps" in names, has_finished_at=True,
+                               row_number="CAST(NULL AS BIGINT)", policy=policy)
+            scorer.validate(table)
+            return scorer.report(weights)
+    finally:
+        conn.rollback()
+        conn.close()
+
+
+def redact(text: str) -> str:
+    """Remove credentials from a connection string or an error message that repeats one."""
+    text = re.sub(r"(postgres(?:ql)?://[^:/@\s]+):[^@\s]*@", r"\1:***@", text)
+    return re.sub(r"(password\s*=\s*)\S+", r"\1***", text, flags=re.IGNORECASE)

@@ -1,0 +1,162 @@
+"""The SQL engine gives the same report as the pandas engine: DuckDB here, PostgreSQL in test_postgres.py."""
+
+import io
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from scoring import RunsValidationError, load_runs, score_runs
+from scoring.sql_engine import redact, score_file_sql
+from tests.test_properties import run_tables
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "runs.csv"
+ROUNDED = {"score", "correctness", "latency", "cost", "tool_efficiency", "robustness", "profile_score"}
+
+
+def assert_same_report(sql_doc: dict, pandas_doc: dict, path: str = "") -> None:
+    """Same keys, same order, same nulls; rounded scores equal, other numbers within 1e-9."""
+    if isinstance(pandas_doc, dict):
+        assert isinstance(sql_doc, dict) and list(sql_doc) == list(pandas_doc), path
+        for key in pandas_doc:
+            assert_same_report(sql_doc[key], pandas_doc[key], f"{path}.{key}")
+    elif isinstance(pandas_doc, list):
+        assert isinstance(sql_doc, list) and len(sql_doc) == len(pandas_doc), path
+        for i, (a, b) in enumerate(zip(sql_doc, pandas_doc)):
+            assert_same_report(a, b, f"{path}[{i}]")
+    elif isinstance(pandas_doc, float) and not isinstance(pandas_doc, bool):
+        assert isinstance(sql_doc, (int, float)), path
+        if path.rsplit(".", 1)[-1] in ROUNDED:
+            assert sql_doc == pandas_doc, path
+        else:
+            assert math.isclose(sql_doc, pandas_doc, rel_tol=1e-9, abs_tol=1e-9), (path, sql_doc, pandas_doc)
+    else:
+        assert sql_doc == pandas_doc, (path, sql_doc, pandas_doc)
+
+
+def both(path: Path):
+    return (json.loads(score_file_sql(path).to_json_text()),
+            json.loads(score_runs(load_runs(path).runs).to_json_text()))
+
+
+def test_sample_csv_gives_the_same_report():
+    assert_same_report(*both(SAMPLE))
+
+
+def test_sample_parquet_gives_the_same_report(tmp_path):
+    frame = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
+    typed = load_runs(SAMPLE).runs.drop(columns="source_row")
+    typed["status"] = typed["status"].astype(str)
+    path = tmp_path / "runs.parquet"
+    typed.to_parquet(path, index=False)
+    assert len(frame) == len(typed)
+    assert_same_report(*both(path))
+
+
+EDGE_ROWS = [
+    # agent 'floor': completed runs, none successful; one unknown outcome
+    *[f"f{i},floor,t1,completed,false,{900 + i * 10},0.004,3,2026-07-01T00:{i:02d}:00Z" for i in range(6)],
+    "f9,floor,t1,completed,,950,0.004,3,2026-07-01T00:30:00Z",
+    # agent 'few': 3 completed (neutral consistency), a failed and a timeout with empty latency
+    "w1,few,t1,completed,true,1500,0.02,,2026-07-02T00:00:00Z",
+    "w2,few,t1,completed,false,2500,0.03,,2026-07-02T00:01:00Z",
+    "w3,few,t2,completed,true,,,,2026-07-02T00:02:00Z",
+    "w4,few,t2,failed,,,,,2026-07-02T00:03:00Z",
+    "w5,few,t2,timeout,false,,,,",
+    # agent 'infra': only failed/timeout runs (unranked), plus non-terminal rows
+    "i1,infra,t1,failed,false,100,0.001,1,2026-07-03T00:00:00Z",
+    "i2,infra,t1,timeout,,,,,2026-07-03T00:01:00Z",
+    "i3,infra,t1,queued,,,,,",
+    "i4,infra,t1,cancelled,true,5,0.5,0,2026-07-03T00:02:00Z",
+    # agent 'zero-steps': steps all 0 (tool axis null), clamps beyond the anchors
+    *[f"z{i},zero-steps,t{i % 2},completed,{'true' if i % 3 else 'false'},{20000 if i % 2 else 100},"
+      f"{0.5 if i % 2 else 0.0001},0,2026-07-04T00:00:{i:02d}Z" for i in range(8)],
+    # agent 'ties': equal timestamps broken by run_id descending as text
+    *[f"r{i},ties,t1,completed,{'true' if i % 2 else 'false'},{1000 + i},0.01,{i},2026-07-05T00:00:00Z"
+      for i in range(12)],
+]
+EDGE_CSV = ("run_id,agent_id,task_id,status,success,latency_ms,cost_usd,steps,finished_at\n"
+            + "\n".join(EDGE_ROWS) + "\n")
+
+
+def test_edge_case_file_gives_the_same_report(tmp_path):
+    path = tmp_path / "edge.csv"
+    path.write_text(EDGE_CSV)
+    sql_doc, pandas_doc = both(path)
+    assert_same_report(sql_doc, pandas_doc)
+    agents = {a["agent_id"]: a for a in pandas_doc["agents"]}
+    assert agents["floor"]["headline"]["zero_success_floor"] and agents["infra"]["headline"]["score"] is None
+    assert agents["zero-steps"]["radar"]["axes"]["tool_efficiency"] is None
+
+
+def test_small_window_policy_uses_the_run_id_tie_break(tmp_path):
+    import dataclasses
+
+    from scoring import CANONICAL_POLICY
+
+    path = tmp_path / "edge.csv"
+    path.write_text(EDGE_CSV)
+    policy = dataclasses.replace(CANONICAL_POLICY, radar_window=3)
+    sql = json.loads(score_file_sql(path, policy).to_json_text())
+    pandas = json.loads(score_runs(load_runs(path).runs, policy).to_json_text())
+    assert_same_report(sql, pandas)
+    ties = next(a for a in pandas["agents"] if a["agent_id"] == "ties")
+    # r9, r8, r7 are the newest by run_id as text ('r9' > 'r11' > 'r10'); r9 and r7 succeed.
+    assert ties["radar"]["axes"]["correctness"] == round(100 * 2 / 3, 2)
+
+
+def _parquet(rows, path):
+    table = pa.Table.from_pylist(rows, schema=pa.schema([
+        ("run_id", pa.string()), ("agent_id", pa.string()), ("task_id", pa.string()), ("status", pa.string()),
+        ("success", pa.bool_()), ("latency_ms", pa.float64()), ("cost_usd", pa.float64()),
+        ("steps", pa.int64()), ("finished_at", pa.string())]))
+    pq.write_table(table, path)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(run_tables(min_size=1, max_size=80))
+def test_random_tables_give_the_same_report(tmp_path, rows):
+    path = tmp_path / "random.parquet"
+    _parquet(rows, path)
+    assert_same_report(*both(path))
+
+
+def test_the_sql_engine_refuses_invalid_rows_with_row_numbers(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text(EDGE_CSV.replace("w2,few,t1,completed", "w2,few,t1,done").replace(",2500,", ",-3,"))
+    with pytest.raises(RunsValidationError) as info:
+        score_file_sql(path)
+    problems = {(p.row, p.column) for p in info.value.problems}
+    # f0-f5, f9 are rows 1-7, w1 row 8, w2 row 9: the same numbering as the pandas loader.
+    assert problems == {(9, "status"), (9, "latency_ms")}
+    with pytest.raises(RunsValidationError) as pandas_info:
+        load_runs(path)
+    assert problems == {(p.row, p.column) for p in pandas_info.value.problems}
+
+
+def test_the_sql_engine_reports_a_missing_column(tmp_path):
+    path = tmp_path / "missing.csv"
+    path.write_text(EDGE_CSV.replace("cost_usd,", "price,"))
+    with pytest.raises(RunsValidationError, match="cost_usd"):
+        score_file_sql(path)
+
+
+def test_the_sql_engine_caps_its_memory_and_still_scores(tmp_path):
+    report = score_file_sql(SAMPLE, memory_limit="64MB", temp_directory=str(tmp_path), threads=1)
+    assert report.agents[0].agent_id == "steady-pro"
+
+
+@pytest.mark.parametrize("text", [
+    "postgresql://scorer:s3cret@db.internal:5432/runs",
+    "connection to server failed: password=s3cret host=x",
+    "postgres://scorer:s3cret@127.0.0.1/x",
+])
+def test_credentials_are_redacted(text):
+    assert "s3cret" not in redact(text)
