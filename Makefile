@@ -14,9 +14,9 @@ $(VENV)/.installed: requirements.txt
 run: $(VENV)/.installed
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true
 
-# Every test, browser suite included; installs Debian's chromium for it when missing.
+# Every test, browser and PostgreSQL suites included; installs their Debian packages when missing.
 test: $(VENV)/.installed
-	bash scripts/ensure-chromium
+	bash scripts/ensure-test-deps
 	$(PY) -m pytest
 
 # Everything but the real-browser suite.

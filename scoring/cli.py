@@ -44,6 +44,34 @@ def table_text(report) -> str:
     return f"policy {report.policy.version}\n" + frame.to_string(index=False)
 
 
+def _write(text: str) -> int:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. piped into `head`: not an error of ours
+        sys.stdout = None
+    return 0
+
+
+def _report_sql(args, weights) -> int:
+    from . import sql_engine
+
+    try:
+        if args.db:
+            report = sql_engine.score_postgres(args.db, args.table, weights=weights)
+        else:
+            report = sql_engine.score_file_sql(args.runs_file, weights=weights, memory_limit=args.memory_limit)
+    except RunsValidationError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 2
+    except (ConnectionError, ValueError) as exc:
+        print(sql_engine.redact(str(exc)), file=sys.stderr)
+        return 2
+    text = {"json": report.to_json_text, "csv": report.to_csv_text,
+            "table": lambda: table_text(report) + "\n"}[args.format]()
+    return _write(text)
+
+
 def intervals_json_text(runs, report, replicates: int | None, seed: int | None) -> str:
     """The SPEC 6 report with a top-level "bootstrap" object and an "intervals" object per agent."""
     from . import uncertainty
@@ -61,7 +89,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     report = sub.add_parser("report", help="score a runs file and print the report")
-    report.add_argument("runs_file", help="CSV, JSON, JSON Lines or Parquet file of runs")
+    report.add_argument("runs_file", nargs="?", help="CSV, JSON, JSON Lines or Parquet file of runs")
+    report.add_argument("--engine", choices=("pandas", "sql"), default="pandas",
+                        help="pandas (in memory, default) or sql (DuckDB, out of core; Parquet or CSV)")
+    report.add_argument("--memory-limit", default=None, help="with --engine sql: DuckDB memory cap, e.g. 2GB")
+    report.add_argument("--db", default=None, help="score a PostgreSQL table instead: postgresql://user@host/db "
+                                                    "(password from PGPASSWORD or ~/.pgpass preferred)")
+    report.add_argument("--table", default="runs", help="with --db: the runs table (default: runs)")
     report.add_argument("--format", choices=("json", "csv", "table"), default="json")
     report.add_argument("--weights", default="", help="radar viewer weights, e.g. correctness=0.4,latency=0.15")
     report.add_argument("--exclude-invalid", action="store_true",
@@ -138,6 +172,12 @@ def main(argv: list[str] | None = None) -> int:
         weights = parse_weights(args.weights)
     except ValueError as exc:
         parser.error(f"--weights: {exc}")
+    if (args.db is None) == (args.runs_file is None):
+        parser.error("give either RUNS_FILE or --db URL (with --table)")
+    if args.db or args.engine == "sql":
+        if args.intervals or args.exclude_invalid:
+            parser.error("--intervals and --exclude-invalid need the pandas engine")
+        return _report_sql(args, weights)
     try:
         loaded = load_runs(args.runs_file, exclude_invalid=args.exclude_invalid)
     except RunsValidationError as exc:
@@ -155,9 +195,4 @@ def main(argv: list[str] | None = None) -> int:
     else:
         text = {"json": report.to_json_text, "csv": report.to_csv_text,
                 "table": lambda: table_text(report) + "\n"}[args.format]()
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # e.g. piped into `head`: not an error of ours
-        sys.stdout = None
-    return 0
+    return _write(text)

@@ -82,7 +82,7 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
       {d.timestamp('finished_at') if has_finished_at else 'CAST(NULL AS TIMESTAMPTZ)'} AS finished_at,
       {f'CAST(finished_at AS {text})' if has_finished_at else f'CAST(NULL AS {text})'} AS finished_text,
       {row_number} AS source_row
-    FROM {source}"""
+    FROM {source} AS src"""
 
 
 def validation_queries(d: Dialect) -> list[tuple[str, str, str]]:
