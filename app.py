@@ -21,8 +21,20 @@ navigation = st.navigation([
 
 with st.sidebar:
     st.subheader("Data source")
-    kind = st.radio("Runs to explore", ["Sample data", "Upload a file"], key="source_kind", horizontal=True)
-    if kind == "Upload a file":
+    kind = st.radio("Runs to explore", ["Sample data", "Upload a file", "PostgreSQL table"], key="source_kind")
+    if kind == "PostgreSQL table":
+        with st.form("postgres_source"):
+            url = st.text_input("Connection URL", type="password", placeholder="postgresql://user:password@host/db",
+                                help="Read only. Never shown on screen or written to a log.")
+            table = st.text_input("Table", value="runs")
+            connect = st.form_submit_button("Read the table")
+        if connect and url:
+            data.use_postgres(url, table.strip())
+        elif data.current_dataset().table is None and not data.current_dataset().is_sample:
+            data.use_sample()
+        if data.current_dataset().table is None:
+            st.caption("No table read yet: the sample data stays loaded.")
+    elif kind == "Upload a file":
         upload = st.file_uploader("CSV, JSON, JSON Lines or Parquet (see the schema in the README)",
                                   type=data.UPLOAD_TYPES, key="upload")
         if upload is not None:

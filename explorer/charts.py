@@ -146,6 +146,10 @@ def pass_k_bars(summary_rows: Iterable[tuple[str, dict[int, float] | None]], lev
             x=agents, y=values, name=f"pass^{k}", marker={"color": PALETTE[j % len(PALETTE)]},
             customdata=[fmt.pct(v) if v is not None else "no qualifying task" for v in values],
             hovertemplate=f"%{{x}}<br>pass^{k}: %{{customdata}}<extra></extra>"))
+    for agent, (_, p) in zip(agents, rows):
+        if p is None:  # no qualifying task: undefined, which must not look like a 0% bar
+            fig.add_annotation(x=agent, y=0.02, text="no qualifying task", textangle=-90, showarrow=False,
+                               yanchor="bottom", font={"color": "#888", "size": 11})
     fig.update_yaxes(title="mean over qualifying tasks", tickformat=".0%", range=[0, 1.05])
     fig.update_xaxes(title="agent")
     return _layout(fig, "Repeatability: pass^k per agent", barmode="group",
@@ -180,7 +184,7 @@ def pass_k_histogram(values: Sequence[float], *, agent: str, k: int) -> go.Figur
         x=(edges[:-1] + edges[1:]) / 2, y=counts, width=0.095, marker={"color": PALETTE[0]}, customdata=labels,
         hovertemplate="pass^" + str(k) + " in %{customdata}: %{y} task(s)<extra></extra>"))
     fig.update_xaxes(title=f"per-task pass^{k}", tickformat=".0%", tickvals=edges[::2], range=[0, 1])
-    fig.update_yaxes(title="qualifying tasks")
+    fig.update_yaxes(title="qualifying tasks", tickformat="d", rangemode="tozero")
     return _layout(fig, f"Per-task pass^{k} for {safe(agent)}", showlegend=False)
 
 
@@ -231,6 +235,7 @@ def frontier_chart(points: Mapping[str, tuple[float, float]], frontier: set[str]
             x=[points[n][0] for n in members], y=[points[n][1] for n in members], mode="markers+text",
             # Only frontier agents are labelled: dominated ones cluster; hover names them.
             name=label, text=[safe(n) if n in frontier else "" for n in members], textposition="top center",
+            cliponaxis=False,
             marker={"size": 11, "color": color},
             customdata=[[safe(n), _value_text(points[n][0], unit), fmt.pct(points[n][1])] for n in members],
             hovertemplate="%{customdata[0]}<br>average %{customdata[1]}<br>success rate %{customdata[2]}"

@@ -24,6 +24,7 @@ class Dataset:
     digest: str
     is_sample: bool
     exclude_invalid: bool = False
+    table: str | None = None  # a PostgreSQL table (its URL stays in session state, never on screen)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,39 @@ def use_upload(name: str, data: bytes) -> Dataset:
     return st.session_state[STATE_KEY]
 
 
+def use_postgres(url: str, table: str) -> Dataset:
+    """Make a PostgreSQL table the current dataset (read-only; the URL is kept out of every label)."""
+    from scoring.sql_engine import redact
+
+    digest = hashlib.sha256(f"{url}\n{table}".encode()).hexdigest()
+    st.session_state["db_url"] = url
+    st.session_state.pop("upload_bytes", None)
+    st.session_state[STATE_KEY] = Dataset(f"{table} @ {_safe_location(url)}", digest, is_sample=False, table=table)
+    return st.session_state[STATE_KEY]
+
+
+def _safe_location(url: str) -> str:
+    """host/database of a connection URL, without user or password."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        return f"{parts.hostname or 'localhost'}{':' + str(parts.port) if parts.port else ''}{parts.path or ''}"
+    except ValueError:
+        return "database"
+
+
+@st.cache_resource(max_entries=4, show_spinner="Reading the runs table (read-only)…")
+def _score_db(digest: str, table: str, exclude_invalid: bool, _url: str) -> Scored | Refused:
+    from scoring.sql_engine import load_postgres_runs
+
+    try:
+        loaded = load_postgres_runs(_url, table, exclude_invalid=exclude_invalid)
+    except RunsValidationError as error:
+        return Refused(error)
+    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY))
+
+
 def use_sample() -> None:
     st.session_state[STATE_KEY] = sample_dataset()
     st.session_state.pop("upload_bytes", None)
@@ -79,7 +113,10 @@ def use_sample() -> None:
 
 def current_dataset() -> Dataset:
     dataset = st.session_state.get(STATE_KEY)
-    if dataset is None or (not dataset.is_sample and "upload_bytes" not in st.session_state):
+    stale_upload = not dataset.is_sample and dataset.table is None and "upload_bytes" not in st.session_state \
+        if dataset else False
+    stale_db = dataset is not None and dataset.table is not None and "db_url" not in st.session_state
+    if dataset is None or stale_upload or stale_db:
         dataset = sample_dataset()
         st.session_state[STATE_KEY] = dataset
     return dataset
@@ -87,11 +124,14 @@ def current_dataset() -> Dataset:
 
 def exclude_invalid_rows() -> None:
     dataset = current_dataset()
-    st.session_state[STATE_KEY] = Dataset(dataset.name, dataset.digest, dataset.is_sample, exclude_invalid=True)
+    st.session_state[STATE_KEY] = Dataset(dataset.name, dataset.digest, dataset.is_sample, exclude_invalid=True,
+                                          table=dataset.table)
 
 
 def scored() -> Scored | Refused:
     dataset = current_dataset()
+    if dataset.table is not None:
+        return _score_db(dataset.digest, dataset.table, dataset.exclude_invalid, st.session_state["db_url"])
     data = _sample_bytes()[0] if dataset.is_sample else st.session_state["upload_bytes"]
     return _score(dataset.digest, dataset.name, dataset.exclude_invalid, data)
 
@@ -122,7 +162,7 @@ def show_refusal(error: RunsValidationError) -> None:
 
 def source_caption(result: Scored | Refused) -> str:
     dataset = current_dataset()
-    label = "Sample data" if dataset.is_sample else "Uploaded"
+    label = "Sample data" if dataset.is_sample else "PostgreSQL" if dataset.table else "Uploaded"
     if isinstance(result, Refused):
         return f"{label}: {dataset.name} — refused ({result.error.invalid_rows:,} invalid row(s))"
     loaded = result.loaded

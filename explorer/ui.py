@@ -31,8 +31,9 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
                                  for c, f in formats.items()}, na_rep=fmt.DASH)
     if height == "fit":
         height = ROW_HEIGHT * (len(frame) + 1) + 3 if len(frame) <= 20 else 600
+    # placeholder: Streamlit draws its own "None" for a missing cell whatever the Styler says.
     st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key,
-                 column_config=column_config or None)
+                 column_config=column_config or None, placeholder=fmt.DASH)
 
 
 def _missing(value) -> bool:

@@ -121,7 +121,13 @@ class SqlScorer:
 
     def validate(self, source_name: str) -> None:
         problems: list[Problem] = []
-        for column, reason, condition in validation_queries(self.d):
+        rules = validation_queries(self.d)
+        # One scan counts every rule; only a rule that fails is scanned again for its rows.
+        counts = self.execute("SELECT " + ", ".join(f"COUNT(*) FILTER (WHERE {c})" for _, _, c in rules)
+                              + f" FROM {self.runs}")[0]
+        for (column, reason, condition), failing in zip(rules, counts):
+            if not failing:
+                continue
             rows = self.execute(f"SELECT source_row, run_id FROM {self.runs} WHERE ({condition}) "
                                 f"ORDER BY source_row LIMIT {MAX_PROBLEMS}")
             problems += [Problem(int(r) if r is not None else None, column, None if rid is None else str(rid),
@@ -306,3 +312,45 @@ def redact(text: str) -> str:
     """Remove credentials from a connection string or an error message that repeats one."""
     text = re.sub(r"(postgres(?:ql)?://[^:/@\s]+):[^@\s]*@", r"\1:***@", text)
     return re.sub(r"(password\s*=\s*)\S+", r"\1***", text, flags=re.IGNORECASE)
+
+
+def load_postgres_runs(url: str, table: str, **options):
+    """Read a PostgreSQL runs table (read-only) through the one validator, as the explorer app does.
+
+    The app needs row-level data for its views (windows, bootstraps, receipts); the canonical
+    numbers are the same as ``score_postgres`` computes in the database.
+    """
+    import psycopg
+    from psycopg import sql
+
+    from .runs import validate_runs
+
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?", table):
+        raise RunsValidationError([Problem(None, None, table, "not a table name (letters, digits, _ and one "
+                                                               "optional schema prefix)")], source=table)
+    try:
+        conn = psycopg.connect(url, autocommit=False)
+    except psycopg.Error as exc:
+        raise RunsValidationError([Problem(None, None, None, f"cannot connect to the database: "
+                                                             f"{redact(str(exc)).strip()}")], source=table) from None
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SET TRANSACTION READ ONLY")
+            qualified = sql.SQL(".").join(sql.Identifier(p) for p in table.split("."))
+            try:
+                cur.execute(sql.SQL("SELECT * FROM {}").format(qualified))
+            except psycopg.Error as exc:
+                raise RunsValidationError([Problem(None, None, None, f"cannot read table {table}: "
+                                                   f"{redact(str(exc)).strip()}")], source=table) from None
+            columns = [d.name for d in cur.description]
+            frame = pd.DataFrame(cur.fetchall(), columns=columns, dtype=object)
+    finally:
+        conn.rollback()
+        conn.close()
+    frame.columns = list(_normalize_names(columns))
+    if "finished_at" not in frame.columns:
+        raise RunsValidationError([Problem(None, "finished_at", None, "a database table has no file order: the "
+                                           "radar window needs a finished_at column")], source=table)
+    if len(frame) == 0:
+        raise RunsValidationError([Problem(None, None, None, "the table has no runs")], source=table)
+    return validate_runs(frame, source=table, format="postgresql", **options)

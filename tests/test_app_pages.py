@@ -352,7 +352,7 @@ def test_radar_sliders_move_profile_scores_never_the_headline():
     for agent, score in profile_after.items():
         assert score == pytest.approx(report.agent(agent).radar.profile(weights).score)
 
-    reset = [b for b in at.button if b.label == "Reset to default weights"]
+    reset = [b for b in at.button if b.label == "Reset weights"]
     assert len(reset) == 1
     reset[0].click()
     run(at)

@@ -124,3 +124,44 @@ def test_cli_scores_a_postgres_table(postgres):
     out = subprocess.run([sys.executable, "-m", "scoring", "report", "--db", postgres["url"], "--table", "runs"],
                          capture_output=True, text=True, cwd=ROOT, check=True)
     assert json.loads(out.stdout)["agents"][0]["agent_id"] == "steady-pro"
+
+
+def _all_text(at) -> str:
+    parts = []
+    for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "subheader", "metric",
+                 "code", "exception"):
+        for element in getattr(at, kind):
+            parts.append(str(getattr(element, "value", "")) + str(getattr(element, "label", "")))
+    for frame in at.dataframe:
+        parts.append(frame.value.to_string() if hasattr(frame.value, "to_string") else str(frame.value))
+    return "\n".join(parts).replace("\\", "")  # markdown escapes removed: the text a person reads
+
+
+def test_the_app_reads_a_postgres_table_without_showing_credentials(postgres):
+    from streamlit.testing.v1 import AppTest
+
+    _load(postgres["url"], "runs", SAMPLE.read_text())
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.radio(key="source_kind").set_value("PostgreSQL table").run()
+    at.text_input[0].input(postgres["url"])
+    at.text_input[1].input("runs")
+    at.button[0].click().run()
+    assert not at.exception
+    text = _all_text(at)
+    assert "PostgreSQL: runs @ 127.0.0.1" in text and "2,796 runs" in text
+    assert postgres["password"] not in text and "scorer:" not in text
+    leaderboard = next(d.value for d in at.dataframe if "Flags" in getattr(d.value, "columns", []))
+    assert list(leaderboard["Agent"][:2]) == ["steady-pro", "swift-lite"]
+
+
+def test_the_app_shows_a_refusal_for_a_missing_table(postgres):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.radio(key="source_kind").set_value("PostgreSQL table").run()
+    at.text_input[0].input(postgres["url"])
+    at.text_input[1].input("missing_table")
+    at.button[0].click().run()
+    assert not at.exception
+    assert any("was refused" in e.value for e in at.error)
+    assert postgres["password"] not in _all_text(at)

@@ -46,7 +46,8 @@ if with_tasks:
     task_rows = tables.task_table(report, agent_id)
     left, right = st.columns([3, 2])
     with left:
-        ui.table(task_rows, {f"pass^{j}": fmt.factor for j in levels}, key="task_table", height=360)
+        ui.table(task_rows, {f"pass^{j}": fmt.factor for j in levels}, key="task_table",
+                 height=min(360, ui.ROW_HEIGHT * (len(task_rows) + 1) + 3))
         rep = report.agent(agent_id).repeatability
         st.caption(f"{rep.qualifying_tasks} qualifying task(s), {rep.excluded_tasks} excluded "
                    f"(fewer than {policy.pass_k_min_outcomes} outcomes; shown without pass^k).")
