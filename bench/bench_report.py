@@ -67,6 +67,8 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--skip-app", action="store_true", help="skip the radar-page rerun timing")
+    parser.add_argument("--bootstrap-runs", type=int, default=100_000,
+                        help="runs in the frame the bootstrap is timed on (default 100,000)")
     args = parser.parse_args()
 
     raw = generate(args.runs, args.agents)
@@ -102,8 +104,22 @@ def main() -> None:
     weights = {"correctness": 0.4, "latency": 0.15, "cost": 0.15, "tool_efficiency": 0.1, "robustness": 0.2}
     t_profile, _ = median_time(lambda: [a.radar.profile(weights) for a in report.agents], args.repeat)
     print(f"weight change (recombine {len(report.agents)} profiles): median {t_profile * 1000:.1f} ms")
+    bench_bootstrap(args.bootstrap_runs, args.agents)
     if not args.skip_app:
         bench_radar_page(parquet_bytes, args.repeat)
+
+
+def bench_bootstrap(n_runs: int, n_agents: int) -> None:
+    """Bootstrap intervals (1,000 replicates) for every agent: headline and pass^1/3/5."""
+    from scoring import validate_runs
+    from scoring.uncertainty import bootstrap_intervals
+
+    runs = validate_runs(generate(n_runs, n_agents, seed=11)).runs
+    report = score_runs(runs)
+    t0 = time.perf_counter()
+    bootstrap_intervals(runs, report, replicates=1000)
+    print(f"bootstrap intervals, {n_agents} agents x 1,000 replicates over {n_runs:,} runs "
+          f"({n_runs // n_agents} per agent): {time.perf_counter() - t0:.1f} s")
 
 
 def bench_radar_page(data: bytes, repeat: int) -> None:

@@ -41,6 +41,8 @@ COPY (
 
 CHILD = """
 import resource, sys, time
+# The process may not use more address space than this: the frame would not fit.
+resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
 sys.path.insert(0, {root!r})
 from scoring.sql_engine import score_file_sql
 t0 = time.perf_counter()
@@ -57,6 +59,7 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=500)
     parser.add_argument("--memory-limit", default="1GB", help="DuckDB memory cap for the scoring process")
     parser.add_argument("--keep", default=None, help="write the Parquet file here and keep it")
+    parser.add_argument("--process-cap-gb", default="3", help="address-space cap (RLIMIT_AS) of the scoring process")
     args = parser.parse_args()
 
     import duckdb
@@ -78,18 +81,20 @@ def main() -> None:
         con.close()
         print(f"Parquet on disk: {size / 1e9:.2f} GB; as a pandas frame: about "
               f"{per_row * args.runs / 1e9:.1f} GB ({per_row:.0f} bytes per run)")
-        child = CHILD.format(root=str(ROOT), path=str(path), limit=args.memory_limit, tmp=tmp)
+        cap = int(float(args.process_cap_gb) * 1024**3)
+        child = CHILD.format(root=str(ROOT), path=str(path), limit=args.memory_limit, tmp=tmp, cap=cap)
         out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True)
         if out.returncode != 0:
             print(out.stderr, file=sys.stderr)
             sys.exit(out.returncode)
-        result = [line for line in out.stdout.splitlines() if line.startswith("RESULT ")]
+        result = [line[line.index("RESULT "):] for line in out.stdout.splitlines() if "RESULT " in line]
         if not result:
             print(out.stdout, out.stderr, file=sys.stderr)
             sys.exit(1)
         elapsed, peak, agents, first, score = result[-1].split()[1:]
-        print(f"SQL engine (DuckDB, memory_limit {args.memory_limit}): {float(elapsed):.1f} s for "
-              f"{args.runs:,} runs, {agents} agents; peak resident memory {float(peak):,.0f} MB")
+        print(f"SQL engine (DuckDB, memory_limit {args.memory_limit}, process capped at "
+              f"{args.process_cap_gb} GB of address space): {float(elapsed):.1f} s for {args.runs:,} runs, "
+              f"{agents} agents; peak resident memory {float(peak):,.0f} MB")
         print(f"leader: {first} {score}")
 
 

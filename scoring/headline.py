@@ -121,7 +121,7 @@ def composite(success_rate: float, execution_score: float, cost_score: float, po
 
     Examples
     --------
-    >>> round(composite(0.75, 0.868, 0.725), 2)
+    >>> round(composite(0.75, 0.8683333333333334, 0.725), 2)  # SPEC 6: execution (0.82667 + 0.91) / 2
     77.8
     """
     return 100 * (policy.success_weight * success_rate + policy.execution_weight * execution_score

@@ -251,6 +251,7 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
         if threads:
             con.execute(f"SET threads = {int(threads)}")
         con.execute("SET preserve_insertion_order = false")
+        con.execute("SET enable_progress_bar = false")
         table, _, row_number = _duckdb_source(path)
         try:
             columns = [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]

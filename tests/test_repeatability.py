@@ -1,0 +1,150 @@
+"""SPEC 5: repeatability pass^k, hand-worked.
+
+    pass^k(n, c) = C(c, k) / C(n, k) if c >= k else 0
+"""
+
+from fractions import Fraction
+
+import pytest
+
+from scoring import pass_hat_k, repeatability, runs_from_records, task_outcomes
+
+TOL = 1e-12
+
+
+def run(run_id, agent="a", *, task="t", status="completed", success=True):
+    return {"run_id": run_id, "agent_id": agent, "task_id": task, "status": status,
+            "success": success, "latency_ms": None, "cost_usd": None}
+
+
+def rep(records, agent="a"):
+    return repeatability(runs_from_records(records))[agent]
+
+
+def outcomes(task, successes, failures, **kw):
+    return ([run(f"{task}-s{i}", task=task, success=True, **kw) for i in range(successes)]
+            + [run(f"{task}-f{i}", task=task, success=False, **kw) for i in range(failures)])
+
+
+# --------------------------------------------------------------------------- pass_hat_k by hand
+
+
+@pytest.mark.parametrize(
+    "n, c, k, expected",
+    [
+        (5, 4, 3, 0.4),  # C(4,3)/C(5,3) = 4/10
+        (3, 3, 3, 1.0),  # C(3,3)/C(3,3)
+        (3, 3, 5, 0.0),  # n < k: c < k -> 0
+        (5, 2, 3, 0.0),  # c < k -> 0
+        (5, 5, 5, 1.0),
+        (6, 3, 3, 0.05),  # 1/C(6,3) = 1/20
+        (10, 7, 1, 0.7),  # pass^1 = c/n
+        (4, 0, 1, 0.0),
+        (10, 8, 5, float(Fraction(56, 252))),  # C(8,5)=56, C(10,5)=252 -> 0.2222...
+        (60, 59, 5, float(Fraction(55, 60))),  # c = n-1: C(n-1,k)/C(n,k) = (n-k)/n = 55/60
+        (8, 6, 3, float(Fraction(20, 56))),  # C(6,3)=20, C(8,3)=56 -> 0.357142...
+    ],
+)
+def test_pass_hat_k_hand_values(n, c, k, expected):
+    assert pass_hat_k(n, c, k) == pytest.approx(expected, abs=TOL)
+
+
+def test_pass_hat_k_is_exact_for_large_counts():
+    # C(999, 5)/C(1000, 5) = 995/1000 exactly
+    assert pass_hat_k(1000, 999, 5) == 0.995
+    # C(500, 3)/C(1000, 3) = (500*499*498)/(1000*999*998)
+    assert pass_hat_k(1000, 500, 3) == float(Fraction(500 * 499 * 498, 1000 * 999 * 998))
+
+
+# --------------------------------------------------------------------------- aggregation
+
+
+def test_tasks_with_fewer_than_three_outcomes_are_excluded():
+    records = outcomes("two", 2, 0) + outcomes("three", 0, 3)
+    r = rep(records)
+    # only 'three' qualifies (n=3, c=0): pass^k = 0 for every k.
+    # Including 'two' (n=2, c=2, pass^1 = 1) would make pass^1 = 0.5.
+    assert r.qualifying_tasks == 1
+    assert r.excluded_tasks == 1
+    assert r.pass_k == {1: 0.0, 3: 0.0, 5: 0.0}
+
+
+def test_aggregate_is_the_unweighted_mean_over_tasks():
+    records = outcomes("easy", 50, 0) + outcomes("hard", 1, 2)
+    r = rep(records)
+    # easy: n=50, c=50 -> 1, 1, 1.   hard: n=3, c=1 -> pass^1 = 1/3, pass^3 = 0, pass^5 = 0
+    # mean: pass^1 = (1 + 1/3)/2 = 2/3; pass^3 = 1/2; pass^5 = 1/2   (pooled pass^1 would be 51/53)
+    assert r.qualifying_tasks == 2
+    assert r.pass_k[1] == pytest.approx(2 / 3, abs=TOL)
+    assert r.pass_k[3] == pytest.approx(0.5, abs=TOL)
+    assert r.pass_k[5] == pytest.approx(0.5, abs=TOL)
+
+
+def test_mixed_tasks_aggregate():
+    records = outcomes("p", 4, 1) + outcomes("q", 3, 3) + outcomes("s", 8, 0)
+    r = rep(records)
+    # p: n=5,c=4 -> pass^1 = 0.8, pass^3 = 4/10 = 0.4, pass^5 = 0 (c<k)
+    # q: n=6,c=3 -> pass^1 = 0.5, pass^3 = 1/20 = 0.05, pass^5 = 0
+    # s: n=8,c=8 -> 1, 1, 1
+    # means: (0.8+0.5+1)/3 = 2.3/3 = 0.766667; (0.4+0.05+1)/3 = 1.45/3 = 0.483333; 1/3
+    assert r.pass_k[1] == pytest.approx(2.3 / 3, abs=TOL)
+    assert r.pass_k[3] == pytest.approx(1.45 / 3, abs=TOL)
+    assert r.pass_k[5] == pytest.approx(1 / 3, abs=TOL)
+
+
+def test_only_terminal_runs_with_known_outcomes_count():
+    records = outcomes("t", 2, 0)  # 2 completed successes
+    records += [run("f1", task="t", status="failed", success=False),
+                run("to1", task="t", status="timeout", success=False)]  # terminal, known
+    records += [run("q1", task="t", status="queued", success=False),
+                run("g1", task="t", status="running", success=False),
+                run("x1", task="t", status="cancelled", success=True)]  # non-terminal
+    records += [run("u1", task="t", success=None), run("u2", task="t", status="failed", success=None)]  # unknown
+    # n = 4 (2 completed + failed + timeout), c = 2 -> pass^1 = 0.5, pass^3 = 0 (c<k), pass^5 = 0
+    table = task_outcomes(runs_from_records(records))
+    row = table[(table["agent_id"] == "a") & (table["task_id"] == "t")].iloc[0]
+    assert (int(row["n"]), int(row["c"])) == (4, 2)
+    r = rep(records)
+    assert r.qualifying_tasks == 1
+    assert r.pass_k == {1: pytest.approx(0.5, abs=TOL), 3: 0.0, 5: 0.0}
+
+
+def test_repeatability_has_no_window():
+    # 150 terminal runs of one task; the oldest 50 fail. The radar window would see only the 100 newest;
+    # pass^k reads all of them: pass^1 = 100/150 = 2/3.
+    records = [dict(run(f"r{i:03d}", success=i >= 50), finished_at=f"2026-07-01T00:{i // 60:02d}:{i % 60:02d}Z")
+               for i in range(150)]
+    r = rep(records)
+    assert r.pass_k[1] == pytest.approx(2 / 3, abs=TOL)
+    # pass^3 = C(100,3)/C(150,3) = (100*99*98)/(150*149*148)
+    assert r.pass_k[3] == pytest.approx(100 * 99 * 98 / (150 * 149 * 148), abs=TOL)
+
+
+def test_pass_k_is_null_and_qualifying_tasks_zero_when_no_task_qualifies():
+    records = outcomes("x", 1, 1) + outcomes("y", 1, 0) + [run("u1", task="z", success=None)]
+    r = rep(records)
+    assert r.pass_k is None
+    assert r.qualifying_tasks == 0
+
+
+def test_pass_k_is_null_for_an_agent_with_only_non_terminal_runs():
+    records = [run("q1", status="queued"), run("q2", status="running"), run("q3", status="cancelled")]
+    r = rep(records)
+    assert r.pass_k is None
+    assert r.qualifying_tasks == 0
+
+
+def test_agents_are_measured_separately():
+    records = outcomes("t", 3, 0) + [dict(r, agent_id="b", run_id="b-" + r["run_id"]) for r in outcomes("t", 0, 3)]
+    runs = runs_from_records(records)
+    out = repeatability(runs)
+    assert out["a"].pass_k == {1: 1.0, 3: 1.0, 5: 0.0}  # n=3 < 5 -> pass^5 = 0
+    assert out["b"].pass_k == {1: 0.0, 3: 0.0, 5: 0.0}
+
+
+def test_curve_starts_with_pass_1():
+    r = rep(outcomes("p", 4, 1))
+    # n=5, c=4: pass^1 = 0.8, pass^2 = C(4,2)/C(5,2) = 6/10, pass^3 = 0.4, pass^4 = 1/5, pass^5 = 0
+    curve = r.curve()
+    assert curve == {1: pytest.approx(0.8), 2: pytest.approx(0.6), 3: pytest.approx(0.4),
+                     4: pytest.approx(0.2), 5: 0.0}
