@@ -1,0 +1,412 @@
+"""End-to-end tests of the explorer in a real browser (Playwright + Debian's chromium).
+
+Run from the repo root: ``.venv/bin/python -m pytest -m browser -q tests/e2e``. Screenshots of every page
+and of the upload steps land in ``screenshots/`` (git-ignored) for a look by eye.
+
+Streamlit dataframes are glide-data-grid canvases; each one also renders an accessible
+``<table role="grid">`` whose ``td`` cells hold the cells' raw values (not the on-screen formatting), which is
+what these tests read (see ``AppSession.grid``). What a page shows is checked against the scoring core's own
+report of the same data.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from explorer import tables
+from scoring import CANONICAL_POLICY, RADAR_AXES, check_weights, load_runs, score_runs
+
+SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "runs.csv"
+POLICY_VERSION = "2026-07-zero-success-v1"
+AXIS_LABELS = [tables.AXIS_LABELS[axis] for axis in RADAR_AXES]
+# Text that must never reach a person: Python/pandas reprs of missing values, tracebacks.
+BAD_TEXT = re.compile(r"\bNaN\b|\bnan\b|\bNone\b|<NA>|\bTraceback\b")
+
+PAGES = [  # (screenshot name, url path, title), in the sidebar's order
+    ("01-leaderboard", "", "Leaderboard"),
+    ("02-headline", "headline", "Headline composite"),
+    ("03-radar", "radar", "Fitness radar"),
+    ("04-repeatability", "repeatability", "Repeatability"),
+    ("06-uncertainty", "uncertainty", "Is the difference real?"),
+    ("05-methodology", "methodology", "Methodology"),
+]
+
+
+# --- helpers -----------------------------------------------------------------------------------------------
+
+def assert_clean(app, where: str) -> None:
+    """No exception box, and no NaN/None/Traceback in the visible text outside the data grids."""
+    exceptions = app.page.locator("[data-testid='stException']")
+    assert exceptions.count() == 0, f"{where}: exception shown:\n{exceptions.first.inner_text()}"
+    text = app.visible_text()
+    bad = [line for line in text.splitlines() if BAD_TEXT.search(line)]
+    assert not bad, f"{where}: visible text with a missing-value repr or a traceback: {bad}"
+
+
+def metric(app, label: str) -> str:
+    box = app.page.locator("[data-testid='stMetric']").filter(
+        has=app.page.locator("[data-testid='stMetricLabel']", has_text=label))
+    return box.locator("[data-testid='stMetricValue']").inner_text().strip()
+
+
+def selectbox_value(app, label: str) -> str:
+    """The shown value of a selectbox (a react-aria combobox whose input holds the chosen option)."""
+    return app.page.locator("[data-testid='stSelectbox']").get_by_role("combobox", name=label).first.input_value()
+
+
+def close(cell: str, value: float | None, tolerance: float = 0.006) -> bool:
+    """A grid cell (raw value as text; empty when undefined) against the core's value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return cell.strip() == ""
+    return cell.strip() != "" and abs(float(cell) - value) <= tolerance
+
+
+def nav_links(app) -> list[tuple[str, str]]:
+    """(title, url path without the leading slash) of every page in the sidebar navigation, in order."""
+    return [(title, path.strip("/")) for title, path in app.page.evaluate(
+        """() => [...document.querySelectorAll("[data-testid='stSidebarNav'] a[data-testid='stSidebarNavLink']")]
+                 .map(a => [a.querySelector('span[label]').getAttribute('label'), new URL(a.href).pathname])""")]
+
+
+def sidebar_radio(app, option: str) -> None:
+    radio = app.page.locator("[data-testid='stSidebar'] [data-testid='stRadioOption']", has_text=option)
+    app.interact(radio.click, description=f"choosing {option!r}")
+
+
+def upload(app, path: Path) -> None:
+    sidebar_radio(app, "Upload a file")
+    file_input = app.page.locator("[data-testid='stFileUploaderDropzone'] input[type='file']")
+    if file_input.count() == 0:
+        file_input = app.page.locator("[data-testid='stSidebar'] input[type='file']")
+    app.interact(lambda: file_input.set_input_files(str(path)), description=f"uploading {path.name}")
+
+
+def write_csv(path: Path, rows: list[tuple]) -> Path:
+    header = ("run_id", "agent_id", "task_id", "status", "success", "latency_ms", "cost_usd", "steps", "finished_at")
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def slider(app, label: str):
+    box = app.page.locator("[data-testid='stSlider']").filter(
+        has=app.page.locator("[data-testid='stWidgetLabel']", has_text=re.compile(f"^{re.escape(label)}$")))
+    return box.get_by_role("slider")
+
+
+def press_on_slider(app, label: str, key: str) -> None:
+    thumb = slider(app, label)
+
+    def press():
+        thumb.focus()
+        app.page.keyboard.press(key)
+
+    app.interact(press, description=f"pressing {key} on the {label} slider")
+
+
+def profile_order(report, weights) -> list[str]:
+    return list(tables.profile_ranking(report, check_weights(weights, report.policy))["Agent"])
+
+
+@pytest.fixture(scope="session")
+def sample_runs_count():
+    return len(load_runs(SAMPLE_PATH.read_bytes(), name=SAMPLE_PATH.name).runs)
+
+
+# --- (1) every page renders its main content -------------------------------------------------------------
+
+def check_leaderboard(app, report) -> None:
+    agents = [a.agent_id for a in report.agents]
+    assert app.page.get_by_role("heading", name="Leaderboard").count() == 1
+    assert metric(app, "Agents") == str(len(agents))
+    assert metric(app, "Policy version") == POLICY_VERSION
+    grid = app.grid(0)
+    assert grid.head[:3] == ["Rank", "Agent", "Score"], grid.head
+    assert grid.column("Agent") == agents
+    assert {"steady-pro", "null-pointer"} <= set(grid.column("Agent"))
+    for row, a in zip(grid.records(), report.agents):
+        assert close(row["Score"], a.headline.score), (row, a.headline.score)
+        assert row["Rank"] == str(a.rank)
+    floor = grid.records()[agents.index("null-pointer")]
+    assert "zero-success floor" in floor["Flags"]
+    for label in ("Download the report (JSON)", "Download the report (CSV)"):
+        assert app.page.locator("[data-testid='stDownloadButton']", has_text=label).count() == 1
+
+
+def check_headline(app, report) -> None:
+    first = report.agents[0]
+    assert selectbox_value(app, "Agent") == f"#1 {first.agent_id}"
+    assert metric(app, "Headline score") == f"{first.headline.score:.2f}"
+    assert app.page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot").count() == 3
+    text = app.main_text()
+    assert "In words" in text and "Anchor maps" in text and "Consistency gate" in text
+    code = app.page.locator("[data-testid='stCode']").first.inner_text()
+    assert "score = round(100 ×" in code and f"{first.headline.score:.2f}" in code
+
+
+def check_radar(app, report) -> None:
+    for label in AXIS_LABELS:
+        assert slider(app, label).get_attribute("aria-valuetext") == "20%", label
+    chart = app.page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot").first
+    assert chart.locator("g.polar, .polarlayer").count() >= 1, "no polar layer in the radar chart"
+    assert chart.locator(".scatterlayer .trace, .polarlayer .trace").count() >= 1, "no trace on the radar"
+    grid = app.grid(0)
+    assert grid.head[:5] == ["Profile rank", "Agent", "Profile score", "Headline score", "Headline rank"]
+    assert grid.column("Agent") == profile_order(report, report.policy.radar_weights)
+    for row in grid.records():
+        a = report.agent(row["Agent"])
+        assert close(row["Headline score"], a.headline.score) and row["Headline rank"] == str(a.rank), row
+
+
+def check_repeatability(app, report) -> None:
+    bars = app.page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot").first
+    assert bars.locator(".barlayer, g.bars").count() >= 1, "no bar layer in the pass^k chart"
+    assert bars.locator(".barlayer .point path, g.bars .point path").count() >= 1, "no bar drawn"
+    summary = app.grid(0)
+    assert summary.column("Agent") == [a.agent_id for a in report.agents]
+    for level in report.policy.pass_k_levels:
+        assert f"pass^{level}" in summary.head
+    unqualified = [a.agent_id for a in report.agents if a.repeatability.pass_k is None]
+    for agent in unqualified:
+        assert agent in app.main_text()
+    task_grid = app.grid(1, complete=False)  # 360 px high: only the drawn rows are mirrored
+    assert task_grid.head[:2] == ["Task", "Outcomes (n)"] and task_grid.column("Task")[0].startswith("task-")
+
+
+def check_methodology(app, report) -> None:
+    visible = app.visible_text()
+    for badge in ("published", "explorer-defined"):
+        assert badge in visible
+    grid_text = "\n".join(g.text() for g in app.grids())
+    for anchor in ("500 ms", "$0.001", "10,000 ms", "2 steps"):
+        assert anchor in grid_text, anchor
+    assert "$0.001" in visible  # also on the cost anchor chart's axis
+    constants = app.grid(0).records()
+    assert [(c["Constant"], c["Provenance"]) for c in constants] == [
+        (c.name, c.provenance) for c in CANONICAL_POLICY.constants()]
+    assert app.page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot").count() == 3
+    assert POLICY_VERSION in visible
+
+
+def check_uncertainty(app, report) -> None:
+    assert app.page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot").count() >= 3
+    intervals = app.grid(0)
+    assert intervals.head[:3] == ["Rank", "Agent", "Tie group"], intervals.head
+    assert intervals.column("Agent") == [a.agent_id for a in report.agents]
+    for row, a in zip(intervals.records(), report.agents):
+        if a.headline.ranked:
+            low, high = float(row["Score low"]), float(row["Score high"])
+            assert low <= a.headline.score + 0.006 and a.headline.score - 0.006 <= high, row
+    assert selectbox_value(app, "Agent") == report.agents[0].agent_id
+
+
+CHECKS = {"Leaderboard": check_leaderboard, "Headline composite": check_headline, "Fitness radar": check_radar,
+          "Repeatability": check_repeatability, "Is the difference real?": check_uncertainty,
+          "Methodology": check_methodology}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("shot, path, title", PAGES, ids=[p[2] for p in PAGES])
+def test_page_shows_its_content(app, sample_report, sample_runs_count, shot, path, title):
+    app.goto(path)
+    app.screenshot(shot)
+    assert app.page.get_by_role("heading", name=title, exact=True).count() >= 1
+    assert "Sample data" in app.sidebar_text() and f"{sample_runs_count:,} runs" in app.sidebar_text()
+    CHECKS[title](app, sample_report)
+    assert_clean(app, title)
+
+
+@pytest.mark.browser
+def test_navigation_lists_every_page_and_the_others_are_clean(app):
+    """The sidebar lists the pages above; any page added since (no specific checks yet) at least renders cleanly."""
+    app.goto("")
+    links = nav_links(app)
+    assert [(title, path) for _, path, title in PAGES] == [link for link in links if link[0] in CHECKS]
+    for title, path in links:
+        if title in CHECKS:
+            continue
+        app.goto(path)
+        app.screenshot(f"extra-{path}")
+        assert app.page.get_by_role("heading", name=title, exact=True).count() >= 1, title
+        assert_clean(app, title)
+
+
+# --- (2) viewer weights re-rank the profile, never the headline -------------------------------------------
+
+@pytest.mark.browser
+def test_radar_weights_rerank_profile_not_headline(app, sample_report):
+    app.goto("radar")
+    defaults = {axis: 0.2 for axis in RADAR_AXES}
+    before = app.grid(0)
+    assert before.column("Agent") == profile_order(sample_report, defaults)
+    headline_before = {r["Agent"]: (r["Headline score"], r["Headline rank"]) for r in before.records()}
+
+    press_on_slider(app, "Correctness", "End")
+    assert slider(app, "Correctness").get_attribute("aria-valuetext") == "100%"
+    press_on_slider(app, "Tool efficiency", "Home")
+    assert slider(app, "Tool efficiency").get_attribute("aria-valuetext") == "0%"
+
+    weights = {**defaults, "correctness": 1.0, "tool_efficiency": 0.0}
+    expected = profile_order(sample_report, weights)
+    assert expected != before.column("Agent"), "these weights should re-rank the sample's agents"
+    after = app.grid(0, until=lambda g: g.column("Agent") == expected)
+    app.screenshot("07-radar-reweighted")
+    headline_after = {r["Agent"]: (r["Headline score"], r["Headline rank"]) for r in after.records()}
+    assert headline_after == headline_before
+    assert [r["Profile rank"] for r in after.records()] == [str(i) for i in range(1, len(expected) + 1)]
+    caption = app.main_text()
+    assert "Correctness 62.5%" in caption and "Tool efficiency 0.0%" in caption
+    assert_clean(app, "radar after moving sliders")
+
+    app.interact(app.page.get_by_role("button", name=re.compile("Reset weights")).click,
+                 description="resetting the weights")
+    for label in AXIS_LABELS:
+        assert slider(app, label).get_attribute("aria-valuetext") == "20%", label
+    app.grid(0, until=lambda g: g == before)
+
+
+# --- (3) an invalid upload is refused with a report, then rescued by excluding its invalid rows ------------
+
+@pytest.mark.browser
+def test_invalid_upload_report_and_exclusion(app, tmp_path):
+    path = write_csv(tmp_path / "bad-runs.csv", [
+        ("b1", "alpha-bad-agent", "t1", "completed", "true", 1200, 0.004, 3, "2026-06-01T00:00:00Z"),
+        ("b2", "alpha-bad-agent", "t2", "done", "true", 1100, 0.004, 3, "2026-06-01T00:01:00Z"),
+        ("b3", "beta-bad-agent", "t1", "completed", "false", -5, 0.002, 2, "2026-06-01T00:02:00Z"),
+        ("b4", "beta-bad-agent", "t2", "completed", "true", 900, 0.002, 2, "2026-06-01T00:03:00Z"),
+        ("b5", "alpha-bad-agent", "t1", "failed", "false", 1500, "abc", 4, "2026-06-01T00:04:00Z"),
+        ("b6", "beta-bad-agent", "t1", "completed", "true", 950, 0.002, 2, "2026-06-01T00:05:00Z"),
+        ("b7", "alpha-bad-agent", "t2", "completed", "false", 1300, 0.005, 3, "2026-06-01T00:06:00Z"),
+    ])
+    app.goto("")
+    upload(app, path)
+    app.screenshot("08-upload-refused")
+
+    refusal = app.page.locator("[data-testid='stAlert']", has_text="was refused")
+    assert refusal.count() == 1
+    assert "bad-runs.csv" in refusal.inner_text() and "3 problem(s)" in refusal.inner_text()
+    problems = app.grid(0).records()
+    assert [(p["Row"], p["Column"]) for p in problems] == [("2", "status"), ("3", "latency_ms"), ("5", "cost_usd")]
+    assert "done" in problems[0]["Value"] and problems[0]["Reason"].startswith("unknown status")
+    assert "-5" in problems[1]["Value"] and problems[1]["Reason"].startswith("negative")
+    assert problems[2]["Reason"] == "not a number"
+    assert "refused (3 invalid row(s))" in app.sidebar_text()
+    assert app.page.locator("[data-testid='stMetric']").count() == 0, "a refused file must not be scored"
+    assert_clean(app, "refused upload")
+
+    exclude = app.page.get_by_role("button", name=re.compile(r"^Exclude the 3 invalid row\(s\)"))
+    assert exclude.count() == 1
+    assert "of 7 and score the rest" in exclude.inner_text()
+    app.interact(exclude.click, description="excluding the invalid rows")
+    app.screenshot("09-upload-excluded")
+
+    board = app.grid(0)
+    assert board.column("Agent") == ["beta-bad-agent", "alpha-bad-agent"]
+    assert metric(app, "Runs") == "4" and metric(app, "Agents") == "2"
+    warning = app.page.locator("[data-testid='stAlert']", has_text="excluded on request").inner_text()
+    assert "3 invalid row(s) of 7" in warning
+    sidebar = app.sidebar_text()
+    assert "Uploaded: bad-runs.csv" in sidebar and "4 runs" in sidebar and "3 excluded row(s)" in sidebar
+    assert app.page.locator("[data-testid='stAlert']", has_text="was refused").count() == 0
+    assert_clean(app, "leaderboard after excluding rows")
+
+
+# --- (4) a valid upload is scored on every page ------------------------------------------------------------
+
+def valid_rows() -> list[tuple]:
+    rows = []
+    plan = {  # agent: (successes out of 6, latency ms, cost USD, steps)
+        "zeta-upload-agent": ([True, True, True, True, False, True], 800, 0.002, 3),
+        "eta-upload-agent": ([True, False, True, False, False, True], 3200, 0.02, 9),
+        "theta-upload-agent": ([False] * 6, 400, 0.001, 2),
+    }
+    n = 0
+    for agent, (outcomes, latency, cost, steps) in plan.items():
+        for i, ok in enumerate(outcomes):
+            n += 1
+            rows.append((f"u{n:03d}", agent, f"task-{i % 2}", "completed", str(ok).lower(),
+                         latency + 37 * i, cost, steps, f"2026-06-02T00:{n:02d}:00Z"))
+    return rows
+
+
+@pytest.mark.browser
+def test_valid_upload_on_every_page(app, tmp_path):
+    path = write_csv(tmp_path / "upload-runs.csv", valid_rows())
+    report = score_runs(load_runs(path.read_bytes(), name=path.name).runs, CANONICAL_POLICY)
+    agents = [a.agent_id for a in report.agents]
+    assert agents[-1] == "theta-upload-agent"  # the zero-success floor puts it last
+
+    app.goto("")
+    upload(app, path)
+    app.screenshot("10-upload-valid-leaderboard")
+    board = app.grid(0)
+    assert board.column("Agent") == agents
+    for row, a in zip(board.records(), report.agents):
+        assert close(row["Score"], a.headline.score), (row, a.headline.score)
+    assert "zero-success floor" in board.records()[-1]["Flags"]
+    assert metric(app, "Runs") == "18" and metric(app, "Agents") == "3"
+    assert "Uploaded: upload-runs.csv" in app.sidebar_text() and "0 excluded row(s)" in app.sidebar_text()
+    assert_clean(app, "leaderboard of the upload")
+
+    # The upload lives in this session: the other pages (opened from the sidebar) score the same file.
+    for number, (title, path_) in enumerate(nav_links(app)[1:], start=11):
+        app.open_from_sidebar(title)
+        app.screenshot(f"{number}-upload-valid-{path_}")
+        assert app.page.get_by_role("heading", name=title, exact=True).count() >= 1
+        if title == "Headline composite":
+            assert selectbox_value(app, "Agent") == f"#1 {agents[0]}"
+        elif title == "Fitness radar":
+            assert sorted(app.grid(0).column("Agent")) == sorted(agents)
+        elif title in ("Repeatability", "Is the difference real?"):
+            assert app.grid(0).column("Agent") == agents
+        assert_clean(app, f"{title} with the upload")
+
+
+# --- (5) the report downloads --------------------------------------------------------------------------------
+
+def download(app, label: str):
+    button = app.page.locator("[data-testid='stDownloadButton']", has_text=label).locator("button, a").first
+    with app.page.expect_download() as info:
+        button.click()
+    result = info.value
+    return result.suggested_filename, Path(result.path()).read_text(encoding="utf-8")
+
+
+def no_nan_constant(name: str):
+    raise AssertionError(f"non-standard JSON constant {name} in the report")
+
+
+@pytest.mark.browser
+def test_report_downloads(app, sample_report):
+    app.goto("")
+    agents = [a.agent_id for a in sample_report.agents]
+    shown = app.grid(0).column("Agent")
+    assert shown == agents
+
+    name, text = download(app, "Download the report (JSON)")
+    assert name == "scoring-report.json"
+    report = json.loads(text, parse_constant=no_nan_constant)
+    assert report["policy_version"] == POLICY_VERSION
+    assert [a["agent_id"] for a in report["agents"]] == shown
+    assert len(report["agents"]) == 10 and report["agents"][0]["agent_id"] == "steady-pro"
+    for entry, a in zip(report["agents"], sample_report.agents):
+        assert entry["headline"]["score"] == a.headline.score
+    assert report == json.loads(sample_report.to_json_text())
+
+    name, text = download(app, "Download the report (CSV)")
+    assert name == "scoring-report.csv"
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert [r["agent_id"] for r in rows] == shown
+    assert [r["rank"] for r in rows] == [str(a.rank) if a.rank else "" for a in sample_report.agents]
+    assert "NaN" not in text and "None" not in text
+    app.settle()  # a download button click reruns the script
+    assert_clean(app, "leaderboard after the downloads")
