@@ -8,6 +8,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from . import format as fmt
+
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,7 +149,7 @@ def require_scores() -> Scored:
 
 def show_refusal(error: RunsValidationError) -> None:
     dataset = current_dataset()
-    st.error(f"The file {dataset.name!r} was refused: {len(error.problems):,} problem(s) found. "
+    st.error(f"The file '{fmt.plain(dataset.name)}' was refused: {len(error.problems):,} problem(s) found. "
              "Nothing was scored; fix the file or exclude the invalid rows.", icon=":material/block:")
     st.dataframe(error.table(), hide_index=True, width="stretch",
                  column_config={"row": st.column_config.NumberColumn("Row", format="%d"),
