@@ -45,6 +45,19 @@ def leaderboard(report: Report) -> pd.DataFrame:
     return frame
 
 
+def with_intervals(board: pd.DataFrame, intervals) -> pd.DataFrame:
+    """The leaderboard with each agent's tie group and headline interval beside its score."""
+    ivs = [intervals.agents[a] for a in board["Agent"]]
+    position = board.columns.get_loc("Score") + 1
+    board = board.copy()
+    board.insert(position, "Tie group", pd.array([x.tie_group for x in ivs], dtype="Int64"))
+    board.insert(position + 1, "Score low", pd.array([None if x.headline is None else x.headline.low for x in ivs],
+                                                     dtype="Float64"))
+    board.insert(position + 2, "Score high", pd.array([None if x.headline is None else x.headline.high
+                                                       for x in ivs], dtype="Float64"))
+    return board
+
+
 def profile_ranking(report: Report, weights: Mapping[str, float]) -> pd.DataFrame:
     """Agents ranked by viewer-weighted profile score beside their unchanged headline score and rank."""
     rows = []

@@ -49,3 +49,16 @@ def test_a_valid_edit_moves_ranks_and_labels_the_sandbox():
     # The canonical column never moves.
     assert diff.loc["steady-pro", "Canonical score"] == 86.96
     assert "identical to the canonical ones" not in texts(at)
+
+
+def test_the_leaderboard_can_show_intervals_and_tie_groups_without_moving_a_score():
+    at = AppTest.from_file(str(ROOT / "views" / "1_leaderboard.py"), default_timeout=120).run()
+    before = frame_with(at, "Flags")
+    at.toggle(key="leaderboard_intervals").set_value(True).run()
+    assert not at.exception
+    after = frame_with(at, "Tie group")
+    assert list(after["Agent"]) == list(before["Agent"]) and list(after["Score"]) == list(before["Score"])
+    ranked = after[after["Rank"].notna()]
+    assert (ranked["Score low"] <= ranked["Score"]).all() and (ranked["Score"] <= ranked["Score high"]).all()
+    assert ranked["Tie group"].iloc[0] == 1 and ranked["Tie group"].is_monotonic_increasing
+    assert len(at.get("plotly_chart")) == 1

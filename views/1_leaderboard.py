@@ -1,8 +1,9 @@
 import streamlit as st
 
-from explorer import data, tables, ui
+from explorer import charts, data, tables, ui
 from explorer import format as fmt
 from explorer.exports import report_csv
+from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
 
 st.title("Leaderboard")
 st.caption("The canonical headline composite (0–100): 40% success rate + 30% execution (latency and "
@@ -21,9 +22,16 @@ if scored.loaded.excluded_rows:
     st.warning(f"{scored.loaded.excluded_rows:,} invalid row(s) of {scored.loaded.rows_read:,} were excluded "
                "on request; these scores are computed without them.", icon=":material/warning:")
 
+show_intervals = st.toggle("Show bootstrap 95% intervals and tie groups", key="leaderboard_intervals",
+                           help="Is the gap between neighbours real? Agents in one tie group are not clearly "
+                                "separated by these data. The canonical scores do not change.")
+board = tables.leaderboard(report)
+if show_intervals:
+    iv = data.intervals(scored, DEFAULT_REPLICATES, DEFAULT_SEED)
+    board = tables.with_intervals(board, iv)
 ui.table(
-    tables.leaderboard(report),
-    {"Score": fmt.score, "Success rate": lambda v: fmt.pct(v, 2), "Execution": fmt.factor,
+    board,
+    {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score, "Success rate": lambda v: fmt.pct(v, 2), "Execution": fmt.factor,
      "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor, "Avg cost (USD)": fmt.usd},
     key="leaderboard",
     Score=st.column_config.Column(help="Headline composite, 0–100, two decimals"),
@@ -34,6 +42,14 @@ st.caption("Flags: **zero-success floor** — completed runs but none successful
            "**neutral consistency** — fewer than 5 recorded latencies, consistency 0.5 (explorer-defined); "
            "**unranked** — no completed run; **no latency/cost recorded** — that score is 0. "
            "Empty cells (—) are undefined values. Click a column header to sort.")
+
+if show_intervals:
+    ranked = [a for a in report.agents if a.headline.ranked]
+    st.plotly_chart(charts.interval_chart([
+        (a.agent_id, a.headline.score, iv.agents[a.agent_id].headline.low, iv.agents[a.agent_id].headline.high,
+         iv.agents[a.agent_id].tie_group) for a in ranked]), width="stretch", key="leaderboard_interval_chart")
+    st.caption(f"{DEFAULT_REPLICATES:,} bootstrap replicates of each agent's completed runs (seed {DEFAULT_SEED}); "
+               "change them on *Is the difference real?*.")
 
 left, right = st.columns(2)
 left.download_button("Download the report (JSON)", report.to_json_text(), file_name="scoring-report.json",
