@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+import pandas as pd
+
 from .radar import check_weights
 from .report import score_runs
 from .runs import RunsValidationError, load_runs
@@ -26,21 +28,22 @@ def parse_weights(text: str) -> dict[str, float]:
     return weights
 
 
-TABLE_COLUMNS = {
-    "rank": "rank", "agent_id": "agent", "headline_score": "score", "headline_success_rate": "success",
-    "headline_execution_score": "execution", "headline_cost_score": "cost", "headline_completed_runs": "completed",
-    "radar_profile_score": "profile", "pass^1": "pass^1", "pass^3": "pass^3", "pass^5": "pass^5", "flags": "flags",
-}
-
-
 def table_text(report) -> str:
     """A compact leaderboard for the terminal; the CSV and JSON forms carry every field."""
-    frame = report.to_frame()[list(TABLE_COLUMNS)].rename(columns=TABLE_COLUMNS)
-    formats = {"score": "{:.2f}", "profile": "{:.2f}", "success": "{:.4f}", "execution": "{:.4f}",
-               "cost": "{:.4f}", "pass^1": "{:.4f}", "pass^3": "{:.4f}", "pass^5": "{:.4f}"}
-    for column, pattern in formats.items():
-        frame[column] = [("-" if v is None or v != v else pattern.format(v)) for v in frame[column]]
-    frame["rank"] = [("-" if v is None or v != v else str(v)) for v in frame["rank"].astype(object)]
+    levels = report.policy.pass_k_levels
+    columns = {"rank": "rank", "agent_id": "agent", "headline_score": "score", "headline_success_rate": "success",
+               "headline_execution_score": "execution", "headline_cost_score": "cost",
+               "headline_completed_runs": "completed", "radar_profile_score": "profile",
+               **{f"pass^{k}": f"pass^{k}" for k in levels}, "flags": "flags"}
+    if not report.agents:
+        return f"policy {report.policy.version}\n(no agents)"
+    frame = report.to_frame()[list(columns)].rename(columns=columns).astype(object)
+    decimals = report.policy.score_decimals
+    formats = {"score": f"{{:.{decimals}f}}", "profile": f"{{:.{decimals}f}}", "success": "{:.4f}",
+               "execution": "{:.4f}", "cost": "{:.4f}", **{f"pass^{k}": "{:.4f}" for k in levels}}
+    for column in frame.columns:
+        pattern = formats.get(column, "{}")
+        frame[column] = ["-" if pd.isna(v) else pattern.format(v) for v in frame[column]]
     return f"policy {report.policy.version}\n" + frame.to_string(index=False)
 
 

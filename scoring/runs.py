@@ -14,6 +14,7 @@ measure independent of the input's row order.
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -162,7 +163,16 @@ def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
     header = [str(h) for h in raw.iloc[0].tolist()]
     body = raw.iloc[1:].reset_index(drop=True)
     body.columns = range(body.shape[1])
-    return _with_header(body, header), np.arange(1, len(body) + 1), []
+    # pandas pads a short line with empty cells; a short line is refused instead (nothing is guessed).
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))  # pandas read it: so may the counter
+    try:
+        fields = [len(r) for r in csv.reader(io.StringIO(text)) if r and any(c.strip() for c in r)]
+    except csv.Error as exc:
+        raise _file_problem(f"not readable as CSV: {exc}") from None
+    problems = [Problem(i, None, None, f"the line has {k} field(s); the header has {len(header)}")
+                for i, k in enumerate(fields[1:], start=1) if k < len(header)] \
+        if len(fields) - 1 == len(body) else []  # records that cannot be aligned are left to validation
+    return _with_header(body.fillna(""), header), np.arange(1, len(body) + 1), problems
 
 
 def _with_header(body: pd.DataFrame, header: list[str]) -> pd.DataFrame:
@@ -204,7 +214,8 @@ def _read_json(text: str) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
     if not text.strip():
         raise _file_problem("the file is empty")
     try:
-        doc = json.loads(text)
+        # NaN / Infinity literals stay text, so validation refuses them as non-finite numbers.
+        doc = json.loads(text, parse_constant=str)
     except json.JSONDecodeError as exc:
         raise _file_problem(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
@@ -220,7 +231,7 @@ def _read_jsonl(text: str) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line))
+            records.append(json.loads(line, parse_constant=str))
         except json.JSONDecodeError as exc:
             problems.append(Problem(number, None, line[:200], f"not valid JSON: {exc.msg}"))
             records.append({})
@@ -238,7 +249,24 @@ def _read_parquet(data: bytes) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]
         table = pq.read_table(io.BytesIO(data))
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise _file_problem(f"not readable as Parquet: {exc}") from None
-    frame = table.to_pandas()
+    import pyarrow.compute as pc
+
+    # pandas reads a Parquet null in a float column as NaN: find the real NaN values first, so
+    # that they are refused as non-finite instead of passing as empty cells.
+    nan_masks = {}
+    for i, field in enumerate(table.schema):
+        if pa.types.is_floating(field.type):
+            mask = pc.fill_null(pc.is_nan(table.column(i)), False).to_numpy(zero_copy_only=False)
+            if mask.any():
+                nan_masks[i] = mask
+    try:
+        frame = table.to_pandas()
+    except (pa.ArrowException, ValueError, TypeError, UnicodeDecodeError) as exc:
+        raise _file_problem(f"not readable as runs: {exc}") from None
+    for i, mask in nan_masks.items():
+        column = frame.iloc[:, i].astype(object)
+        column[mask] = "NaN"
+        frame.isetitem(i, column)
     frame = _with_header(frame, [str(c) for c in frame.columns])
     return frame, np.arange(1, len(frame) + 1), []
 
@@ -339,14 +367,24 @@ def runs_from_records(records: Iterable[dict], *, exclude_invalid: bool = False)
 # --------------------------------------------------------------------------- validation
 
 
+def _cell_text(v):
+    if v is None or isinstance(v, str):
+        return v
+    if v is True or v is False:
+        return "true" if v else "false"
+    if isinstance(v, float) and v != v:
+        return None
+    if isinstance(v, bytes):
+        return v.decode("utf-8")  # undecodable bytes were masked by _nested
+    return str(v)
+
+
 def _text(col: pd.Series) -> pd.Series:
     """Cells as stripped text with missing/blank cells as NA."""
     if ptypes.is_bool_dtype(col):
         out = col.map({True: "true", False: "false"})
-    elif col.dtype == object:
-        out = col.map(lambda v: v if v is None or isinstance(v, str) else
-                      ("true" if v is True else "false" if v is False else
-                       None if isinstance(v, float) and v != v else str(v)))
+    elif col.dtype == object or ptypes.is_string_dtype(col):
+        out = col.astype(object).map(_cell_text)
     else:
         out = col
     out = out.astype("str").str.strip()
@@ -354,9 +392,24 @@ def _text(col: pd.Series) -> pd.Series:
 
 
 def _nested(col: pd.Series) -> pd.Series:
+    """Cells that are not a scalar: a JSON object or list, or bytes that are not UTF-8 text."""
     if col.dtype != object:
         return pd.Series(False, index=col.index)
-    return col.map(lambda v: isinstance(v, (dict, list, tuple, np.ndarray)))
+    return col.map(lambda v: isinstance(v, (dict, list, tuple, np.ndarray)) or (
+        isinstance(v, bytes) and not _utf8(v))).astype(bool)
+
+
+def _shown(col: pd.Series) -> pd.Series:
+    """Cells as text for a problem report (undecodable bytes shown with backslash escapes)."""
+    return col.astype(object).map(lambda v: v.decode("utf-8", "backslashreplace") if isinstance(v, bytes) else str(v))
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
 
 
 class _Collector:
@@ -377,7 +430,7 @@ class _Collector:
 def _parse_ids(raw: pd.Series, column: str, out: _Collector) -> pd.Series:
     nested = _nested(raw)
     text = _text(raw.mask(nested))
-    out.add(nested, column, raw.astype(str), "a nested value is not allowed here")
+    out.add(nested, column, _shown(raw), "a nested or binary value is not allowed here")
     out.add(text.isna() & ~nested, column, text, "missing value; this column is required")
     return text
 
@@ -403,7 +456,7 @@ def _parse_success(raw: pd.Series, out: _Collector) -> pd.Series:
     shown = _text(raw.mask(nested))
     text = shown.str.lower()
     is_true, is_false = text.isin(TRUE_TOKENS), text.isin(FALSE_TOKENS)
-    out.add(nested, "success", raw.astype(str), "a nested value is not allowed here")
+    out.add(nested, "success", _shown(raw), "a nested or binary value is not allowed here")
     out.add(text.notna() & ~is_true & ~is_false, "success", shown,
             "not a recognised outcome; expected true/false, 1/0, yes/no, pass/fail or empty")
     return _booleans(is_true, is_false, raw.index)
@@ -423,7 +476,7 @@ def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool
     else:
         nested = _nested(raw)
         text = _text(raw.mask(nested))
-        out.add(nested, column, raw.astype(str), "a nested value is not allowed here")
+        out.add(nested, column, _shown(raw), "a nested or binary value is not allowed here")
         values = pd.to_numeric(text, errors="coerce").astype("float64")
         token = text.str.lower().isin(NONFINITE_TOKENS)
         nonfinite = token | np.isinf(values)
@@ -448,7 +501,7 @@ def _parse_timestamps(raw: pd.Series, out: _Collector) -> pd.Series:
         return ts.dt.tz_convert("UTC").astype("datetime64[us, UTC]")
     nested = _nested(raw)
     text = _text(raw.mask(nested))
-    out.add(nested, "finished_at", raw.astype(str), "a nested value is not allowed here")
+    out.add(nested, "finished_at", _shown(raw), "a nested or binary value is not allowed here")
     parsed = pd.to_datetime(text, utc=True, format="ISO8601", errors="coerce")
     out.add(text.notna() & parsed.isna(), "finished_at", text,
             "not an ISO-8601 timestamp (e.g. 2026-07-01T12:00:00Z)")

@@ -191,3 +191,45 @@ def test_user_file_name_is_never_used_as_a_path(tmp_path, monkeypatch):
     loaded = load_runs(data, name="../../etc/passwd.csv")
     assert loaded.source == "../../etc/passwd.csv" and len(loaded.runs) == 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_short_csv_line_is_refused_not_padded():
+    error = outcome(f"{HEADER}\n{GOOD_ROW}\nr2,a,t1,completed\n".encode(), "x.csv")
+    assert isinstance(error, RunsValidationError)
+    assert [(p.row, p.reason) for p in error.problems] == [(2, "the line has 4 field(s); the header has 9")]
+
+
+def test_nan_and_infinity_literals_in_json_are_refused_as_non_finite():
+    text = ('[{"run_id": "r1", "agent_id": "a", "task_id": "t", "status": "completed", "success": true, '
+            '"latency_ms": NaN, "cost_usd": Infinity}]')
+    error = outcome(text.encode(), "x.json")
+    assert isinstance(error, RunsValidationError)
+    assert {(p.column, p.reason) for p in error.problems} == {("latency_ms", "not a finite number"),
+                                                             ("cost_usd", "not a finite number")}
+
+
+def test_parquet_nan_is_refused_but_parquet_null_is_an_empty_cell():
+    base = dict(zip(HEADER.split(","), GOOD_ROW.split(",")))
+    base.update(latency_ms=1000.0, cost_usd=0.01, steps=3, success=True)
+    rows = [dict(base, run_id="r1"), dict(base, run_id="r2", latency_ms=None), dict(base, run_id="r3",
+                                                                                     latency_ms=float("nan"))]
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(rows), sink)
+    error = outcome(sink.getvalue(), "x.parquet")
+    assert isinstance(error, RunsValidationError)
+    assert [(p.row, p.column, p.reason) for p in error.problems] == [(3, "latency_ms", "not a finite number")]
+    sink = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(rows[:2]), sink)
+    runs = load_runs(sink.getvalue(), name="x.parquet").runs
+    assert runs["latency_ms"].isna().sum() == 1
+
+
+def test_binary_ids_that_are_not_text_are_reported():
+    table = pa.table({"run_id": pa.array([b"r1", b"\xff\xfe"], pa.binary()), "agent_id": ["a", "a"],
+                      "task_id": ["t", "t"], "status": ["completed"] * 2, "success": [True, False],
+                      "latency_ms": [1.0, 2.0], "cost_usd": [0.1, 0.1]})
+    sink = io.BytesIO()
+    pq.write_table(table, sink)
+    error = outcome(sink.getvalue(), "x.parquet")
+    assert isinstance(error, RunsValidationError)
+    assert [(p.row, p.column) for p in error.problems] == [(2, "run_id")]
