@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,10 +47,39 @@ class AgentGroups:
     def mean(self, mask: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(count, mean) per agent over ``values[mask]``; the mean is NaN where the count is 0.
 
-        Sums run in canonical row order, so the result does not depend on the input's row order.
+        The mean is sum / count with the sum accumulated in extended precision and rounded once
+        to a double: for real data that is the correctly rounded sum (as ``math.fsum`` gives),
+        independent of row order and of how an engine splits the work, so the SQL engine's
+        compensated sums agree with it to the last bit.
         """
         counts = self.count(mask)
-        return counts, safe_divide(self.total(mask, values), counts)
+        if not len(mask):
+            return counts, np.full(self.size, np.nan)
+        return counts, safe_divide(self._correctly_rounded_sums(mask, values), counts)
+
+    def _correctly_rounded_sums(self, mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Per-agent sums equal to ``math.fsum``: extended precision, with fsum where it could differ.
+
+        The 64-bit-mantissa sum rounds to a different double than the exact sum only when it lies
+        within its accumulation error of a rounding midpoint; agents whose sum is that close (a few
+        percent of them; the margin, 2 (sqrt(n) + 1) units, is several times the typical error) are
+        summed again with math.fsum, so the result does not depend on summation order or engine.
+        """
+        wide = np.where(mask, values, 0.0).astype(np.longdouble)
+        sums = np.add.reduceat(wide, self.starts)
+        rounded = sums.astype(np.float64)
+        n = self.count(mask).astype(np.float64)
+        # Latencies and costs are validated >= 0, so the sum of magnitudes is the sum itself.
+        magnitude = sums if (values[mask] >= 0).all() else np.add.reduceat(np.abs(wide), self.starts)
+        bound = 2 * (np.sqrt(n) + 1) * np.finfo(np.longdouble).eps * magnitude
+        half_ulp = np.spacing(np.abs(rounded)).astype(np.longdouble) / 2
+        doubtful = np.abs(np.abs(sums - rounded.astype(np.longdouble)) - half_ulp) <= bound
+        if doubtful.any():
+            ends = np.append(self.starts[1:], len(values))
+            for i in np.flatnonzero(doubtful):
+                chunk = values[self.starts[i]:ends[i]][mask[self.starts[i]:ends[i]]]
+                rounded[i] = math.fsum(chunk.tolist())
+        return rounded
 
 
 def agent_groups(runs: pd.DataFrame) -> AgentGroups:

@@ -70,6 +70,8 @@ def _report_sql(args, weights) -> int:
     except (ConnectionError, ValueError) as exc:
         print(sql_engine.redact(str(exc)), file=sys.stderr)
         return 2
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     text = {"json": report.to_json_text, "csv": report.to_csv_text,
             "table": lambda: table_text(report) + "\n"}[args.format]()
     return _write(text)
@@ -195,6 +197,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.format != "json":
             parser.error("--intervals adds to the JSON report: use --format json")
         text = intervals_json_text(loaded.runs, report, args.replicates, args.seed)
+    elif args.exclude_invalid and args.format == "json":
+        # Scores computed without the invalid rows say how many were excluded (SPEC 1).
+        doc = report.to_json()
+        doc = {"policy_version": doc["policy_version"], "excluded_rows": loaded.excluded_rows,
+               "agents": doc["agents"]}
+        text = json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    elif args.exclude_invalid and args.format == "table":
+        text = table_text(report) + f"\n({loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded)\n"
     else:
         text = {"json": report.to_json_text, "csv": report.to_csv_text,
                 "table": lambda: table_text(report) + "\n"}[args.format]()

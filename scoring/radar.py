@@ -168,7 +168,9 @@ def radar_aggregates(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
     n_cost, p50_cost = _medians(runs["cost_usd"].to_numpy(dtype=float)[rows], codes, size)
     steps = runs["steps"].to_numpy(dtype=float)[rows]
     n_steps, p50_steps = _medians(steps, codes, size)
-    task_codes = pd.factorize(runs["task_id"].take(rows[known]))[0]
+    tasks = runs["task_id"]
+    task_codes = (tasks.cat.codes.to_numpy()[rows[known]] if isinstance(tasks.dtype, pd.CategoricalDtype)
+                  else pd.factorize(tasks.take(rows[known]))[0])
     per_task = pd.DataFrame({"agent": codes[known], "task": task_codes, "success": succeeded[known]})
     per_task = per_task.groupby(["agent", "task"], sort=False)["success"].agg(["size", "sum"])
     return RadarAggregates(

@@ -80,13 +80,21 @@ class Repeatability:
         }
 
 
+def _task_codes(tasks: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(code per row, names) with names in text order; free for the canonical frame's categories."""
+    if isinstance(tasks.dtype, pd.CategoricalDtype):
+        return tasks.cat.codes.to_numpy(dtype=np.int64), np.asarray(tasks.cat.categories, dtype=object)
+    codes, names = pd.factorize(tasks, sort=True)
+    return codes, np.asarray(names, dtype=object)
+
+
 def task_counts(runs: pd.DataFrame, groups: AgentGroups) -> pd.DataFrame:
     """The aggregate step: per (agent, task) with a known terminal outcome, n outcomes and c successes.
 
     Sorted by agent_id, then task_id as text.
     """
     mask = groups.known & groups.terminal
-    task_codes, task_names = pd.factorize(runs["task_id"], sort=True)
+    task_codes, task_names = _task_codes(runs["task_id"])
     width = max(len(task_names), 1)
     key = groups.codes[mask] * width + task_codes[mask]
     # Ascending (agent, task) keys order the table by agent_id, then task_id as text.

@@ -49,6 +49,7 @@ class Report:
     policy: Policy
     agents: tuple[AgentReport, ...]
     weights: dict[str, float] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
     def agent(self, agent_id: str) -> AgentReport:
         for a in self.agents:

@@ -64,18 +64,19 @@ class Problem:
 class RunsValidationError(ValueError):
     """A runs file was refused. ``problems`` lists every reason; see :meth:`report`."""
 
-    def __init__(self, problems: list[Problem], *, rows_read: int = 0, source: str = "input"):
+    def __init__(self, problems: list[Problem], *, rows_read: int = 0, source: str = "input",
+                 can_exclude: bool = True):
         self.problems = problems
         self.rows_read = rows_read
         self.source = source
         self.invalid_rows = len({p.row for p in problems if p.row is not None})
         # Only row-level problems can be excluded; a file-level one refuses the file.
-        self.excludable = all(p.row is not None for p in problems)
+        self.excludable = can_exclude and all(p.row is not None for p in problems)
         super().__init__(self.report())
 
     def report(self) -> str:
         head = f"{self.source}: refused, {len(self.problems)} problem(s)"
-        if self.invalid_rows:
+        if self.invalid_rows and self.rows_read:
             head += f" in {self.invalid_rows} of {self.rows_read} row(s)"
         lines = [head] + [f"  - {p.message()}" for p in self.problems[:MAX_PROBLEMS_LISTED]]
         if len(self.problems) > MAX_PROBLEMS_LISTED:
@@ -303,7 +304,8 @@ def load_runs(
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise _file_problem(f"cannot read {path}: {exc.strerror}") from None
+            raise RunsValidationError([Problem(None, None, None, f"cannot read {path}: {exc.strerror}")],
+                                      source=name) from None
     elif isinstance(source, (bytes, bytearray)):
         data = bytes(source)
     else:
@@ -584,6 +586,8 @@ def canonical_order(frame: pd.DataFrame, has_finished_at: bool) -> pd.DataFrame:
     runs = frame.iloc[order].reset_index(drop=True)
     runs["success"] = runs["success"].astype("boolean")
     runs["status"] = pd.Categorical(runs["status"], categories=list(STATUSES))
+    # Tasks as categories in text order: the measures group by their codes without re-hashing text.
+    runs["task_id"] = pd.Categorical(runs["task_id"], categories=sorted(runs["task_id"].unique()))
     runs.attrs["has_finished_at"] = has_finished_at
     return runs[list(CANONICAL_COLUMNS)]
 

@@ -10,6 +10,7 @@ constant the SQL needs (window size, statuses) is generated from the policy obje
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,23 @@ class Dialect:
             return f"(isnan({expr}) OR isinf({expr}))"
         return f"({expr} IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8))"
 
+    def strip(self, expr: str) -> str:
+        """Surrounding whitespace removed, as Python's str.strip does for ASCII whitespace."""
+        if self.name == "duckdb":
+            return f"trim({expr}, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13))"
+        return f"btrim({expr}, E' \\t\\n\\r\\f\\v')"
+
+    def matches(self, expr: str, pattern: str) -> str:
+        if self.name == "duckdb":
+            return f"regexp_full_match({expr}, '{pattern}')"
+        return f"({expr} ~ '^(?:{pattern})$')"
+
+    def exact_sum(self, expr: str, where: str) -> str:
+        """A sum that does not depend on summation order: compensated in DuckDB, exact numeric in PostgreSQL."""
+        if self.name == "duckdb":
+            return f"fsum({expr}) FILTER (WHERE {where})"
+        return f"CAST(SUM(CAST({expr} AS NUMERIC)) FILTER (WHERE {where}) AS DOUBLE PRECISION)"
+
     def timestamp(self, column: str) -> str:
         if self.try_cast:
             return f"TRY_CAST({column} AS TIMESTAMPTZ)"
@@ -63,13 +81,14 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
     """SELECT canonical columns from ``source`` (SPEC 1 spellings; invalid cells become NULL here and
     are caught by the validation queries, which see the raw text too)."""
     text = d.text_type
-    success = f"lower(trim(CAST(success AS {text})))"
+    success = f"lower({d.strip(f'CAST(success AS {text})')})"
     return f"""
     SELECT
-      CAST(run_id AS {text}) AS run_id,
-      CAST(agent_id AS {text}) AS agent_id,
-      CAST(task_id AS {text}) AS task_id,
-      lower(trim(CAST(status AS {text}))) AS status,
+      {d.strip(f'CAST(run_id AS {text})')} AS run_id,
+      {d.strip(f'CAST(agent_id AS {text})')} AS agent_id,
+      {d.strip(f'CAST(task_id AS {text})')} AS task_id,
+      lower({d.strip(f'CAST(status AS {text})')}) AS status,
+      CAST(status AS {text}) AS status_text,
       CASE WHEN {success} IN ({_quote_list(sorted(TRUE_TOKENS))}) THEN TRUE
            WHEN {success} IN ({_quote_list(sorted(FALSE_TOKENS))}) THEN FALSE END AS success,
       {success} AS success_text,
@@ -85,28 +104,39 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
     FROM {source} AS src"""
 
 
-def validation_queries(d: Dialect) -> list[tuple[str, str, str]]:
-    """(column, reason, WHERE condition on the normalized runs) for every SPEC 1 rule."""
-    blank = "{c} IS NULL OR trim({c}) = ''"
-    rules = [(c, "missing value; this column is required", blank.format(c=c))
+NUMBER = "[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?"
+ISO_8601 = ("[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}(:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?)?"
+            " ?(Z|z|[+-][0-9]{2}(:?[0-9]{2})?)?")
+NONFINITE = ("nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity")
+
+
+def validation_queries(d: Dialect) -> list[tuple[str, str, str, str]]:
+    """(column, reason, WHERE condition, offending text) for every SPEC 1 rule, on the normalized runs."""
+    rules = [(c, "missing value; this column is required", f"{c} IS NULL OR {c} = ''", c)
              for c in ("run_id", "agent_id", "task_id")]
     rules += [
         ("status", "unknown status; expected one of " + ", ".join(STATUSES),
-         f"status IS NULL OR status NOT IN ({_quote_list(STATUSES)})"),
+         f"status IS NOT NULL AND status <> '' AND status NOT IN ({_quote_list(STATUSES)})", "status_text"),
+        ("status", "missing value; this column is required", "status IS NULL OR status = ''", "status_text"),
         ("success", "not a recognised outcome; expected true/false, 1/0, yes/no, pass/fail or empty",
-         "success IS NULL AND success_text IS NOT NULL AND trim(success_text) <> ''"),
+         "success IS NULL AND success_text IS NOT NULL AND success_text <> ''", "success_text"),
     ]
-    for column in ("latency_ms", "cost_usd", "steps"):
-        text = {"latency_ms": "latency_text", "cost_usd": "cost_text", "steps": "steps_text"}[column]
+    for column, text in (("latency_ms", "latency_text"), ("cost_usd", "cost_text"), ("steps", "steps_text")):
+        stripped = d.strip(text)
+        token = f"lower({stripped}) IN ({_quote_list(NONFINITE)})"
         rules += [
-            (column, "not a number", f"{column} IS NULL AND {text} IS NOT NULL AND trim({text}) <> ''"),
-            (column, "not a finite number", f"{column} IS NOT NULL AND {d.non_finite(column)}"),
-            (column, "negative; must be 0 or more", f"{column} < 0"),
+            (column, "not a number", f"{text} IS NOT NULL AND {stripped} <> '' AND NOT {token} "
+                                     f"AND NOT {d.matches(stripped, NUMBER)}", text),
+            (column, "not a finite number", f"{token} OR ({column} IS NOT NULL AND {d.non_finite(column)})", text),
+            (column, "negative; must be 0 or more", f"{column} < 0", text),
         ]
     rules.append(("steps", "not a whole number of steps",
-                  f"steps IS NOT NULL AND NOT {d.non_finite('steps')} AND steps <> floor(steps)"))
-    rules.append(("finished_at", "not an ISO-8601 timestamp",
-                  "finished_at IS NULL AND finished_text IS NOT NULL AND trim(finished_text) <> ''"))
+                  f"steps IS NOT NULL AND NOT {d.non_finite('steps')} AND steps >= 0 AND steps <> floor(steps)",
+                  "steps_text"))
+    stripped = d.strip("finished_text")
+    rules.append(("finished_at", "not an ISO-8601 timestamp (e.g. 2026-07-01T12:00:00Z)",
+                  f"finished_text IS NOT NULL AND {stripped} <> '' AND (finished_at IS NULL "
+                  f"OR NOT {d.matches(stripped, ISO_8601)})", "finished_text"))
     return rules
 
 
@@ -117,28 +147,43 @@ class SqlScorer:
                  row_number: str, policy: Policy = CANONICAL_POLICY):
         self.execute, self.d, self.policy = execute, dialect, policy
         self.has_finished_at = has_finished_at
+        self.has_row_numbers = "NULL" not in row_number
+        self.warnings: list[str] = [] if has_finished_at else [
+            "No finished_at column: file order is used for the radar window (a later row is newer)."]
         self.runs = f"({normalized_sql(source, dialect, has_steps=has_steps, has_finished_at=has_finished_at, row_number=row_number)}) AS runs"
 
     def validate(self, source_name: str) -> None:
-        problems: list[Problem] = []
         rules = validation_queries(self.d)
-        # One scan counts every rule; only a rule that fails is scanned again for its rows.
-        counts = self.execute("SELECT " + ", ".join(f"COUNT(*) FILTER (WHERE {c})" for _, _, c in rules)
+        # One scan counts every rule (and the rows); only a failing rule is scanned again for examples.
+        counts = self.execute("SELECT COUNT(*), " + ", ".join(f"COUNT(*) FILTER (WHERE {c})" for _, _, c, _ in rules)
                               + f" FROM {self.runs}")[0]
-        for (column, reason, condition), failing in zip(rules, counts):
+        rows_read, counts = int(counts[0]), counts[1:]
+        if rows_read == 0:
+            raise RunsValidationError([Problem(None, None, None, "the file has no runs")], source=source_name)
+        problems: list[Problem] = []
+        for (column, reason, condition, shown), failing in zip(rules, counts):
             if not failing:
                 continue
-            rows = self.execute(f"SELECT source_row, run_id FROM {self.runs} WHERE ({condition}) "
+            rows = self.execute(f"SELECT source_row, {shown} FROM {self.runs} WHERE ({condition}) "
                                 f"ORDER BY source_row LIMIT {MAX_PROBLEMS}")
-            problems += [Problem(int(r) if r is not None else None, column, None if rid is None else str(rid),
-                                 reason if r is not None else f"{reason} (run_id {rid!r})") for r, rid in rows]
-        duplicates = self.execute(
-            f"SELECT run_id, COUNT(*) FROM {self.runs} WHERE run_id IS NOT NULL GROUP BY run_id "
-            f"HAVING COUNT(*) > 1 ORDER BY run_id LIMIT {MAX_PROBLEMS}")
-        problems += [Problem(None, "run_id", str(rid), f"duplicate run_id ({n} rows)") for rid, n in duplicates]
+            problems += [Problem(None if r is None else int(r), column, None if v is None else str(v), reason)
+                         for r, v in rows]
+            if len(rows) < failing:  # more than listed (or rows the engine could not list)
+                problems.append(Problem(None, column, None, f"{reason}: {int(failing) - len(rows):,} more row(s) "
+                                                            "not listed"))
+        order = "source_row" if self.has_row_numbers else "run_id"
+        duplicates = self.execute(f"""
+            SELECT source_row, run_id, first_row FROM (
+              SELECT source_row, run_id, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) AS k,
+                     MIN(source_row) OVER (PARTITION BY run_id) AS first_row
+              FROM {self.runs} WHERE run_id IS NOT NULL AND run_id <> '') AS d
+            WHERE k > 1 ORDER BY source_row, run_id LIMIT {MAX_PROBLEMS}""")
+        problems += [Problem(None if r is None else int(r), "run_id", str(rid),
+                             "duplicate run_id" + (f"; first seen at row {int(first)}" if first is not None else ""))
+                     for r, rid, first in duplicates]
         if problems:
             problems.sort(key=lambda p: (p.row is None, p.row or 0))
-            raise RunsValidationError(problems, source=source_name)
+            raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False)
 
     def report(self, weights: Mapping[str, float] | None = None) -> Report:
         p, c = self.policy, self.d.collate
@@ -149,10 +194,12 @@ class SqlScorer:
               COUNT(*) FILTER (WHERE {completed}),
               COUNT(*) FILTER (WHERE {completed} AND success),
               COUNT(latency_ms) FILTER (WHERE {completed}),
-              AVG(latency_ms) FILTER (WHERE {completed}),
+              {self.d.exact_sum('latency_ms', completed)}
+                / NULLIF(COUNT(latency_ms) FILTER (WHERE {completed}), 0),
               STDDEV_POP(latency_ms) FILTER (WHERE {completed}),
               COUNT(cost_usd) FILTER (WHERE {completed}),
-              AVG(cost_usd) FILTER (WHERE {completed})
+              {self.d.exact_sum('cost_usd', completed)}
+                / NULLIF(COUNT(cost_usd) FILTER (WHERE {completed}), 0)
             FROM {self.runs} GROUP BY agent_id""")
         stats = sorted(stats, key=lambda r: r[0])  # Python's text order, as the pandas engine
         agents = tuple(str(r[0]) for r in stats)
@@ -197,8 +244,9 @@ class SqlScorer:
         counts = pd.DataFrame(sorted(((str(a), str(t), int(n), int(k)) for a, t, n, k in counts)),
                               columns=["agent_id", "task_id", "n", "c"])
         counts = counts.astype({"agent_id": "str", "task_id": "str", "n": "int64", "c": "int64"})
-        return assemble_report(headline_from_stats(agents, cohort, p), radar_from_aggregates(agents, aggregates, p),
-                               repeatability_from_counts(agents, counts, p), p, weights)
+        report = assemble_report(headline_from_stats(agents, cohort, p), radar_from_aggregates(agents, aggregates, p),
+                                 repeatability_from_counts(agents, counts, p), p, weights)
+        return dataclasses.replace(report, warnings=tuple(self.warnings))
 
 
 def _duckdb_source(path: Path) -> tuple[str, list[str], str]:
@@ -208,15 +256,23 @@ def _duckdb_source(path: Path) -> tuple[str, list[str], str]:
     if suffix in (".parquet", ".pq"):
         return f"read_parquet({literal}, file_row_number = true)", [], "file_row_number + 1"
     if suffix == ".csv":
+        # An explicit dialect: a ragged line is an error, never a silently re-sniffed single column.
         return (f"(SELECT *, row_number() OVER () AS file_row_number FROM read_csv({literal}, all_varchar = true, "
-                "header = true))", [], "file_row_number")
+                "header = true, delim = ',', quote = '\"', escape = '\"'))", [], "file_row_number")
     raise RunsValidationError([Problem(None, None, None, f"the SQL engine reads Parquet and CSV files; use the "
                                                          f"pandas engine for {suffix or 'this file'}")],
                               source=path.name)
 
 
 def _normalize_names(names: list[str]) -> dict[str, str]:
-    return {re.sub(r"[\s\-]+", "_", n.strip()).lower(): n for n in names}
+    mapping: dict[str, str] = {}
+    for n in names:
+        name = re.sub(r"[\s\-]+", "_", n.strip()).lower()
+        if name in mapping:
+            raise RunsValidationError([Problem(None, name, None, f"duplicate column: {mapping[name]!r} and {n!r} "
+                                                                  f"both name {name!r}")])
+        mapping[name] = n
+    return mapping
 
 
 def _renamed_source(source: str, columns: list[str], quote) -> tuple[str, set[str]]:
@@ -252,13 +308,21 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
             con.execute(f"SET threads = {int(threads)}")
         con.execute("SET preserve_insertion_order = false")
         con.execute("SET enable_progress_bar = false")
+        con.execute("SET TimeZone = 'UTC'")  # a timestamp without a zone is UTC, as in the pandas engine
         table, _, row_number = _duckdb_source(path)
         try:
             columns = [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
         except duckdb.Error as exc:
-            raise RunsValidationError([Problem(None, None, None, f"not readable: {exc}")], source=path.name) from None
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise RunsValidationError([Problem(None, None, None, f"not readable as CSV or Parquet ({first}); the "
+                                                                 "pandas engine reports the row")],
+                                      source=path.name) from None
         columns = [c for c in columns if c != "file_row_number"]
-        source, names = _renamed_source(table, columns + ["file_row_number"], lambda c: '"' + c.replace('"', '""') + '"')
+        try:
+            source, names = _renamed_source(table, columns + ["file_row_number"],
+                                            lambda c: '"' + c.replace('"', '""') + '"')
+        except RunsValidationError as exc:
+            raise RunsValidationError(exc.problems, source=path.name) from None
         _required(names, path.name)
         scorer = SqlScorer(lambda q: con.execute(q).fetchall(), DUCKDB, source, has_steps="steps" in names,
                            has_finished_at="finished_at" in names, row_number=row_number, policy=policy)
@@ -283,6 +347,7 @@ def score_postgres(url: str, table: str, policy: Policy = CANONICAL_POLICY,
     try:
         with conn.cursor() as cur:
             cur.execute("SET TRANSACTION READ ONLY")
+            cur.execute("SET TIME ZONE 'UTC'")
             qualified = sql.SQL(".").join(sql.Identifier(part) for part in table.split(".")).as_string(conn)
             try:
                 cur.execute(f"SELECT * FROM {qualified} LIMIT 0")

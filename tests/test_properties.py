@@ -107,3 +107,15 @@ def test_one_more_successful_completed_run_never_lowers_the_success_rate(rows, a
 def test_report_json_never_contains_nan(rows):
     text = score_runs(runs_from_records(rows)).to_json_text()
     json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(AssertionError(c)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.floats(0, 1e6, allow_nan=False), min_size=1, max_size=300)
+       | st.lists(st.sampled_from([0.1, 0.2, 0.3, 1e-300, 1e6, 123.456]), min_size=1, max_size=500))
+def test_average_latency_is_the_correctly_rounded_sum_over_the_count(values):
+    import math
+
+    rows = [{"run_id": f"r{i}", "agent_id": "a", "task_id": "t", "status": "completed", "success": True,
+             "latency_ms": v, "cost_usd": None} for i, v in enumerate(values)]
+    headline = score_runs(runs_from_records(rows)).agents[0].headline
+    assert headline.avg_latency_ms == math.fsum(values) / len(values)

@@ -160,3 +160,74 @@ def test_the_sql_engine_caps_its_memory_and_still_scores(tmp_path):
 ])
 def test_credentials_are_redacted(text):
     assert "s3cret" not in redact(text)
+
+
+HEADER = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd"
+
+
+def test_naive_timestamps_are_utc_in_both_engines_whatever_the_host_zone(tmp_path, monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        rows = ["naive,a,t0,completed,false,1000,0.01,3,2026-07-01T10:00:00"]
+        rows += [f"r{i:03d},a,t0,completed,true,1000,0.01,3,2026-07-01T11:{i // 60:02d}:{i % 60:02d}Z"
+                 for i in range(100)]
+        path = tmp_path / "naive.csv"
+        path.write_text(HEADER + ",steps,finished_at\n" + "\n".join(rows) + "\n")
+        sql_doc, pandas_doc = both(path)
+        assert_same_report(sql_doc, pandas_doc)
+        # The naive run is 10:00 UTC, older than the 100 runs after it: outside the window.
+        assert pandas_doc["agents"][0]["radar"]["axes"]["correctness"] == 100.0
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+@pytest.mark.parametrize("rows", [
+    [f"r{i},a,t,completed,true,2050,0.1" for i in range(10)],  # exact decimal half: 72.925
+    ["r1,a,t,completed,true,2050,0.1"],
+    [f"r{i},a,t,completed,true,{1000 + i / 3:.12f},{0.1 + i / 7:.12f}" for i in range(40)],
+])
+def test_means_agree_to_the_last_bit_at_rounding_halves(tmp_path, rows):
+    path = tmp_path / "half.csv"
+    path.write_text(HEADER + "\n" + "\n".join(rows) + "\n")
+    sql_doc, pandas_doc = both(path)
+    sql_h, pandas_h = sql_doc["agents"][0]["headline"], pandas_doc["agents"][0]["headline"]
+    assert sql_h["avg_cost_usd"] == pandas_h["avg_cost_usd"] and sql_h["score"] == pandas_h["score"]
+
+
+def test_the_sql_engine_refuses_nan_in_parquet(tmp_path):
+    path = tmp_path / "nan.parquet"
+    pq.write_table(pa.table({"run_id": ["r1", "r2", "r3"], "agent_id": ["a"] * 3, "task_id": ["t"] * 3,
+                             "status": ["completed"] * 3, "success": [True, False, None],
+                             "latency_ms": [1000.0, float("nan"), 2000.0], "cost_usd": [0.01, 0.01, None]}), path)
+    with pytest.raises(RunsValidationError) as info:
+        score_file_sql(path)
+    assert [(p.row, p.column, p.reason) for p in info.value.problems] == [(2, "latency_ms", "not a finite number")]
+
+
+def test_whitespace_around_ids_status_and_outcomes_is_read_alike(tmp_path):
+    path = tmp_path / "ws.csv"
+    path.write_text(HEADER + "\nr1,a,t1,completed\t,\ttrue,1000,0.01\n r2,a ,t1 , Completed ,TRUE ,1500,0.02\n")
+    assert_same_report(*both(path))
+    dup = tmp_path / "dup.csv"
+    dup.write_text(HEADER + "\nr1,a,t1,completed,true,1000,0.01\n r1 ,a,t1,completed,true,1000,0.01\n")
+    for load in (score_file_sql, load_runs):
+        with pytest.raises(RunsValidationError, match="duplicate run_id"):
+            load(dup)
+
+
+@pytest.mark.parametrize("cell, column", [("1_000", "latency_ms"), ("0x10", "cost_usd"),
+                                          ("2026-07-01 12:00:00 PST", "finished_at")])
+def test_both_engines_refuse_the_same_malformed_cells(tmp_path, cell, column):
+    values = {"latency_ms": "1000", "cost_usd": "0.01", "finished_at": "2026-07-01T12:00:00Z"}
+    values[column] = cell
+    path = tmp_path / "bad.csv"
+    path.write_text(HEADER + ",finished_at\n" + f"r1,a,t,completed,true,{values['latency_ms']},"
+                    f"{values['cost_usd']},{values['finished_at']}\n")
+    for load in (score_file_sql, load_runs):
+        with pytest.raises(RunsValidationError) as info:
+            load(path)
+        assert [(p.row, p.column) for p in info.value.problems] == [(1, column)], load
