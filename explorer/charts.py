@@ -100,7 +100,7 @@ def contribution_waterfall(headline: Headline) -> go.Figure:
     labels.append("Headline score")
     values.append(headline.score or 0.0)
     measures.append("total")
-    hover.append(f"{fmt.score(headline.score)} (rounded to 2 decimals)")
+    hover.append(f"{fmt.score(headline.score)} (rounded to {p.score_decimals} decimals)")
     fig = go.Figure(go.Waterfall(
         x=labels, y=values, measure=measures, customdata=hover,
         text=[f"{v:+.2f}" if m == "relative" else fmt.score(headline.score) for v, m in zip(values, measures)],

@@ -79,7 +79,7 @@ def rules(policy: Policy) -> list[Rule]:
              "task p = success share and r = 1 − 4p(1 − p) (1 when always or never solved, 0 at 50/50); the "
              "axis is the mean r.", EXPLORER),
         Rule("Fitness radar", "Medians are ordinary medians (the mean of the two middle values for an even "
-             "count); every axis is on 0–100, rounded to 2 decimals.", EXPLORER),
+             f"count); every axis is on 0–100, rounded to {p.score_decimals} decimals.", EXPLORER),
         Rule("Fitness radar", f"Profile score: default weight {_pct(p.radar_weights['correctness'])} per axis; "
              "an unavailable axis is dropped and the rest renormalized. Viewer weights never change a headline "
              "score.", PUBLISHED),

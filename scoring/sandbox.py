@@ -164,7 +164,8 @@ def rank_diff(canonical: Report, sandbox: Report) -> pd.DataFrame:
         b = sandbox.agent(a.agent_id)
         ha, hb = a.headline, b.headline
         move = None if a.rank is None or b.rank is None else a.rank - b.rank
-        delta = None if ha.score is None or hb.score is None else round(hb.score - ha.score, 2)
+        delta = None if ha.score is None or hb.score is None else round(hb.score - ha.score,
+                                                                        sandbox.policy.score_decimals)
         crossings = []
         if ha.zero_success_floor != hb.zero_success_floor:
             crossings.append("zero-success floor " + ("now applies" if hb.zero_success_floor else "lifted"))

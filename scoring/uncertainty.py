@@ -82,7 +82,8 @@ def headline_replicates(success: np.ndarray, latency: np.ndarray, cost: np.ndarr
         cost_mean = np.where(mc > 0, sc / mc, np.nan)
     stats = CohortStats(np.full(len(s), n), s, m, mean, np.sqrt(var), mc, cost_mean)
     f = composite_arrays(stats, policy)
-    return np.where(f["zero_success_floor"], 0.0, np.round(f["weighted_score"], policy.score_decimals))
+    # The canonical rounding (Python's round of the double), not numpy's: intervals of the same numbers.
+    return np.array([final_score(w, floor, policy) for w, floor in zip(f["weighted_score"], f["zero_success_floor"])])
 
 
 def pass_k_replicates(n: np.ndarray, c: np.ndarray, levels, *, replicates: int,

@@ -3,12 +3,15 @@ import streamlit as st
 from explorer import charts, data, tables, ui
 from explorer import format as fmt
 from explorer.exports import report_csv
+from scoring import CANONICAL_POLICY
+from scoring.methodology import execution_formula
 from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
 
 st.title("Leaderboard")
-st.caption("The canonical headline composite (0–100): 40% success rate + 30% execution (latency and "
-           "consistency) + 30% cost, over all completed runs. Open *Headline composite* for why each score is "
-           "what it is.")
+st.caption(f"The canonical headline composite (0–100): {CANONICAL_POLICY.success_weight:.0%} success rate + "
+           f"{CANONICAL_POLICY.execution_weight:.0%} execution (latency and consistency) + "
+           f"{CANONICAL_POLICY.cost_weight:.0%} cost, over all completed runs. Open *Headline composite* for why "
+           "each score is what it is.")
 
 scored = data.require_scores()
 report, runs = scored.report, scored.runs
@@ -35,11 +38,12 @@ ui.table(
      "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor, "Avg cost (USD)": fmt.usd},
     key="leaderboard",
     Score=st.column_config.Column(help="Headline composite, 0–100, two decimals"),
-    Execution=st.column_config.Column(help="0.5 × latency score + 0.5 × consistency"),
+    Execution=st.column_config.Column(help=execution_formula(report.policy)),
     Flags=st.column_config.TextColumn(width="medium"),
 )
 st.caption("Flags: **zero-success floor** — completed runs but none successful, so the score is 0; "
-           "**neutral consistency** — fewer than 5 recorded latencies, consistency 0.5 (explorer-defined); "
+           f"**neutral consistency** — fewer than {report.policy.consistency_min_latencies} recorded latencies, "
+           f"consistency {report.policy.neutral_consistency:g} (explorer-defined); "
            "**unranked** — no completed run; **no latency/cost recorded** — that score is 0. "
            "Empty cells (—) are undefined values. Click a column header to sort.")
 
