@@ -165,15 +165,22 @@ def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
     body = raw.iloc[1:].reset_index(drop=True)
     body.columns = range(body.shape[1])
     # pandas pads a short line with empty cells; a short line is refused instead (nothing is guessed).
-    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))  # pandas read it: so may the counter
-    try:
-        fields = [len(r) for r in csv.reader(io.StringIO(text)) if r and any(c.strip() for c in r)]
-    except csv.Error as exc:
-        raise _file_problem(f"not readable as CSV: {exc}") from None
+    fields = _fields_per_record(text)
     problems = [Problem(i, None, None, f"the line has {k} field(s); the header has {len(header)}")
                 for i, k in enumerate(fields[1:], start=1) if k < len(header)] \
         if len(fields) - 1 == len(body) else []  # records that cannot be aligned are left to validation
     return _with_header(body.fillna(""), header), np.arange(1, len(body) + 1), problems
+
+
+def _fields_per_record(text: str) -> list[int]:
+    """Fields of each non-blank CSV record; a plain comma count when no cell is quoted (the common case)."""
+    if '"' not in text:
+        return [line.count(",") + 1 for line in text.splitlines() if line.strip(" \t,")]
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))  # pandas read it: so may the counter
+    try:
+        return [len(r) for r in csv.reader(io.StringIO(text)) if r and any(c.strip() for c in r)]
+    except csv.Error as exc:
+        raise _file_problem(f"not readable as CSV: {exc}") from None
 
 
 def _with_header(body: pd.DataFrame, header: list[str]) -> pd.DataFrame:
@@ -385,8 +392,8 @@ def _text(col: pd.Series) -> pd.Series:
     """Cells as stripped text with missing/blank cells as NA."""
     if ptypes.is_bool_dtype(col):
         out = col.map({True: "true", False: "false"})
-    elif col.dtype == object or ptypes.is_string_dtype(col):
-        out = col.astype(object).map(_cell_text)
+    elif col.dtype == object:
+        out = col.map(_cell_text)
     else:
         out = col
     out = out.astype("str").str.strip()
@@ -399,11 +406,6 @@ def _nested(col: pd.Series) -> pd.Series:
         return pd.Series(False, index=col.index)
     return col.map(lambda v: isinstance(v, (dict, list, tuple, np.ndarray)) or (
         isinstance(v, bytes) and not _utf8(v))).astype(bool)
-
-
-def _shown(col: pd.Series) -> pd.Series:
-    """Cells as text for a problem report (undecodable bytes shown with backslash escapes)."""
-    return col.astype(object).map(lambda v: v.decode("utf-8", "backslashreplace") if isinstance(v, bytes) else str(v))
 
 
 def _utf8(data: bytes) -> bool:
@@ -423,6 +425,8 @@ class _Collector:
         idx = np.flatnonzero(np.asarray(mask, dtype=bool))
         for i in idx:
             value = values.iloc[i]
+            if isinstance(value, bytes):  # shown, not decoded: it may not be text
+                value = value.decode("utf-8", "backslashreplace")
             text = None if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
             self.problems.append(
                 Problem(int(self.rows[i]), column, text, reason(i) if callable(reason) else reason)
@@ -432,7 +436,7 @@ class _Collector:
 def _parse_ids(raw: pd.Series, column: str, out: _Collector) -> pd.Series:
     nested = _nested(raw)
     text = _text(raw.mask(nested))
-    out.add(nested, column, _shown(raw), "a nested or binary value is not allowed here")
+    out.add(nested, column, raw, "a nested or binary value is not allowed here")
     out.add(text.isna() & ~nested, column, text, "missing value; this column is required")
     return text
 
@@ -458,7 +462,7 @@ def _parse_success(raw: pd.Series, out: _Collector) -> pd.Series:
     shown = _text(raw.mask(nested))
     text = shown.str.lower()
     is_true, is_false = text.isin(TRUE_TOKENS), text.isin(FALSE_TOKENS)
-    out.add(nested, "success", _shown(raw), "a nested or binary value is not allowed here")
+    out.add(nested, "success", raw, "a nested or binary value is not allowed here")
     out.add(text.notna() & ~is_true & ~is_false, "success", shown,
             "not a recognised outcome; expected true/false, 1/0, yes/no, pass/fail or empty")
     return _booleans(is_true, is_false, raw.index)
@@ -478,7 +482,7 @@ def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool
     else:
         nested = _nested(raw)
         text = _text(raw.mask(nested))
-        out.add(nested, column, _shown(raw), "a nested or binary value is not allowed here")
+        out.add(nested, column, raw, "a nested or binary value is not allowed here")
         values = pd.to_numeric(text, errors="coerce").astype("float64")
         token = text.str.lower().isin(NONFINITE_TOKENS)
         nonfinite = token | np.isinf(values)
@@ -503,7 +507,7 @@ def _parse_timestamps(raw: pd.Series, out: _Collector) -> pd.Series:
         return ts.dt.tz_convert("UTC").astype("datetime64[us, UTC]")
     nested = _nested(raw)
     text = _text(raw.mask(nested))
-    out.add(nested, "finished_at", _shown(raw), "a nested or binary value is not allowed here")
+    out.add(nested, "finished_at", raw, "a nested or binary value is not allowed here")
     parsed = pd.to_datetime(text, utc=True, format="ISO8601", errors="coerce")
     out.add(text.notna() & parsed.isna(), "finished_at", text,
             "not an ISO-8601 timestamp (e.g. 2026-07-01T12:00:00Z)")
