@@ -110,8 +110,13 @@ ISO_8601 = ("[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}(:[0-9]{2}(:[0-9]{2}([.][0-9
 NONFINITE = ("nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity")
 
 
-def validation_queries(d: Dialect) -> list[tuple[str, str, str, str]]:
-    """(column, reason, WHERE condition, offending text) for every SPEC 1 rule, on the normalized runs."""
+def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> list[tuple[str, str, str, str]]:
+    """(column, reason, WHERE condition, offending text) for every SPEC 1 rule, on the normalized runs.
+
+    ``kinds`` maps a source column to "numeric" or "timestamp" when its type already guarantees the
+    spelling: the text checks (regular expressions) then need not run over every row.
+    """
+    kinds = kinds or {}
     rules = [(c, "missing value; this column is required", f"{c} IS NULL OR {c} = ''", c)
              for c in ("run_id", "agent_id", "task_id")]
     rules += [
@@ -124,9 +129,10 @@ def validation_queries(d: Dialect) -> list[tuple[str, str, str, str]]:
     for column, text in (("latency_ms", "latency_text"), ("cost_usd", "cost_text"), ("steps", "steps_text")):
         stripped = d.strip(text)
         token = f"lower({stripped}) IN ({_quote_list(NONFINITE)})"
+        if kinds.get(column) != "numeric":
+            rules.append((column, "not a number", f"{text} IS NOT NULL AND {stripped} <> '' AND NOT {token} "
+                                                  f"AND NOT {d.matches(stripped, NUMBER)}", text))
         rules += [
-            (column, "not a number", f"{text} IS NOT NULL AND {stripped} <> '' AND NOT {token} "
-                                     f"AND NOT {d.matches(stripped, NUMBER)}", text),
             (column, "not a finite number", f"{token} OR ({column} IS NOT NULL AND {d.non_finite(column)})", text),
             (column, "negative; must be 0 or more", f"{column} < 0", text),
         ]
@@ -134,9 +140,10 @@ def validation_queries(d: Dialect) -> list[tuple[str, str, str, str]]:
                   f"steps IS NOT NULL AND NOT {d.non_finite('steps')} AND steps >= 0 AND steps <> floor(steps)",
                   "steps_text"))
     stripped = d.strip("finished_text")
+    spelled = "" if kinds.get("finished_at") == "timestamp" else f" OR NOT {d.matches(stripped, ISO_8601)}"
     rules.append(("finished_at", "not an ISO-8601 timestamp (e.g. 2026-07-01T12:00:00Z)",
-                  f"finished_text IS NOT NULL AND {stripped} <> '' AND (finished_at IS NULL "
-                  f"OR NOT {d.matches(stripped, ISO_8601)})", "finished_text"))
+                  f"finished_text IS NOT NULL AND {stripped} <> '' AND (finished_at IS NULL{spelled})",
+                  "finished_text"))
     return rules
 
 
@@ -144,16 +151,17 @@ class SqlScorer:
     """Runs the generated queries on a DB-API connection and builds the Report."""
 
     def __init__(self, execute, dialect: Dialect, source: str, *, has_steps: bool, has_finished_at: bool,
-                 row_number: str, policy: Policy = CANONICAL_POLICY):
+                 row_number: str, policy: Policy = CANONICAL_POLICY, kinds: Mapping[str, str] | None = None):
         self.execute, self.d, self.policy = execute, dialect, policy
         self.has_finished_at = has_finished_at
         self.has_row_numbers = "NULL" not in row_number
+        self.kinds = dict(kinds or {})
         self.warnings: list[str] = [] if has_finished_at else [
             "No finished_at column: file order is used for the radar window (a later row is newer)."]
         self.runs = f"({normalized_sql(source, dialect, has_steps=has_steps, has_finished_at=has_finished_at, row_number=row_number)}) AS runs"
 
     def validate(self, source_name: str) -> None:
-        rules = validation_queries(self.d)
+        rules = validation_queries(self.d, self.kinds)
         # One scan counts every rule (and the rows); only a failing rule is scanned again for examples.
         counts = self.execute("SELECT COUNT(*), " + ", ".join(f"COUNT(*) FILTER (WHERE {c})" for _, _, c, _ in rules)
                               + f" FROM {self.runs}")[0]
@@ -172,7 +180,9 @@ class SqlScorer:
                 problems.append(Problem(None, column, None, f"{reason}: {int(failing) - len(rows):,} more row(s) "
                                                             "not listed"))
         order = "source_row" if self.has_row_numbers else "run_id"
-        duplicates = self.execute(f"""
+        repeated = self.execute(f"SELECT COUNT(*) FROM (SELECT run_id FROM {self.runs} WHERE run_id IS NOT NULL "
+                                f"GROUP BY run_id HAVING COUNT(*) > 1) AS repeated")[0][0]
+        duplicates = [] if not repeated else self.execute(f"""
             SELECT source_row, run_id, first_row FROM (
               SELECT source_row, run_id, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) AS k,
                      MIN(source_row) OVER (PARTITION BY run_id) AS first_row
@@ -264,6 +274,21 @@ def _duckdb_source(path: Path) -> tuple[str, list[str], str]:
                               source=path.name)
 
 
+def _kinds(types: Mapping[str, str]) -> dict[str, str]:
+    """Source column -> "numeric", "timestamp" or "other", from SQL type names."""
+    out = {}
+    for name, kind in types.items():
+        kind = kind.upper()
+        if kind.startswith(("DOUBLE", "FLOAT", "REAL", "INT", "BIGINT", "SMALLINT", "TINYINT", "HUGEINT",
+                            "DECIMAL", "NUMERIC", "UBIGINT", "UINTEGER", "USMALLINT", "UTINYINT")):
+            out[name] = "numeric"
+        elif kind.startswith(("TIMESTAMP", "DATE")):
+            out[name] = "timestamp"
+        else:
+            out[name] = "other"
+    return out
+
+
 def _normalize_names(names: list[str]) -> dict[str, str]:
     mapping: dict[str, str] = {}
     for n in names:
@@ -318,6 +343,8 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
                                                                  "pandas engine reports the row")],
                                       source=path.name) from None
         columns = [c for c in columns if c != "file_row_number"]
+        kinds = _kinds({name: str(kind) for name, kind in
+                        con.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {table})").fetchall()})
         try:
             source, names = _renamed_source(table, columns + ["file_row_number"],
                                             lambda c: '"' + c.replace('"', '""') + '"')
@@ -325,7 +352,8 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
             raise RunsValidationError(exc.problems, source=path.name) from None
         _required(names, path.name)
         scorer = SqlScorer(lambda q: con.execute(q).fetchall(), DUCKDB, source, has_steps="steps" in names,
-                           has_finished_at="finished_at" in names, row_number=row_number, policy=policy)
+                           has_finished_at="finished_at" in names, row_number=row_number, policy=policy,
+                           kinds={n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()})
         scorer.validate(path.name)
         return scorer.report(weights)
     finally:
@@ -355,6 +383,13 @@ def score_postgres(url: str, table: str, policy: Policy = CANONICAL_POLICY,
                 raise RunsValidationError([Problem(None, None, None, f"cannot read table {table}: "
                                                    f"{redact(str(exc)).strip()}")], source=table) from None
             columns = [d.name for d in cur.description]
+            types = {}
+            for d in cur.description:
+                info = conn.adapters.types.get(d.type_code)
+                types[d.name] = info.name if info else "other"
+            kinds = _kinds({c: {"float8": "DOUBLE", "float4": "REAL", "int4": "INTEGER", "int8": "BIGINT",
+                                "int2": "SMALLINT", "numeric": "NUMERIC", "timestamptz": "TIMESTAMPTZ",
+                                "timestamp": "TIMESTAMP", "date": "DATE"}.get(t, t) for c, t in types.items()})
             source, names = _renamed_source(qualified, columns, lambda c: sql.Identifier(c).as_string(conn))
             _required(names, table)
             if "finished_at" not in names:
@@ -366,7 +401,8 @@ def score_postgres(url: str, table: str, policy: Policy = CANONICAL_POLICY,
                 return cur.fetchall()
 
             scorer = SqlScorer(execute, POSTGRES, source, has_steps="steps" in names, has_finished_at=True,
-                               row_number="CAST(NULL AS BIGINT)", policy=policy)
+                               row_number="CAST(NULL AS BIGINT)", policy=policy,
+                               kinds={n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()})
             scorer.validate(table)
             return scorer.report(weights)
     finally:
