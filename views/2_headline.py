@@ -55,25 +55,22 @@ st.code(
 st.subheader("Anchor maps")
 st.caption("Each average is mapped to 0–1 by straight lines between the published anchors (flat beyond the "
            "ends). The red diamond is this agent; grey dots are the other agents.")
-others_latency = {a.agent_id: a.headline.avg_latency_ms for a in report.agents
-                  if a.agent_id != agent_id and a.headline.avg_latency_ms is not None}
-others_cost = {a.agent_id: a.headline.avg_cost_usd for a in report.agents
-               if a.agent_id != agent_id and a.headline.avg_cost_usd is not None}
-left, right = st.columns(2)
-with left:
-    st.plotly_chart(charts.anchor_curve(
-        policy.latency_anchors, title=f"Latency: average {fmt.ms(h.avg_latency_ms)} → {fmt.factor(h.latency_score)}",
-        x_label="average latency of completed runs (ms)", value=h.avg_latency_ms, value_label=agent_id,
-        others=others_latency), width="stretch", key="latency_curve")
-    if h.latency_runs == 0:
-        st.warning("No completed run recorded a latency: latency score 0 (data-quality flag).")
-with right:
-    st.plotly_chart(charts.anchor_curve(
-        policy.cost_anchors, title=f"Cost: average {fmt.usd(h.avg_cost_usd)} → {fmt.factor(h.cost_score)}",
-        x_label="average cost per completed run (USD, log scale)", value=h.avg_cost_usd, value_label=agent_id,
-        others=others_cost), width="stretch", key="cost_curve")
-    if h.cost_runs == 0:
-        st.warning("No completed run recorded a cost: cost score 0 (data-quality flag).")
+ANCHOR_PANELS = (  # what, its anchors, the headline field of the average, its score, runs recorded, format, x label
+    ("latency", policy.latency_anchors, "avg_latency_ms", h.latency_score, h.latency_runs, fmt.ms,
+     "average latency of completed runs (ms)"),
+    ("cost", policy.cost_anchors, "avg_cost_usd", h.cost_score, h.cost_runs, fmt.usd,
+     "average cost per completed run (USD, log scale)"),
+)
+for column, (what, anchors, field, score, recorded, show, x_label) in zip(st.columns(2), ANCHOR_PANELS):
+    average = getattr(h, field)
+    others = {a.agent_id: getattr(a.headline, field) for a in report.agents
+              if a.agent_id != agent_id and getattr(a.headline, field) is not None}
+    with column:
+        st.plotly_chart(charts.anchor_curve(
+            anchors, title=f"{what.capitalize()}: average {show(average)} → {fmt.factor(score)}", x_label=x_label,
+            value=average, value_label=agent_id, others=others), width="stretch", key=f"{what}_curve")
+        if recorded == 0:
+            st.warning(f"No completed run recorded a {what}: {what} score 0 (data-quality flag).")
 
 st.subheader("Consistency gate")
 gate = policy.consistency_min_latencies
