@@ -163,9 +163,10 @@ class SqlScorer:
     def validate(self, source_name: str) -> None:
         rules = validation_queries(self.d, self.kinds)
         # One scan counts every rule (and the rows); only a failing rule is scanned again for examples.
-        counts = self.execute("SELECT COUNT(*), " + ", ".join(f"COUNT(*) FILTER (WHERE {c})" for _, _, c, _ in rules)
+        counts = self.execute("SELECT COUNT(*), COUNT(run_id) - COUNT(DISTINCT run_id), "
+                              + ", ".join(f"COUNT(*) FILTER (WHERE {c})" for _, _, c, _ in rules)
                               + f" FROM {self.runs}")[0]
-        rows_read, counts = int(counts[0]), counts[1:]
+        rows_read, repeated, counts = int(counts[0]), int(counts[1]), counts[2:]
         if rows_read == 0:
             raise RunsValidationError([Problem(None, None, None, "the file has no runs")], source=source_name)
         problems: list[Problem] = []
@@ -180,8 +181,6 @@ class SqlScorer:
                 problems.append(Problem(None, column, None, f"{reason}: {int(failing) - len(rows):,} more row(s) "
                                                             "not listed"))
         order = "source_row" if self.has_row_numbers else "run_id"
-        repeated = self.execute(f"SELECT COUNT(*) FROM (SELECT run_id FROM {self.runs} WHERE run_id IS NOT NULL "
-                                f"GROUP BY run_id HAVING COUNT(*) > 1) AS repeated")[0][0]
         duplicates = [] if not repeated else self.execute(f"""
             SELECT source_row, run_id, first_row FROM (
               SELECT source_row, run_id, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) AS k,
@@ -228,18 +227,18 @@ class SqlScorer:
               SELECT *, ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {order}) AS position
               FROM {self.runs} WHERE status IN ({terminal})) AS ranked
             WHERE position <= {int(p.radar_window)}) AS window_runs"""
-        radar = self.execute(f"""
-            SELECT agent_id, COUNT(*), COUNT(success), COUNT(*) FILTER (WHERE success),
+        # One pass over the window: per agent (the axes) and per (agent, task) (robustness) together.
+        both = self.execute(f"""
+            SELECT agent_id, task_id, GROUPING(task_id), COUNT(*), COUNT(success), COUNT(*) FILTER (WHERE success),
               COUNT(latency_ms), percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms),
               COUNT(cost_usd), percentile_cont(0.5) WITHIN GROUP (ORDER BY cost_usd),
               COUNT(steps), percentile_cont(0.5) WITHIN GROUP (ORDER BY steps),
               COUNT(*) FILTER (WHERE steps > 0)
-            FROM {window} GROUP BY agent_id""")
+            FROM {window} GROUP BY GROUPING SETS ((agent_id), (agent_id, task_id))""")
+        radar = [(r[0],) + tuple(r[3:]) for r in both if r[2] == 1]
+        per_task = [(r[0], r[1], r[4], r[5]) for r in both if r[2] == 0 and r[4] > 0]  # known outcomes only
         nan_cols = {5, 7, 9}
         cols = [column(radar, j, fill=np.nan if j in nan_cols else 0.0) for j in range(1, 11)]
-        per_task = self.execute(f"""
-            SELECT agent_id, task_id, COUNT(*), COUNT(*) FILTER (WHERE success)
-            FROM {window} WHERE success IS NOT NULL GROUP BY agent_id, task_id""")
         aggregates = RadarAggregates(
             n_window=cols[0].astype(np.int64), n_known=cols[1].astype(np.int64), n_success=cols[2].astype(np.int64),
             n_lat=cols[3].astype(np.int64), p50_lat=cols[4], n_cost=cols[5].astype(np.int64), p50_cost=cols[6],
