@@ -137,15 +137,20 @@ def _all_text(at) -> str:
     return "\n".join(parts).replace("\\", "")  # markdown escapes removed: the text a person reads
 
 
-def test_the_app_reads_a_postgres_table_without_showing_credentials(postgres):
+def _read_table_in_the_app(url: str, table: str):
+    """The app's entry with the sidebar's PostgreSQL source filled in and submitted."""
     from streamlit.testing.v1 import AppTest
 
-    _load(postgres["url"], "runs", SAMPLE.read_text())
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     at.radio(key="source_kind").set_value("PostgreSQL table").run()
-    at.text_input[0].input(postgres["url"])
-    at.text_input[1].input("runs")
-    at.button[0].click().run()
+    at.text_input[0].input(url)
+    at.text_input[1].input(table)
+    return at.button[0].click().run()
+
+
+def test_the_app_reads_a_postgres_table_without_showing_credentials(postgres):
+    _load(postgres["url"], "runs", SAMPLE.read_text())
+    at = _read_table_in_the_app(postgres["url"], "runs")
     assert not at.exception
     text = _all_text(at)
     assert "PostgreSQL: runs @ 127.0.0.1" in text and "2,796 runs" in text
@@ -155,13 +160,7 @@ def test_the_app_reads_a_postgres_table_without_showing_credentials(postgres):
 
 
 def test_the_app_shows_a_refusal_for_a_missing_table(postgres):
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.radio(key="source_kind").set_value("PostgreSQL table").run()
-    at.text_input[0].input(postgres["url"])
-    at.text_input[1].input("missing_table")
-    at.button[0].click().run()
+    at = _read_table_in_the_app(postgres["url"], "missing_table")
     assert not at.exception
     assert any("was refused" in e.value for e in at.error)
     assert postgres["password"] not in _all_text(at)
