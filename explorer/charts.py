@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from scoring import RADAR_AXES, Anchors, Headline, Policy, Radar
+from scoring.policy import FIELD_BY_NAME
 
 from . import format as fmt
 from .tables import AXIS_LABELS
@@ -190,11 +191,11 @@ def pass_k_histogram(values: Sequence[float], *, agent: str, k: int) -> go.Figur
 
 def policy_anchor_figures(policy: Policy) -> list[go.Figure]:
     """The three anchor maps of a policy, unmarked, for the methodology page."""
-    return [
-        anchor_curve(policy.latency_anchors, title="Latency anchors (published)", x_label="latency (ms)"),
-        anchor_curve(policy.cost_anchors, title="Cost anchors (published; log scale)", x_label="cost per run (USD)"),
-        anchor_curve(policy.steps_anchors, title="Steps anchors (explorer-defined)", x_label="steps per run"),
-    ]
+    axes = {"latency_anchors": ("latency (ms)", ""), "cost_anchors": ("cost per run (USD)", "; log scale"),
+            "steps_anchors": ("steps per run", "")}
+    return [anchor_curve(getattr(policy, field), x_label=x_label,
+                         title=f"{FIELD_BY_NAME[field].label} ({policy.provenance[field]}{note})")
+            for field, (x_label, note) in axes.items()]
 
 
 def interval_chart(rows: Sequence[tuple[str, float, float, float, int]]) -> go.Figure:

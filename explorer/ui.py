@@ -51,3 +51,88 @@ def _default_format(column: pd.Series) -> Callable[[object], str]:
     if pd.api.types.is_float_dtype(column):
         return fmt.score
     return str
+
+
+PROVENANCE_BADGE = {"published": ":blue-badge[published]", "explorer-defined": ":orange-badge[explorer-defined]"}
+
+
+def policy_editor(base: dict, canonical: dict, provenance: Mapping[str, str], generation: int) -> dict:
+    """Inputs for every policy constant, from the policy's field table; returns the edited constants.
+
+    Each input shows its provenance badge and the canonical value; an edited value is marked. The
+    inputs' bounds are the field table's, and the one validator (``scoring.policy``) judges the result.
+    """
+    from scoring.policy import FIELDS, RADAR_AXES
+
+    edited = dict(base)
+    for section in dict.fromkeys(f.section for f in FIELDS):
+        st.markdown(f"**{section}**")
+        specs = [f for f in FIELDS if f.section == section]
+        scalars = [f for f in specs if f.kind in ("number", "integer", "levels")]
+        for row in range(0, len(scalars), 3):
+            for column, spec in zip(st.columns(3), scalars[row:row + 3]):
+                with column:
+                    edited[spec.name] = _scalar_input(spec, base[spec.name], generation)
+                    _field_caption(spec, edited[spec.name], canonical[spec.name], provenance)
+        for spec in (f for f in specs if f.kind == "weights"):
+            st.caption(f"{spec.label} {PROVENANCE_BADGE[provenance[spec.name]]} — {spec.meaning}")
+            weights = {}
+            for column, axis in zip(st.columns(len(RADAR_AXES)), RADAR_AXES):
+                weights[axis] = column.number_input(axis.replace("_", " "), value=float(base[spec.name][axis]),
+                                                    min_value=0.0, max_value=1.0, step=0.05, format="%.2f",
+                                                    key=f"{spec.name}.{axis}_{generation}")
+            edited[spec.name] = weights
+        anchors = [f for f in specs if f.kind == "anchors"]
+        for column, spec in zip(st.columns(max(len(anchors), 1)), anchors):
+            with column:
+                edited[spec.name] = _anchor_input(spec, base[spec.name], generation)
+                _field_caption(spec, edited[spec.name], canonical[spec.name], provenance)
+    return edited
+
+
+def _scalar_input(spec, value, generation: int):
+    key = f"{spec.name}_{generation}"
+    label = spec.label + (f" ({spec.unit})" if spec.unit else "")
+    if spec.kind == "levels":
+        text = st.text_input(label, value=", ".join(str(k) for k in value), key=key,
+                             help=f"{spec.meaning}; {spec.describe_range()}, separated by commas")
+        levels: list = []
+        for part in (p.strip() for p in text.split(",") if p.strip()):
+            try:
+                levels.append(int(part))
+            except ValueError:
+                levels.append(part)  # the validator names it
+        return levels
+    if spec.kind == "integer":
+        return st.number_input(label, value=int(value), min_value=int(spec.low), max_value=int(spec.high), step=1,
+                               key=key, help=f"{spec.meaning}; {spec.describe_range()}")
+    return st.number_input(label, value=float(value), step=0.05, format="%.2f", key=key,
+                           help=f"{spec.meaning}; {spec.describe_range()}")
+
+
+def _anchor_input(spec, value: dict, generation: int) -> dict:
+    st.caption(f"{spec.label} ({spec.unit})")
+    table = pd.DataFrame({"x": value["xs"], "score": value["scores"]})
+    result = st.data_editor(table, num_rows="dynamic", key=f"{spec.name}_{generation}", hide_index=True,
+                            width="stretch", column_config={
+                                "x": st.column_config.NumberColumn(f"position ({spec.unit})", format="%g"),
+                                "score": st.column_config.NumberColumn("score (0–1)", format="%g")})
+    rows = result.dropna(how="all")
+    return {"xs": [float(v) if pd.notna(v) else None for v in rows["x"]],
+            "scores": [float(v) if pd.notna(v) else None for v in rows["score"]]}
+
+
+def _field_caption(spec, value, canonical, provenance: Mapping[str, str]) -> None:
+    shown = _constant_text(canonical)
+    mark = " · :orange[**edited**]" if value != canonical else ""
+    st.caption(f"{PROVENANCE_BADGE[provenance[spec.name]]} canonical {shown}{mark}")
+
+
+def _constant_text(value) -> str:
+    if isinstance(value, dict) and "xs" in value:
+        return "; ".join(f"{x:g} → {s:g}" for x, s in zip(value["xs"], value["scores"]))
+    if isinstance(value, dict):
+        return ", ".join(f"{v:g}" for v in value.values())
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
+    return f"{value:g}"

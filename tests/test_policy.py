@@ -34,7 +34,7 @@ def test_latency_anchors_match_the_published_page():
     rows = published_table("Latency anchors")
     assert CANONICAL_POLICY.latency_anchors.xs == tuple(number(x) for x, _ in rows)
     assert CANONICAL_POLICY.latency_anchors.scores == tuple(s / 100 for _, s in rows)
-    assert CANONICAL_POLICY.latency_anchors.provenance == "published"
+    assert CANONICAL_POLICY.provenance["latency_anchors"] == "published"
 
 
 def test_cost_anchors_match_the_published_page():
@@ -61,7 +61,7 @@ def test_every_constant_has_a_provenance_and_a_meaning():
     assert all(c.meaning for c in constants)
     explorer = {c.name for c in constants if c.provenance == "explorer-defined"}
     assert explorer == {"latency_share_of_execution", "neutral_consistency"}
-    assert CANONICAL_POLICY.steps_anchors.provenance == "explorer-defined"
+    assert CANONICAL_POLICY.provenance["steps_anchors"] == "explorer-defined"
 
 
 def test_every_rule_is_labelled():
@@ -76,7 +76,7 @@ def test_every_rule_is_labelled():
 ])
 def test_anchors_refuse_invalid_definitions(xs, scores, message):
     with pytest.raises(ValueError, match=message):
-        Anchors("x", xs, scores, "u", "explorer-defined")
+        Anchors("x", xs, scores, "u")
 
 
 def test_headline_weights_must_sum_to_one():

@@ -29,10 +29,10 @@ st.header("Normalization anchors")
 st.caption("Straight lines between consecutive anchors; below the first anchor the first score, above the last "
            "the last score.")
 figures = charts.policy_anchor_figures(policy)
-for column, anchors, figure in zip(st.columns(3), (policy.latency_anchors, policy.cost_anchors,
-                                                   policy.steps_anchors), figures):
+for column, field, figure in zip(st.columns(3), ("latency_anchors", "cost_anchors", "steps_anchors"), figures):
+    anchors = getattr(policy, field)
     with column:
-        st.markdown(f"**{anchors.name}** {BADGE[anchors.provenance]}")
+        st.markdown(f"**{anchors.name}** {BADGE[policy.provenance[field]]}")
         table = pd.DataFrame([{f"{anchors.name} ({anchors.unit})": fmt.anchor_x(x, anchors.unit),
                                "Score (0–100)": f"{s:g}"} for x, s in anchor_rows(anchors)])
         ui.table(table, key=f"anchors_{anchors.name}")

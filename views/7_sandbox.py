@@ -1,13 +1,10 @@
-import json
-
-import pandas as pd
 import streamlit as st
 
 from explorer import data, ui
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 from scoring.receipt import build_receipt, receipt_json, receipt_markdown
-from scoring.sandbox import (ANCHOR_FIELDS, PolicyError, largest_moves_first, policy_from_dict, policy_json,
+from scoring.sandbox import (PolicyError, largest_moves_first, load_policy, policy_from_dict, policy_json,
                              policy_to_dict, rank_diff)
 
 st.title("Policy sandbox")
@@ -21,12 +18,10 @@ if "sandbox_base" not in st.session_state:
     st.session_state["sandbox_base"] = policy_to_dict(CANONICAL_POLICY)
     st.session_state["sandbox_generation"] = 0
 
-
 def load_base(d: dict) -> None:
     """Start the editor from ``d`` (a new widget generation, so every field shows the new values)."""
     st.session_state["sandbox_base"] = d
     st.session_state["sandbox_generation"] += 1
-
 
 base = st.session_state["sandbox_base"]
 gen = st.session_state["sandbox_generation"]
@@ -36,53 +31,21 @@ with left:
     upload = st.file_uploader("Load a sandbox policy (JSON)", type=["json"], key=f"policy_upload_{gen}")
     if upload is not None:
         try:
-            loaded = json.loads(upload.getvalue().decode("utf-8"))
-            if not isinstance(loaded, dict):
-                raise ValueError("expected a JSON object of constants")
-        except (UnicodeDecodeError, ValueError) as exc:
-            st.error(f"That file is not a policy JSON: {fmt.plain(exc)}")
+            uploaded = load_policy(upload.getvalue(), what=upload.name)
+        except PolicyError as error:
+            st.error("That policy file is refused:\n\n" + "\n".join(
+                f"- **{fmt.plain(e.field)}**: {fmt.plain(e.message)}" for e in error.errors), icon=":material/block:")
         else:
-            load_base({**policy_to_dict(CANONICAL_POLICY), **loaded})
+            load_base(policy_to_dict(uploaded))
             st.rerun()
 with right:
     st.button("Reset to the canonical policy", on_click=load_base, args=(policy_to_dict(CANONICAL_POLICY),),
               icon=":material/restart_alt:", width="stretch")
 
 st.subheader("Constants")
-edited = dict(base)
-cols = st.columns(3)
-for column, field, label in zip(cols, ("success_weight", "execution_weight", "cost_weight"),
-                                ("Success weight", "Execution weight", "Cost weight")):
-    edited[field] = column.number_input(label, value=float(base[field]), step=0.05, format="%.2f",
-                                        key=f"{field}_{gen}", help="The three headline weights must sum to 1")
-cols = st.columns(3)
-edited["latency_share_of_execution"] = cols[0].number_input(
-    "Latency share of execution", value=float(base["latency_share_of_execution"]), step=0.05, format="%.2f",
-    key=f"share_{gen}", help="The rest of the execution score is consistency")
-edited["consistency_min_latencies"] = cols[1].number_input(
-    "Consistency gate (recorded latencies)", value=int(base["consistency_min_latencies"]), step=1,
-    key=f"gate_{gen}")
-edited["neutral_consistency"] = cols[2].number_input(
-    "Neutral consistency factor", value=float(base["neutral_consistency"]), step=0.05, format="%.2f",
-    key=f"neutral_{gen}")
-cols = st.columns(3)
-edited["radar_window"] = cols[0].number_input("Radar window (terminal runs)", value=int(base["radar_window"]),
-                                              step=10, key=f"window_{gen}")
-edited["pass_k_min_outcomes"] = cols[1].number_input(
-    "pass^k minimum outcomes per task", value=int(base["pass_k_min_outcomes"]), step=1, key=f"passk_{gen}")
-
-st.markdown("**Anchors** (add or delete rows; positions must increase, scores lie in 0–1)")
-for column, field in zip(st.columns(3), ANCHOR_FIELDS):
-    table = pd.DataFrame({"x": base[field]["xs"], "score": base[field]["scores"]})
-    with column:
-        st.caption(field.replace("_", " "))
-        result = st.data_editor(table, num_rows="dynamic", key=f"{field}_{gen}", hide_index=True,
-                                width="stretch", column_config={
-                                    "x": st.column_config.NumberColumn("position", format="%g"),
-                                    "score": st.column_config.NumberColumn("score (0–1)", format="%g")})
-        rows = result.dropna(how="all")
-        edited[field] = {"xs": [float(v) if pd.notna(v) else None for v in rows["x"]],
-                         "scores": [float(v) if pd.notna(v) else None for v in rows["score"]]}
+st.caption("Each constant shows where it comes from and its canonical value; edited ones are marked. "
+           "The three headline weights must sum to 1.")
+edited = ui.policy_editor(base, policy_to_dict(CANONICAL_POLICY), CANONICAL_POLICY.provenance, gen)
 
 try:
     sandbox = policy_from_dict(edited)
