@@ -75,10 +75,3 @@ def format_size(n: float) -> str:
             return f"{n / size:.1f} {unit}"
     return f"{int(n)} bytes"
 
-
-class LimitExceeded(ValueError):
-    """An input asks for more than a limit allows; the message names the limit and both numbers."""
-
-    def __init__(self, what: str, amount: str, limit: str, hint: str = ""):
-        self.what, self.amount, self.limit = what, amount, limit
-        super().__init__(f"{what} is {amount}, more than the limit of {limit}" + (f"; {hint}" if hint else ""))

@@ -18,13 +18,15 @@ import csv
 import io
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO, Iterable
 
 import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
+
+from .limits import DEFAULT_LIMITS, Limits, format_size
 
 REQUIRED_COLUMNS = ("run_id", "agent_id", "task_id", "status", "success", "latency_ms", "cost_usd")
 OPTIONAL_COLUMNS = ("steps", "finished_at")
@@ -35,8 +37,9 @@ TRUE_TOKENS = frozenset({"true", "1", "1.0", "yes", "pass"})
 FALSE_TOKENS = frozenset({"false", "0", "0.0", "no", "fail"})
 NONFINITE_TOKENS = frozenset({"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})
 FORMATS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
-DEFAULT_MAX_ROWS = 5_000_000
-MAX_PROBLEMS_LISTED = 1000
+DEFAULT_MAX_ROWS = DEFAULT_LIMITS.max_rows
+MAX_PROBLEMS_LISTED = 1000  # in the text report
+MAX_PROBLEMS_KEPT = 10_000  # as Problem objects: a file of 5,000,000 bad rows must not cost gigabytes to refuse
 
 
 @dataclass(frozen=True)
@@ -65,22 +68,24 @@ class RunsValidationError(ValueError):
     """A runs file was refused. ``problems`` lists every reason; see :meth:`report`."""
 
     def __init__(self, problems: list[Problem], *, rows_read: int = 0, source: str = "input",
-                 can_exclude: bool = True):
-        self.problems = problems
+                 can_exclude: bool = True, total: int | None = None, invalid_rows: int | None = None):
+        self.problems = problems  # the first MAX_PROBLEMS_KEPT, in row order
+        self.total = len(problems) if total is None else total
         self.rows_read = rows_read
         self.source = source
-        self.invalid_rows = len({p.row for p in problems if p.row is not None})
+        self.invalid_rows = (len({p.row for p in problems if p.row is not None}) if invalid_rows is None
+                             else invalid_rows)
         # Only row-level problems can be excluded; a file-level one refuses the file.
         self.excludable = can_exclude and all(p.row is not None for p in problems)
         super().__init__(self.report())
 
     def report(self) -> str:
-        head = f"{self.source}: refused, {len(self.problems)} problem(s)"
+        head = f"{self.source}: refused, {self.total:,} problem(s)"
         if self.invalid_rows and self.rows_read:
-            head += f" in {self.invalid_rows} of {self.rows_read} row(s)"
+            head += f" in {self.invalid_rows:,} of {self.rows_read:,} row(s)"
         lines = [head] + [f"  - {p.message()}" for p in self.problems[:MAX_PROBLEMS_LISTED]]
-        if len(self.problems) > MAX_PROBLEMS_LISTED:
-            lines.append(f"  ... and {len(self.problems) - MAX_PROBLEMS_LISTED} more")
+        if self.total > MAX_PROBLEMS_LISTED:
+            lines.append(f"  ... and {self.total - MAX_PROBLEMS_LISTED:,} more")
         if self.excludable and self.invalid_rows:
             lines.append(f"The {self.invalid_rows} invalid row(s) can be excluded explicitly (--exclude-invalid).")
         return "\n".join(lines)
@@ -148,11 +153,25 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
         return data.decode("latin-1"), ["The file is not valid UTF-8; it was read as Latin-1."]
 
 
+class _Structural:
+    """Records that are wrong as a whole (a short CSV line, a JSON Lines line that is not JSON): every
+    row number, and the first MAX_PROBLEMS_KEPT of them in words."""
+
+    def __init__(self) -> None:
+        self.rows: list[int] = []
+        self.problems: list[Problem] = []
+
+    def add(self, row: int, value: str | None, reason: str) -> None:
+        self.rows.append(row)
+        if len(self.problems) < MAX_PROBLEMS_KEPT:
+            self.problems.append(Problem(row, None, value, reason))
+
+
 def _file_problem(reason: str, column: str | None = None) -> RunsValidationError:
     return RunsValidationError([Problem(None, column, None, reason)])
 
 
-def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
+def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
     if not text.strip():
         raise _file_problem("the file is empty")
     try:
@@ -166,21 +185,59 @@ def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
     body.columns = range(body.shape[1])
     # pandas pads a short line with empty cells; a short line is refused instead (nothing is guessed).
     fields = _fields_per_record(text)
-    problems = [Problem(i, None, None, f"the line has {k} field(s); the header has {len(header)}")
-                for i, k in enumerate(fields[1:], start=1) if k < len(header)] \
-        if len(fields) - 1 == len(body) else []  # records that cannot be aligned are left to validation
+    problems = _Structural()
+    if len(fields) - 1 == len(body):  # records that cannot be aligned are left to validation
+        for i, k in enumerate(fields[1:], start=1):
+            if k < len(header):
+                problems.add(i, None, f"the line has {k} field(s); the header has {len(header)}")
     return _with_header(body.fillna(""), header), np.arange(1, len(body) + 1), problems
 
 
 def _fields_per_record(text: str) -> list[int]:
     """Fields of each non-blank CSV record; a plain comma count when no cell is quoted (the common case)."""
     if '"' not in text:
-        return [line.count(",") + 1 for line in text.splitlines() if line.strip(" \t,")]
+        # A blank line is skipped (as the reader skips it); a line of commas is a record of empty cells.
+        return [line.count(",") + 1 for line in text.splitlines() if line.strip()]
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))  # pandas read it: so may the counter
     try:
-        return [len(r) for r in csv.reader(io.StringIO(text)) if r and any(c.strip() for c in r)]
+        return [len(r) for r in csv.reader(io.StringIO(text)) if len(r) > 1 or (r and r[0].strip())]
     except csv.Error as exc:
         raise _file_problem(f"not readable as CSV: {exc}") from None
+
+
+def _check_text_shape(data: bytes, fmt: str, limits: Limits) -> None:
+    """Refuse a text file before decoding it: a line longer than allowed, or (CSV) too many columns.
+
+    SPEC 1 has nine columns and a run is a short record: a 2,000,000-column header or a 200 MB
+    line is an attack on the parser's memory, not data.
+    """
+    longest = _longest_line(data)
+    if longest > limits.max_line_bytes:
+        raise _file_problem(f"a line is {format_size(longest)} long, more than the limit of "
+                            f"{format_size(limits.max_line_bytes)}; refused before reading")
+    if fmt != "csv":
+        return
+    end = data.find(b"\n")
+    first = data if end < 0 else data[:end]
+    columns = first.count(b",") + 1  # an upper bound; exact unless a quoted header name holds a comma
+    if columns > limits.max_columns and b'"' in first:
+        columns = len(next(csv.reader([first.decode("latin-1")]), []))
+    if columns > limits.max_columns:
+        raise _file_problem(f"the header has {columns:,} columns, more than the limit of {limits.max_columns:,}; "
+                            "refused before reading")
+
+
+def _longest_line(data: bytes, chunk: int = 1 << 24) -> int:
+    """Bytes in the longest line, from the newline positions (numpy, chunk by chunk: no copy of the lines)."""
+    longest, line_start = 0, 0
+    for offset in range(0, len(data), chunk):
+        block = np.frombuffer(data, dtype=np.uint8, count=min(chunk, len(data) - offset), offset=offset)
+        ends = np.flatnonzero(block == 10) + offset
+        if len(ends):
+            starts = np.concatenate(([line_start], ends[:-1] + 1))
+            longest = max(longest, int((ends - starts).max()))
+            line_start = int(ends[-1]) + 1
+    return max(longest, len(data) - line_start)
 
 
 def _with_header(body: pd.DataFrame, header: list[str]) -> pd.DataFrame:
@@ -201,11 +258,16 @@ def normalize_column_name(name: object) -> str:
     return re.sub(r"[\s\-]+", "_", str(name).strip()).lower()
 
 
-def _records_frame(records: list, rows: np.ndarray, problems: list[Problem]) -> tuple:
+def _records_frame(records: list, rows: np.ndarray, problems: _Structural,
+                   limits: Limits = DEFAULT_LIMITS) -> tuple:
     bad = {i for i, r in enumerate(records) if not isinstance(r, dict)}
     for i in sorted(bad):
-        problems.append(Problem(int(rows[i]), None, _preview(records[i]), "a run must be a JSON object"))
+        problems.add(int(rows[i]), _preview(records[i]), "a run must be a JSON object")
     clean = [{} if i in bad else r for i, r in enumerate(records)]
+    keys = set().union(*clean) if clean else set()
+    if len(keys) > limits.max_columns:  # one column per distinct key: refuse before building them
+        raise _file_problem(f"the runs have {len(keys):,} distinct keys, more than the limit of "
+                            f"{limits.max_columns:,} columns")
     # index= keeps one row per record even when the records have no keys at all.
     frame = (pd.DataFrame.from_records(clean, index=pd.RangeIndex(len(clean))) if clean
              else pd.DataFrame(columns=list(REQUIRED_COLUMNS)))
@@ -218,46 +280,141 @@ def _preview(value: object) -> str:
     return json.dumps(value, default=str)[:200]
 
 
-def _read_json(text: str) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
+def _json_value(text: str) -> object:
+    """json.loads with NaN / Infinity kept as text (validation refuses them as non-finite numbers)."""
+    return json.loads(text, parse_constant=str)
+
+
+def _read_json(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
     if not text.strip():
         raise _file_problem("the file is empty")
     try:
-        # NaN / Infinity literals stay text, so validation refuses them as non-finite numbers.
-        doc = json.loads(text, parse_constant=str)
+        doc = _json_value(text)
     except json.JSONDecodeError as exc:
         raise _file_problem(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise _file_problem(f"not a runs file: JSON nested more than {limits.max_json_depth} levels deep") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python reads
+        raise _file_problem(f"not valid JSON: {exc}") from None
     if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
         doc = doc["runs"]
     if not isinstance(doc, list):
         raise _file_problem('expected a JSON array of runs or an object {"runs": [...]}')
-    return _records_frame(doc, np.arange(1, len(doc) + 1), [])
+    if len(doc) > limits.max_rows:
+        raise _too_many_rows(len(doc), limits)
+    return _records_frame(doc, np.arange(1, len(doc) + 1), _Structural(), limits)
 
 
-def _read_jsonl(text: str) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
-    records, rows, problems = [], [], []
+def _read_jsonl(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
+    records, rows, problems = [], [], _Structural()
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            records.append(json.loads(line, parse_constant=str))
+            records.append(_json_value(line))
         except json.JSONDecodeError as exc:
-            problems.append(Problem(number, None, line[:200], f"not valid JSON: {exc.msg}"))
+            problems.add(number, line[:200], f"not valid JSON: {exc.msg}")
+            records.append({})
+        except RecursionError:
+            problems.add(number, line[:200], "not a run: nested too deeply")
+            records.append({})
+        except ValueError as exc:
+            problems.add(number, line[:200], f"not valid JSON: {exc}")
             records.append({})
         rows.append(number)
     if not records:
         raise _file_problem("the file is empty")
-    return _records_frame(records, np.asarray(rows), problems)
+    return _records_frame(records, np.asarray(rows), problems, limits)
 
 
-def _read_parquet(data: bytes) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
+def _too_many_rows(rows: int, limits: Limits, *, about: bool = False) -> RunsValidationError:
+    return _file_problem(f"{'about ' if about else ''}{rows:,} rows is more than this explorer is set up to hold "
+                         f"({limits.max_rows:,}); refused before reading")
+
+
+def _parquet_plan(parquet, limits: Limits) -> list[str]:
+    """The columns to read from a Parquet file, after checking its metadata against the limits.
+
+    Only the SPEC 1 columns are read (extra columns are ignored, so nothing hidden in them is
+    ever decoded). Row count, column count and the uncompressed size of the chosen columns come
+    from the footer, before any page is decompressed.
+    """
+    meta = parquet.metadata
+    if meta.num_rows > limits.max_rows:
+        raise _too_many_rows(meta.num_rows, limits)
+    if meta.num_columns > limits.max_columns:
+        raise _file_problem(f"the file has {meta.num_columns:,} columns, more than the limit of "
+                            f"{limits.max_columns:,}; refused before reading")
+    names = parquet.schema_arrow.names
+    wanted = set(REQUIRED_COLUMNS) | set(OPTIONAL_COLUMNS)
+    chosen = [n for n in names if normalize_column_name(n) in wanted]
+    # Leaf columns (a nested column has several) whose top-level field is one of the chosen ones.
+    leaves = [i for i in range(meta.num_columns) if parquet.schema.column(i).path.split(".")[0] in chosen]
+    size = sum(meta.row_group(g).column(i).total_uncompressed_size
+               for g in range(meta.num_row_groups) for i in leaves)
+    _check_decoded(size, limits, "its columns need")
+    return chosen
+
+
+def _check_decoded(size: int, limits: Limits, what: str = "the runs need") -> None:
+    if size > limits.max_memory:
+        raise _file_problem(f"{what} {format_size(size)} decoded, more than the memory budget of "
+                            f"{format_size(limits.max_memory)}; refused before reading it all")
+
+
+def _decoded_size(column) -> int:
+    """Bytes a column takes once decoded: a dictionary-encoded text column counts every row's text."""
     import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if pa.types.is_dictionary(column.type):
+        values = column.dictionary
+        per_value = (pc.binary_length(values) if pa.types.is_string(values.type) or pa.types.is_binary(values.type)
+                     or pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
+                     else None)
+        if per_value is None:
+            return column.nbytes
+        lengths = pc.take(pc.fill_null(per_value, 0), column.indices)
+        return int(pc.sum(lengths).as_py() or 0) + 8 * len(column)
+    return column.nbytes
+
+
+def _read_parquet(source, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
+    """Read a Parquet file within the memory budget: footer checks first, then batch by batch.
+
+    Text columns are read dictionary-encoded, so a column that repeats one long string (a few
+    kilobytes on disk, gigabytes decoded) is measured from its dictionary and refused before it is
+    ever expanded.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(io.BytesIO(data))
+        probe = pq.ParquetFile(source)
+        chosen = _parquet_plan(probe, limits)
+        text = [f.name for f in probe.schema_arrow if f.name in chosen and (
+            pa.types.is_string(f.type) or pa.types.is_large_string(f.type) or pa.types.is_binary(f.type)
+            or pa.types.is_large_binary(f.type))]
+        parquet = pq.ParquetFile(source, read_dictionary=text) if text else probe
+        batches, decoded, read = [], 0, 0
+        for batch in parquet.iter_batches(batch_size=65_536, columns=chosen):
+            decoded += sum(_decoded_size(c) for c in batch.columns)
+            read += batch.num_rows
+            if decoded > limits.max_memory:
+                raise _file_problem(f"the first {read:,} of {probe.metadata.num_rows:,} rows already take "
+                                    f"{format_size(decoded)} decoded, more than the memory budget of "
+                                    f"{format_size(limits.max_memory)}; refused before reading the rest")
+            batches.append(batch)
+        table = (pa.Table.from_batches(batches) if batches
+                 else parquet.schema_arrow.empty_table().select(chosen)).combine_chunks()
+        for i, f in enumerate(table.schema):
+            if pa.types.is_dictionary(f.type):  # within the budget: expand to plain text
+                table = table.set_column(i, f.name, table.column(i).cast(f.type.value_type))
+    except RunsValidationError:
+        raise
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise _file_problem(f"not readable as Parquet: {exc}") from None
-    import pyarrow.compute as pc
 
     # pandas reads a Parquet null in a float column as NaN: find the real NaN values first, so
     # that they are refused as non-finite instead of passing as empty cells.
@@ -276,7 +433,7 @@ def _read_parquet(data: bytes) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]
         column[mask] = "NaN"
         frame.isetitem(i, column)
     frame = _with_header(frame, [str(c) for c in frame.columns])
-    return frame, np.arange(1, len(frame) + 1), []
+    return frame, np.arange(1, len(frame) + 1), _Structural()
 
 
 def load_runs(
@@ -285,7 +442,8 @@ def load_runs(
     name: str | None = None,
     format: str | None = None,
     exclude_invalid: bool = False,
-    max_rows: int = DEFAULT_MAX_ROWS,
+    max_rows: int | None = None,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> LoadedRuns:
     """Load a runs file (CSV, JSON, JSON Lines or Parquet) into the canonical frame.
 
@@ -297,80 +455,85 @@ def load_runs(
     format : {"csv", "json", "jsonl", "parquet"}, optional
     exclude_invalid : bool
         Drop invalid rows instead of refusing the file; the count is reported.
-    max_rows : int
-        Refuse files with more rows than this before scoring them.
+    max_rows : int, optional
+        Shorthand for ``limits.max_rows``.
+    limits : Limits
+        Rows, decoded memory, columns, line length and JSON depth allowed; checked before parsing.
 
     Raises
     ------
     RunsValidationError
-        Listing every problem found (row, column, value, reason).
+        Listing every problem found (row, column, value, reason), or the limit a file exceeds.
     """
-    if isinstance(source, (str, Path)):
-        path = Path(source)
-        name = name or path.name
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise RunsValidationError([Problem(None, None, None, f"cannot read {path}: {exc.strerror}")],
-                                      source=name) from None
-    elif isinstance(source, (bytes, bytearray)):
-        data = bytes(source)
-    else:
-        data = source.read()
-    name = name or "input"
+    if max_rows is not None:
+        limits = replace(limits, max_rows=max_rows)
+    path = Path(source) if isinstance(source, (str, Path)) else None
+    name = name or (path.name if path else None) or "input"
     try:
         fmt = format or detect_format(name)
     except ValueError as exc:
         raise RunsValidationError([Problem(None, None, None, str(exc))], source=name) from None
-    _check_size(data, fmt, max_rows, name)
     try:
         warnings: list[str] = []
         if fmt == "parquet":
-            raw, rows, problems = _read_parquet(data)
+            raw, rows, problems = _read_parquet(str(path) if path else _binary(source), limits)
         else:
+            data = _read_bytes(path, source, limits)
+            _check_text_shape(data, fmt, limits)
+            _check_rows(data, fmt, limits)
             text, warnings = decode_text(data)
+            del data
             reader = {"csv": _read_csv, "json": _read_json, "jsonl": _read_jsonl}[fmt]
-            raw, rows, problems = reader(text)
+            raw, rows, problems = reader(text, limits) if fmt != "csv" else reader(text)
     except RunsValidationError as exc:
         raise RunsValidationError(exc.problems, source=name) from None
     if len(raw) == 0:
         raise RunsValidationError([Problem(None, None, None, "the file has no runs")], source=name)
-    if len(raw) > max_rows:
-        raise RunsValidationError(
-            [Problem(None, None, None, f"{len(raw):,} rows is more than this explorer is set up to hold ({max_rows:,})")],
-            source=name,
-        )
+    if len(raw) > limits.max_rows:
+        raise RunsValidationError([_too_many_rows(len(raw), limits).problems[0]], source=name)
     return validate_runs(raw, rows=rows, source=name, format=fmt, exclude_invalid=exclude_invalid,
-                         prior_problems=problems, warnings=warnings)
+                         prior_problems=problems.problems, prior_rows=problems.rows, warnings=warnings)
 
 
-def _check_size(data: bytes, fmt: str, max_rows: int, name: str) -> None:
-    """Refuse a file with too many rows before parsing it (a cheap upper bound, not a full read)."""
-    if fmt in ("csv", "jsonl"):
-        rows = data.count(b"\n") + (0 if data.endswith(b"\n") else 1) - (1 if fmt == "csv" else 0)
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            rows = data.count(b"\n\x00") + data.count(b"\x00\n")  # UTF-16: count encoded newlines
-    elif fmt == "parquet":
-        import pyarrow.parquet as pq
+def _binary(source) -> "io.BytesIO":
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return io.BytesIO(source)
+    return source
 
+
+def _read_bytes(path: Path | None, source, limits: Limits) -> bytes:
+    """The file's bytes, refused first when the text alone would exceed the memory budget."""
+    if path is not None:
         try:
-            rows = pq.ParquetFile(io.BytesIO(data)).metadata.num_rows
-        except Exception:  # unreadable: the reader reports it properly
-            return
-    else:
+            size = path.stat().st_size
+            if size > limits.max_memory:
+                _check_decoded(size, limits, "its text needs")
+            return path.read_bytes()
+        except OSError as exc:
+            raise _file_problem(f"cannot read {path}: {exc.strerror}") from None
+    data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else source.read()
+    _check_decoded(len(data), limits, "its text needs")
+    return data
+
+
+def _check_rows(data: bytes, fmt: str, limits: Limits) -> None:
+    """Refuse a file with too many rows before parsing it (a cheap upper bound, not a full read)."""
+    if fmt not in ("csv", "jsonl"):
         return
-    if rows > max_rows:
-        raise RunsValidationError(
-            [Problem(None, None, None, f"about {rows:,} rows is more than this explorer is set up to hold "
-                                       f"({max_rows:,}); refused before reading")], source=name)
+    rows = data.count(b"\n") + (0 if data.endswith(b"\n") else 1) - (1 if fmt == "csv" else 0)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        rows = data.count(b"\n\x00") + data.count(b"\x00\n")  # UTF-16: count encoded newlines
+    if rows > limits.max_rows:
+        raise _too_many_rows(rows, limits, about=True)
 
 
 def runs_from_records(records: Iterable[dict], *, exclude_invalid: bool = False) -> pd.DataFrame:
     """Validate in-memory records (dicts with the SPEC 1 columns) into the canonical frame."""
     records = list(records)
-    raw, rows, problems = _records_frame(records, np.arange(1, len(records) + 1), [])
+    raw, rows, problems = _records_frame(records, np.arange(1, len(records) + 1), _Structural())
     return validate_runs(raw, rows=rows, source="records", format="records",
-                         exclude_invalid=exclude_invalid, prior_problems=problems).runs
+                         exclude_invalid=exclude_invalid, prior_problems=problems.problems,
+                         prior_rows=problems.rows).runs
 
 
 # --------------------------------------------------------------------------- validation
@@ -417,13 +580,25 @@ def _utf8(data: bytes) -> bool:
 
 
 class _Collector:
-    def __init__(self, rows: np.ndarray):
-        self.rows = rows
+    """Cell problems: every bad row in a mask, the first MAX_PROBLEMS_KEPT of each rule in words.
+
+    Rows already refused as a whole (``skip``) get no cell problems of their own.
+    """
+
+    def __init__(self, rows: np.ndarray, skip: np.ndarray):
+        self.rows, self.skip = rows, skip
+        self.bad = skip.copy()
+        self.total = 0
         self.problems: list[Problem] = []
 
     def add(self, mask, column: str, values: pd.Series, reason) -> None:
-        idx = np.flatnonzero(np.asarray(mask, dtype=bool))
-        for i in idx:
+        idx = np.flatnonzero(np.asarray(mask, dtype=bool) & ~self.skip)
+        if not len(idx):
+            return
+        self.bad[idx] = True
+        self.total += len(idx)
+        # Rows ascend within a rule, so the first problems of the sorted report are among these.
+        for i in idx[:MAX_PROBLEMS_KEPT]:
             value = values.iloc[i]
             if isinstance(value, bytes):  # shown, not decoded: it may not be text
                 value = value.decode("utf-8", "backslashreplace")
@@ -522,19 +697,26 @@ def validate_runs(
     format: str = "frame",
     exclude_invalid: bool = False,
     prior_problems: list[Problem] | None = None,
+    prior_rows: list[int] | np.ndarray | None = None,
     warnings: list[str] | None = None,
 ) -> LoadedRuns:
-    """Validate a raw table (columns named as in SPEC 1) into the canonical runs frame."""
+    """Validate a raw table (columns named as in SPEC 1) into the canonical runs frame.
+
+    ``prior_problems`` are problems a reader found with whole records (their rows get no cell
+    problems); ``prior_rows`` lists every such row when the reader kept only the first problems.
+    """
     raw = raw.reset_index(drop=True)
     rows = np.arange(1, len(raw) + 1) if rows is None else np.asarray(rows)
+    prior = list(prior_problems or [])
+    structural_rows = [p.row for p in prior if p.row is not None] if prior_rows is None else prior_rows
     warnings = list(warnings or [])
     missing = [c for c in REQUIRED_COLUMNS if c not in raw.columns]
-    if missing:
+    if missing:  # the records that could not be read at all say why, too (e.g. every JSON Lines line broken)
         raise RunsValidationError(
-            [Problem(None, c, None, "required column is missing") for c in missing],
-            rows_read=len(raw), source=source,
+            [Problem(None, c, None, "required column is missing") for c in missing] + prior,
+            rows_read=len(raw), source=source, total=len(missing) + max(len(prior), len(structural_rows)),
         )
-    out = _Collector(rows)
+    out = _Collector(rows, np.isin(rows, np.asarray(structural_rows, dtype=np.int64)))
     frame = pd.DataFrame(index=raw.index)
     for column in ("run_id", "agent_id", "task_id"):
         frame[column] = _parse_ids(raw[column], column, out)
@@ -560,18 +742,17 @@ def validate_runs(
                 lambda i: f"duplicate run_id; first seen at row {first_row.iloc[i]}")
     frame["source_row"] = rows.astype("int64")
 
-    problems = list(prior_problems or [])
-    structural = {p.row for p in problems}
-    problems += [p for p in out.problems if p.row not in structural]
-    problems.sort(key=lambda p: (p.row if p.row is not None else -1))
+    problems = sorted(prior + out.problems, key=lambda p: (p.row if p.row is not None else -1))
+    problems = problems[:MAX_PROBLEMS_KEPT]
+    total = max(len(prior), len(structural_rows)) + out.total
     excluded = 0
-    if problems:
-        error = RunsValidationError(problems, rows_read=len(raw), source=source)
+    if total:
+        error = RunsValidationError(problems, rows_read=len(raw), source=source, total=total,
+                                    invalid_rows=int(out.bad.sum()))
         if not (exclude_invalid and error.excludable):
             raise error
-        bad_rows = np.isin(rows, [p.row for p in problems])
-        excluded = int(bad_rows.sum())
-        frame = frame.loc[~bad_rows]
+        excluded = int(out.bad.sum())
+        frame = frame.loc[~out.bad]
     runs = canonical_order(frame, has_finished_at)
     return LoadedRuns(runs=runs, source=source, format=format, rows_read=len(raw), excluded_rows=excluded,
                       excluded_problems=tuple(problems), warnings=tuple(warnings))

@@ -19,7 +19,7 @@ class JsonRefused(ValueError):
     """A JSON document was refused; ``where`` names the place (empty for the whole document)."""
 
     def __init__(self, what: str, where: str, reason: str):
-        self.where = where
+        self.where, self.reason = where, reason
         super().__init__(f"{what}{' at ' + where if where else ''}: {reason}")
 
 
