@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
 import pandas as pd
 
+from .limits import DEFAULT_LIMITS, Limits, parse_size
+from .policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
 from .radar import check_weights
 from .report import score_runs
 from .runs import RunsValidationError, load_runs
@@ -56,14 +59,14 @@ def _write(text: str) -> int:
     return 0
 
 
-def _report_sql(args, weights) -> int:
+def _report_sql(args, weights, policy: Policy) -> int:
     from . import sql_engine
 
     try:
         if args.db:
-            report = sql_engine.score_postgres(args.db, args.table, weights=weights)
+            report = sql_engine.score_postgres(args.db, args.table, policy, weights=weights)
         else:
-            report = sql_engine.score_file_sql(args.runs_file, weights=weights, memory_limit=args.memory_limit)
+            report = sql_engine.score_file_sql(args.runs_file, policy, weights=weights, memory_limit=args.memory_limit)
     except RunsValidationError as exc:
         print(exc.report(), file=sys.stderr)
         return 2
@@ -102,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "(password from PGPASSWORD or ~/.pgpass preferred)")
     report.add_argument("--table", default="runs", help="with --db: the runs table (default: runs)")
     report.add_argument("--format", choices=("json", "csv", "table"), default="json")
+    report.add_argument("--policy", default=None, metavar="POLICY_JSON",
+                        help="score under a sandbox policy (the JSON the sandbox page downloads); numbers carry "
+                             "its sandbox label")
     report.add_argument("--weights", default="", help="radar viewer weights, e.g. correctness=0.4,latency=0.15")
     report.add_argument("--exclude-invalid", action="store_true",
                         help="exclude invalid rows (counted on stderr) instead of refusing the file")
@@ -109,6 +115,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="add bootstrap 95%% intervals and tie groups to the JSON (canonical numbers unchanged)")
     report.add_argument("--replicates", type=int, default=None, help="bootstrap replicates (default 1000)")
     report.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed)")
+    for command in (report,):
+        _limit_options(command)
     verify = sub.add_parser("verify", help="re-check a score receipt against a runs file")
     verify.add_argument("receipt", help="a receipt JSON downloaded from the app (or written by `receipt`)")
     verify.add_argument("runs_file", help="the runs file the receipt claims to come from")
@@ -116,86 +124,122 @@ def build_parser() -> argparse.ArgumentParser:
     receipt.add_argument("runs_file")
     receipt.add_argument("agent_id")
     receipt.add_argument("--markdown", action="store_true", help="the readable Markdown rendering instead")
+    receipt.add_argument("--policy", default=None, metavar="POLICY_JSON", help="a sandbox policy (JSON)")
+    _limit_options(receipt)
+    _limit_options(verify)
     return parser
 
 
-def run_verify(receipt_path: str, runs_path: str) -> int:
-    from .receipt import verify
+def _limit_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--max-memory", default=None, metavar="SIZE",
+                         help=f"memory budget for the decoded runs of one file, e.g. 4GB (default "
+                              f"{DEFAULT_LIMITS.max_memory // 10**9}GB); larger files are refused before reading")
+    command.add_argument("--max-rows", type=int, default=None, metavar="N",
+                         help=f"most runs one file may hold (default {DEFAULT_LIMITS.max_rows:,})")
+
+
+def limits_from(args, parser: argparse.ArgumentParser) -> Limits:
+    """The input limits: the defaults, with --max-memory and --max-rows where given."""
+    changes: dict[str, int] = {}
+    try:
+        if getattr(args, "max_memory", None) is not None:
+            changes["max_memory"] = parse_size(args.max_memory)
+        if getattr(args, "max_rows", None) is not None:
+            changes["max_rows"] = args.max_rows
+        return dataclasses.replace(DEFAULT_LIMITS, **changes)
+    except ValueError as exc:
+        parser.error(f"--max-memory / --max-rows: {exc}")
+        raise  # parser.error exits; this line is never reached
+
+
+def policy_from(path: str | None) -> Policy:
+    """The canonical policy, or the sandbox policy in ``path`` (PolicyError names the refused field)."""
+    if not path:
+        return CANONICAL_POLICY
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(64_001)  # the policy reader refuses anything larger
+    except OSError as exc:
+        raise PolicyError([FieldError(path, f"cannot read the policy file ({exc.strerror})")]) from None
+    return load_policy(data, what=path)
+
+
+class _Refused(Exception):
+    """A command cannot run: the message goes to stderr and the exit status is 2."""
+
+
+def _load(path: str, limits: Limits, **options):
+    try:
+        return load_runs(path, limits=limits, **options)
+    except RunsValidationError as exc:
+        raise _Refused(exc.report()) from None
+
+
+def _policy(path: str | None) -> Policy:
+    try:
+        return policy_from(path)
+    except PolicyError as exc:
+        raise _Refused("policy refused:\n" + "\n".join(f"  - {e}" for e in exc.errors)) from None
+
+
+def run_verify(args, limits: Limits) -> int:
+    from .receipt import ReceiptError, parse_receipt, verify
 
     try:
-        with open(receipt_path, encoding="utf-8") as handle:
-            receipt = json.load(handle)
-    except (OSError, ValueError) as exc:
-        print(f"{receipt_path}: not a readable receipt ({exc})", file=sys.stderr)
-        return 2
-    if not isinstance(receipt, dict):
-        print(f"{receipt_path}: not a receipt (expected a JSON object)", file=sys.stderr)
-        return 2
+        with open(args.receipt, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise _Refused(f"{args.receipt}: cannot read the receipt ({exc.strerror})") from None
     try:
-        loaded = load_runs(runs_path)
-    except RunsValidationError as exc:
-        print(exc.report(), file=sys.stderr)
-        return 2
-    problems = verify(receipt, loaded.runs)
+        receipt = parse_receipt(data)
+    except ReceiptError as exc:
+        raise _Refused(f"{args.receipt}: not a receipt that can be checked: {exc}") from None
+    problems = verify(receipt, _load(args.runs_file, limits).runs)
     if problems:
         print(f"does not reproduce: first difference at {problems[0]}", file=sys.stderr)
         if len(problems) > 1:
             print(f"({len(problems) - 1} more difference(s))", file=sys.stderr)
         return 1
-    print(f"reproduces: {receipt.get('agent_id')} under {receipt.get('policy_version')}")
+    print(f"reproduces: {receipt['agent_id']} under {receipt['policy_version']}")
     return 0
 
 
-def run_receipt(runs_path: str, agent_id: str, markdown: bool) -> int:
+def run_receipt(args, limits: Limits) -> int:
     from .receipt import build_receipt, receipt_json, receipt_markdown
 
+    policy = _policy(args.policy)
+    loaded = _load(args.runs_file, limits)
+    report = score_runs(loaded.runs, policy)
     try:
-        loaded = load_runs(runs_path)
-    except RunsValidationError as exc:
-        print(exc.report(), file=sys.stderr)
-        return 2
-    report = score_runs(loaded.runs)
-    try:
-        agent = report.agent(agent_id)
+        agent = report.agent(args.agent_id)
     except KeyError:
-        print(f"no agent {agent_id!r} in {runs_path}", file=sys.stderr)
-        return 2
-    runs = loaded.runs[loaded.runs["agent_id"] == agent_id]
+        raise _Refused(f"no agent {args.agent_id!r} in {args.runs_file}") from None
+    runs = loaded.runs[loaded.runs["agent_id"] == args.agent_id]
     receipt = build_receipt(agent, runs)
-    sys.stdout.write(receipt_markdown(receipt) if markdown else receipt_json(receipt))
-    return 0
+    return _write(receipt_markdown(receipt) if args.markdown else receipt_json(receipt))
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command == "verify":
-        return run_verify(args.receipt, args.runs_file)
-    if args.command == "receipt":
-        return run_receipt(args.runs_file, args.agent_id, args.markdown)
+def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     try:
         weights = parse_weights(args.weights)
     except ValueError as exc:
         parser.error(f"--weights: {exc}")
     if (args.db is None) == (args.runs_file is None):
         parser.error("give either RUNS_FILE or --db URL (with --table)")
+    policy = _policy(args.policy)
     if args.db or args.engine == "sql":
         if args.intervals or args.exclude_invalid:
             parser.error("--intervals and --exclude-invalid need the pandas engine")
-        return _report_sql(args, weights)
-    try:
-        loaded = load_runs(args.runs_file, exclude_invalid=args.exclude_invalid)
-    except RunsValidationError as exc:
-        print(exc.report(), file=sys.stderr)
-        return 2
+        return _report_sql(args, weights, policy)
+    if args.intervals and args.format != "json":
+        parser.error("--intervals adds to the JSON report: use --format json")
+    loaded = _load(args.runs_file, limits, exclude_invalid=args.exclude_invalid)
     for warning in loaded.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if loaded.excluded_rows:
         print(f"warning: {loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded", file=sys.stderr)
-    report = score_runs(loaded.runs, weights=weights)
+    report = score_runs(loaded.runs, policy, weights=weights)
     if args.intervals:
-        if args.format != "json":
-            parser.error("--intervals adds to the JSON report: use --format json")
         text = intervals_json_text(loaded.runs, report, args.replicates, args.seed)
     elif args.exclude_invalid and args.format == "json":
         # Scores computed without the invalid rows say how many were excluded (SPEC 1).
@@ -209,3 +253,15 @@ def main(argv: list[str] | None = None) -> int:
         text = {"json": report.to_json_text, "csv": report.to_csv_text,
                 "table": lambda: table_text(report) + "\n"}[args.format]()
     return _write(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    limits = limits_from(args, parser)
+    command = {"verify": run_verify, "receipt": run_receipt}.get(args.command)
+    try:
+        return command(args, limits) if command else run_report(args, limits, parser)
+    except _Refused as exc:
+        print(str(exc), file=sys.stderr)
+        return 2

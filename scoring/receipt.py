@@ -15,7 +15,8 @@ import pandas as pd
 
 from .policy import CANONICAL_POLICY, RADAR_AXES, Policy
 from .report import AgentReport, score_runs
-from .sandbox import constants_hash, is_sandbox, policy_from_dict, policy_to_dict
+from .safejson import JsonRefused, load_json
+from .sandbox import PolicyError, constants_hash, is_sandbox, policy_from_dict, policy_to_dict
 
 RECEIPT_FORMAT = "scoring-receipt/1"
 _HASHED = ("run_id", "agent_id", "task_id", "status", "success", "latency_ms", "cost_usd", "steps", "finished_at")
@@ -127,8 +128,59 @@ def receipt_markdown(receipt: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+MAX_RECEIPT_BYTES = 64_000_000  # a receipt lists every task of one agent: generous, but bounded
+
+
+class ReceiptError(ValueError):
+    """A receipt that cannot be checked at all (not a reproduction failure): names the field."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+_SHAPE = {"format": str, "policy_version": str, "agent_id": str, "policy": dict, "input": dict, "headline": dict,
+          "radar": dict, "repeatability": dict}
+
+
+def receipt_problems(receipt: Any) -> list[ReceiptError]:
+    """Why ``receipt`` cannot be checked: a missing or mistyped field, a sandbox policy that is refused."""
+    kinds = {str: "text", dict: "an object", list: "a list", int: "a number", float: "a number",
+             bool: "true or false", type(None): "null"}
+    if not isinstance(receipt, dict):
+        return [ReceiptError("receipt", f"must be a JSON object, got {kinds.get(type(receipt), 'something else')}")]
+    problems = [ReceiptError(k, f"must be {kinds[t]}, got "
+                                f"{'nothing' if k not in receipt else kinds.get(type(receipt[k]), 'something else')}")
+                for k, t in _SHAPE.items() if not isinstance(receipt.get(k), t)]
+    if problems:
+        return problems
+    if receipt["format"] != RECEIPT_FORMAT:
+        return [ReceiptError("format", f"expected {RECEIPT_FORMAT!r}, got {receipt['format'][:60]!r}")]
+    if receipt["policy_version"] != CANONICAL_POLICY.version:
+        try:
+            policy_from_dict(receipt["policy"])
+        except PolicyError as exc:
+            return [ReceiptError(f"policy.{e.field}", e.message) for e in exc.errors]
+    return []
+
+
+def parse_receipt(data: str | bytes) -> dict[str, Any]:
+    """A receipt from its JSON, bounded (size, nesting, numbers) and checked field by field.
+
+    Raises :class:`ReceiptError` naming the first field that makes it uncheckable.
+    """
+    try:
+        receipt = load_json(data, what="receipt", max_bytes=MAX_RECEIPT_BYTES, max_depth=16)
+    except JsonRefused as exc:
+        raise ReceiptError(exc.where or "receipt", exc.reason) from None
+    problems = receipt_problems(receipt)
+    if problems:
+        raise problems[0]
+    return receipt
+
+
 def _policy_of(receipt: dict[str, Any]) -> Policy:
-    if receipt.get("policy_version") == CANONICAL_POLICY.version:
+    if receipt["policy_version"] == CANONICAL_POLICY.version:
         return CANONICAL_POLICY
     return policy_from_dict(receipt["policy"])
 
@@ -163,13 +215,11 @@ def verify(receipt: dict[str, Any], runs: pd.DataFrame) -> list[str]:
 
     The first difference names the first value that does not reproduce, in receipt order.
     """
-    if receipt.get("format") != RECEIPT_FORMAT:
-        return [f"format: expected {RECEIPT_FORMAT!r}, got {receipt.get('format')!r}"]
-    try:
-        policy = _policy_of(receipt)
-    except ValueError as exc:
-        return [f"policy: {exc}"]
-    agent_id = receipt.get("agent_id")
+    malformed = receipt_problems(receipt)
+    if malformed:
+        return [str(p) for p in malformed]
+    policy = _policy_of(receipt)
+    agent_id = receipt["agent_id"]
     agent_runs = runs[runs["agent_id"] == agent_id]
     if agent_runs.empty:
         return [f"agent_id: no run of agent {agent_id!r} in the runs file"]
