@@ -24,6 +24,9 @@ from .policy import CANONICAL_POLICY, Policy
 from .radar import RadarAggregates, radar_from_aggregates
 from .repeatability import repeatability_from_counts
 from .report import Report, assemble_report
+from .database import (CONNECT_TIMEOUT_S, STATEMENT_TIMEOUT_MS, ConnectionSpec, SourceRefused, SourceTooLarge,
+                       check_table_name, connect, fetch_rows, log, redact)
+from .limits import DEFAULT_LIMITS, Limits
 from .runs import STATUSES, TERMINAL_STATUSES, TRUE_TOKENS, FALSE_TOKENS, Problem, RunsValidationError
 
 MAX_PROBLEMS = 200
@@ -38,8 +41,19 @@ class Dialect:
     collate: str  # byte-order text comparison, as Python compares str
     try_cast: bool
 
-    def cast_double(self, column: str) -> str:
-        return f"TRY_CAST({column} AS DOUBLE)" if self.try_cast else f"CAST({column} AS DOUBLE PRECISION)"
+    def cast_double(self, column: str, typed: bool = False) -> str:
+        """The column as a double, NULL where it is not a number (validation reports those rows)."""
+        return self._cast(column, "DOUBLE PRECISION", NUMBER, typed)
+
+    def _cast(self, column: str, sql_type: str, spelling: str, typed: bool) -> str:
+        if self.try_cast:
+            return f"TRY_CAST({column} AS {sql_type})"
+        if typed:
+            return f"CAST({column} AS {sql_type})"
+        # PostgreSQL has no TRY_CAST: a text cell such as 'abc' would abort the query (and 'yesterday'
+        # reads as a timestamp), so only a valid spelling is cast.
+        text = self.strip(f"CAST({column} AS {self.text_type})")
+        return f"(CASE WHEN {self.matches(text, spelling)} THEN CAST({text} AS {sql_type}) END)"
 
     def non_finite(self, expr: str) -> str:
         if self.name == "duckdb":
@@ -63,11 +77,8 @@ class Dialect:
             return f"fsum({expr}) FILTER (WHERE {where})"
         return f"CAST(SUM(CAST({expr} AS NUMERIC)) FILTER (WHERE {where}) AS DOUBLE PRECISION)"
 
-    def timestamp(self, column: str) -> str:
-        if self.try_cast:
-            return f"TRY_CAST({column} AS TIMESTAMPTZ)"
-        return f"CAST({column} AS TIMESTAMPTZ)"
-
+    def timestamp(self, column: str, typed: bool = False) -> str:
+        return self._cast(column, "TIMESTAMPTZ", ISO_8601, typed)
 
 DUCKDB = Dialect("duckdb", "VARCHAR", "", try_cast=True)
 POSTGRES = Dialect("postgresql", "TEXT", ' COLLATE "C"', try_cast=False)
@@ -77,10 +88,13 @@ def _quote_list(values) -> str:
     return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
 
 
-def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at: bool, row_number: str) -> str:
+def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at: bool, row_number: str,
+                   kinds: Mapping[str, str] | None = None) -> str:
     """SELECT canonical columns from ``source`` (SPEC 1 spellings; invalid cells become NULL here and
     are caught by the validation queries, which see the raw text too)."""
     text = d.text_type
+    kinds = kinds or {}
+    numeric = {c: kinds.get(c) == "numeric" for c in ("latency_ms", "cost_usd", "steps")}
     success = f"lower({d.strip(f'CAST(success AS {text})')})"
     return f"""
     SELECT
@@ -92,13 +106,14 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
       CASE WHEN {success} IN ({_quote_list(sorted(TRUE_TOKENS))}) THEN TRUE
            WHEN {success} IN ({_quote_list(sorted(FALSE_TOKENS))}) THEN FALSE END AS success,
       {success} AS success_text,
-      {d.cast_double('latency_ms')} AS latency_ms,
+      {d.cast_double('latency_ms', numeric['latency_ms'])} AS latency_ms,
       CAST(latency_ms AS {text}) AS latency_text,
-      {d.cast_double('cost_usd')} AS cost_usd,
+      {d.cast_double('cost_usd', numeric['cost_usd'])} AS cost_usd,
       CAST(cost_usd AS {text}) AS cost_text,
-      {d.cast_double('steps') if has_steps else 'CAST(NULL AS DOUBLE PRECISION)'} AS steps,
+      {d.cast_double('steps', numeric['steps']) if has_steps else 'CAST(NULL AS DOUBLE PRECISION)'} AS steps,
       {f'CAST(steps AS {text})' if has_steps else f'CAST(NULL AS {text})'} AS steps_text,
-      {d.timestamp('finished_at') if has_finished_at else 'CAST(NULL AS TIMESTAMPTZ)'} AS finished_at,
+      {d.timestamp('finished_at', kinds.get('finished_at') == 'timestamp') if has_finished_at
+       else 'CAST(NULL AS TIMESTAMPTZ)'} AS finished_at,
       {f'CAST(finished_at AS {text})' if has_finished_at else f'CAST(NULL AS {text})'} AS finished_text,
       {row_number} AS source_row
     FROM {source} AS src"""
@@ -158,7 +173,7 @@ class SqlScorer:
         self.kinds = dict(kinds or {})
         self.warnings: list[str] = [] if has_finished_at else [
             "No finished_at column: file order is used for the radar window (a later row is newer)."]
-        self.runs = f"({normalized_sql(source, dialect, has_steps=has_steps, has_finished_at=has_finished_at, row_number=row_number)}) AS runs"
+        self.runs = f"({normalized_sql(source, dialect, has_steps=has_steps, has_finished_at=has_finished_at, row_number=row_number, kinds=self.kinds)}) AS runs"
 
     def validate(self, source_name: str) -> None:
         rules = validation_queries(self.d, self.kinds)
@@ -361,22 +376,28 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
         con.close()
 
 
-def score_postgres(url: str, table: str, policy: Policy = CANONICAL_POLICY,
+def score_postgres(source: "str | ConnectionSpec", table: str, policy: Policy = CANONICAL_POLICY,
                    weights: Mapping[str, float] | None = None) -> Report:
-    """Score a runs table in PostgreSQL, read-only. ``table`` may be schema-qualified."""
+    """Score a runs table in PostgreSQL, read-only. ``table`` may be schema-qualified.
+
+    ``source`` is an operator's connection (a libpq URL or conninfo given to the CLI, or a
+    :class:`~scoring.database.ConnectionSpec`); it connects with the same timeouts as every source.
+    """
     import psycopg
     from psycopg import sql
 
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?", table):
-        raise ValueError(f"not a table name: {table!r}")
+    table = _table_or_refuse(table)
+    spec = source if isinstance(source, ConnectionSpec) else None
     try:
-        conn = psycopg.connect(url, autocommit=False)
+        conn = connect(spec) if spec else psycopg.connect(source, autocommit=False,
+                                                          connect_timeout=CONNECT_TIMEOUT_S)
     except psycopg.Error as exc:
         raise ConnectionError(f"cannot connect to the database: {redact(str(exc))}") from None
     try:
         with conn.cursor() as cur:
             cur.execute("SET TRANSACTION READ ONLY")
             cur.execute("SET TIME ZONE 'UTC'")
+            cur.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
             qualified = sql.SQL(".").join(sql.Identifier(part) for part in table.split(".")).as_string(conn)
             try:
                 cur.execute(f"SELECT * FROM {qualified} LIMIT 0")
@@ -391,7 +412,7 @@ def score_postgres(url: str, table: str, policy: Policy = CANONICAL_POLICY,
             kinds = _kinds({c: {"float8": "DOUBLE", "float4": "REAL", "int4": "INTEGER", "int8": "BIGINT",
                                 "int2": "SMALLINT", "numeric": "NUMERIC", "timestamptz": "TIMESTAMPTZ",
                                 "timestamp": "TIMESTAMP", "date": "DATE"}.get(t, t) for c, t in types.items()})
-            source, names = _renamed_source(qualified, columns, lambda c: sql.Identifier(c).as_string(conn))
+            source_sql, names = _renamed_source(qualified, columns, lambda c: sql.Identifier(c).as_string(conn))
             _required(names, table)
             if "finished_at" not in names:
                 raise RunsValidationError([Problem(None, "finished_at", None, "a database table has no file order: "
@@ -401,55 +422,63 @@ def score_postgres(url: str, table: str, policy: Policy = CANONICAL_POLICY,
                 cur.execute(query)
                 return cur.fetchall()
 
-            scorer = SqlScorer(execute, POSTGRES, source, has_steps="steps" in names, has_finished_at=True,
-                               row_number="CAST(NULL AS BIGINT)", policy=policy,
-                               kinds={n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()})
-            scorer.validate(table)
-            return scorer.report(weights)
+            renamed_kinds = {n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()}
+            scorer = SqlScorer(execute, POSTGRES, source_sql, has_steps="steps" in names, has_finished_at=True,
+                               row_number="CAST(NULL AS BIGINT)", policy=policy, kinds=renamed_kinds)
+            try:
+                scorer.validate(table)
+                return scorer.report(weights)
+            except psycopg.errors.DataError as exc:  # a value the guarded casts let through (e.g. 1e999)
+                first = str(exc).strip().splitlines()[0]
+                raise RunsValidationError([Problem(None, None, None, f"PostgreSQL could not read a value: {first}")],
+                                          source=table, can_exclude=False) from None
     finally:
         conn.rollback()
         conn.close()
 
 
-def redact(text: str) -> str:
-    """Remove credentials from a connection string or an error message that repeats one."""
-    text = re.sub(r"(postgres(?:ql)?://[^:/@\s]+):[^@\s]*@", r"\1:***@", text)
-    return re.sub(r"(password\s*=\s*)\S+", r"\1***", text, flags=re.IGNORECASE)
+def _table_or_refuse(table: str) -> str:
+    try:
+        return check_table_name(table)
+    except SourceRefused as exc:
+        raise RunsValidationError([Problem(None, None, None, str(exc))], source="table") from None
 
 
-def load_postgres_runs(url: str, table: str, **options):
+def load_postgres_runs(spec: ConnectionSpec, table: str, *, limits: Limits = DEFAULT_LIMITS, **options):
     """Read a PostgreSQL runs table (read-only) through the one validator, as the explorer app does.
 
     The app needs row-level data for its views (windows, bootstraps, receipts); the canonical
-    numbers are the same as ``score_postgres`` computes in the database.
+    numbers are the same as ``score_postgres`` computes in the database. Rows are fetched in
+    batches through a server-side cursor and the read stops as soon as the table passes the row
+    limit or the memory budget. A connection failure raises :class:`~scoring.database.ConnectFailed`
+    with one generic message.
     """
     import psycopg
     from psycopg import sql
 
     from .runs import validate_runs
 
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z_][A-Za-z0-9_$]*)?", table):
-        raise RunsValidationError([Problem(None, None, table, "not a table name (letters, digits, _ and one "
-                                                               "optional schema prefix)")], source=table)
+    table = _table_or_refuse(table)
+    conn = connect(spec)
     try:
-        conn = psycopg.connect(url, autocommit=False)
-    except psycopg.Error as exc:
-        raise RunsValidationError([Problem(None, None, None, f"cannot connect to the database: "
-                                                             f"{redact(str(exc)).strip()}")], source=table) from None
-    try:
-        with conn.cursor() as cur:
-            cur.execute("SET TRANSACTION READ ONLY")
+        with conn.cursor(name="scoring_explorer_runs") as cur:
+            conn.execute("SET TRANSACTION READ ONLY")
             qualified = sql.SQL(".").join(sql.Identifier(p) for p in table.split("."))
             try:
                 cur.execute(sql.SQL("SELECT * FROM {}").format(qualified))
+                chunks = list(fetch_rows(cur, max_rows=limits.max_rows, max_bytes=limits.max_memory))
+            except SourceTooLarge as exc:
+                raise RunsValidationError([Problem(None, None, None, f"{exc}; refused")], source=table) from None
             except psycopg.Error as exc:
-                raise RunsValidationError([Problem(None, None, None, f"cannot read table {table}: "
-                                                   f"{redact(str(exc)).strip()}")], source=table) from None
+                log.warning("reading table %s failed: %s", table, redact(str(exc)))
+                raise RunsValidationError([Problem(None, None, None, f"cannot read table {table} (it does not "
+                                                   "exist, or this connection may not read it)")],
+                                          source=table) from None
             columns = [d.name for d in cur.description]
-            frame = pd.DataFrame(cur.fetchall(), columns=columns, dtype=object)
     finally:
         conn.rollback()
         conn.close()
+    frame = pd.DataFrame([r for chunk in chunks for r in chunk], columns=columns, dtype=object)
     frame.columns = list(_normalize_names(columns))
     if "finished_at" not in frame.columns:
         raise RunsValidationError([Problem(None, "finished_at", None, "a database table has no file order: the "

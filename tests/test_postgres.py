@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from scoring import load_runs, score_runs
+from scoring import RunsValidationError, load_runs, score_runs
 from scoring.sql_engine import score_postgres
 from tests.test_sql_engine import EDGE_CSV, assert_same_report
 
@@ -60,13 +60,46 @@ def postgres():
         port = s.getsockname()[1]
     _as_postgres([f"{bindir}/initdb", "-D", data, "-U", "scorer", "--auth=scram-sha-256", f"--pwfile={pwfile}",
                   "-E", "UTF8", "--locale=C.UTF-8"])
-    _as_postgres([f"{bindir}/pg_ctl", "-D", data, "-w", "-l", os.path.join(base, "log"), "-o",
-                  f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1", "start"])
+    # The postmaster runs in the foreground as our child and is told to die with us (PR_SET_PDEATHSIG
+    # through setpriv), so a killed or crashed test run never leaves a server behind.
+    server = subprocess.Popen(
+        _as_postgres_command([f"{bindir}/postgres", "-D", data, "-p", str(port), "-k", sockets,
+                              "-c", "listen_addresses=127.0.0.1"]),
+        stdout=subprocess.DEVNULL, stderr=open(os.path.join(base, "log"), "wb"))
+    url = f"postgresql://scorer:{password}@127.0.0.1:{port}/postgres"
     try:
-        yield {"url": f"postgresql://scorer:{password}@127.0.0.1:{port}/postgres", "password": password}
+        _wait_for(url, server)
+        yield {"url": url, "password": password, "port": port, "sockets": sockets, "pid": server.pid}
     finally:
-        _as_postgres([f"{bindir}/pg_ctl", "-D", data, "-m", "fast", "stop"])
+        server.terminate()  # SIGTERM: PostgreSQL's "smart" shutdown; the sessions are closed by now
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def _as_postgres_command(cmd: list[str]) -> list[str]:
+    """``cmd`` run as the postgres user (initdb and postgres refuse root), dying with this process."""
+    if os.geteuid() != 0:
+        return ["setpriv", "--pdeathsig", "KILL", "--"] + cmd
+    return ["setpriv", "--reuid=postgres", "--regid=postgres", "--init-groups", "--pdeathsig", "KILL", "--"] + cmd
+
+
+def _wait_for(url: str, server: subprocess.Popen, seconds: float = 60) -> None:
+    import time
+
+    import psycopg
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            psycopg.connect(url, connect_timeout=2).close()
+            return
+        except psycopg.OperationalError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the test PostgreSQL server did not start") from None
+            time.sleep(0.2)
 
 
 def _load(url: str, table: str, csv_text: str) -> None:
@@ -137,20 +170,9 @@ def _all_text(at) -> str:
     return "\n".join(parts).replace("\\", "")  # markdown escapes removed: the text a person reads
 
 
-def _read_table_in_the_app(url: str, table: str):
-    """The app's entry with the sidebar's PostgreSQL source filled in and submitted."""
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.radio(key="source_kind").set_value("PostgreSQL table").run()
-    at.text_input[0].input(url)
-    at.text_input[1].input(table)
-    return at.button[0].click().run()
-
-
-def test_the_app_reads_a_postgres_table_without_showing_credentials(postgres):
+def test_the_app_reads_a_postgres_table_without_showing_credentials(postgres, monkeypatch):
     _load(postgres["url"], "runs", SAMPLE.read_text())
-    at = _read_table_in_the_app(postgres["url"], "runs")
+    at = _read_url_in_the_app(postgres["url"], "runs", monkeypatch)
     assert not at.exception
     text = _all_text(at)
     assert "PostgreSQL: runs @ 127.0.0.1" in text and "2,796 runs" in text
@@ -159,8 +181,191 @@ def test_the_app_reads_a_postgres_table_without_showing_credentials(postgres):
     assert list(leaderboard["Agent"][:2]) == ["steady-pro", "swift-lite"]
 
 
-def test_the_app_shows_a_refusal_for_a_missing_table(postgres):
-    at = _read_table_in_the_app(postgres["url"], "missing_table")
+def test_the_app_shows_a_refusal_for_a_missing_table(postgres, monkeypatch):
+    at = _read_url_in_the_app(postgres["url"], "missing_table", monkeypatch)
     assert not at.exception
     assert any("was refused" in e.value for e in at.error)
     assert postgres["password"] not in _all_text(at)
+
+
+# --------------------------------------------------------------------------- issue 11: database sources
+
+
+def test_the_test_server_dies_with_the_process_that_started_it(postgres):
+    """The fixture's guarantee, checked on a throwaway server started and orphaned by a child process."""
+    bindir = _bindir()
+    tmp_path = Path(tempfile.mkdtemp(prefix="scoring-pg-orphan-", dir="/tmp"))  # reachable by the postgres user
+    os.chmod(tmp_path, 0o777)
+    if os.geteuid() == 0:
+        shutil.chown(tmp_path, "postgres")
+    data = tmp_path / "data"
+    _as_postgres([f"{bindir}/initdb", "-D", str(data), "-U", "scorer", "--auth=trust"])
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    starter = subprocess.Popen([sys.executable, "-c", (
+        "import subprocess, sys, time\n"
+        f"p = subprocess.Popen({_as_postgres_command([f'{bindir}/postgres', '-D', str(data), '-p', str(port), '-k', str(tmp_path), '-c', 'listen_addresses=127.0.0.1'])!r})\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(600)\n")], stdout=subprocess.PIPE, text=True)
+    pid = int(starter.stdout.readline())
+    _wait_for(f"postgresql://scorer@127.0.0.1:{port}/postgres", starter)
+    starter.kill()  # SIGKILL: no cleanup code of the starter runs
+    starter.wait()
+    for _ in range(100):
+        if not os.path.exists(f"/proc/{pid}") or "zombie" in Path(f"/proc/{pid}/status").read_text().lower():
+            break
+        import time
+
+        time.sleep(0.1)
+    assert not os.path.exists(f"/proc/{pid}") or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _app_with(env: dict, secrets: dict | None = None, monkeypatch=None):
+    from streamlit.testing.v1 import AppTest
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    if secrets:
+        at.secrets.update(secrets)
+    return at.run()
+
+
+def _operator_secrets(postgres, tables=("runs",)) -> dict:
+    return {"connections": {"platform": {"host": "127.0.0.1", "port": postgres["port"], "database": "postgres",
+                                         "username": "scorer", "password": postgres["password"],
+                                         "tables": list(tables)}}}
+
+
+def test_a_viewer_picks_an_operator_connection_and_an_allowed_table(postgres, monkeypatch):
+    _load(postgres["url"], "runs", SAMPLE.read_text())
+    _load(postgres["url"], "secret_runs", SAMPLE.read_text())
+    at = _app_with({}, _operator_secrets(postgres), monkeypatch)
+    at.radio(key="source_kind").set_value("PostgreSQL table").run()
+    assert at.selectbox(key="db_connection").options == ["platform"]  # no URL field: the operator did not allow it
+    assert at.selectbox(key="db_table").options == ["runs"]  # secret_runs is not on the allow-list
+    assert not at.text_input
+    at.button(key="db_read").click().run()
+    text = _all_text(at)
+    assert not at.exception and "PostgreSQL: runs @ platform" in text and "2,796 runs" in text
+    assert postgres["password"] not in text
+
+
+def test_without_configuration_there_is_no_database_source(monkeypatch):
+    monkeypatch.delenv("EXPLORER_ALLOW_DATABASE_URL", raising=False)
+    at = _app_with({}, None, monkeypatch)
+    assert at.radio(key="source_kind").options == ["Sample data", "Upload a file"]
+
+
+def _read_url_in_the_app(url: str, table: str, monkeypatch):
+    at = _app_with({"EXPLORER_ALLOW_DATABASE_URL": "true"}, None, monkeypatch)
+    at.radio(key="source_kind").set_value("PostgreSQL table").run()
+    at.selectbox(key="db_connection").set_value("Another database (URL)").run()
+    at.text_input[0].input(url)
+    at.text_input[1].input(table)
+    return at.button[0].click().run()
+
+
+def test_a_keylog_file_is_never_written_through_a_viewer_url(postgres, tmp_path, monkeypatch):
+    keylog = tmp_path / "keys.log"
+    at = _read_url_in_the_app(postgres["url"] + f"?sslmode=require&sslnegotiation=direct&sslkeylogfile={keylog}",
+                              "runs", monkeypatch)
+    assert not at.exception
+    assert any("sslkeylogfile" in e.value for e in at.error)
+    assert not keylog.exists()
+    assert at.session_state["dataset"].is_sample
+
+
+def test_a_unix_socket_with_trust_authentication_is_not_reachable(postgres, monkeypatch):
+    # The test server listens on a socket directory too; a viewer must not reach it that way.
+    at = _read_url_in_the_app(f"postgresql://scorer@/postgres?host={postgres['sockets']}", "runs", monkeypatch)
+    assert any("host" in e.value for e in at.error) and at.session_state["dataset"].is_sample
+
+
+def test_a_viewer_url_reads_a_table_when_the_operator_allows_it(postgres, monkeypatch):
+    _load(postgres["url"], "runs", SAMPLE.read_text())
+    at = _read_url_in_the_app(postgres["url"], "runs", monkeypatch)
+    text = _all_text(at)
+    assert not at.exception and "2,796 runs" in text and postgres["password"] not in text
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_every_connection_failure_gives_the_same_message(postgres, monkeypatch):
+    """No oracle: a closed port, a port that is not PostgreSQL, a wrong password and a missing database
+    read alike, so the error text cannot scan ports or probe accounts."""
+    import threading
+
+    from scoring import database
+    from scoring.database import ConnectFailed, parse_viewer_url
+    from scoring.sql_engine import load_postgres_runs
+
+    monkeypatch.setattr(database, "CONNECT_TIMEOUT_S", 3)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    stop = threading.Event()
+
+    def chatter():  # an open port speaking something else
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+                conn.sendall(b"SSH-2.0-OpenSSH_9.2\r\n")
+                conn.close()
+            except OSError:
+                pass
+
+    thread = threading.Thread(target=chatter, daemon=True)
+    thread.start()
+    try:
+        urls = [f"postgresql://scorer:x@127.0.0.1:{_closed_port()}/postgres",
+                f"postgresql://scorer:x@127.0.0.1:{listener.getsockname()[1]}/postgres",
+                postgres["url"].replace(postgres["password"], "wrong"),
+                postgres["url"].rsplit("/", 1)[0] + "/no_such_database"]
+        messages = set()
+        for url in urls:
+            with pytest.raises(ConnectFailed) as info:
+                load_postgres_runs(parse_viewer_url(url), "runs")
+            messages.add(str(info.value))
+        assert messages == {"could not connect to the database (the server log has the details)"}
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+
+
+def test_a_table_over_the_row_limit_is_refused_while_it_is_read(postgres):
+    from scoring.database import parse_viewer_url
+    from scoring.limits import Limits
+    from scoring.sql_engine import load_postgres_runs
+
+    _load(postgres["url"], "runs", SAMPLE.read_text())
+    with pytest.raises(RunsValidationError, match="more than 1,000 rows"):
+        load_postgres_runs(parse_viewer_url(postgres["url"]), "runs", limits=Limits(max_rows=1_000))
+    with pytest.raises(RunsValidationError, match="memory budget of 50.0 KB"):
+        load_postgres_runs(parse_viewer_url(postgres["url"]), "runs", limits=Limits(max_memory=50_000))
+
+
+def test_text_that_is_not_a_number_gets_a_validation_report_from_the_sql_engine(postgres):
+    import psycopg
+
+    with psycopg.connect(postgres["url"]) as conn, conn.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS text_runs")
+        cur.execute("""CREATE TABLE text_runs (run_id text, agent_id text, task_id text, status text, success text,
+                       latency_ms text, cost_usd text, steps text, finished_at text)""")
+        cur.execute("""INSERT INTO text_runs VALUES
+            ('r1', 'a', 't', 'completed', 'true', '1000', '0.01', '3', '2026-07-01T00:00:00Z'),
+            ('r2', 'a', 't', 'completed', 'true', 'abc', '0.01', '3', 'yesterday'),
+            ('r3', 'a', 't', 'completed', 'true', '1000', '0.01', 'x', '2026-07-01T00:02:00Z')""")
+    with pytest.raises(RunsValidationError) as info:
+        score_postgres(postgres["url"], "text_runs")
+    found = {(p.row, p.column, p.reason) for p in info.value.problems}
+    assert {(None, "latency_ms", "not a number"), (None, "steps", "not a number")} <= found
+    assert any(c == "finished_at" and "ISO-8601" in r for _, c, r in found)

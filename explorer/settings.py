@@ -1,0 +1,102 @@
+"""What the operator of a deployment decides, read once from the environment and secrets.toml.
+
+A viewer can change none of this. Environment variables win over ``[explorer]`` in
+``.streamlit/secrets.toml``; database connections are ``[connections.<name>]`` tables there.
+
+| setting | environment | secrets.toml `[explorer]` | default |
+|---|---|---|---|
+| memory budget per file or table | `EXPLORER_MAX_MEMORY` | `max_memory` | 1GB |
+| rows per file or table | `EXPLORER_MAX_ROWS` | `max_rows` | 5,000,000 |
+| memory all cached datasets may hold | `EXPLORER_CACHE_MEMORY` | `cache_memory` | 2GB |
+| idle minutes before a cached dataset is dropped | `EXPLORER_CACHE_IDLE_MINUTES` | `cache_idle_minutes` | 30 |
+| viewers may type a database URL | `EXPLORER_ALLOW_DATABASE_URL` | `allow_database_url` | false |
+| hosts such a URL may name (empty: any) | `EXPLORER_DATABASE_URL_HOSTS` | `database_url_hosts` | (any) |
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from scoring.database import NamedConnection, SourceRefused, operator_connection
+from scoring.limits import DEFAULT_LIMITS, Limits, parse_size
+
+
+@dataclass(frozen=True)
+class Settings:
+    limits: Limits = DEFAULT_LIMITS
+    cache_memory: int = 2 * 10**9
+    cache_idle_seconds: float = 30 * 60
+    allow_database_url: bool = False
+    database_url_hosts: tuple[str, ...] = ()
+    connections: tuple[NamedConnection, ...] = ()
+    problems: tuple[str, ...] = ()  # configuration the operator should fix (shown to no viewer)
+
+    def connection(self, name: str) -> NamedConnection | None:
+        return next((c for c in self.connections if c.name == name), None)
+
+    @property
+    def database_source(self) -> bool:
+        """Whether the app offers a database source at all."""
+        return bool(self.connections) or self.allow_database_url
+
+
+def _flag(value: Any) -> bool:
+    return str(value).strip().lower() in ("1", "true", "yes", "on")
+
+
+def _hosts(value: Any) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else list(value or [])
+    return tuple(h.strip() for h in items if str(h).strip())
+
+
+def read_settings(environ: Mapping[str, str], secrets: Mapping[str, Any]) -> Settings:
+    """Settings from an environment and a secrets mapping (both plain mappings: testable without Streamlit)."""
+    own = dict(secrets.get("explorer", {}) or {})
+
+    def pick(env: str, key: str) -> Any:
+        return environ[env] if env in environ else own.get(key)
+
+    problems: list[str] = []
+    settings = Settings()
+    limits = settings.limits
+    for env, key, parse, field in (("EXPLORER_MAX_MEMORY", "max_memory", parse_size, "max_memory"),
+                                   ("EXPLORER_MAX_ROWS", "max_rows", int, "max_rows")):
+        value = pick(env, key)
+        if value is not None:
+            try:
+                limits = replace(limits, **{field: parse(value)})
+            except (TypeError, ValueError) as exc:
+                problems.append(f"{env} / {key}: {exc}; the default is used")
+    settings = replace(settings, limits=limits)
+    value = pick("EXPLORER_CACHE_MEMORY", "cache_memory")
+    if value is not None:
+        try:
+            settings = replace(settings, cache_memory=parse_size(value))
+        except ValueError as exc:
+            problems.append(f"EXPLORER_CACHE_MEMORY / cache_memory: {exc}; the default is used")
+    value = pick("EXPLORER_CACHE_IDLE_MINUTES", "cache_idle_minutes")
+    if value is not None:
+        try:
+            settings = replace(settings, cache_idle_seconds=60 * max(1.0, float(value)))
+        except (TypeError, ValueError):
+            problems.append(f"EXPLORER_CACHE_IDLE_MINUTES / cache_idle_minutes: not a number: {value!r}")
+    settings = replace(settings, allow_database_url=_flag(pick("EXPLORER_ALLOW_DATABASE_URL", "allow_database_url")),
+                       database_url_hosts=_hosts(pick("EXPLORER_DATABASE_URL_HOSTS", "database_url_hosts")))
+    connections = []
+    for name, config in (secrets.get("connections", {}) or {}).items():
+        try:
+            connections.append(operator_connection(str(name), dict(config)))
+        except (SourceRefused, TypeError, ValueError) as exc:
+            problems.append(str(exc))
+    return replace(settings, connections=tuple(connections), problems=tuple(problems))
+
+
+def current() -> Settings:
+    """The deployment's settings (secrets.toml is optional; without it, the defaults)."""
+    import streamlit as st
+
+    # No secrets.toml (or one Streamlit cannot parse: it logs why) means the defaults.
+    secrets = st.secrets.to_dict() if st.secrets.load_if_toml_exists() else {}
+    return read_settings(os.environ, secrets)
