@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import data
+from explorer import data, settings
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 
@@ -19,26 +19,22 @@ navigation = st.navigation([
     st.Page("views/5_methodology.py", title="Methodology", icon=":material/menu_book:", url_path="methodology"),
 ])
 
+deployment = settings.current()
+UPLOAD_MB = int(st.get_option("server.maxUploadSize"))
+
 with st.sidebar:
     st.subheader("Data source")
-    kind = st.radio("Runs to explore", ["Sample data", "Upload a file", "PostgreSQL table"], key="source_kind")
+    sources = ["Sample data", "Upload a file"] + (["PostgreSQL table"] if deployment.database_source else [])
+    kind = st.radio("Runs to explore", sources, key="source_kind")
     if kind == "PostgreSQL table":
-        with st.form("postgres_source"):
-            url = st.text_input("Connection URL", type="password", placeholder="postgresql://user:password@host/db",
-                                help="Read only. Never shown on screen or written to a log.")
-            table = st.text_input("Table", value="runs")
-            connect = st.form_submit_button("Read the table")
-        if connect and url:
-            data.use_postgres(url, table.strip())
-        elif data.current_dataset().table is None and not data.current_dataset().is_sample:
-            data.use_sample()
-        if data.current_dataset().table is None:
-            st.caption("No table read yet: the sample data stays loaded.")
+        data.database_source(deployment)
     elif kind == "Upload a file":
-        upload = st.file_uploader("CSV, JSON, JSON Lines or Parquet (see the schema in the README)",
-                                  type=data.UPLOAD_TYPES, key="upload")
+        upload = st.file_uploader(f"CSV, JSON, JSON Lines or Parquet, up to {UPLOAD_MB} MB (schema in the README)",
+                                  type=data.UPLOAD_TYPES, key="upload",
+                                  help=f"Files up to {UPLOAD_MB} MB and {deployment.limits.max_rows:,} runs are "
+                                       "accepted; larger ones are refused before they are read.")
         if upload is not None:
-            data.use_upload(upload.name, upload.getvalue())
+            data.use_upload(upload)
         else:
             data.use_sample()
             st.caption("No file chosen yet: the sample data stays loaded.")

@@ -1,32 +1,54 @@
-"""The data source shared by every page: sample or upload, validated and scored once (cached)."""
+"""The data source shared by every page: sample, upload or database table, validated and scored once.
+
+Scored datasets live in one bounded cache (``explorer.cache``) shared by every session: it holds
+at most the operator's cache budget, drops datasets nobody has read for a while, and no viewer
+can clear it. A session keeps only which dataset it shows (and, for an upload, a reference to the
+uploader's own file: its bytes are never copied into session state).
+"""
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
 
 import streamlit as st
 
-from . import format as fmt
-
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
+from scoring.database import ConnectFailed, ConnectionSpec, SourceRefused, check_table_name, parse_viewer_url
+from scoring.runs import Problem
+
+from . import format as fmt
+from . import settings as settings_module
+from .cache import BoundedCache
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_PATH = ROOT / "sample_data" / "runs.csv"
 UPLOAD_TYPES = ["csv", "json", "jsonl", "ndjson", "parquet", "pq"]
 STATE_KEY = "dataset"
+UPLOAD_KEY = "upload_file"  # the uploader's UploadedFile (any object with getvalue()); never a copy of its bytes
+URL_KEY = "db_url"  # a viewer's own database URL, kept in their session only
+
+Kind = Literal["sample", "upload", "connection", "url"]
 
 
 @dataclass(frozen=True)
 class Dataset:
-    """Which file is loaded: enough to find its bytes and its cached scores."""
+    """Which runs are shown: enough to find them and their cached scores, nothing secret."""
 
     name: str
     digest: str
-    is_sample: bool
+    kind: Kind = "sample"
     exclude_invalid: bool = False
-    table: str | None = None  # a PostgreSQL table (its URL stays in session state, never on screen)
+    table: str | None = None
+    connection: str | None = None  # the operator's connection name, for kind "connection"
+
+    @property
+    def is_sample(self) -> bool:
+        return self.kind == "sample"
 
 
 @dataclass(frozen=True)
@@ -44,98 +66,192 @@ class Refused:
     error: RunsValidationError
 
 
-@st.cache_resource(max_entries=6, show_spinner="Validating and scoring the runs…")
-def _score(digest: str, name: str, exclude_invalid: bool, _data: bytes) -> Scored | Refused:
-    # Keyed by content digest: the bytes themselves are not hashed on every rerun, and the
-    # result is shared, never copied (treat it as read-only).
+def _size_of(result: Scored | Refused) -> int:
+    """Bytes a cached result holds, as the cache budget counts them."""
+    if isinstance(result, Refused):
+        return 1_000 + 300 * len(result.error.problems)
+    runs = result.runs.memory_usage(deep=True, index=False).sum()
+    tasks = sum(a.repeatability.qualifying_tasks + a.repeatability.excluded_tasks for a in result.report.agents)
+    return int(runs + 200 * tasks + 20_000 * len(result.report.agents))
+
+
+# One cache per server process, outside Streamlit's caches: a clear-cache message from any client
+# empties those, not this one.
+_DATASETS: BoundedCache | None = None
+_DATASETS_LOCK = threading.Lock()
+
+
+def _cache() -> BoundedCache:
+    global _DATASETS
+    with _DATASETS_LOCK:
+        if _DATASETS is None:
+            s = settings_module.current()
+            _DATASETS = BoundedCache(s.cache_memory, s.cache_idle_seconds)
+            threading.Thread(target=_sweep, args=(_DATASETS,), name="explorer-cache-sweeper", daemon=True).start()
+        return _DATASETS
+
+
+def _sweep(cache: BoundedCache) -> None:
+    """Drop idle datasets even when no session asks for anything (once a minute)."""
+    while True:
+        time.sleep(60)
+        cache.trim()
+
+
+def _score_bytes(name: str, exclude_invalid: bool, data: bytes) -> Scored | Refused:
     try:
-        loaded = load_runs(_data, name=name, exclude_invalid=exclude_invalid)
+        loaded = load_runs(data, name=name, exclude_invalid=exclude_invalid, limits=settings_module.current().limits)
     except RunsValidationError as error:
         return Refused(error)
     return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY))
+
+
+def _sample_bytes() -> bytes:
+    return SAMPLE_PATH.read_bytes()
 
 
 @st.cache_resource
-def _sample_bytes() -> tuple[bytes, str]:
-    data = SAMPLE_PATH.read_bytes()
-    return data, hashlib.sha256(data).hexdigest()
+def _sample_digest() -> str:
+    return hashlib.sha256(_sample_bytes()).hexdigest()
 
 
 def sample_dataset() -> Dataset:
-    return Dataset(SAMPLE_PATH.name, _sample_bytes()[1], is_sample=True)
-
-
-def use_upload(name: str, data: bytes) -> Dataset:
-    """Make an uploaded file the current dataset (its bytes stay in this session only)."""
-    digest = hashlib.sha256(data).hexdigest()
-    current = st.session_state.get(STATE_KEY)
-    if current is None or current.digest != digest:
-        st.session_state["upload_bytes"] = data
-        st.session_state[STATE_KEY] = Dataset(name, digest, is_sample=False)
-    return st.session_state[STATE_KEY]
-
-
-def use_postgres(url: str, table: str) -> Dataset:
-    """Make a PostgreSQL table the current dataset (read-only; the URL is kept out of every label)."""
-    from scoring.sql_engine import redact
-
-    digest = hashlib.sha256(f"{url}\n{table}".encode()).hexdigest()
-    st.session_state["db_url"] = url
-    st.session_state.pop("upload_bytes", None)
-    st.session_state[STATE_KEY] = Dataset(f"{table} @ {_safe_location(url)}", digest, is_sample=False, table=table)
-    return st.session_state[STATE_KEY]
-
-
-def _safe_location(url: str) -> str:
-    """host/database of a connection URL, without user or password."""
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(url)
-        return f"{parts.hostname or 'localhost'}{':' + str(parts.port) if parts.port else ''}{parts.path or ''}"
-    except ValueError:
-        return "database"
-
-
-@st.cache_resource(max_entries=4, show_spinner="Reading the runs table (read-only)…")
-def _score_db(digest: str, table: str, exclude_invalid: bool, _url: str) -> Scored | Refused:
-    from scoring.sql_engine import load_postgres_runs
-
-    try:
-        loaded = load_postgres_runs(_url, table, exclude_invalid=exclude_invalid)
-    except RunsValidationError as error:
-        return Refused(error)
-    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY))
+    return Dataset(SAMPLE_PATH.name, _sample_digest(), "sample")
 
 
 def use_sample() -> None:
     st.session_state[STATE_KEY] = sample_dataset()
-    st.session_state.pop("upload_bytes", None)
+    st.session_state.pop(UPLOAD_KEY, None)
+    st.session_state.pop(URL_KEY, None)
+
+
+def use_upload(upload) -> Dataset:
+    """Make an uploaded file the current dataset; its content hash is computed once per upload."""
+    digests = st.session_state.setdefault("upload_digests", {})
+    file_id = getattr(upload, "file_id", None) or id(upload)
+    if file_id not in digests:
+        digests.clear()  # one upload at a time: forget the previous file's digest
+        digests[file_id] = hashlib.sha256(upload.getvalue()).hexdigest()
+    digest = digests[file_id]
+    current = st.session_state.get(STATE_KEY)
+    st.session_state[UPLOAD_KEY] = upload
+    if current is None or current.digest != digest:
+        st.session_state[STATE_KEY] = Dataset(upload.name, digest, "upload")
+    st.session_state.pop(URL_KEY, None)
+    return st.session_state[STATE_KEY]
+
+
+def use_connection(name: str, table: str) -> Dataset:
+    """Read ``table`` through the operator's connection ``name`` (the table must be on its allow-list)."""
+    digest = hashlib.sha256(f"connection\n{name}\n{table}".encode()).hexdigest()
+    st.session_state.pop(UPLOAD_KEY, None)
+    st.session_state.pop(URL_KEY, None)
+    st.session_state[STATE_KEY] = Dataset(f"{table} @ {name}", digest, "connection", table=table, connection=name)
+    return st.session_state[STATE_KEY]
+
+
+def use_viewer_url(url: str, table: str) -> Dataset:
+    """A viewer's own database URL (only when the operator allows it); refused URLs raise SourceRefused."""
+    s = settings_module.current()
+    if not s.allow_database_url:
+        raise SourceRefused("this deployment does not accept database URLs from viewers")
+    spec = parse_viewer_url(url, s.database_url_hosts)
+    table = check_table_name(table)
+    digest = hashlib.sha256(f"url\n{url}\n{table}".encode()).hexdigest()
+    st.session_state.pop(UPLOAD_KEY, None)
+    st.session_state[URL_KEY] = url
+    st.session_state[STATE_KEY] = Dataset(f"{table} @ {spec.location()}", digest, "url", table=table)
+    return st.session_state[STATE_KEY]
+
+
+URL_CHOICE = "Another database (URL)"
+
+
+def database_source(s: settings_module.Settings) -> None:
+    """The sidebar's database choices: the operator's connections and their tables, or (when the
+    operator allows it) a URL typed by the viewer."""
+    options = [c.name for c in s.connections] + ([URL_CHOICE] if s.allow_database_url else [])
+    choice = st.selectbox("Connection", options, key="db_connection",
+                          help="Set up by this deployment's operator. Tables are read, never written.")
+    if choice == URL_CHOICE:
+        with st.form("db_url_form"):
+            url = st.text_input("Connection URL", type="password",
+                                placeholder="postgresql://user:password@host:5432/database",
+                                help="Only host, port, database, user and password are accepted. "
+                                     "Read only; never shown on screen or written to a log.")
+            table = st.text_input("Table", value="runs")
+            read = st.form_submit_button("Read the table")
+        if read and url:
+            try:
+                use_viewer_url(url, table)
+            except SourceRefused as exc:
+                st.error(fmt.plain(str(exc)), icon=":material/block:")
+    elif choice is not None:
+        connection = s.connection(choice)
+        table = st.selectbox("Table", connection.tables if connection else [], key="db_table")
+        if st.button("Read the table", key="db_read") and table:
+            use_connection(choice, table)
+    if current_dataset().kind not in ("connection", "url"):
+        if not current_dataset().is_sample:
+            use_sample()
+        st.caption("No table read yet: the sample data stays loaded.")
 
 
 def current_dataset() -> Dataset:
     dataset = st.session_state.get(STATE_KEY)
-    stale_upload = not dataset.is_sample and dataset.table is None and "upload_bytes" not in st.session_state \
-        if dataset else False
-    stale_db = dataset is not None and dataset.table is not None and "db_url" not in st.session_state
-    if dataset is None or stale_upload or stale_db:
+    stale = dataset is None or (dataset.kind == "upload" and UPLOAD_KEY not in st.session_state) \
+        or (dataset.kind == "url" and URL_KEY not in st.session_state)
+    if stale:
         dataset = sample_dataset()
         st.session_state[STATE_KEY] = dataset
     return dataset
 
 
 def exclude_invalid_rows() -> None:
-    dataset = current_dataset()
-    st.session_state[STATE_KEY] = Dataset(dataset.name, dataset.digest, dataset.is_sample, exclude_invalid=True,
-                                          table=dataset.table)
+    st.session_state[STATE_KEY] = replace(current_dataset(), exclude_invalid=True)
+
+
+def _read_table(spec: ConnectionSpec, table: str, exclude_invalid: bool) -> Scored | Refused:
+    from scoring.sql_engine import load_postgres_runs
+
+    try:
+        loaded = load_postgres_runs(spec, table, exclude_invalid=exclude_invalid,
+                                    limits=settings_module.current().limits)
+    except RunsValidationError as error:
+        return Refused(error)
+    except ConnectFailed as exc:
+        return Refused(RunsValidationError([Problem(None, None, None, str(exc))], source=table, can_exclude=False))
+    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY))
+
+
+def _compute(dataset: Dataset) -> Scored | Refused:
+    if dataset.kind == "sample":
+        return _score_bytes(dataset.name, dataset.exclude_invalid, _sample_bytes())
+    if dataset.kind == "upload":
+        return _score_bytes(dataset.name, dataset.exclude_invalid, st.session_state[UPLOAD_KEY].getvalue())
+    s = settings_module.current()
+    if dataset.kind == "connection":
+        connection = s.connection(dataset.connection or "")
+        if connection is None or dataset.table not in connection.tables:
+            return Refused(RunsValidationError([Problem(None, None, None, "this connection or table is not "
+                                                        "offered by this deployment")], source=dataset.name,
+                                               can_exclude=False))
+        return _read_table(connection.spec, dataset.table, dataset.exclude_invalid)
+    try:
+        spec = parse_viewer_url(st.session_state[URL_KEY], s.database_url_hosts) if s.allow_database_url else None
+    except SourceRefused:
+        spec = None
+    if spec is None:
+        return Refused(RunsValidationError([Problem(None, None, None, "this deployment does not accept this "
+                                                    "database URL")], source=dataset.name, can_exclude=False))
+    return _read_table(spec, dataset.table or "", dataset.exclude_invalid)
 
 
 def scored() -> Scored | Refused:
     dataset = current_dataset()
-    if dataset.table is not None:
-        return _score_db(dataset.digest, dataset.table, dataset.exclude_invalid, st.session_state["db_url"])
-    data = _sample_bytes()[0] if dataset.is_sample else st.session_state["upload_bytes"]
-    return _score(dataset.digest, dataset.name, dataset.exclude_invalid, data)
+    key = (dataset.kind, dataset.digest, dataset.exclude_invalid)
+    with st.spinner("Validating and scoring the runs…", show_time=True):
+        return _cache().get_or_compute(key, lambda: _compute(dataset), _size_of)
 
 
 def require_scores() -> Scored:
@@ -149,9 +265,11 @@ def require_scores() -> Scored:
 
 def show_refusal(error: RunsValidationError) -> None:
     dataset = current_dataset()
-    st.error(f"The file '{fmt.plain(dataset.name)}' was refused: {len(error.problems):,} problem(s) found. "
-             "Nothing was scored; fix the file or exclude the invalid rows.", icon=":material/block:")
-    st.dataframe(error.table(), hide_index=True, width="stretch",
+    what = "table" if dataset.table else "file"
+    listed = "" if len(error.problems) == error.total else f" (the first {len(error.problems):,} are listed)"
+    st.error(f"The {what} '{fmt.plain(dataset.name)}' was refused: {error.total:,} problem(s) found{listed}. "
+             f"Nothing was scored; fix the {what} or exclude the invalid rows.", icon=":material/block:")
+    st.dataframe(error.table(), hide_index=True, width="stretch", placeholder="whole file",
                  column_config={"row": st.column_config.NumberColumn("Row", format="%d"),
                                 "column": "Column", "value": "Value", "reason": "Reason"})
     if error.excludable and error.invalid_rows:
@@ -159,12 +277,13 @@ def show_refusal(error: RunsValidationError) -> None:
                   on_click=exclude_invalid_rows, type="primary", key="exclude_invalid")
         st.caption("Scores computed that way say how many rows were excluded.")
     else:
-        st.caption("This problem concerns the whole file, so no row can be excluded to rescue it.")
+        st.caption(f"This problem concerns the whole {what}, so no row can be excluded to rescue it.")
 
 
 def source_caption(result: Scored | Refused) -> str:
     dataset = current_dataset()
-    label = "Sample data" if dataset.is_sample else "PostgreSQL" if dataset.table else "Uploaded"
+    label = {"sample": "Sample data", "upload": "Uploaded", "connection": "PostgreSQL", "url": "PostgreSQL"}[
+        dataset.kind]
     if isinstance(result, Refused):
         return f"{label}: {dataset.name} — refused ({result.error.invalid_rows:,} invalid row(s))"
     loaded = result.loaded
@@ -174,7 +293,7 @@ def source_caption(result: Scored | Refused) -> str:
 
 
 @st.cache_resource(max_entries=6, show_spinner="Bootstrapping intervals…")
-def _intervals(digest: str, exclude_invalid: bool, replicates: int, seed: int, _scored: Scored):
+def _intervals(key: tuple, replicates: int, seed: int, _scored: Scored):
     from scoring.uncertainty import bootstrap_intervals
 
     return bootstrap_intervals(_scored.runs, _scored.report, replicates=replicates, seed=seed)
@@ -183,15 +302,16 @@ def _intervals(digest: str, exclude_invalid: bool, replicates: int, seed: int, _
 def intervals(scored_data: Scored, replicates: int, seed: int):
     """Bootstrap intervals of the current dataset, computed once per (replicates, seed)."""
     dataset = current_dataset()
-    return _intervals(dataset.digest, dataset.exclude_invalid, replicates, seed, scored_data)
+    return _intervals((dataset.kind, dataset.digest, dataset.exclude_invalid), replicates, seed, scored_data)
 
 
 @st.cache_resource(max_entries=8, show_spinner="Scoring under the sandbox policy…")
-def _sandbox_report(digest: str, exclude_invalid: bool, version: str, _policy, _scored: Scored):
+def _sandbox_report(key: tuple, version: str, _policy, _scored: Scored):
     return score_runs(_scored.runs, _policy)
 
 
 def sandbox_report(scored_data: Scored, policy):
     """The current dataset scored under a sandbox policy (cached per dataset and policy label)."""
     dataset = current_dataset()
-    return _sandbox_report(dataset.digest, dataset.exclude_invalid, policy.version, policy, scored_data)
+    return _sandbox_report((dataset.kind, dataset.digest, dataset.exclude_invalid), policy.version, policy,
+                           scored_data)

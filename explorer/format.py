@@ -65,7 +65,9 @@ def anchor_x(value, unit: str) -> str:
     return f"{value:g} {unit}"
 
 
-_MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:"
+# Streamlit finds its icon directives (":material/home:") in the markdown source before any
+# escape is read, so an escaped colon is not enough: the slash is escaped too, which breaks the pattern.
+_MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:/"
 
 
 def plain(text: object) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import json
 import math
 import re
@@ -116,8 +117,8 @@ def page(name: str, upload: bytes | None = None, *, upload_name: str = "edge.csv
     at = AppTest.from_file(str(PAGES[name]), default_timeout=TIMEOUT)
     if upload is not None:
         at.session_state["dataset"] = explorer.data.Dataset(
-            name=upload_name, digest=hashlib.sha256(upload).hexdigest(), is_sample=False)
-        at.session_state["upload_bytes"] = upload
+            name=upload_name, digest=hashlib.sha256(upload).hexdigest(), kind="upload")
+        at.session_state["upload_file"] = io.BytesIO(upload)  # the uploader's file, as use_upload keeps it
     return at
 
 
@@ -425,7 +426,7 @@ def test_a_bad_upload_shows_the_report_and_can_exclude_the_invalid_rows():
     at.radio(key="source_kind").set_value("Sample data")
     run(at)
     assert at.session_state["dataset"].is_sample and not at.warning
-    assert "upload_bytes" not in at.session_state
+    assert "upload_file" not in at.session_state
 
 
 def test_a_file_level_problem_cannot_be_excluded():
@@ -547,7 +548,8 @@ def methodology_differences(at: AppTest, policy) -> list[str]:
     # Anchors: each table lists the policy's positions and scores (0-100), in order; each curve plots them.
     specs = {el.proto.id: json.loads(el.proto.spec) for el in at.get("plotly_chart")}
     headings = [m.value for m in at.markdown]
-    for anchors in (policy.latency_anchors, policy.cost_anchors, policy.steps_anchors):
+    for field in ("latency_anchors", "cost_anchors", "steps_anchors"):
+        anchors, provenance = getattr(policy, field), policy.provenance[field]
         position_column = f"{anchors.name} ({anchors.unit})"
         tables = [d.value for d in at.dataframe if position_column in d.value.columns]
         if len(tables) != 1:
@@ -563,8 +565,8 @@ def methodology_differences(at: AppTest, policy) -> list[str]:
             diffs.append(f"anchors {anchors.name}: page positions {xs}, policy {list(anchors.xs)}")
         if len(scores) != len(anchors.scores) or not all(_close(s, 100 * p) for s, p in zip(scores, anchors.scores)):
             diffs.append(f"anchors {anchors.name}: page scores {scores}, policy {[100 * s for s in anchors.scores]}")
-        if f"**{anchors.name}** {BADGE[anchors.provenance]}" not in headings:
-            diffs.append(f"anchors {anchors.name}: provenance badge is not {anchors.provenance}")
+        if f"**{anchors.name}** {BADGE[provenance]}" not in headings:
+            diffs.append(f"anchors {anchors.name}: provenance badge is not {provenance}")
         curve = [s for i, s in specs.items() if i.endswith(f"anchor_curve_{anchors.name}")]
         points = [t for t in (curve[0]["data"] if curve else []) if t.get("name") == "anchors"]
         if len(points) != 1:
@@ -644,10 +646,10 @@ def test_methodology_formula_block_contains_the_weights(methodology_page):
 MODIFIED = {
     "weights": (dict(success_weight=0.5, execution_weight=0.2), ["constant success_weight", "formula", "rule"]),
     "latency anchor": (dict(latency_anchors=Anchors("latency_ms", (400.0, 2000.0, 5000.0, 10000.0),
-                                                    (1.0, 0.8, 0.5, 0.0), "ms", PUBLISHED)),
+                                                    (1.0, 0.8, 0.5, 0.0), "ms")),
                        ["anchors latency_ms"]),
     "steps anchor score": (dict(steps_anchors=Anchors("steps", (2.0, 5.0, 10.0, 20.0, 40.0),
-                                                      (1.0, 0.75, 0.5, 0.2, 0.0), "steps", EXPLORER)),
+                                                      (1.0, 0.75, 0.5, 0.2, 0.0), "steps")),
                            ["anchors steps"]),
     "execution split": (dict(latency_share_of_execution=0.6), ["formula", "constant latency_share_of_execution"]),
     "neutral consistency": (dict(neutral_consistency=0.4), ["constant neutral_consistency", "rule"]),

@@ -324,7 +324,8 @@ def test_plain_escapes_every_markdown_special():
             read.append(escaped[i])
             i += 1
     assert "".join(read) == text
-    assert fmt.plain("<b>x</b>") == "\\<b\\>x\\</b\\>"
+    assert fmt.plain("<b>x</b>") == "\\<b\\>x\\<\\/b\\>"
+    assert fmt.plain(":material/home:") == "\\:material\\/home\\:"  # no icon directive survives
     assert fmt.plain("plain words") == "plain words"
 
 

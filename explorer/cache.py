@@ -1,0 +1,87 @@
+"""Scored datasets shared by every session, held within a memory budget and dropped when idle.
+
+Streamlit's own caches bound the number of entries, not their size, and any client can clear
+them for everybody with one message. This cache is the explorer's: it holds at most
+``max_bytes`` (the sizes its caller reports), drops what no session has read for
+``idle_seconds``, computes each key once even when several sessions ask for it at the same time,
+and nothing a viewer sends can clear it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable, Generic, Hashable, TypeVar
+
+V = TypeVar("V")
+
+
+@dataclass
+class _Entry(Generic[V]):
+    value: V
+    size: int
+    last_used: float
+
+
+class BoundedCache(Generic[V]):
+    """A least-recently-used cache bounded by the total size of its values and by idle time."""
+
+    def __init__(self, max_bytes: int, idle_seconds: float, clock: Callable[[], float] = time.monotonic):
+        self.max_bytes, self.idle_seconds, self.clock = max_bytes, idle_seconds, clock
+        self._entries: OrderedDict[Hashable, _Entry[V]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._computing: dict[Hashable, threading.Lock] = {}
+
+    def get_or_compute(self, key: Hashable, compute: Callable[[], V], size_of: Callable[[V], int]) -> V:
+        """The cached value for ``key``, or ``compute()``'s, stored if it fits the budget."""
+        value = self._get(key)
+        if value is not None:
+            return value
+        with self._lock:
+            gate = self._computing.setdefault(key, threading.Lock())
+        with gate:  # one computation per key: a second session asking meanwhile waits for the first
+            value = self._get(key)
+            if value is None:
+                value = compute()
+                self._put(key, value, int(size_of(value)))
+        with self._lock:
+            self._computing.pop(key, None)
+        return value
+
+    def _get(self, key: Hashable) -> V | None:
+        with self._lock:
+            self._drop_idle()
+            entry = self._entries.get(key)
+            if entry is None:
+                return None
+            entry.last_used = self.clock()
+            self._entries.move_to_end(key)
+            return entry.value
+
+    def _put(self, key: Hashable, value: V, size: int) -> None:
+        with self._lock:
+            self._drop_idle()
+            if size > self.max_bytes:
+                return  # larger than the whole budget: used by the session that computed it, never held
+            while self._entries and self.total_bytes + size > self.max_bytes:
+                self._entries.popitem(last=False)
+            self._entries[key] = _Entry(value, size, self.clock())
+
+    def _drop_idle(self) -> None:
+        now = self.clock()
+        for key in [k for k, e in self._entries.items() if now - e.last_used > self.idle_seconds]:
+            del self._entries[key]
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(e.size for e in self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def trim(self) -> None:
+        """Drop idle entries now (a sweep that needs no request)."""
+        with self._lock:
+            self._drop_idle()
