@@ -1,0 +1,437 @@
+"""Issue 11: a stranger with the link, or a stranger's file, cannot write files, reach other hosts or
+exhaust the server. Each test reproduces one attack from the issue and pins the refusal.
+
+The database attacks that need a running server are in test_postgres.py.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from explorer.cache import BoundedCache
+from explorer.settings import read_settings
+from scoring import RunsValidationError, load_runs
+from scoring.database import ConnectionSpec, SourceRefused, operator_connection, parse_viewer_url
+from scoring.limits import Limits, format_size, parse_size
+from scoring.policy import PolicyError, load_policy, policy_to_dict
+from scoring.safejson import JsonRefused, load_json
+from scoring import CANONICAL_POLICY
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "runs.csv"
+HEADER = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,steps,finished_at"
+
+
+# Peak resident memory of the process itself: VmHWM starts afresh at exec (ru_maxrss would carry the
+# peak of the pytest process that forked it).
+PEAK = """
+def peak_mb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+"""
+
+def python(code: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Run ``code`` in a fresh interpreter (so its peak memory is its own)."""
+    return subprocess.run([sys.executable, "-c", PEAK + textwrap.dedent(code), *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=timeout)
+
+
+# --------------------------------------------------------------------------- database URLs from viewers
+
+
+@pytest.mark.parametrize("url, named", [
+    ("postgresql://u:p@db.example.com/x?sslmode=require&sslnegotiation=direct&sslkeylogfile=/tmp/keys",
+     "sslkeylogfile"),
+    ("postgresql://u:p@db.example.com/x?sslrootcert=/etc/passwd", "sslrootcert"),
+    ("postgresql://u:p@db.example.com/x?sslkey=/root/.ssh/id_rsa", "sslkey"),
+    ("postgresql://u@db.example.com/x?passfile=/root/.pgpass", "passfile"),
+    ("postgresql://u@db.example.com/x?service=prod", "service"),
+    ("postgresql://u@db.example.com/x?host=/var/run/postgresql", "host"),
+    ("postgresql://u@db.example.com/x?options=-c%20log_statement%3Dall", "options"),
+])
+def test_a_viewer_url_with_any_libpq_option_is_refused_naming_it(url, named):
+    with pytest.raises(SourceRefused, match=named):
+        parse_viewer_url(url)
+
+
+@pytest.mark.parametrize("url", [
+    "postgresql://u@%2Fvar%2Frun%2Fpostgresql/x",  # a unix socket directory, percent-encoded
+    "postgresql://u@/x",  # no host: libpq's default unix socket
+    "postgresql://u@host1,host2/x",  # several hosts
+    "host=/var/run/postgresql dbname=x",  # a key=value connection string
+    "postgresql://u@[::1]:99999/x",  # a port out of range
+])
+def test_a_viewer_url_must_name_one_network_host(url):
+    with pytest.raises(SourceRefused):
+        parse_viewer_url(url)
+
+
+def test_a_plain_viewer_url_gives_only_the_five_fields_and_reads_no_server_file():
+    spec = parse_viewer_url("postgresql://scorer:s%40cret@db.example.com:6543/platform")
+    assert (spec.host, spec.port, spec.database, spec.user, spec.password) == (
+        "db.example.com", 6543, "platform", "scorer", "s@cret")
+    kwargs = spec.connect_kwargs()
+    assert kwargs["passfile"].startswith("/nonexistent")  # the server's ~/.pgpass is never read for a viewer
+    assert kwargs["connect_timeout"] == 10 and "statement_timeout" in kwargs["options"]
+    assert "sslkeylogfile" not in kwargs and "sslrootcert" not in kwargs
+    assert "s@cret" not in repr(spec)
+
+
+def test_the_operator_can_limit_viewer_urls_to_some_hosts():
+    parse_viewer_url("postgresql://u@db.example.com/x", ("db.example.com",))
+    with pytest.raises(SourceRefused, match="not one this deployment allows"):
+        parse_viewer_url("postgresql://u@127.0.0.1:22/x", ("db.example.com",))
+
+
+def test_viewer_urls_are_off_unless_the_operator_turns_them_on():
+    assert not read_settings({}, {}).allow_database_url
+    assert not read_settings({}, {}).database_source
+    on = read_settings({"EXPLORER_ALLOW_DATABASE_URL": "1", "EXPLORER_DATABASE_URL_HOSTS": "a.example, b.example"},
+                       {})
+    assert on.allow_database_url and on.database_url_hosts == ("a.example", "b.example")
+
+
+def test_operator_connections_come_from_secrets_with_a_table_allow_list():
+    secrets = {"connections": {"platform": {"host": "db", "port": 5432, "database": "p", "username": "u",
+                                            "password": "pw", "tables": ["runs", "archive.runs"],
+                                            "sslmode": "verify-full"},
+                               "broken": {"host": "db"}}}
+    s = read_settings({}, secrets)
+    (platform,) = s.connections
+    assert platform.tables == ("runs", "archive.runs") and platform.spec.trusted
+    assert platform.spec.connect_kwargs()["sslmode"] == "verify-full"  # the operator's options are used
+    assert any("broken" in p and "tables" in p for p in s.problems)
+    with pytest.raises(SourceRefused, match="tables"):
+        operator_connection("x", {"host": "db", "tables": ["runs; drop table runs"]})
+
+
+def test_settings_from_the_environment_win_over_secrets():
+    s = read_settings({"EXPLORER_MAX_MEMORY": "2GB", "EXPLORER_MAX_ROWS": "10"}, {"explorer": {"max_memory": "5GB"}})
+    assert s.limits.max_memory == 2 * 10**9 and s.limits.max_rows == 10
+    bad = read_settings({"EXPLORER_MAX_MEMORY": "lots"}, {})
+    assert bad.limits.max_memory == Limits().max_memory and "EXPLORER_MAX_MEMORY" in bad.problems[0]
+
+
+# --------------------------------------------------------------------------- decompression bombs and shapes
+
+BOMB = """
+import resource, sys, time
+import numpy as np, pyarrow as pa, pyarrow.parquet as pq
+n, path = int(sys.argv[1]), sys.argv[2]
+idx = pa.array(np.zeros(n, dtype=np.int32))
+one = lambda v: pa.DictionaryArray.from_arrays(idx, pa.array([v]))
+pq.write_table(pa.table({"run_id": one("x" * 2000), "agent_id": one("a"), "task_id": one("t"),
+                         "status": one("completed"), "success": pa.array(np.ones(n, dtype=bool)),
+                         "latency_ms": pa.array(np.ones(n)), "cost_usd": pa.array(np.ones(n))}),
+               path, compression="zstd")
+"""
+
+LOAD = """
+import sys
+from scoring import RunsValidationError, load_runs
+try:
+    load_runs(sys.argv[1])
+    print("LOADED")
+except RunsValidationError as e:
+    print(e.report())
+print("PEAK_MB", peak_mb())
+"""
+
+
+def test_a_parquet_decompression_bomb_is_refused_with_little_memory(tmp_path):
+    path = tmp_path / "bomb.parquet"
+    python(BOMB, "4900000", str(path)).check_returncode()
+    assert path.stat().st_size < 10 * 2**20  # a few MB on disk, about 9.8 GB once decoded
+    out = python(LOAD, str(path))
+    assert "memory budget" in out.stdout and "LOADED" not in out.stdout, out.stdout + out.stderr
+    peak = float(out.stdout.split("PEAK_MB")[1])
+    assert peak < 1024, f"peak resident memory {peak:.0f} MB while refusing a bomb (budget 1 GB)"
+
+
+def test_a_parquet_bomb_in_an_ignored_column_is_never_decoded(tmp_path):
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = 2_000_000
+    bomb = pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, dtype=np.int32)), pa.array(["x" * 2000]))
+    ids = pa.array([f"r{i}" for i in range(n)])
+    pq.write_table(pa.table({"run_id": ids, "agent_id": pa.array(["a"] * n), "task_id": pa.array(["t"] * n),
+                             "status": pa.array(["completed"] * n), "success": pa.array([True] * n),
+                             "latency_ms": pa.array(np.ones(n)), "cost_usd": pa.array(np.ones(n)),
+                             "notes": bomb}), tmp_path / "x.parquet")
+    runs = load_runs(tmp_path / "x.parquet").runs
+    assert len(runs) == n and "notes" not in runs.columns
+
+
+def test_parquet_footer_limits_refuse_before_reading(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({f"c{i}": [1] for i in range(50)}), tmp_path / "wide.parquet")
+    error = pytest.raises(RunsValidationError, load_runs, tmp_path / "wide.parquet",
+                          limits=Limits(max_columns=20)).value
+    assert "50 columns, more than the limit of 20" in error.problems[0].reason
+
+
+def test_a_csv_with_two_million_columns_is_refused_before_parsing():
+    out = python("""
+        from scoring import RunsValidationError, load_runs
+        data = ("," * 2_000_000 + "\\n" + "x\\n").encode()
+        try:
+            load_runs(data, name="wide.csv")
+        except RunsValidationError as e:
+            print(e.problems[0].reason)
+        print("PEAK_MB", peak_mb())
+    """)
+    assert "the header has 2,000,001 columns, more than the limit of 1,000" in out.stdout, out.stderr
+    assert float(out.stdout.split("PEAK_MB")[1]) < 600
+
+
+def test_a_line_longer_than_the_limit_is_refused_before_parsing():
+    data = f"{HEADER}\nr1,{'a' * 2000},t,completed,true,1,0.01,,\n".encode()
+    error = pytest.raises(RunsValidationError, load_runs, data, name="x.csv",
+                          limits=Limits(max_line_bytes=1000)).value
+    assert "a line is 2.0 KB long, more than the limit of 1.0 KB" in error.problems[0].reason
+    load_runs(data, name="x.csv")  # within the default limit it loads
+
+
+def test_text_larger_than_the_memory_budget_is_refused_before_reading(tmp_path):
+    path = tmp_path / "big.csv"
+    path.write_text(HEADER + "\n" + "r,a,t,completed,true,1,0.01,,\n" * 100)
+    error = pytest.raises(RunsValidationError, load_runs, path, limits=Limits(max_memory=500)).value
+    assert "more than the memory budget of 500 bytes" in error.problems[0].reason
+
+
+@pytest.mark.parametrize("name, data", [
+    ("deep.json", b"[" * 100_000 + b"]" * 100_000),
+    ("deep.json", b'{"runs": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"),
+    ("deep.jsonl", b"[" * 100_000 + b"]" * 100_000 + b"\n"),
+])
+def test_deeply_nested_json_gets_a_refusal_not_an_error_screen(name, data):
+    error = pytest.raises(RunsValidationError, load_runs, data, name=name).value
+    assert "nested" in error.report()
+
+
+def test_json_with_more_keys_than_columns_allowed_is_refused():
+    record = {f"k{i}": 1 for i in range(2_000)}
+    error = pytest.raises(RunsValidationError, load_runs, json.dumps([record]).encode(), name="x.json").value
+    assert "2,000 distinct keys, more than the limit of 1,000 columns" in error.problems[0].reason
+
+
+def test_a_file_of_invalid_rows_keeps_a_bounded_report():
+    rows = "\n".join(f"r{i},a,t,bogus,true,1,0.01,," for i in range(30_000))
+    error = pytest.raises(RunsValidationError, load_runs, f"{HEADER}\n{rows}\n".encode(), name="x.csv").value
+    assert error.total == 30_000 and error.invalid_rows == 30_000
+    assert len(error.problems) == 10_000 and error.problems[-1].row == 10_000  # the first ones, in row order
+    assert "30,000 problem(s) in 30,000 of 30,000 row(s)" in error.report()
+    loaded = load_runs(f"{HEADER}\n{rows}\nok,a,t,completed,true,1,0.01,,\n".encode(), name="x.csv",
+                       exclude_invalid=True)
+    assert loaded.excluded_rows == 30_000 and list(loaded.runs["run_id"]) == ["ok"]
+
+
+def test_a_line_of_only_commas_does_not_switch_off_the_short_line_check():
+    data = f"{HEADER}\n,,,,,,,,\nr2,a,t,completed\nr3,a,t,completed,true,1,0.01,,\n".encode()
+    error = pytest.raises(RunsValidationError, load_runs, data, name="x.csv").value
+    reasons = {(p.row, p.reason) for p in error.problems}
+    assert (2, "the line has 4 field(s); the header has 9") in reasons
+    assert any(row == 1 and "missing value" in reason for row, reason in reasons)
+
+
+# --------------------------------------------------------------------------- bounded policies
+
+
+def _policy_json(**changes) -> str:
+    return json.dumps({**policy_to_dict(CANONICAL_POLICY), **changes})
+
+
+@pytest.mark.parametrize("changes, field, words", [
+    ({"pass_k_levels": list(range(1, 10_001))}, "pass_k_levels", "at most 10 levels"),
+    ({"pass_k_levels": [1, 3, 1000]}, "pass_k_levels[2]", "at most 100"),
+    ({"pass_k_levels": [1, 3, 3]}, "pass_k_levels", "each level once"),
+    ({"score_decimals": 10**6}, "score_decimals", "at most 6"),
+    ({"radar_window": 10**9}, "radar_window", "at most 100,000"),
+    ({"latency_anchors": {"xs": list(range(30)), "scores": [0.5] * 30}}, "latency_anchors", "at most 20 anchors"),
+    ({"version": ["x"]}, "version", "text"),
+    ({"radar_windw": 50}, "radar_windw", "not a policy constant"),
+])
+def test_policy_constants_have_bounds(changes, field, words):
+    error = pytest.raises(PolicyError, load_policy, _policy_json(**changes)).value
+    found = {e.field: e.message for e in error.errors}
+    assert field in found and words in found[field], found
+
+
+@pytest.mark.parametrize("text, field", [
+    ('{"radar_window": 1' + "0" * 400 + "}", "radar_window"),
+    ('{"radar_window": 1e400}', "radar_window"),
+    ('{"radar_window": NaN}', "policy"),
+    ("[" * 10_000 + "]" * 10_000, "policy"),
+    ('"just text"', "policy"),
+])
+def test_a_crafted_policy_file_is_refused_naming_the_place(text, field):
+    error = pytest.raises(PolicyError, load_policy, text, what="policy").value
+    assert error.errors[0].field == field, error.errors
+
+
+def test_cli_report_scores_under_a_policy_file_and_labels_it(tmp_path):
+    path = tmp_path / "sandbox.json"
+    path.write_text(_policy_json(radar_window=50))
+    out = subprocess.run([sys.executable, "-m", "scoring", "report", str(SAMPLE), "--policy", str(path)],
+                         capture_output=True, text=True, cwd=ROOT, check=True)
+    doc = json.loads(out.stdout)
+    assert doc["policy_version"].startswith("2026-07-zero-success-v1+sandbox-")
+    assert max(a["radar"]["window_runs"] for a in doc["agents"]) == 50
+    path.write_text(_policy_json(pass_k_levels=list(range(1, 10_001))))
+    bad = subprocess.run([sys.executable, "-m", "scoring", "report", str(SAMPLE), "--policy", str(path)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert bad.returncode == 2 and "pass_k_levels: at most 10 levels" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_cli_limits_are_options(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "scoring", "report", str(SAMPLE), "--max-rows", "100"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2 and "more than this explorer is set up to hold (100)" in out.stderr
+    out = subprocess.run([sys.executable, "-m", "scoring", "report", str(SAMPLE), "--max-memory", "1KB"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2 and "memory budget of 1.0 KB" in out.stderr
+
+
+# --------------------------------------------------------------------------- verify never crashes or hangs
+
+
+def _receipt() -> dict:
+    out = subprocess.run([sys.executable, "-m", "scoring", "receipt", str(SAMPLE), "swift-lite"],
+                         capture_output=True, text=True, cwd=ROOT, check=True)
+    return json.loads(out.stdout)
+
+
+def _without(d: dict, key: str) -> dict:
+    return {k: v for k, v in d.items() if k != key}
+
+
+CRAFTED = {
+    "missing policy": (lambda r: _without(r, "policy"), "policy: must be an object, got nothing"),
+    "policy as a list": (lambda r: {**r, "policy": [1, 2]}, "policy: must be an object, got a list"),
+    "agent_id as a list": (lambda r: {**r, "agent_id": ["a"]}, "agent_id: must be text, got a list"),
+    "agent_id as an object": (lambda r: {**r, "agent_id": {"a": 1}}, "agent_id: must be text, got an object"),
+    "a 10^400 number": (lambda r: {**r, "headline": {**r["headline"], "score": 10**400}},
+                        "headline.score: the whole number is too large"),
+    "20,000 pass^k levels": (lambda r: {**r, "policy_version": "x+sandbox-0",
+                                        "policy": {**r["policy"], "pass_k_levels": list(range(1, 20_001))}},
+                             "policy.pass_k_levels: at most 10 levels"),
+    "not an object": (lambda r: [r], "receipt: must be a JSON object, got a list"),
+}
+
+
+@pytest.mark.parametrize("case", list(CRAFTED))
+def test_a_crafted_receipt_exits_2_naming_the_field(tmp_path, case):
+    change, words = CRAFTED[case]
+    path = tmp_path / "receipt.json"
+    path.write_text(json.dumps(change(_receipt())))
+    out = subprocess.run([sys.executable, "-m", "scoring", "verify", str(path), str(SAMPLE)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.returncode == 2, out.stderr
+    assert words in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_deeply_nested_receipt_exits_2(tmp_path):
+    path = tmp_path / "receipt.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    out = subprocess.run([sys.executable, "-m", "scoring", "verify", str(path), str(SAMPLE)],
+                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert out.returncode == 2 and "nested more than 16 levels" in out.stderr, out.stderr
+
+
+# --------------------------------------------------------------------------- memory held by the server
+
+
+def test_the_dataset_cache_is_bounded_by_size():
+    cache: BoundedCache = BoundedCache(max_bytes=100, idle_seconds=60)
+    for key in "abcd":
+        cache.get_or_compute(key, lambda: key.upper(), lambda v: 40)
+    assert len(cache) == 2 and cache.total_bytes == 80  # the two least recently used were dropped
+    calls = []
+    assert cache.get_or_compute("d", lambda: calls.append(1) or "again", lambda v: 40) == "D" and not calls
+    assert cache.get_or_compute("huge", lambda: "H", lambda v: 1_000) == "H"
+    assert "huge" not in cache._entries  # larger than the whole budget: never held
+
+
+def test_the_dataset_cache_drops_idle_entries():
+    now = [0.0]
+    cache: BoundedCache = BoundedCache(max_bytes=1_000, idle_seconds=10, clock=lambda: now[0])
+    cache.get_or_compute("a", lambda: 1, lambda v: 1)
+    now[0] = 5.0
+    cache.get_or_compute("b", lambda: 2, lambda v: 1)
+    now[0] = 12.0
+    cache.trim()
+    assert list(cache._entries) == ["b"]
+
+
+def test_the_dataset_cache_computes_a_key_once_for_concurrent_sessions():
+    import threading
+    import time
+
+    cache: BoundedCache = BoundedCache(max_bytes=1_000, idle_seconds=60)
+    calls = []
+
+    def slow():
+        calls.append(1)
+        time.sleep(0.2)
+        return "v"
+
+    threads = [threading.Thread(target=cache.get_or_compute, args=("k", slow, lambda v: 1)) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1
+
+
+def test_a_client_clear_cache_message_does_not_drop_the_datasets():
+    from streamlit.testing.v1 import AppTest
+
+    import explorer.data
+
+    at = AppTest.from_file(str(ROOT / "views" / "1_leaderboard.py"), default_timeout=60).run()
+    assert not at.exception and explorer.data._DATASETS is not None
+    held = len(explorer.data._DATASETS)
+    import streamlit as st
+
+    st.cache_data.clear()
+    st.cache_resource.clear()  # what AppSession does for a client's clear_cache message
+    assert len(explorer.data._DATASETS) == held >= 1
+
+
+# --------------------------------------------------------------------------- small helpers
+
+
+def test_sizes_parse_and_print():
+    assert parse_size("1GB") == 10**9 and parse_size("2GiB") == 2 * 2**30 and parse_size(5) == 5
+    for bad in ("", "lots", "-1GB", "1XB", 0):
+        with pytest.raises(ValueError):
+            parse_size(bad)
+    assert format_size(1_500_000) == "1.5 MB" and format_size(12) == "12 bytes"
+
+
+def test_the_bounded_json_reader_names_the_place():
+    with pytest.raises(JsonRefused, match=r"at a\[1\]\.b: not a finite number"):
+        load_json('{"a": [0, {"b": 1e999}]}')
+    with pytest.raises(JsonRefused, match="more than the 10 bytes allowed"):
+        load_json('{"a": 12345678}', max_bytes=10)
+    with pytest.raises(JsonRefused, match="nested more than 3 levels"):
+        load_json("[[[[1]]]]", max_depth=3)
+    with pytest.raises(JsonRefused, match="not allowed"):
+        load_json("[NaN]")
+    assert load_json(b"\xef\xbb\xbf[1]") == [1]
+
+
+def test_connection_spec_never_shows_its_password():
+    spec = ConnectionSpec("db", password="hunter2")
+    assert "hunter2" not in repr(spec) and spec.location() == "db:5432/postgres"
