@@ -63,6 +63,9 @@ class Radar:
         }
 
 
+MIN_WEIGHT, MAX_WEIGHT = 1e-6, 1e6
+
+
 @dataclass(frozen=True)
 class Profile:
     """A profile score and the renormalized weights over the available axes."""
@@ -74,15 +77,17 @@ class Profile:
 def check_weights(weights: Mapping[str, float] | None, policy: Policy = CANONICAL_POLICY) -> dict[str, float]:
     """Viewer weights for all five axes; axes not named keep their default weight.
 
-    Raises ValueError naming the axis for an unknown axis or a negative or non-finite weight.
+    Raises ValueError naming the axis for an unknown axis, or a weight that is not 0 or between
+    1e-6 and 1e6 (weights are relative: beyond that range their sum overflows or loses every digit).
     """
     full = policy.radar_weights
     for axis, weight in (weights or {}).items():
         if axis not in full:
             raise ValueError(f"unknown radar axis {axis!r}; expected one of {', '.join(RADAR_AXES)}")
         weight = float(weight)
-        if not np.isfinite(weight) or weight < 0:
-            raise ValueError(f"weight for {axis!r} must be a finite number >= 0, got {weight}")
+        if not np.isfinite(weight) or weight < 0 or (weight != 0 and not MIN_WEIGHT <= weight <= MAX_WEIGHT):
+            raise ValueError(f"weight for {axis!r} must be 0 or a number from {MIN_WEIGHT:g} to {MAX_WEIGHT:g}, "
+                             f"got {weight:g}")
         full[axis] = weight
     return full
 

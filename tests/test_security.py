@@ -435,3 +435,10 @@ def test_the_bounded_json_reader_names_the_place():
 def test_connection_spec_never_shows_its_password():
     spec = ConnectionSpec("db", password="hunter2")
     assert "hunter2" not in repr(spec) and spec.location() == "db:5432/postgres"
+
+
+@pytest.mark.parametrize("weights", ["correctness=1e308,cost=1e308", "correctness=5e-324", "latency=1e7"])
+def test_weights_that_would_overflow_or_vanish_are_refused(weights):
+    out = subprocess.run([sys.executable, "-m", "scoring", "report", str(SAMPLE), "--weights", weights],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 2 and "must be 0 or a number from 1e-06 to 1e+06" in out.stderr, out.stderr
