@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .runs import TERMINAL_STATUSES
+from .schema import TERMINAL_STATUSES
 
 
 @dataclass(frozen=True)
@@ -31,18 +31,11 @@ class AgentGroups:
     def size(self) -> int:
         return len(self.agents)
 
-
     def count(self, mask: np.ndarray) -> np.ndarray:
         """How many rows per agent ``mask`` selects."""
         if not len(mask):
             return np.zeros(self.size, dtype=np.int64)
         return np.add.reduceat(mask.view(np.uint8), self.starts, dtype=np.int64)
-
-    def total(self, mask: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """Per-agent sum of ``values`` where ``mask``, in canonical row order."""
-        if not len(mask):
-            return np.zeros(self.size)
-        return np.add.reduceat(np.where(mask, values, 0.0), self.starts)
 
     def mean(self, mask: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(count, mean) per agent over ``values[mask]``; the mean is NaN where the count is 0.
@@ -55,31 +48,51 @@ class AgentGroups:
         counts = self.count(mask)
         if not len(mask):
             return counts, np.full(self.size, np.nan)
-        return counts, safe_divide(self._correctly_rounded_sums(mask, values), counts)
+        return counts, safe_divide(self.exact_total(mask, values), counts)
 
-    def _correctly_rounded_sums(self, mask: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """Per-agent sums equal to ``math.fsum``: extended precision, with fsum where it could differ.
+    def exact_total(self, mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Per-agent sums of ``values[mask]`` (non-negative), correctly rounded: exactly ``math.fsum``.
 
-        The 64-bit-mantissa sum rounds to a different double than the exact sum only when it lies
-        within its accumulation error of a rounding midpoint; agents whose sum is that close (a few
-        percent of them; the margin, 2 (sqrt(n) + 1) units, is several times the typical error) are
-        summed again with math.fsum, so the result does not depend on summation order or engine.
+        The sums are taken pairwise in extended precision, whose error is at most
+        ceil(log2 n) units of that precision times the sum. An agent's sum rounds to the same double
+        as the exact sum unless a rounding midpoint lies within that error; those agents (a few
+        percent at most) are summed again with ``math.fsum``. So the result does not depend on row
+        order or on the engine, and the SQL engines' exact sums agree with it to the bit.
         """
+        if not len(mask):
+            return np.zeros(self.size)
         wide = np.where(mask, values, 0.0).astype(np.longdouble)
-        sums = np.add.reduceat(wide, self.starts)
+        sums = _pairwise_segment_sums(wide, self.codes, self.starts)
         rounded = sums.astype(np.float64)
-        n = self.count(mask).astype(np.float64)
-        # Latencies and costs are validated >= 0, so the sum of magnitudes is the sum itself.
-        magnitude = sums if (values[mask] >= 0).all() else np.add.reduceat(np.abs(wide), self.starts)
-        bound = 2 * (np.sqrt(n) + 1) * np.finfo(np.longdouble).eps * magnitude
-        half_ulp = np.spacing(np.abs(rounded)).astype(np.longdouble) / 2
-        doubtful = np.abs(np.abs(sums - rounded.astype(np.longdouble)) - half_ulp) <= bound
+        rows = np.diff(np.append(self.starts, len(values))).astype(np.float64)
+        levels = np.ceil(np.log2(np.maximum(rows, 1.0)))
+        unit = np.finfo(np.longdouble).eps / 2
+        error = (levels * unit / (1 - levels * unit) * 1.0001).astype(np.longdouble) * sums
+        # The midpoint between ``rounded`` and its neighbour on the side of the extended sum.
+        below = sums < rounded.astype(np.longdouble)
+        neighbour = np.where(below, np.nextafter(rounded, -np.inf), np.nextafter(rounded, np.inf))
+        midpoint = (rounded.astype(np.longdouble) + neighbour.astype(np.longdouble)) / 2
+        doubtful = np.abs(sums - midpoint) <= error
         if doubtful.any():
             ends = np.append(self.starts[1:], len(values))
             for i in np.flatnonzero(doubtful):
                 chunk = values[self.starts[i]:ends[i]][mask[self.starts[i]:ends[i]]]
                 rounded[i] = math.fsum(chunk.tolist())
         return rounded
+
+
+def _pairwise_segment_sums(values: np.ndarray, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Sums of contiguous segments (rows of one code), each added pairwise: level by level, neighbours
+    within a segment are combined, so an error grows with log2 of the segment length, not the length."""
+    position = np.arange(len(values)) - starts[codes]
+    while len(values) > len(starts):
+        half = position // 2
+        change = np.empty(len(values), dtype=bool)
+        change[0] = True
+        change[1:] = (codes[1:] != codes[:-1]) | (half[1:] != half[:-1])
+        first = np.flatnonzero(change)
+        values, codes, position = np.add.reduceat(values, first), codes[first], half[first]
+    return values
 
 
 def agent_groups(runs: pd.DataFrame) -> AgentGroups:

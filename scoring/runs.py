@@ -27,15 +27,9 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from .limits import DEFAULT_LIMITS, Limits, format_size
+from .schema import (CANONICAL_COLUMNS, FALSE_TOKENS, NONFINITE_TOKENS, OPTIONAL_COLUMNS, REQUIRED_COLUMNS,
+                     STATUSES, TERMINAL_STATUSES, TRUE_TOKENS, Reason, normalize_column_name)
 
-REQUIRED_COLUMNS = ("run_id", "agent_id", "task_id", "status", "success", "latency_ms", "cost_usd")
-OPTIONAL_COLUMNS = ("steps", "finished_at")
-CANONICAL_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS + ("source_row",)
-STATUSES = ("queued", "running", "completed", "failed", "timeout", "cancelled")
-TERMINAL_STATUSES = ("completed", "failed", "timeout")
-TRUE_TOKENS = frozenset({"true", "1", "1.0", "yes", "pass"})
-FALSE_TOKENS = frozenset({"false", "0", "0.0", "no", "fail"})
-NONFINITE_TOKENS = frozenset({"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})
 FORMATS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
 DEFAULT_MAX_ROWS = DEFAULT_LIMITS.max_rows
 MAX_PROBLEMS_LISTED = 1000  # in the text report
@@ -54,6 +48,12 @@ class Problem:
     column: str | None
     value: str | None
     reason: str
+    code: str = ""  # a schema.Reason code: the same for the same rule whichever engine or importer found it
+
+    @classmethod
+    def of(cls, reason: Reason, row: int | None = None, column: str | None = None, value: str | None = None,
+           **fields: object) -> "Problem":
+        return cls(row, column, value, reason.text(**fields), reason.code)
 
     def message(self) -> str:
         where = [] if self.row is None else [f"row {self.row}"]
@@ -61,7 +61,7 @@ class Problem:
             where.append(f"column '{self.column}'")
         if self.value is not None:
             where.append(f"value {_show(self.value)}")
-        return (", ".join(where) + ": " if where else "") + self.reason
+        return (", ".join(where) + ": " if where else "") + self.reason + (f" [{self.code}]" if self.code else "")
 
 
 class RunsValidationError(ValueError):
@@ -91,13 +91,14 @@ class RunsValidationError(ValueError):
         return "\n".join(lines)
 
     def table(self) -> pd.DataFrame:
-        """The problems as a table (row, column, value, reason) for display."""
+        """The problems as a table (row, column, value, reason, code) for display."""
         return pd.DataFrame(
             {
                 "row": pd.array([p.row for p in self.problems], dtype="Int64"),
                 "column": [p.column or "" for p in self.problems],
                 "value": [_show(p.value) if p.value is not None else "" for p in self.problems],
                 "reason": [p.reason for p in self.problems],
+                "code": [p.code for p in self.problems],
             }
         )
 
@@ -161,14 +162,14 @@ class _Structural:
         self.rows: list[int] = []
         self.problems: list[Problem] = []
 
-    def add(self, row: int, value: str | None, reason: str) -> None:
+    def add(self, row: int, value: str | None, reason: Reason, **fields: object) -> None:
         self.rows.append(row)
         if len(self.problems) < MAX_PROBLEMS_KEPT:
-            self.problems.append(Problem(row, None, value, reason))
+            self.problems.append(Problem.of(reason, row, None, value, **fields))
 
 
-def _file_problem(reason: str, column: str | None = None) -> RunsValidationError:
-    return RunsValidationError([Problem(None, column, None, reason)])
+def _file_problem(detail: str, column: str | None = None) -> RunsValidationError:
+    return RunsValidationError([Problem.of(Reason.FILE, None, column, detail=detail)])
 
 
 def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
@@ -189,7 +190,7 @@ def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
     if len(fields) - 1 == len(body):  # records that cannot be aligned are left to validation
         for i, k in enumerate(fields[1:], start=1):
             if k < len(header):
-                problems.add(i, None, f"the line has {k} field(s); the header has {len(header)}")
+                problems.add(i, None, Reason.SHORT_LINE, fields=k, header=len(header))
     return _with_header(body.fillna(""), header), np.arange(1, len(body) + 1), problems
 
 
@@ -245,24 +246,18 @@ def _with_header(body: pd.DataFrame, header: list[str]) -> pd.DataFrame:
     seen: dict[str, str] = {}
     for original, name in zip(header, names):
         if name in seen:
-            raise _file_problem(
-                f"duplicate column: {seen[name]!r} and {original!r} both name {name!r}", column=name
-            )
+            raise RunsValidationError([Problem.of(Reason.DUPLICATE_COLUMN, None, name, first=seen[name],
+                                                  second=original, name=name)])
         seen[name] = original
     body.columns = names
     return body
-
-
-def normalize_column_name(name: object) -> str:
-    """Header spelling is forgiving: 'Run ID', ' run-id ' and 'RUN_ID' all name ``run_id``."""
-    return re.sub(r"[\s\-]+", "_", str(name).strip()).lower()
 
 
 def _records_frame(records: list, rows: np.ndarray, problems: _Structural,
                    limits: Limits = DEFAULT_LIMITS) -> tuple:
     bad = {i for i, r in enumerate(records) if not isinstance(r, dict)}
     for i in sorted(bad):
-        problems.add(int(rows[i]), _preview(records[i]), "a run must be a JSON object")
+        problems.add(int(rows[i]), _preview(records[i]), Reason.NOT_AN_OBJECT)
     clean = [{} if i in bad else r for i, r in enumerate(records)]
     keys = set().union(*clean) if clean else set()
     if len(keys) > limits.max_columns:  # one column per distinct key: refuse before building them
@@ -313,13 +308,13 @@ def _read_jsonl(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFram
         try:
             records.append(_json_value(line))
         except json.JSONDecodeError as exc:
-            problems.add(number, line[:200], f"not valid JSON: {exc.msg}")
+            problems.add(number, line[:200], Reason.NOT_JSON, detail=exc.msg)
             records.append({})
         except RecursionError:
-            problems.add(number, line[:200], "not a run: nested too deeply")
+            problems.add(number, line[:200], Reason.NESTED_TOO_DEEP)
             records.append({})
         except ValueError as exc:
-            problems.add(number, line[:200], f"not valid JSON: {exc}")
+            problems.add(number, line[:200], Reason.NOT_JSON, detail=exc)
             records.append({})
         rows.append(number)
     if not records:
@@ -488,7 +483,7 @@ def load_runs(
     except RunsValidationError as exc:
         raise RunsValidationError(exc.problems, source=name) from None
     if len(raw) == 0:
-        raise RunsValidationError([Problem(None, None, None, "the file has no runs")], source=name)
+        raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=name)
     if len(raw) > limits.max_rows:
         raise RunsValidationError([_too_many_rows(len(raw), limits).problems[0]], source=name)
     return validate_runs(raw, rows=rows, source=name, format=fmt, exclude_invalid=exclude_invalid,
@@ -591,7 +586,8 @@ class _Collector:
         self.total = 0
         self.problems: list[Problem] = []
 
-    def add(self, mask, column: str, values: pd.Series, reason) -> None:
+    def add(self, mask, column: str, values: pd.Series, reason: Reason, **fields) -> None:
+        """Record ``reason`` for the rows in ``mask``; a field given as a function is called with the row index."""
         idx = np.flatnonzero(np.asarray(mask, dtype=bool) & ~self.skip)
         if not len(idx):
             return
@@ -603,25 +599,23 @@ class _Collector:
             if isinstance(value, bytes):  # shown, not decoded: it may not be text
                 value = value.decode("utf-8", "backslashreplace")
             text = None if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
-            self.problems.append(
-                Problem(int(self.rows[i]), column, text, reason(i) if callable(reason) else reason)
-            )
+            values_i = {k: (v(i) if callable(v) else v) for k, v in fields.items()}
+            self.problems.append(Problem.of(reason, int(self.rows[i]), column, text, **values_i))
 
 
 def _parse_ids(raw: pd.Series, column: str, out: _Collector) -> pd.Series:
     nested = _nested(raw)
     text = _text(raw.mask(nested))
-    out.add(nested, column, raw, "a nested or binary value is not allowed here")
-    out.add(text.isna() & ~nested, column, text, "missing value; this column is required")
+    out.add(nested, column, raw, Reason.NESTED)
+    out.add(text.isna() & ~nested, column, text, Reason.MISSING_VALUE)
     return text
 
 
 def _parse_status(raw: pd.Series, out: _Collector) -> pd.Series:
     text = _text(raw.mask(_nested(raw)))
     status = text.str.lower()
-    out.add(text.isna(), "status", text, "missing value; this column is required")
-    out.add(text.notna() & ~status.isin(STATUSES), "status", text,
-            "unknown status; expected one of " + ", ".join(STATUSES))
+    out.add(text.isna(), "status", text, Reason.MISSING_VALUE)
+    out.add(text.notna() & ~status.isin(STATUSES), "status", text, Reason.UNKNOWN_STATUS)
     return status
 
 
@@ -631,15 +625,14 @@ def _parse_success(raw: pd.Series, out: _Collector) -> pd.Series:
     if ptypes.is_numeric_dtype(raw):
         values = raw.astype("float64")
         bad = values.notna() & ~values.isin([0.0, 1.0])
-        out.add(bad, "success", values, "not a recognised outcome; expected true/false, 1/0, yes/no, pass/fail or empty")
+        out.add(bad, "success", values, Reason.NOT_AN_OUTCOME)
         return _booleans(values == 1.0, values == 0.0, raw.index)
     nested = _nested(raw)
     shown = _text(raw.mask(nested))
     text = shown.str.lower()
     is_true, is_false = text.isin(TRUE_TOKENS), text.isin(FALSE_TOKENS)
-    out.add(nested, "success", raw, "a nested or binary value is not allowed here")
-    out.add(text.notna() & ~is_true & ~is_false, "success", shown,
-            "not a recognised outcome; expected true/false, 1/0, yes/no, pass/fail or empty")
+    out.add(nested, "success", raw, Reason.NESTED)
+    out.add(text.notna() & ~is_true & ~is_false, "success", shown, Reason.NOT_AN_OUTCOME)
     return _booleans(is_true, is_false, raw.index)
 
 
@@ -657,21 +650,21 @@ def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool
     else:
         nested = _nested(raw)
         text = _text(raw.mask(nested))
-        out.add(nested, column, raw, "a nested or binary value is not allowed here")
+        out.add(nested, column, raw, Reason.NESTED)
         values = pd.to_numeric(text, errors="coerce").astype("float64")
         token = text.str.lower().isin(NONFINITE_TOKENS)
         nonfinite = token | np.isinf(values)
         unparsed = text.notna() & values.isna() & ~token
         shown = text
-    out.add(unparsed, column, shown, "not a number")
-    out.add(nonfinite, column, shown, "not a finite number")
+    out.add(unparsed, column, shown, Reason.NOT_A_NUMBER)
+    out.add(nonfinite, column, shown, Reason.NOT_FINITE)
     finite = values.where(~nonfinite)
     negative = finite < 0
-    out.add(negative, column, shown, "negative; must be 0 or more")
+    out.add(negative, column, shown, Reason.NEGATIVE)
     bad = nonfinite | unparsed | negative
     if integer:
         fractional = ~bad & finite.notna() & (finite % 1 != 0)
-        out.add(fractional, column, shown, "not a whole number of steps")
+        out.add(fractional, column, shown, Reason.NOT_WHOLE)
         bad = bad | fractional
     return finite.where(~bad)
 
@@ -682,10 +675,9 @@ def _parse_timestamps(raw: pd.Series, out: _Collector) -> pd.Series:
         return ts.dt.tz_convert("UTC").astype("datetime64[us, UTC]")
     nested = _nested(raw)
     text = _text(raw.mask(nested))
-    out.add(nested, "finished_at", raw, "a nested or binary value is not allowed here")
+    out.add(nested, "finished_at", raw, Reason.NESTED)
     parsed = pd.to_datetime(text, utc=True, format="ISO8601", errors="coerce")
-    out.add(text.notna() & parsed.isna(), "finished_at", text,
-            "not an ISO-8601 timestamp (e.g. 2026-07-01T12:00:00Z)")
+    out.add(text.notna() & parsed.isna(), "finished_at", text, Reason.NOT_A_TIMESTAMP)
     return parsed.astype("datetime64[us, UTC]")
 
 
@@ -713,7 +705,7 @@ def validate_runs(
     missing = [c for c in REQUIRED_COLUMNS if c not in raw.columns]
     if missing:  # the records that could not be read at all say why, too (e.g. every JSON Lines line broken)
         raise RunsValidationError(
-            [Problem(None, c, None, "required column is missing") for c in missing] + prior,
+            [Problem.of(Reason.MISSING_COLUMN, None, c) for c in missing] + prior,
             rows_read=len(raw), source=source, total=len(missing) + max(len(prior), len(structural_rows)),
         )
     out = _Collector(rows, np.isin(rows, np.asarray(structural_rows, dtype=np.int64)))
@@ -738,8 +730,8 @@ def validate_runs(
     duplicated = frame["run_id"].duplicated(keep="first") & frame["run_id"].notna()
     if duplicated.any():
         first_row = pd.Series(rows, index=raw.index).groupby(frame["run_id"]).transform("first")
-        out.add(duplicated, "run_id", frame["run_id"],
-                lambda i: f"duplicate run_id; first seen at row {first_row.iloc[i]}")
+        out.add(duplicated, "run_id", frame["run_id"], Reason.DUPLICATE_RUN_ID,
+                where=lambda i: f"; first seen at row {first_row.iloc[i]}")
     frame["source_row"] = rows.astype("int64")
 
     problems = sorted(prior + out.problems, key=lambda p: (p.row if p.row is not None else -1))
