@@ -16,7 +16,7 @@ from scoring import RADAR_AXES, Anchors, Headline, Policy, Radar
 from scoring.policy import FIELD_BY_NAME
 
 from . import format as fmt
-from .tables import AXIS_LABELS
+from scoring.axes import AXIS_LABELS
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf"]
@@ -123,7 +123,7 @@ def radar_chart(radars: Sequence[Radar], axis_order: Sequence[str] = RADAR_AXES)
         r = values + values[:1]
         theta = labels + labels[:1]
         hover = [f"{AXIS_LABELS[a]}: " + (fmt.score(radar.axes[a]) if radar.axes[a] is not None
-                                          else "unavailable — " + radar.reasons[a]) for a in axis_order]
+                                          else "unavailable — " + str(radar.reasons[a])) for a in axis_order]
         fig.add_trace(go.Scatterpolar(
             r=r, theta=theta, name=safe(radar.agent_id), mode="lines+markers", connectgaps=False,
             line={"color": PALETTE[i % len(PALETTE)], "width": 2}, fill="none",

@@ -1,68 +1,18 @@
-"""One formatter for numbers on screen: no NaN, None or Python repr ever reaches a person."""
+"""Formatting for the app: the numbers (``scoring.format``, re-exported here) and markdown safety."""
 
 from __future__ import annotations
 
+from scoring.format import (DASH, FORMATS, anchor_x, count, factor, ms, number, pct, pct2, score, steps, text,
+                            usd, weight)
+from scoring.facts import Fact
 
-DASH = "—"
-
-
-def _missing(value) -> bool:
-    """None, any NaN (a Python float, numpy's float32/float64) or pandas' NA and NaT."""
-    if value is None:
-        return True
-    try:
-        return bool(value != value)  # true only for NaN and NaT
-    except TypeError:  # pandas.NA: its comparison is NA, which has no truth value
-        return True
+__all__ = ["DASH", "FORMATS", "anchor_x", "count", "dollars_safe", "factor", "ms", "number", "pct", "pct2",
+           "plain", "render", "score", "steps", "text", "usd", "weight"]
 
 
-def score(value) -> str:
-    """A 0-100 score with two decimals: 86.96."""
-    return DASH if _missing(value) else f"{value:.2f}"
-
-
-def pct(value, decimals: int = 1) -> str:
-    """A 0-1 fraction as a percentage: 0.8229 -> 82.3%."""
-    return DASH if _missing(value) else f"{100 * value:.{decimals}f}%"
-
-
-def factor(value) -> str:
-    """A 0-1 factor with four decimals: 0.8738."""
-    return DASH if _missing(value) else f"{value:.4f}"
-
-
-def ms(value) -> str:
-    """Milliseconds with a thousands separator: 1,446 ms."""
-    return DASH if _missing(value) else f"{value:,.0f} ms"
-
-
-def usd(value) -> str:
-    """Dollars with enough decimals for per-run costs: $0.0123, $0.1500."""
-    if _missing(value):
-        return DASH
-    return f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}"
-
-
-def count(value) -> str:
-    return DASH if _missing(value) else f"{int(value):,}"
-
-
-def weight(value) -> str:
-    """A weight share as a percentage with one decimal: 0.25 -> 25.0%."""
-    return pct(value, 1)
-
-
-def steps(value) -> str:
-    return DASH if _missing(value) else f"{value:g} steps"
-
-
-def anchor_x(value, unit: str) -> str:
-    """An anchor position in its unit, as the methodology page writes it."""
-    if unit == "ms":
-        return ms(value)
-    if unit == "USD":
-        return f"${value:g}"
-    return f"{value:g} {unit}"
+def render(fact: Fact) -> str:
+    """A fact as markdown text: its numbers formatted, every value (names included) escaped."""
+    return fact.render(escape=plain)
 
 
 # Streamlit finds its icon directives (":material/home:") in the markdown source before any

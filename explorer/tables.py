@@ -7,14 +7,7 @@ from typing import Mapping
 import pandas as pd
 
 from scoring import RADAR_AXES, Report
-
-AXIS_LABELS = {
-    "correctness": "Correctness",
-    "latency": "Latency",
-    "cost": "Cost",
-    "tool_efficiency": "Tool efficiency",
-    "robustness": "Robustness",
-}
+from scoring.axes import AXIS_LABELS
 
 
 def leaderboard(report: Report) -> pd.DataFrame:

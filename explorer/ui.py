@@ -62,7 +62,8 @@ def policy_editor(base: dict, canonical: dict, provenance: Mapping[str, str], ge
     Each input shows its provenance badge and the canonical value; an edited value is marked. The
     inputs' bounds are the field table's, and the one validator (``scoring.policy``) judges the result.
     """
-    from scoring.policy import FIELDS, RADAR_AXES
+    from scoring.axes import RADAR_AXES
+    from scoring.policy import FIELDS
 
     edited = dict(base)
     for section in dict.fromkeys(f.section for f in FIELDS):

@@ -1,21 +1,22 @@
 """Scoring core of the Scoring Methodology Explorer (pure Python; never imports streamlit).
 
-Names follow the methodology: ``*_score`` is higher-is-better on its stated
-scale. Every function takes a :class:`~scoring.policy.Policy`, defaulting to
-:data:`~scoring.policy.CANONICAL_POLICY` (``2026-07-zero-success-v1``).
+Names follow the methodology: ``*_score`` is higher-is-better on its stated scale. Every function
+takes a :class:`~scoring.policy.Policy`, defaulting to :data:`~scoring.policy.CANONICAL_POLICY`
+(``2026-07-zero-success-v1``). Each measure is an aggregate step (``*_aggregates``: per-agent
+sufficient statistics, which any engine can supply) and a compute step (``*_from_aggregates``).
 """
 
-from .headline import Headline, composite, consistency_factor, headline_scores, leaderboard_order
-from .policy import CANONICAL_POLICY, RADAR_AXES, Anchors, Policy
-from .radar import Profile, Radar, check_weights, fitness_radar, profile_score, radar_window
+from .axes import AXES, RADAR_AXES
+from .headline import Headline, composite, headline_scores, leaderboard_order
+from .policy import CANONICAL_POLICY, Anchors, Policy
+from .radar import Profile, Radar, check_weights, fitness_radar, profile_score
 from .repeatability import Repeatability, pass_hat_k, repeatability, task_outcomes
 from .report import AgentReport, Report, score_runs
 from .runs import LoadedRuns, Problem, RunsValidationError, load_runs, runs_from_records, validate_runs
 
 __all__ = [
-    "CANONICAL_POLICY", "RADAR_AXES", "AgentReport", "Anchors", "Headline", "LoadedRuns", "Policy",
-    "Problem", "Profile", "Radar", "Repeatability", "Report", "RunsValidationError", "check_weights",
-    "composite", "consistency_factor", "fitness_radar", "headline_scores", "leaderboard_order",
-    "load_runs", "pass_hat_k", "profile_score", "radar_window", "repeatability", "runs_from_records",
-    "score_runs", "task_outcomes", "validate_runs",
+    "AXES", "CANONICAL_POLICY", "RADAR_AXES", "AgentReport", "Anchors", "Headline", "LoadedRuns", "Policy",
+    "Problem", "Profile", "Radar", "Report", "RunsValidationError", "check_weights", "composite",
+    "fitness_radar", "headline_scores", "leaderboard_order", "load_runs", "pass_hat_k", "profile_score",
+    "repeatability", "runs_from_records", "score_runs", "task_outcomes", "validate_runs",
 ]

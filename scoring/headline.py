@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ._groups import AgentGroups, agent_groups, optional, safe_divide
+from .facts import Fact
 from .policy import CANONICAL_POLICY, Policy
 
 
@@ -57,6 +58,14 @@ class Headline:
             out.append("no cost recorded")
         return tuple(out)
 
+    @classmethod
+    def unranked(cls, agent_id: str, policy: Policy) -> "Headline":
+        """An agent with no completed run: no score, every factor undefined (SPEC 3)."""
+        return cls(agent_id=agent_id, score=None, completed_runs=0, successful_runs=0, success_rate=None,
+                   latency_runs=0, avg_latency_ms=None, latency_score=None, latency_pstdev_ms=None, consistency=None,
+                   consistency_neutral=None, execution_score=None, cost_runs=0, avg_cost_usd=None, cost_score=None,
+                   zero_success_floor=False, weighted_score=None, policy=policy)
+
     def contributions(self) -> dict[str, float] | None:
         """Points each component adds to the unfloored score (they sum to ``weighted_score``)."""
         if not self.ranked:
@@ -68,35 +77,37 @@ class Headline:
             "cost": 100 * p.cost_weight * self.cost_score,
         }
 
-    def explain(self) -> list[str]:
-        """Plain-language sentences a reviewer can read beside the score."""
+    def explain(self) -> list[Fact]:
+        """The score in sentences a reviewer can read beside it (rendered by the formatter)."""
         p = self.policy
         if not self.ranked:
-            return ["No completed run: the agent has no headline score (unranked), and every factor is undefined."]
-        lines = [
-            f"Success rate {self.success_rate:.2%}: {self.successful_runs} successful of "
-            f"{self.completed_runs} completed runs (runs with an unknown outcome count as not successful)."
-        ]
+            return [Fact("No completed run: the agent has no headline score (unranked), and every factor is "
+                         "undefined.")]
+        v = {**self.to_json(), "latency_runs": self.latency_runs, "cost_runs": self.cost_runs,
+             "pstdev": self.latency_pstdev_ms, "weighted": self.weighted_score,
+             "gate": p.consistency_min_latencies, "neutral": p.neutral_consistency}
+        facts = [Fact("Success rate {success_rate:pct2}: {successful_runs:count} successful of {completed_runs:count} "
+                      "completed runs (runs with an unknown outcome count as not successful).", v)]
         if self.latency_runs:
-            lines.append(f"Average latency {self.avg_latency_ms:,.1f} ms over {self.latency_runs} runs maps to a "
-                         f"latency score of {self.latency_score:.4f} on the published anchors.")
+            facts.append(Fact("Average latency {avg_latency_ms:ms} over {latency_runs:count} runs maps to a latency "
+                              "score of {latency_score:factor} on the published anchors.", v))
         else:
-            lines.append("No completed run recorded a latency: the latency score is 0 (data-quality flag).")
+            facts.append(Fact("No completed run recorded a latency: the latency score is 0 (data-quality flag)."))
         if self.consistency_neutral:
-            lines.append(f"Only {self.latency_runs} of the {p.consistency_min_latencies} recorded latencies needed: "
-                         f"consistency takes the neutral factor {p.neutral_consistency}.")
+            facts.append(Fact("Only {latency_runs:count} of the {gate:count} recorded latencies needed: consistency "
+                              "takes the neutral factor {neutral:number}.", v))
         else:
-            lines.append(f"Consistency 1 - pstdev/mean = 1 - {self.latency_pstdev_ms:,.1f}/{self.avg_latency_ms:,.1f} "
-                         f"= {self.consistency:.4f} (clamped to 0-1) over {self.latency_runs} latencies.")
+            facts.append(Fact("Consistency 1 - pstdev/mean = 1 - {pstdev:ms}/{avg_latency_ms:ms} = "
+                              "{consistency:factor} (clamped to 0-1) over {latency_runs:count} latencies.", v))
         if self.cost_runs:
-            lines.append(f"Average cost ${self.avg_cost_usd:,.4f} over {self.cost_runs} runs maps to a cost score "
-                         f"of {self.cost_score:.4f} on the published anchors.")
+            facts.append(Fact("Average cost {avg_cost_usd:usd} over {cost_runs:count} runs maps to a cost score of "
+                              "{cost_score:factor} on the published anchors.", v))
         else:
-            lines.append("No completed run recorded a cost: the cost score is 0 (data-quality flag).")
+            facts.append(Fact("No completed run recorded a cost: the cost score is 0 (data-quality flag)."))
         if self.zero_success_floor:
-            lines.append(f"Zero-success floor: no completed run succeeded, so the score is 0 whatever the other "
-                         f"factors (the weighted formula alone would give {self.weighted_score:.2f}).")
-        return lines
+            facts.append(Fact("Zero-success floor: no completed run succeeded, so the score is 0 whatever the other "
+                              "factors (the weighted formula alone would give {weighted:score}).", v))
+        return facts
 
     def to_json(self) -> dict:
         """The SPEC 6 ``headline`` object."""
@@ -128,16 +139,13 @@ def composite(success_rate: float, execution_score: float, cost_score: float, po
                   + policy.cost_weight * cost_score)
 
 
-def consistency_factor(pstdev: float, mean: float) -> float:
-    """clamp(1 - pstdev/mean, 0, 1); 1.0 when the mean latency is 0 (SPEC 3, explorer-defined form)."""
-    if mean == 0:
-        return 1.0
-    return min(1.0, max(0.0, 1.0 - pstdev / mean))
-
-
 @dataclass(frozen=True)
-class CohortStats:
-    """What the headline reads from a completed-run cohort (scalars or equal-shape arrays)."""
+class HeadlineAggregates:
+    """What the headline reads from each agent's completed-run cohort (the contract of every engine).
+
+    Arrays indexed by agent (or scalars). Means are correctly rounded (sum equal to ``math.fsum``);
+    ``latency_pstdev`` is sqrt(fsum((x - latency_mean)^2) / latency_runs), so engines agree to the bit.
+    """
 
     completed_runs: np.ndarray
     successful_runs: np.ndarray
@@ -148,7 +156,7 @@ class CohortStats:
     cost_mean: np.ndarray
 
     @classmethod
-    def of(cls, headline: "Headline") -> "CohortStats":
+    def of(cls, headline: "Headline") -> "HeadlineAggregates":
         """The stats behind one agent's headline (for what-if recomputation)."""
         nan = float("nan")
         return cls(*(np.asarray(v, dtype=float) for v in (
@@ -158,7 +166,7 @@ class CohortStats:
             headline.cost_runs, nan if headline.avg_cost_usd is None else headline.avg_cost_usd)))
 
 
-def composite_arrays(stats: CohortStats, policy: Policy = CANONICAL_POLICY) -> dict[str, np.ndarray]:
+def composite_arrays(stats: HeadlineAggregates, policy: Policy = CANONICAL_POLICY) -> dict[str, np.ndarray]:
     """Every headline factor from cohort stats, element-wise (SPEC 3), before rounding.
 
     The one implementation of the formula: the per-agent scores, the bootstrap and the
@@ -192,31 +200,30 @@ def final_score(weighted: float, floor: bool, policy: Policy = CANONICAL_POLICY)
     return 0.0 if floor else round(float(weighted), policy.score_decimals)
 
 
-def cohort_stats(runs: pd.DataFrame, groups: AgentGroups) -> CohortStats:
-    """Per-agent sufficient statistics of the completed-run cohort (the aggregate step)."""
+def headline_aggregates(runs: pd.DataFrame, groups: AgentGroups) -> HeadlineAggregates:
+    """The aggregate step: per-agent sufficient statistics of the completed-run cohort (SPEC 3)."""
     completed = groups.completed
     latency = runs["latency_ms"].to_numpy(dtype=float)
     has_latency = completed & ~np.isnan(latency)
     n_latency, mean_latency = groups.mean(has_latency, latency)
-    # Two-pass population standard deviation: no cancellation from sum of squares.
+    # Two-pass population standard deviation (no cancellation), its sum correctly rounded like the means.
     deviation = np.where(has_latency, latency - mean_latency[groups.codes], 0.0)
-    pstdev = np.sqrt(safe_divide(groups.total(has_latency, deviation**2), n_latency))
+    pstdev = np.sqrt(safe_divide(groups.exact_total(has_latency, deviation * deviation), n_latency))
     cost = runs["cost_usd"].to_numpy(dtype=float)
     n_cost, mean_cost = groups.mean(completed & ~np.isnan(cost), cost)
-    return CohortStats(groups.count(completed), groups.count(completed & groups.succeeded), n_latency,
-                       mean_latency, pstdev, n_cost, mean_cost)
+    return HeadlineAggregates(groups.count(completed), groups.count(completed & groups.succeeded), n_latency,
+                              mean_latency, pstdev, n_cost, mean_cost)
 
 
-def headline_from_stats(agents: tuple[str, ...] | list[str], stats: CohortStats,
-                        policy: Policy = CANONICAL_POLICY) -> dict[str, Headline]:
-    """Headline results from per-agent cohort stats (the compute step; any engine's aggregates)."""
+def headline_from_aggregates(agents: tuple[str, ...] | list[str], stats: HeadlineAggregates,
+                             policy: Policy = CANONICAL_POLICY) -> dict[str, Headline]:
+    """The compute step: headline results from per-agent aggregates (any engine's)."""
     f = composite_arrays(stats, policy)
     out: dict[str, Headline] = {}
     for i, agent in enumerate(agents):
         completed_runs = int(stats.completed_runs[i])
         if completed_runs == 0:
-            out[agent] = Headline(agent, None, 0, 0, None, 0, None, None, None, None, None, None, 0,
-                                  None, None, False, None, policy)
+            out[agent] = Headline.unranked(agent, policy)
             continue
         floor = bool(f["zero_success_floor"][i])
         out[agent] = Headline(
@@ -246,7 +253,7 @@ def headline_scores(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                     groups: AgentGroups | None = None) -> dict[str, Headline]:
     """Headline composite for every agent of a canonical runs frame, keyed by agent_id (SPEC 3)."""
     groups = groups or agent_groups(runs)
-    return headline_from_stats(groups.agents, cohort_stats(runs, groups), policy)
+    return headline_from_aggregates(groups.agents, headline_aggregates(runs, groups), policy)
 
 
 def leaderboard_order(headlines: dict[str, Headline]) -> list[str]:

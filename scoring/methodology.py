@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .axes import AXES
 from .policy import EXPLORER, PUBLISHED, Anchors, Policy, Provenance
 
 
@@ -68,16 +69,7 @@ def rules(policy: Policy) -> list[Rule]:
              PUBLISHED),
         Rule("Fitness radar", "Newest first by finished_at, ties broken by run_id descending as text; a run "
              "without finished_at is the oldest; without the column, a later file row is newer.", EXPLORER),
-        Rule("Fitness radar", "Correctness = successes ÷ known outcomes in the window.", PUBLISHED),
-        Rule("Fitness radar", f"Latency = latency anchors(median latency); suppressed below "
-             f"{p.radar_latency_min_runs} recorded latencies, the raw median still shown.", PUBLISHED),
-        Rule("Fitness radar", "Cost = cost anchors(median cost); unavailable without a recorded cost.", PUBLISHED),
-        Rule("Fitness radar", "Tool efficiency = steps anchors(median steps); unavailable when no step is "
-             "recorded or every recorded count is 0.", PUBLISHED),
-        Rule("Fitness radar", "The steps anchors themselves.", EXPLORER),
-        Rule("Fitness radar", f"Robustness: tasks with at least {p.robustness_min_outcomes} known outcomes; per "
-             "task p = success share and r = 1 − 4p(1 − p) (1 when always or never solved, 0 at 50/50); the "
-             "axis is the mean r.", EXPLORER),
+        *(Rule("Fitness radar", statement(p), provenance) for axis in AXES for statement, provenance in axis.rules),
         Rule("Fitness radar", "Medians are ordinary medians (the mean of the two middle values for an even "
              f"count); every axis is on 0–100, rounded to {p.score_decimals} decimals.", EXPLORER),
         Rule("Fitness radar", f"Profile score: default weight {_pct(p.radar_weights['correctness'])} per axis; "

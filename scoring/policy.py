@@ -21,11 +21,12 @@ from typing import Any, Literal, Mapping
 
 import numpy as np
 
+from .axes import RADAR_AXES
+
 Provenance = Literal["published", "explorer-defined"]
 PUBLISHED: Provenance = "published"
 EXPLORER: Provenance = "explorer-defined"
 
-RADAR_AXES: tuple[str, ...] = ("correctness", "latency", "cost", "tool_efficiency", "robustness")
 SANDBOX_MARK = "+sandbox-"
 
 

@@ -12,8 +12,10 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from ._groups import AgentGroups, agent_groups, optional, safe_divide
-from .policy import CANONICAL_POLICY, RADAR_AXES, Policy
+from ._groups import AgentGroups, agent_groups, optional
+from .axes import AXES, RADAR_AXES, robustness_tasks
+from .facts import Fact
+from .policy import CANONICAL_POLICY, Policy
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,7 @@ class Radar:
     agent_id: str
     window_runs: int
     raw_axes: dict[str, float | None]
-    reasons: dict[str, str]
+    reasons: dict[str, Fact]
     known_outcomes: int
     successes: int
     latency_values: int
@@ -40,10 +42,6 @@ class Radar:
         """Axes rounded as published (2 decimals)."""
         d = self.policy.score_decimals
         return {a: None if v is None else round(v, d) for a, v in self.raw_axes.items()}
-
-    @property
-    def available_axes(self) -> list[str]:
-        return [a for a in RADAR_AXES if self.raw_axes[a] is not None]
 
     def profile(self, weights: Mapping[str, float] | None = None) -> "Profile":
         return profile_score(self.raw_axes, weights, self.policy)
@@ -126,12 +124,6 @@ def window_rows(groups: AgentGroups, policy: Policy = CANONICAL_POLICY) -> np.nd
     return idx[position < policy.radar_window]
 
 
-def radar_window(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
-                 groups: AgentGroups | None = None) -> pd.DataFrame:
-    """Each agent's latest ``policy.radar_window`` terminal runs (SPEC 4), newest first."""
-    return runs.take(window_rows(groups or agent_groups(runs), policy))
-
-
 def _medians(values: np.ndarray, codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """(count, median) of non-null values per agent code; median NaN where the count is 0."""
     ok = ~np.isnan(values)
@@ -143,8 +135,8 @@ def _medians(values: np.ndarray, codes: np.ndarray, size: int) -> tuple[np.ndarr
 class RadarAggregates:
     """Per-agent window aggregates the radar reads (arrays indexed by agent code), from any engine.
 
-    Per (agent, task) with known outcomes in the window: ``task_agent`` (agent code), ``task_n``
-    (known outcomes) and ``task_c`` (successes).
+    Per (agent, task) with known outcomes in the window, sorted by agent code then task_id as text:
+    ``task_agent`` (agent code), ``task_n`` (known outcomes) and ``task_c`` (successes).
     """
 
     n_window: np.ndarray
@@ -175,9 +167,10 @@ def radar_aggregates(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
     n_steps, p50_steps = _medians(steps, codes, size)
     tasks = runs["task_id"]
     task_codes = (tasks.cat.codes.to_numpy()[rows[known]] if isinstance(tasks.dtype, pd.CategoricalDtype)
-                  else pd.factorize(tasks.take(rows[known]))[0])
+                  else pd.factorize(tasks.take(rows[known]), sort=True)[0])
+    # Sorted by agent, then task as text (the categories' order): the contract's order, the same in every engine.
     per_task = pd.DataFrame({"agent": codes[known], "task": task_codes, "success": succeeded[known]})
-    per_task = per_task.groupby(["agent", "task"], sort=False)["success"].agg(["size", "sum"])
+    per_task = per_task.groupby(["agent", "task"], sort=True)["success"].agg(["size", "sum"])
     return RadarAggregates(
         n_window=np.bincount(codes, minlength=size),
         n_known=np.bincount(codes[known], minlength=size),
@@ -198,67 +191,18 @@ def fitness_radar(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
 
 
 def radar_from_aggregates(agents, agg: RadarAggregates, policy: Policy = CANONICAL_POLICY) -> dict[str, Radar]:
-    """The compute step: axes, reasons and nulls from window aggregates (SPEC 4)."""
-    size = len(agents)
-    n_window, n_known, n_success = agg.n_window, agg.n_known, agg.n_success
-    n_lat, p50_lat, n_cost, p50_cost = agg.n_lat, agg.p50_lat, agg.n_cost, agg.p50_cost
-    n_steps, p50_steps, nonzero_steps = agg.n_steps, agg.p50_steps, agg.nonzero_steps
-    # Robustness: tasks with enough known outcomes; r = 1 - 4p(1-p) per task, mean per agent.
-    kept = agg.task_n >= policy.robustness_min_outcomes
-    p = agg.task_c[kept] / agg.task_n[kept]
-    task_agent = agg.task_agent[kept]
-    n_tasks = np.bincount(task_agent, minlength=size)
-    robustness = 100 * safe_divide(np.bincount(task_agent, weights=1 - 4 * p * (1 - p), minlength=size), n_tasks)
-
-    latency_axis = 100 * policy.latency_anchors(np.nan_to_num(p50_lat))
-    cost_axis = 100 * policy.cost_anchors(np.nan_to_num(p50_cost))
-    steps_axis = 100 * policy.steps_anchors(np.nan_to_num(p50_steps))
-    need = policy.radar_latency_min_runs
+    """The compute step: every axis of the registry, its value (or null) and why, per agent (SPEC 4)."""
+    values = {axis.name: axis.value(agg, policy) for axis in AXES}
+    tasks = robustness_tasks(agg, policy)
     out: dict[str, Radar] = {}
     for i, agent in enumerate(agents):
-        axes: dict[str, float | None] = {}
-        reasons: dict[str, str] = {}
-        window, k, s = int(n_window[i]), int(n_known[i]), int(n_success[i])
-        if k:
-            axes["correctness"] = 100 * s / k
-            reasons["correctness"] = f"{s} successes of {k} known outcomes in the window"
-        else:
-            axes["correctness"] = None
-            reasons["correctness"] = ("no terminal run in the window" if window == 0
-                                      else f"no known outcome among the {window} window runs")
-        lat = optional(p50_lat[i])
-        if n_lat[i] >= need:
-            axes["latency"] = float(latency_axis[i])
-            reasons["latency"] = f"median latency {lat:,.1f} ms over {n_lat[i]} runs"
-        else:
-            axes["latency"] = None
-            reasons["latency"] = (f"latency suppressed: {n_lat[i]} of {need} runs needed"
-                                  + (f"; raw median {lat:,.0f} ms" if lat is not None else ""))
-        cost = optional(p50_cost[i])
-        if n_cost[i]:
-            axes["cost"] = float(cost_axis[i])
-            reasons["cost"] = f"median cost ${cost:,.4f} over {n_cost[i]} runs"
-        else:
-            axes["cost"] = None
-            reasons["cost"] = "no cost recorded in the window"
-        med_steps = optional(p50_steps[i])
-        if nonzero_steps[i]:
-            axes["tool_efficiency"] = float(steps_axis[i])
-            reasons["tool_efficiency"] = f"median {med_steps:g} steps over {n_steps[i]} runs"
-        else:
-            axes["tool_efficiency"] = None
-            reasons["tool_efficiency"] = ("every recorded step count is 0: no tool axis" if n_steps[i]
-                                          else "no steps recorded in the window")
-        if n_tasks[i]:
-            axes["robustness"] = float(robustness[i])
-            reasons["robustness"] = (f"mean of 1 - 4p(1-p) over {n_tasks[i]} task(s) with at least "
-                                     f"{policy.robustness_min_outcomes} known outcomes")
-        else:
-            axes["robustness"] = None
-            reasons["robustness"] = (f"no task with at least {policy.robustness_min_outcomes} known outcomes "
-                                     "in the window")
-        out[agent] = Radar(agent, window, axes, reasons, k, s, int(n_lat[i]), lat, int(n_cost[i]), cost,
-                           int(n_steps[i]), med_steps, int(n_tasks[i]), policy)
+        out[agent] = Radar(
+            agent_id=agent, window_runs=int(agg.n_window[i]),
+            raw_axes={name: optional(v[i]) for name, v in values.items()},
+            reasons={axis.name: axis.reason(agg, i, policy) for axis in AXES},
+            known_outcomes=int(agg.n_known[i]), successes=int(agg.n_success[i]),
+            latency_values=int(agg.n_lat[i]), p50_latency_ms=optional(agg.p50_lat[i]),
+            cost_values=int(agg.n_cost[i]), p50_cost_usd=optional(agg.p50_cost[i]),
+            step_values=int(agg.n_steps[i]), p50_steps=optional(agg.p50_steps[i]),
+            robustness_tasks=int(tasks[i]), policy=policy)
     return out
-
-

@@ -131,7 +131,7 @@ def test_radar_chart_leaves_a_gap_for_an_unavailable_axis(report):
     i = RADAR_AXES.index("tool_efficiency")
     assert trace.r[i] is None
     assert all(v is not None for j, v in enumerate(trace.r) if j != i)
-    assert "unavailable — " + radar.reasons["tool_efficiency"] in trace.customdata[i][1]
+    assert "unavailable — " + str(radar.reasons["tool_efficiency"]) in trace.customdata[i][1]
     # Rounded as published: the chart shows the 2-decimal axes, not the raw values.
     for axis in RADAR_AXES:
         value = trace.r[RADAR_AXES.index(axis)]

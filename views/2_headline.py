@@ -18,7 +18,7 @@ agent_id = st.selectbox("Agent", agents, key="headline_agent",
 h = report.agent(agent_id).headline
 
 if not h.ranked:
-    st.info(h.explain()[0], icon=":material/info:")
+    st.info(fmt.render(h.explain()[0]), icon=":material/info:")
     st.stop()
 
 cols = st.columns(4)
@@ -38,7 +38,7 @@ with left:
     st.plotly_chart(charts.contribution_waterfall(h), width="stretch", key="waterfall")
 with right:
     st.subheader("In words")
-    st.markdown("\n".join(f"- {fmt.dollars_safe(line)}" for line in h.explain()))
+    st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in h.explain()))
 contributions = h.contributions()
 st.code(
     f"{headline_formula(policy)}\n"

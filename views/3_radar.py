@@ -52,7 +52,7 @@ with right:
         st.caption("Every axis of the chosen agents has enough evidence.")
     for agent_id, axis in gaps:
         st.markdown(f"- **{fmt.plain(agent_id)}** — {tables.AXIS_LABELS[axis]}: "
-                    f"{fmt.dollars_safe(report.agent(agent_id).radar.reasons[axis])}")
+                    f"{fmt.render(report.agent(agent_id).radar.reasons[axis])}")
     st.caption(f"Window: each agent's latest {policy.radar_window} terminal runs (completed, failed, timeout), "
                "newest first by finished_at.")
 

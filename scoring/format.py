@@ -1,0 +1,91 @@
+"""The one formatter for numbers a person reads: the app, the CLI's table, receipts and explanations.
+
+The measures return numbers and :class:`~scoring.facts.Fact` sentences with typed slots; only the
+places that show them to a person format them, and always with these functions, so a latency
+reads the same in a table, a sentence and a terminal. No NaN, None or Python repr ever reaches a
+person: an undefined value is a dash.
+"""
+
+from __future__ import annotations
+
+
+DASH = "—"
+
+
+def _missing(value) -> bool:
+    """None, any NaN (a Python float, numpy's float32/float64) or pandas' NA and NaT."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # true only for NaN and NaT
+    except TypeError:  # pandas.NA: its comparison is NA, which has no truth value
+        return True
+
+
+def score(value) -> str:
+    """A 0-100 score with two decimals: 86.96."""
+    return DASH if _missing(value) else f"{value:.2f}"
+
+
+def pct(value, decimals: int = 1) -> str:
+    """A 0-1 fraction as a percentage: 0.8229 -> 82.3%."""
+    return DASH if _missing(value) else f"{100 * value:.{decimals}f}%"
+
+
+def factor(value) -> str:
+    """A 0-1 factor with four decimals: 0.8738."""
+    return DASH if _missing(value) else f"{value:.4f}"
+
+
+def ms(value) -> str:
+    """Milliseconds with a thousands separator: 1,446 ms."""
+    return DASH if _missing(value) else f"{value:,.0f} ms"
+
+
+def usd(value) -> str:
+    """Dollars with enough decimals for per-run costs: $0.0123, $0.1500."""
+    if _missing(value):
+        return DASH
+    return f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}"
+
+
+def count(value) -> str:
+    return DASH if _missing(value) else f"{int(value):,}"
+
+
+def weight(value) -> str:
+    """A weight share as a percentage with one decimal: 0.25 -> 25.0%."""
+    return pct(value, 1)
+
+
+def pct2(value) -> str:
+    """A 0-1 fraction as a percentage with two decimals: 0.8229 -> 82.29%."""
+    return pct(value, 2)
+
+
+def number(value) -> str:
+    """A plain number, shortest form: 0.5, 3, 1e-06."""
+    return DASH if _missing(value) else f"{value:g}"
+
+
+def text(value) -> str:
+    """Text as it is (a name, a status)."""
+    return DASH if value is None else str(value)
+
+
+def steps(value) -> str:
+    return DASH if _missing(value) else f"{value:g} steps"
+
+
+def anchor_x(value, unit: str) -> str:
+    """An anchor position in its unit, as the methodology page writes it."""
+    if unit == "ms":
+        return ms(value)
+    if unit == "USD":
+        return f"${value:g}"
+    return f"{value:g} {unit}"
+
+
+# The named formats a Fact's slots use: "{avg:ms}" is formatted with ms().
+FORMATS = {"score": score, "pct": pct, "pct2": pct2, "factor": factor, "ms": ms, "usd": usd, "count": count,
+           "weight": weight, "steps": steps, "number": number, "text": text}
