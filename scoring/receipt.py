@@ -13,7 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from .policy import CANONICAL_POLICY, RADAR_AXES, Policy
+from .axes import RADAR_AXES
+from .policy import CANONICAL_POLICY, Policy
 from .report import AgentReport, score_runs
 from .safejson import JsonRefused, load_json
 from .sandbox import PolicyError, constants_hash, is_sandbox, policy_from_dict, policy_to_dict
@@ -71,14 +72,14 @@ def build_receipt(agent: AgentReport, agent_runs: pd.DataFrame) -> dict[str, Any
             "latency_values": r.latency_values, "p50_latency_ms": r.p50_latency_ms,
             "cost_values": r.cost_values, "p50_cost_usd": r.p50_cost_usd,
             "step_values": r.step_values, "p50_steps": r.p50_steps, "robustness_tasks": r.robustness_tasks,
-            "raw_axes": r.raw_axes, "axes": r.axes, "reasons": r.reasons,
+            "raw_axes": r.raw_axes, "axes": r.axes, "reasons": {a: str(fact) for a, fact in r.reasons.items()},
             "weights": profile.weights, "profile_score": profile.score,
         },
         "repeatability": {
             **p.to_json(), "excluded_tasks": p.excluded_tasks,
             "tasks": [{"task_id": str(t["task_id"]), "n": int(t["n"]), "c": int(t["c"]),
                        "qualifies": bool(t["qualifies"]),
-                       **{f"pass^{k}": float(t[f"pass^{k}"]) for k in policy.pass_k_levels}}
+                       **{f"pass^{k}": float(t[f"pass^{k}"]) for k in p.levels}}
                       for t in tasks.to_dict("records")],
         },
     }

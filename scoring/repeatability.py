@@ -1,8 +1,10 @@
 """Repeatability pass^k (SPEC 5): how often k repeated attempts at a task all succeed.
 
-Outcomes are every terminal run with a known ``success`` (no window). Per task,
-n = outcomes and c = successes; a task qualifies with n >= 3. Values are exact:
-integer binomials, converted to float once.
+Outcomes are every terminal run with a known ``success`` (no window). Per task, n = outcomes and
+c = successes; a task qualifies with n >= 3. Values are exact: integer binomials, converted to float
+once. The canonical numbers follow the published rule (a task with fewer than k successes, so
+also one with fewer than k outcomes, contributes 0); :meth:`Repeatability.tau2_reading` gives the
+tau2-bench reading beside it, labelled, never mixed in.
 """
 
 from __future__ import annotations
@@ -10,13 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ._groups import AgentGroups, agent_groups
-from .policy import CANONICAL_POLICY, Policy
+from .policy import CANONICAL_POLICY, FIELD_BY_NAME, Policy
+
+MAX_CURVE_K = 100  # the curve's largest k (pass^k is 0 beyond the smallest trial count that large anyway)
 
 
 def pass_hat_k(n: int, c: int, k: int) -> float:
@@ -47,6 +51,44 @@ def pass_hat_k_array(n, c, k: int) -> np.ndarray:
     return values[pair]
 
 
+def check_levels(levels: Iterable[int]) -> tuple[int, ...]:
+    """pass^k levels as the policy bounds them (at most 10, each from 1 to 100); ValueError otherwise."""
+    spec = FIELD_BY_NAME["pass_k_levels"]
+    out = tuple(levels)
+    if not out or len(out) > spec.max_items or len(set(out)) != len(out) or any(
+            isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not spec.low <= k <= spec.high
+            for k in out):
+        raise ValueError(f"pass^k levels: {spec.describe_range()}, each once; got {list(out)[:12]}")
+    return tuple(int(k) for k in out)
+
+
+@dataclass(frozen=True)
+class RepeatabilityAggregates:
+    """The contract of every engine: per (agent, task) with a known terminal outcome, n outcomes and c
+    successes, sorted by agent (code) then task_id as text."""
+
+    agent: np.ndarray  # agent code (index into the agents tuple)
+    task_id: np.ndarray  # task names, object array
+    n: np.ndarray
+    c: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.n)
+
+
+@dataclass(frozen=True)
+class Tau2Reading:
+    """tau2-bench's reading of the same outcomes (labelled beside the canonical one, never mixed).
+
+    tau2 computes pass^k only for k up to the smallest trial count among the tasks, and averages
+    every task with at least one outcome (no three-outcome gate).
+    """
+
+    max_k: int
+    tasks: int
+    pass_k: dict[int, float]
+
+
 @dataclass(frozen=True)
 class Repeatability:
     """One agent's pass^k over its qualifying tasks, with the per-task rows behind it."""
@@ -55,28 +97,40 @@ class Repeatability:
     qualifying_tasks: int
     excluded_tasks: int
     pass_k: dict[int, float] | None
+    levels: tuple[int, ...]  # the levels reported (the policy's, or those asked for)
+    tasks_below_k: dict[int, int]  # per level: qualifying tasks with fewer than k outcomes (they count 0)
     task_rows: "_TaskSlice" = field(repr=False)
     policy: Policy = field(repr=False)
 
     @property
     def tasks(self) -> pd.DataFrame:
-        """Per-task rows: task_id, n outcomes, c successes, qualifies, pass^k for the public levels."""
+        """Per-task rows: task_id, n outcomes, c successes, qualifies, pass^k for the reported levels."""
         return self.task_rows.frame()
 
     def curve(self, ks: Iterable[int] | None = None) -> dict[int, float]:
-        """Mean pass^k over qualifying tasks for each k (default 1 to the largest outcome count)."""
+        """Mean pass^k over qualifying tasks for each k (default 1 to the largest outcome count, at most 100)."""
         tasks = self.tasks
         q = tasks[tasks["qualifies"]]
         if q.empty:
             return {}
-        ks = range(1, int(q["n"].max()) + 1) if ks is None else ks
+        ks = range(1, min(int(q["n"].max()), MAX_CURVE_K) + 1) if ks is None else ks
         return {k: float(pass_hat_k_array(q["n"], q["c"], k).mean()) for k in ks}
 
+    def tau2_reading(self) -> Tau2Reading | None:
+        """tau2-bench's convention on the same tasks: k up to the smallest n, mean over every task."""
+        tasks = self.tasks
+        if tasks.empty:
+            return None
+        n, c = tasks["n"].to_numpy(np.int64), tasks["c"].to_numpy(np.int64)
+        max_k = min(int(n.min()), MAX_CURVE_K)
+        return Tau2Reading(max_k, len(tasks), {k: float(pass_hat_k_array(n, c, k).mean()) for k in range(1, max_k + 1)})
+
     def to_json(self) -> dict:
-        """The SPEC 6 ``repeatability`` object."""
+        """The SPEC 6 ``repeatability`` object, with SPEC 5's count of qualifying tasks with n < k per level."""
         return {
             "qualifying_tasks": self.qualifying_tasks,
             "pass_k": None if self.pass_k is None else {str(k): v for k, v in self.pass_k.items()},
+            "tasks_below_k": {str(k): v for k, v in self.tasks_below_k.items()},
         }
 
 
@@ -88,11 +142,8 @@ def _task_codes(tasks: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return codes, np.asarray(names, dtype=object)
 
 
-def task_counts(runs: pd.DataFrame, groups: AgentGroups) -> pd.DataFrame:
-    """The aggregate step: per (agent, task) with a known terminal outcome, n outcomes and c successes.
-
-    Sorted by agent_id, then task_id as text.
-    """
+def repeatability_aggregates(runs: pd.DataFrame, groups: AgentGroups) -> RepeatabilityAggregates:
+    """The aggregate step: per (agent, task) with a known terminal outcome, n outcomes and c successes."""
     mask = groups.known & groups.terminal
     task_codes, task_names = _task_codes(runs["task_id"])
     width = max(len(task_names), 1)
@@ -102,67 +153,62 @@ def task_counts(runs: pd.DataFrame, groups: AgentGroups) -> pd.DataFrame:
         n = np.bincount(key, minlength=groups.size * width)
         c = np.bincount(key, weights=groups.succeeded[mask], minlength=groups.size * width)
         uniques = np.flatnonzero(n)
-        n, c = n[uniques], c[uniques].astype(np.int64)
+        n, c = n[uniques], c[uniques]
     else:
         pair, uniques = pd.factorize(key, sort=True)
         n = np.bincount(pair, minlength=len(uniques))
-        c = np.bincount(pair, weights=groups.succeeded[mask], minlength=len(uniques)).astype(np.int64)
-    agents = np.asarray(groups.agents, dtype=object)
-    return pd.DataFrame({
-        "agent_code": (uniques // width).astype(np.int64),  # spares the compute step a text lookup
-        "agent_id": pd.array(agents[uniques // width], dtype="str"),
-        "task_id": pd.array(np.asarray(task_names, dtype=object)[uniques % width], dtype="str"),
-        "n": n.astype(np.int64),
-        "c": c,
-    })
+        c = np.bincount(pair, weights=groups.succeeded[mask], minlength=len(uniques))
+    return RepeatabilityAggregates(agent=(uniques // width).astype(np.int64),
+                                   task_id=np.asarray(task_names, dtype=object)[uniques % width],
+                                   n=n.astype(np.int64), c=c.astype(np.int64))
 
 
 def task_outcomes(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                   groups: AgentGroups | None = None) -> pd.DataFrame:
     """Per (agent, task), sorted by agent then task: n outcomes, c successes, whether it qualifies, pass^k."""
-    return _with_pass_k(task_counts(runs, groups or agent_groups(runs)).drop(columns="agent_code"), policy)
+    groups = groups or agent_groups(runs)
+    agg = repeatability_aggregates(runs, groups)
+    return _task_table(groups.agents, agg, policy.pass_k_levels, policy)
 
 
-def _with_pass_k(counts: pd.DataFrame, policy: Policy) -> pd.DataFrame:
-    table = counts.copy()
+def _task_table(agents: Sequence[str], agg: RepeatabilityAggregates, levels: Sequence[int],
+                policy: Policy) -> pd.DataFrame:
+    names = np.asarray(agents, dtype=object)
+    table = pd.DataFrame({"agent_id": pd.array(names[agg.agent] if len(agg) else [], dtype="str"),
+                          "task_id": pd.array(agg.task_id, dtype="str"), "n": agg.n, "c": agg.c})
     table["qualifies"] = table["n"] >= policy.pass_k_min_outcomes
-    for k in policy.pass_k_levels:
+    for k in levels:
         table[f"pass^{k}"] = pass_hat_k_array(table["n"], table["c"], k)
     return table
 
 
-def repeatability(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
-                  groups: AgentGroups | None = None) -> dict[str, Repeatability]:
-    """pass^k for the public levels, unweighted mean over qualifying tasks, per agent (SPEC 5)."""
+def repeatability(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY, groups: AgentGroups | None = None,
+                  levels: Sequence[int] | None = None) -> dict[str, Repeatability]:
+    """pass^k for the policy's levels (or ``levels``), unweighted mean over qualifying tasks, per agent (SPEC 5)."""
     groups = groups or agent_groups(runs)
-    return repeatability_from_counts(groups.agents, task_counts(runs, groups), policy)
+    return repeatability_from_aggregates(groups.agents, repeatability_aggregates(runs, groups), policy, levels)
 
 
-def repeatability_from_counts(agents, counts: pd.DataFrame,
-                              policy: Policy = CANONICAL_POLICY) -> dict[str, Repeatability]:
-    """The compute step: exact pass^k per task and the unweighted mean over qualifying tasks.
-
-    ``counts`` has agent_id, task_id, n, c, sorted by agent_id then task_id (any engine).
-    """
-    if "agent_code" in counts:
-        code = counts["agent_code"].to_numpy()
-        counts = counts.drop(columns="agent_code")
-    else:
-        code = pd.Index(list(agents)).get_indexer(counts["agent_id"])
-    tasks = _with_pass_k(counts, policy)
-    size = len(agents)
+def repeatability_from_aggregates(agents: Sequence[str], agg: RepeatabilityAggregates,
+                                  policy: Policy = CANONICAL_POLICY,
+                                  levels: Sequence[int] | None = None) -> dict[str, Repeatability]:
+    """The compute step: exact pass^k per task and the unweighted mean over qualifying tasks (any engine)."""
+    levels = policy.pass_k_levels if levels is None else check_levels(levels)
+    tasks = _task_table(agents, agg, levels, policy)
+    size, code = len(agents), agg.agent
     qualifies = tasks["qualifies"].to_numpy()
     n_tasks = np.bincount(code, minlength=size)
     n_qualifying = np.bincount(code[qualifies], minlength=size)
     means = {k: np.bincount(code[qualifies], weights=tasks[f"pass^{k}"].to_numpy()[qualifies],
-                            minlength=size) / np.maximum(n_qualifying, 1)
-             for k in policy.pass_k_levels}
+                            minlength=size) / np.maximum(n_qualifying, 1) for k in levels}
+    below = {k: np.bincount(code[qualifies & (agg.n < k)], minlength=size) for k in levels}
     bounds = np.concatenate(([0], np.cumsum(n_tasks)))
     out: dict[str, Repeatability] = {}
     for i, agent in enumerate(agents):
         q = int(n_qualifying[i])
-        pass_k = {k: float(means[k][i]) for k in policy.pass_k_levels} if q else None
-        out[agent] = Repeatability(agent, q, int(n_tasks[i]) - q, pass_k,
+        pass_k = {k: float(means[k][i]) for k in levels} if q else None
+        out[agent] = Repeatability(agent, q, int(n_tasks[i]) - q, pass_k, tuple(levels),
+                                   {k: int(below[k][i]) for k in levels},
                                    _TaskSlice(tasks, int(bounds[i]), int(bounds[i + 1])), policy)
     return out
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Mapping
+from functools import cached_property
+from typing import Mapping, Sequence
 
 import pandas as pd
 
 from ._groups import agent_groups
 from .headline import Headline, headline_scores, leaderboard_order
-from .policy import CANONICAL_POLICY, RADAR_AXES, Policy
+from .axes import RADAR_AXES
+from .policy import CANONICAL_POLICY, Policy
 from .radar import Radar, check_weights, fitness_radar
 from .repeatability import Repeatability, repeatability
 
@@ -51,11 +53,18 @@ class Report:
     weights: dict[str, float] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
 
+    @property
+    def levels(self) -> tuple[int, ...]:
+        """The pass^k levels reported (the policy's unless others were asked for)."""
+        return self.agents[0].repeatability.levels if self.agents else self.policy.pass_k_levels
+
+    @cached_property
+    def _by_id(self) -> dict[str, AgentReport]:
+        return {a.agent_id: a for a in self.agents}
+
     def agent(self, agent_id: str) -> AgentReport:
-        for a in self.agents:
-            if a.agent_id == agent_id:
-                return a
-        raise KeyError(agent_id)
+        """One agent's report (KeyError for an agent not in the report)."""
+        return self._by_id[agent_id]
 
     def to_json(self) -> dict:
         return {
@@ -89,7 +98,7 @@ class Report:
                         "radar_p50_steps": r.p50_steps, "radar_robustness_tasks": r.robustness_tasks,
                         "radar_profile_score": profile.score})
             row["repeatability_qualifying_tasks"] = p.qualifying_tasks
-            for k in self.policy.pass_k_levels:
+            for k in p.levels:
                 row[f"pass^{k}"] = None if p.pass_k is None else p.pass_k[k]
             rows.append(row)
         frame = pd.DataFrame(rows)
@@ -99,11 +108,14 @@ class Report:
 
 
 def score_runs(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
-               weights: Mapping[str, float] | None = None) -> Report:
-    """Score a canonical runs frame: headline (SPEC 3), radar (SPEC 4) and pass^k (SPEC 5) for every agent."""
+               weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None) -> Report:
+    """Score a canonical runs frame: headline (SPEC 3), radar (SPEC 4) and pass^k (SPEC 5) for every agent.
+
+    ``levels`` reports other pass^k levels than the policy's (SPEC 5: same rule, any levels).
+    """
     groups = agent_groups(runs)
     return assemble_report(headline_scores(runs, policy, groups), fitness_radar(runs, policy, groups),
-                           repeatability(runs, policy, groups), policy, weights)
+                           repeatability(runs, policy, groups, levels), policy, weights)
 
 
 def assemble_report(headlines: dict[str, Headline], radars: dict[str, Radar], repeat: dict[str, Repeatability],

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ._groups import agent_groups
-from .headline import CohortStats, Headline, composite_arrays, final_score
+from .headline import Headline, HeadlineAggregates, composite_arrays, final_score
 from .policy import CANONICAL_POLICY, Policy
 from .repeatability import pass_hat_k_array
 from .report import AgentReport, Report
@@ -80,7 +80,7 @@ def headline_replicates(success: np.ndarray, latency: np.ndarray, cost: np.ndarr
         mean = np.where(m > 0, sl / m, np.nan)
         var = np.where(m > 0, np.maximum(sl2 / m - mean * mean, 0.0), np.nan)
         cost_mean = np.where(mc > 0, sc / mc, np.nan)
-    stats = CohortStats(np.full(len(s), n), s, m, mean, np.sqrt(var), mc, cost_mean)
+    stats = HeadlineAggregates(np.full(len(s), n), s, m, mean, np.sqrt(var), mc, cost_mean)
     f = composite_arrays(stats, policy)
     # The canonical rounding (Python's round of the double), not numpy's: intervals of the same numbers.
     return np.array([final_score(w, floor, policy) for w, floor in zip(f["weighted_score"], f["zero_success_floor"])])
@@ -181,10 +181,10 @@ def bootstrap_intervals(runs: pd.DataFrame, report: Report, *, replicates: int =
             continue
         tasks = rep.tasks[rep.tasks["qualifies"]]
         n, c = tasks["n"].to_numpy(np.int64), tasks["c"].to_numpy(np.int64)
-        draws = pass_k_replicates(n, c, policy.pass_k_levels, replicates=replicates,
+        draws = pass_k_replicates(n, c, rep.levels, replicates=replicates,
                                   rng=_agent_rng(seed, agent.agent_id, 1))
         pass_iv[agent.agent_id] = {k: percentile_interval(draws[k], rep.pass_k[k], confidence)
-                                   for k in policy.pass_k_levels}
+                                   for k in rep.levels}
     ties = tie_groups([(a.agent_id, headline_iv[a.agent_id]) for a in report.agents])
     agents = {a.agent_id: AgentIntervals(a.agent_id, headline_iv[a.agent_id], pass_iv[a.agent_id],
                                          ties.get(a.agent_id)) for a in report.agents}
@@ -238,7 +238,7 @@ class Sensitivity:
         return sum(self.outcomes_to_pass_k.values())
 
 
-def _what_if(change: str, current: Headline, stats: CohortStats, policy: Policy) -> WhatIf:
+def _what_if(change: str, current: Headline, stats: HeadlineAggregates, policy: Policy) -> WhatIf:
     f = composite_arrays(stats, policy)
     if not bool(f["ranked"]):
         return WhatIf(change, None, None, None)
@@ -260,7 +260,7 @@ def sensitivity(agent: AgentReport, policy: Policy | None = None) -> Sensitivity
     """
     h = agent.headline
     policy = policy or h.policy
-    stats = CohortStats.of(h)
+    stats = HeadlineAggregates.of(h)
     m = float(stats.latency_runs)
     lower_latency = replace(stats, latency_mean=stats.latency_mean * 0.9, latency_pstdev=stats.latency_pstdev * 0.9)
     lower_cost = replace(stats, cost_mean=stats.cost_mean * 0.9)

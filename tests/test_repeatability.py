@@ -148,3 +148,33 @@ def test_curve_starts_with_pass_1():
     curve = r.curve()
     assert curve == {1: pytest.approx(0.8), 2: pytest.approx(0.6), 3: pytest.approx(0.4),
                      4: pytest.approx(0.2), 5: 0.0}
+
+
+# --------------------------------------------------------------------------- any levels, n < k, tau2 reading
+
+
+def test_any_levels_use_the_same_rule_and_count_the_tasks_with_fewer_than_k_outcomes():
+    # four tasks of 4 trials (tau2-bench's usual design): pass^5 is 0 for each under the published rule
+    records = outcomes("a", 4, 0) + outcomes("b", 3, 1) + outcomes("c", 2, 2) + outcomes("d", 0, 4)
+    r = repeatability(runs_from_records(records), levels=[1, 2, 3, 4, 5])["a"]
+    # per task pass^2: a 1, b C(3,2)/C(4,2) = 1/2, c 1/6, d 0 -> mean 5/12
+    assert r.pass_k[2] == pytest.approx((1 + 0.5 + 1 / 6 + 0) / 4, abs=TOL)
+    assert r.pass_k[4] == pytest.approx(0.25, abs=TOL) and r.pass_k[5] == 0.0
+    assert r.tasks_below_k == {1: 0, 2: 0, 3: 0, 4: 0, 5: 4}
+    assert r.to_json()["tasks_below_k"] == {"1": 0, "2": 0, "3": 0, "4": 0, "5": 4}
+
+
+def test_the_tau2_reading_stops_at_the_smallest_trial_count_and_keeps_every_task():
+    # 'short' has 2 outcomes: the published rule excludes it (n < 3); tau2 keeps it and stops at k = 2.
+    records = outcomes("short", 2, 0) + outcomes("long", 3, 1)
+    r = rep(records)
+    assert r.qualifying_tasks == 1 and r.pass_k[1] == 0.75
+    tau2 = r.tau2_reading()
+    assert tau2.max_k == 2 and tau2.tasks == 2
+    assert tau2.pass_k == {1: pytest.approx((1 + 0.75) / 2), 2: pytest.approx((1 + 0.5) / 2)}
+
+
+@pytest.mark.parametrize("levels", [[], [0], [1, 1], list(range(1, 12)), [101], [True]])
+def test_levels_are_bounded(levels):
+    with pytest.raises(ValueError, match="levels"):
+        repeatability(runs_from_records(outcomes("t", 3, 0)), levels=levels)

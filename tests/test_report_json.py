@@ -91,7 +91,8 @@ def test_report_json_has_exactly_the_spec6_keys():
         assert set(agent["headline"]) == HEADLINE_KEYS
         assert set(agent["radar"]) == RADAR_KEYS
         assert set(agent["radar"]["axes"]) == AXES
-        assert set(agent["repeatability"]) == {"qualifying_tasks", "pass_k"}
+        # SPEC 5: the report also says, per level, how many qualifying tasks have fewer than k outcomes.
+        assert set(agent["repeatability"]) == {"qualifying_tasks", "pass_k", "tasks_below_k"}
         if agent["repeatability"]["pass_k"] is not None:
             assert set(agent["repeatability"]["pass_k"]) == {"1", "3", "5"}
 
@@ -167,7 +168,7 @@ def test_undefined_fields_are_json_null_never_nan():
                                   "robustness": None}
     assert u["radar"]["p50_latency_ms"] is None and u["radar"]["p50_cost_usd"] is None
     assert u["radar"]["p50_steps"] is None
-    assert u["repeatability"] == {"qualifying_tasks": 0, "pass_k": None}
+    assert u["repeatability"] == {"qualifying_tasks": 0, "pass_k": None, "tasks_below_k": {"1": 0, "3": 0, "5": 0}}
 
     n = agents["n"]  # completed, but no latency, no cost, no known outcome
     assert n["headline"]["score"] == 0.0  # zero-success floor
