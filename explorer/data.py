@@ -271,7 +271,8 @@ def show_refusal(error: RunsValidationError) -> None:
              f"Nothing was scored; fix the {what} or exclude the invalid rows.", icon=":material/block:")
     st.dataframe(error.table(), hide_index=True, width="stretch", placeholder="whole file",
                  column_config={"row": st.column_config.NumberColumn("Row", format="%d"),
-                                "column": "Column", "value": "Value", "reason": "Reason"})
+                                "column": "Column", "value": "Value", "reason": "Reason",
+                                "code": st.column_config.TextColumn("Code", help="The rule's stable code")})
     if error.excludable and error.invalid_rows:
         st.button(f"Exclude the {error.invalid_rows:,} invalid row(s) of {error.rows_read:,} and score the rest",
                   on_click=exclude_invalid_rows, type="primary", key="exclude_invalid")

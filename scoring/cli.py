@@ -13,6 +13,7 @@ from .limits import DEFAULT_LIMITS, Limits, parse_size
 from .policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
 from .radar import check_weights
 from .report import score_runs
+from .repeatability import check_levels
 from .runs import RunsValidationError, load_runs
 
 
@@ -33,7 +34,7 @@ def parse_weights(text: str) -> dict[str, float]:
 
 def table_text(report) -> str:
     """A compact leaderboard for the terminal; the CSV and JSON forms carry every field."""
-    levels = report.policy.pass_k_levels
+    levels = report.levels
     columns = {"rank": "rank", "agent_id": "agent", "headline_score": "score", "headline_success_rate": "success",
                "headline_execution_score": "execution", "headline_cost_score": "cost",
                "headline_completed_runs": "completed", "radar_profile_score": "profile",
@@ -59,14 +60,30 @@ def _write(text: str) -> int:
     return 0
 
 
-def _report_sql(args, weights, policy: Policy) -> int:
+def parse_levels(text: str | None, parser: argparse.ArgumentParser) -> tuple[int, ...] | None:
+    """'1,2,3,4' -> (1, 2, 3, 4), bounded as the policy bounds its levels; None for the policy's own."""
+    if text is None:
+        return None
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    bad = [p for p in parts if not p.isdigit()]
+    if bad:
+        parser.error(f"--k: not a whole number: {bad[0][:40]!r}")
+    try:
+        return check_levels(int(part) for part in parts)
+    except ValueError as exc:
+        parser.error(f"--k: {exc}")
+        raise  # parser.error exits
+
+
+def _report_sql(args, weights, policy: Policy, levels: tuple[int, ...] | None) -> int:
     from . import sql_engine
 
     try:
         if args.db:
-            report = sql_engine.score_postgres(args.db, args.table, policy, weights=weights)
+            report = sql_engine.score_postgres(args.db, args.table, policy, weights=weights, levels=levels)
         else:
-            report = sql_engine.score_file_sql(args.runs_file, policy, weights=weights, memory_limit=args.memory_limit)
+            report = sql_engine.score_file_sql(args.runs_file, policy, weights=weights, memory_limit=args.memory_limit,
+                                               levels=levels)
     except RunsValidationError as exc:
         print(exc.report(), file=sys.stderr)
         return 2
@@ -105,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                     "(password from PGPASSWORD or ~/.pgpass preferred)")
     report.add_argument("--table", default="runs", help="with --db: the runs table (default: runs)")
     report.add_argument("--format", choices=("json", "csv", "table"), default="json")
+    report.add_argument("--k", default=None, metavar="LEVELS",
+                        help="pass^k levels to report, e.g. 1,2,3,4 (default: the policy's; same rule, SPEC 5)")
     report.add_argument("--policy", default=None, metavar="POLICY_JSON",
                         help="score under a sandbox policy (the JSON the sandbox page downloads); numbers carry "
                              "its sandbox label")
@@ -227,10 +246,11 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     if (args.db is None) == (args.runs_file is None):
         parser.error("give either RUNS_FILE or --db URL (with --table)")
     policy = _policy(args.policy)
+    levels = parse_levels(args.k, parser)
     if args.db or args.engine == "sql":
         if args.intervals or args.exclude_invalid:
             parser.error("--intervals and --exclude-invalid need the pandas engine")
-        return _report_sql(args, weights, policy)
+        return _report_sql(args, weights, policy, levels)
     if args.intervals and args.format != "json":
         parser.error("--intervals adds to the JSON report: use --format json")
     loaded = _load(args.runs_file, limits, exclude_invalid=args.exclude_invalid)
@@ -238,7 +258,7 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     if loaded.excluded_rows:
         print(f"warning: {loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded", file=sys.stderr)
-    report = score_runs(loaded.runs, policy, weights=weights)
+    report = score_runs(loaded.runs, policy, weights=weights, levels=levels)
     if args.intervals:
         text = intervals_json_text(loaded.runs, report, args.replicates, args.seed)
     elif args.exclude_invalid and args.format == "json":

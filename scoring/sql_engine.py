@@ -1,53 +1,121 @@
-"""The SQL engine: the same methodology pushed into SQL, for DuckDB (files larger than memory)
-and PostgreSQL (the platform's own runs table).
+"""The SQL engine: the same methodology pushed into SQL, for DuckDB (files larger than memory) and
+PostgreSQL (the platform's own runs table); ``scoring.spark_engine`` adds Apache Spark.
 
 Every per-row step runs in the database: normalization, validation, the completed-run cohort
-statistics, the radar window (``ROW_NUMBER() OVER``), medians (``percentile_cont``), per-task
-counts. What comes back is a few rows per agent (and per task), which the same compute steps as
-the pandas engine turn into results: the formula is written once, in ``scoring``, and every
-constant the SQL needs (window size, statuses) is generated from the policy object.
+statistics, the radar window (``ROW_NUMBER() OVER``), medians, per-task counts. What comes back is a
+few rows per agent (and per task), selected under the field names of the aggregate contracts
+(``HeadlineAggregates``, ``RadarAggregates``, ``RepeatabilityAggregates``), which the same compute
+steps as the pandas engine turn into results: the formula is written once, in ``scoring``, and every
+constant the SQL needs (window size, statuses) comes from the policy and the schema.
+
+Sums are exact in every engine. A double is an integer times a power of two, so each value is split
+into its 53-bit integer mantissa and its exponent; per agent the mantissas are shifted to the
+smallest exponent and added as wide integers (HUGEINT, NUMERIC, DECIMAL(38,0)), and the one final
+rounding to a double happens in Python. That is the sum ``math.fsum`` gives, so the averages and the
+spread agree with the pandas engine to the bit. An agent whose values span more bits than the
+integer type holds (or that has subnormal values) has its sum taken by ``math.fsum`` over its values.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
-from dataclasses import dataclass
+import math
+from decimal import Decimal
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
-from .headline import CohortStats, headline_from_stats
-from .policy import CANONICAL_POLICY, Policy
-from .radar import RadarAggregates, radar_from_aggregates
-from .repeatability import repeatability_from_counts
-from .report import Report, assemble_report
 from .database import (CONNECT_TIMEOUT_S, STATEMENT_TIMEOUT_MS, ConnectionSpec, SourceRefused, SourceTooLarge,
                        check_table_name, connect, fetch_rows, log, redact)
+from .headline import HeadlineAggregates, headline_from_aggregates
 from .limits import DEFAULT_LIMITS, Limits
-from .runs import STATUSES, TERMINAL_STATUSES, TRUE_TOKENS, FALSE_TOKENS, Problem, RunsValidationError
+from .policy import CANONICAL_POLICY, Policy
+from .radar import RadarAggregates, radar_from_aggregates
+from .repeatability import RepeatabilityAggregates, repeatability_from_aggregates
+from .report import Report, assemble_report
+from .runs import Problem, RunsValidationError
+from .schema import (FALSE_TOKENS, ISO_8601_PATTERN, NONFINITE_TOKENS, NUMBER_PATTERN, REQUIRED_COLUMNS, STATUSES,
+                     TERMINAL_STATUSES, TRUE_TOKENS, Reason, normalize_column_name)
 
 MAX_PROBLEMS = 200
+Execute = Callable[[str], tuple[list[str], list[tuple[Any, ...]]]]  # SQL -> (column names, rows)
 
 
-@dataclass(frozen=True)
+def _quote_list(values) -> str:
+    return ", ".join("'" + str(v).replace("'", "''") + "'" for v in values)
+
+
 class Dialect:
-    """What differs between the SQL engines this module targets."""
+    """What differs between SQL engines; each engine is a subclass."""
 
-    name: str
-    text_type: str
-    collate: str  # byte-order text comparison, as Python compares str
-    try_cast: bool
+    name = "sql"
+    text_type = "VARCHAR"
+    collate = ""  # appended to a text column to compare it byte by byte, as Python compares str
+    wide_int = "HUGEINT"  # an integer type for exact sums
+    wide_bits: int | None = 126  # bits it holds (None: unbounded)
+    materialize = False  # the normalized runs are stored once (a temporary table) rather than re-read
+
+    def strip(self, expr: str) -> str:
+        """Surrounding ASCII whitespace removed, as Python's str.strip does for it."""
+        return f"trim({expr}, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13))"
+
+    def matches(self, expr: str, pattern: str) -> str:
+        return f"regexp_full_match({expr}, '{pattern}')"
+
+    def non_finite(self, expr: str) -> str:
+        return f"(isnan({expr}) OR isinf({expr}))"
+
+    def cast(self, column: str, sql_type: str, spelling: str, typed: bool) -> str:
+        """The column as ``sql_type``; NULL where it is not spelled as one (validation reports those rows)."""
+        return f"TRY_CAST({column} AS {sql_type})"
 
     def cast_double(self, column: str, typed: bool = False) -> str:
-        """The column as a double, NULL where it is not a number (validation reports those rows)."""
-        return self._cast(column, "DOUBLE PRECISION", NUMBER, typed)
+        return self.cast(column, "DOUBLE PRECISION", NUMBER_PATTERN, typed)
 
-    def _cast(self, column: str, sql_type: str, spelling: str, typed: bool) -> str:
-        if self.try_cast:
-            return f"TRY_CAST({column} AS {sql_type})"
+    def timestamp(self, column: str, typed: bool = False) -> str:
+        return self.cast(column, "TIMESTAMPTZ", ISO_8601_PATTERN, typed)
+
+    def log2_floor(self, expr: str) -> str:
+        return f"CAST(floor(log2({expr})) AS INTEGER)"
+
+    def pow2(self, expr: str) -> str:
+        return f"pow(2.0, {expr})"
+
+    def wide(self, expr: str) -> str:
+        return f"CAST({expr} AS {self.wide_int})"
+
+    def int_div(self, a: str, b: str) -> str:
+        return f"(({a}) // ({b}))"
+
+    def wide_pow2(self, expr: str) -> str:
+        """2 to a non-negative integer power, as the wide integer type."""
+        return f"CAST(pow(2.0, {expr}) AS {self.wide_int})"
+
+
+class DuckDB(Dialect):
+    name = "duckdb"
+    materialize = True
+
+
+class PostgreSQL(Dialect):
+    name = "postgresql"
+    text_type = "TEXT"
+    collate = ' COLLATE "C"'
+    wide_int = "NUMERIC"
+    wide_bits = None
+
+    def strip(self, expr: str) -> str:
+        return f"btrim({expr}, E' \\t\\n\\r\\f\\v')"
+
+    def matches(self, expr: str, pattern: str) -> str:
+        return f"({expr} ~ '^(?:{pattern})$')"
+
+    def non_finite(self, expr: str) -> str:
+        return f"({expr} IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8))"
+
+    def cast(self, column: str, sql_type: str, spelling: str, typed: bool) -> str:
         if typed:
             return f"CAST({column} AS {sql_type})"
         # PostgreSQL has no TRY_CAST: a text cell such as 'abc' would abort the query (and 'yesterday'
@@ -55,37 +123,20 @@ class Dialect:
         text = self.strip(f"CAST({column} AS {self.text_type})")
         return f"(CASE WHEN {self.matches(text, spelling)} THEN CAST({text} AS {sql_type}) END)"
 
-    def non_finite(self, expr: str) -> str:
-        if self.name == "duckdb":
-            return f"(isnan({expr}) OR isinf({expr}))"
-        return f"({expr} IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8))"
+    def log2_floor(self, expr: str) -> str:
+        return f"CAST(floor(log(2.0, CAST({expr} AS NUMERIC))) AS INTEGER)"
 
-    def strip(self, expr: str) -> str:
-        """Surrounding whitespace removed, as Python's str.strip does for ASCII whitespace."""
-        if self.name == "duckdb":
-            return f"trim({expr}, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13))"
-        return f"btrim({expr}, E' \\t\\n\\r\\f\\v')"
+    def wide_pow2(self, expr: str) -> str:
+        return f"power(CAST(2 AS NUMERIC), {expr})"
 
-    def matches(self, expr: str, pattern: str) -> str:
-        if self.name == "duckdb":
-            return f"regexp_full_match({expr}, '{pattern}')"
-        return f"({expr} ~ '^(?:{pattern})$')"
-
-    def exact_sum(self, expr: str, where: str) -> str:
-        """A sum that does not depend on summation order: compensated in DuckDB, exact numeric in PostgreSQL."""
-        if self.name == "duckdb":
-            return f"fsum({expr}) FILTER (WHERE {where})"
-        return f"CAST(SUM(CAST({expr} AS NUMERIC)) FILTER (WHERE {where}) AS DOUBLE PRECISION)"
-
-    def timestamp(self, column: str, typed: bool = False) -> str:
-        return self._cast(column, "TIMESTAMPTZ", ISO_8601, typed)
-
-DUCKDB = Dialect("duckdb", "VARCHAR", "", try_cast=True)
-POSTGRES = Dialect("postgresql", "TEXT", ' COLLATE "C"', try_cast=False)
+    def int_div(self, a: str, b: str) -> str:
+        return f"(({a}) / ({b}))"
 
 
-def _quote_list(values) -> str:
-    return ", ".join("'" + v.replace("'", "''") + "'" for v in values)
+DUCKDB, POSTGRES = DuckDB(), PostgreSQL()
+
+
+# --------------------------------------------------------------------------- normalization and validation
 
 
 def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at: bool, row_number: str,
@@ -107,11 +158,11 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
            WHEN {success} IN ({_quote_list(sorted(FALSE_TOKENS))}) THEN FALSE END AS success,
       {success} AS success_text,
       {d.cast_double('latency_ms', numeric['latency_ms'])} AS latency_ms,
-      CAST(latency_ms AS {text}) AS latency_text,
+      {'NULL' if numeric['latency_ms'] else f'CAST(latency_ms AS {text})'} AS latency_text,
       {d.cast_double('cost_usd', numeric['cost_usd'])} AS cost_usd,
-      CAST(cost_usd AS {text}) AS cost_text,
+      {'NULL' if numeric['cost_usd'] else f'CAST(cost_usd AS {text})'} AS cost_text,
       {d.cast_double('steps', numeric['steps']) if has_steps else 'CAST(NULL AS DOUBLE PRECISION)'} AS steps,
-      {f'CAST(steps AS {text})' if has_steps else f'CAST(NULL AS {text})'} AS steps_text,
+      {f'CAST(steps AS {text})' if has_steps and not numeric['steps'] else f'CAST(NULL AS {text})'} AS steps_text,
       {d.timestamp('finished_at', kinds.get('finished_at') == 'timestamp') if has_finished_at
        else 'CAST(NULL AS TIMESTAMPTZ)'} AS finished_at,
       {f'CAST(finished_at AS {text})' if has_finished_at else f'CAST(NULL AS {text})'} AS finished_text,
@@ -119,175 +170,290 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
     FROM {source} AS src"""
 
 
-NUMBER = "[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?"
-ISO_8601 = ("[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}(:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?)?"
-            " ?(Z|z|[+-][0-9]{2}(:?[0-9]{2})?)?")
-NONFINITE = ("nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity")
-
-
-def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> list[tuple[str, str, str, str]]:
+def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> list[tuple[str, Reason, str, str]]:
     """(column, reason, WHERE condition, offending text) for every SPEC 1 rule, on the normalized runs.
 
     ``kinds`` maps a source column to "numeric" or "timestamp" when its type already guarantees the
-    spelling: the text checks (regular expressions) then need not run over every row.
+    spelling: the text checks (regular expressions) then do not run at all.
     """
     kinds = kinds or {}
-    rules = [(c, "missing value; this column is required", f"{c} IS NULL OR {c} = ''", c)
-             for c in ("run_id", "agent_id", "task_id")]
+    rules = [(c, Reason.MISSING_VALUE, f"{c} IS NULL OR {c} = ''", c) for c in ("run_id", "agent_id", "task_id")]
     rules += [
-        ("status", "unknown status; expected one of " + ", ".join(STATUSES),
+        ("status", Reason.UNKNOWN_STATUS,
          f"status IS NOT NULL AND status <> '' AND status NOT IN ({_quote_list(STATUSES)})", "status_text"),
-        ("status", "missing value; this column is required", "status IS NULL OR status = ''", "status_text"),
-        ("success", "not a recognised outcome; expected true/false, 1/0, yes/no, pass/fail or empty",
-         "success IS NULL AND success_text IS NOT NULL AND success_text <> ''", "success_text"),
+        ("status", Reason.MISSING_VALUE, "status IS NULL OR status = ''", "status_text"),
+        ("success", Reason.NOT_AN_OUTCOME, "success IS NULL AND success_text IS NOT NULL AND success_text <> ''",
+         "success_text"),
     ]
     for column, text in (("latency_ms", "latency_text"), ("cost_usd", "cost_text"), ("steps", "steps_text")):
+        if kinds.get(column) == "numeric":  # a typed column: only the values themselves can be wrong
+            shown = f"CAST({column} AS {d.text_type})"
+            rules += [(column, Reason.NOT_FINITE, f"{column} IS NOT NULL AND {d.non_finite(column)}", shown),
+                      (column, Reason.NEGATIVE, f"{column} < 0", shown)]
+            continue
         stripped = d.strip(text)
-        token = f"lower({stripped}) IN ({_quote_list(NONFINITE)})"
-        if kinds.get(column) != "numeric":
-            rules.append((column, "not a number", f"{text} IS NOT NULL AND {stripped} <> '' AND NOT {token} "
-                                                  f"AND NOT {d.matches(stripped, NUMBER)}", text))
+        token = f"lower({stripped}) IN ({_quote_list(sorted(NONFINITE_TOKENS))})"
         rules += [
-            (column, "not a finite number", f"{token} OR ({column} IS NOT NULL AND {d.non_finite(column)})", text),
-            (column, "negative; must be 0 or more", f"{column} < 0", text),
+            (column, Reason.NOT_A_NUMBER, f"{text} IS NOT NULL AND {stripped} <> '' AND NOT {token} "
+                                          f"AND NOT {d.matches(stripped, NUMBER_PATTERN)}", text),
+            (column, Reason.NOT_FINITE, f"{token} OR ({column} IS NOT NULL AND {d.non_finite(column)})", text),
+            (column, Reason.NEGATIVE, f"{column} < 0", text),
         ]
-    rules.append(("steps", "not a whole number of steps",
+    rules.append(("steps", Reason.NOT_WHOLE,
                   f"steps IS NOT NULL AND NOT {d.non_finite('steps')} AND steps >= 0 AND steps <> floor(steps)",
-                  "steps_text"))
+                  f"COALESCE(steps_text, CAST(steps AS {d.text_type}))"))
     stripped = d.strip("finished_text")
-    spelled = "" if kinds.get("finished_at") == "timestamp" else f" OR NOT {d.matches(stripped, ISO_8601)}"
-    rules.append(("finished_at", "not an ISO-8601 timestamp (e.g. 2026-07-01T12:00:00Z)",
+    spelled = "" if kinds.get("finished_at") == "timestamp" else f" OR NOT {d.matches(stripped, ISO_8601_PATTERN)}"
+    rules.append(("finished_at", Reason.NOT_A_TIMESTAMP,
                   f"finished_text IS NOT NULL AND {stripped} <> '' AND (finished_at IS NULL{spelled})",
                   "finished_text"))
     return rules
 
 
-class SqlScorer:
-    """Runs the generated queries on a DB-API connection and builds the Report."""
+def _named(result: tuple[list[str], list[tuple]], cls, index: Mapping[str, int], size: int, key: str = "agent_id"):
+    """A contract dataclass from query rows whose columns carry its field names (one row per agent)."""
+    columns, rows = result
+    position = {c: j for j, c in enumerate(columns)}
+    values = {}
+    for f in fields(cls):
+        column = np.full(size, np.nan)
+        j = position[f.name]
+        for r in rows:
+            if r[j] is not None:
+                column[index[r[position[key]]]] = float(r[j])
+        values[f.name] = column
+    return values
 
-    def __init__(self, execute, dialect: Dialect, source: str, *, has_steps: bool, has_finished_at: bool,
-                 row_number: str, policy: Policy = CANONICAL_POLICY, kinds: Mapping[str, str] | None = None):
-        self.execute, self.d, self.policy = execute, dialect, policy
-        self.has_finished_at = has_finished_at
-        self.has_row_numbers = "NULL" not in row_number
+
+class SqlScorer:
+    """Runs the generated queries through ``execute`` and builds the Report."""
+
+    def __init__(self, execute: Execute, dialect: Dialect, runs: str, *, has_finished_at: bool,
+                 has_row_numbers: bool, policy: Policy = CANONICAL_POLICY, kinds: Mapping[str, str] | None = None):
+        """``runs`` names the normalized runs (a table, a view, or a parenthesised subquery with an alias)."""
+        self.execute, self.d, self.policy, self.runs = execute, dialect, policy, runs
+        self.has_finished_at, self.has_row_numbers = has_finished_at, has_row_numbers
         self.kinds = dict(kinds or {})
         self.warnings: list[str] = [] if has_finished_at else [
             "No finished_at column: file order is used for the radar window (a later row is newer)."]
-        self.runs = f"({normalized_sql(source, dialect, has_steps=has_steps, has_finished_at=has_finished_at, row_number=row_number, kinds=self.kinds)}) AS runs"
+
+    def rows(self, query: str) -> list[tuple]:
+        return self.execute(query)[1]
+
+    # ----------------------------------------------------------------------- validation (SPEC 1)
 
     def validate(self, source_name: str) -> None:
         rules = validation_queries(self.d, self.kinds)
         # One scan counts every rule (and the rows); only a failing rule is scanned again for examples.
-        counts = self.execute("SELECT COUNT(*), " + ", ".join(f"COUNT(*) FILTER (WHERE {c})" for _, _, c, _ in rules)
-                              + f" FROM {self.runs}")[0]
+        counts = self.rows("SELECT COUNT(*), " + ", ".join(f"COUNT(*) FILTER (WHERE {c})" for _, _, c, _ in rules)
+                           + f" FROM {self.runs}")[0]
         rows_read, counts = int(counts[0]), counts[1:]
         if rows_read == 0:
-            raise RunsValidationError([Problem(None, None, None, "the file has no runs")], source=source_name)
+            raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=source_name)
         problems: list[Problem] = []
+        total = 0
         for (column, reason, condition, shown), failing in zip(rules, counts):
             if not failing:
                 continue
-            rows = self.execute(f"SELECT source_row, {shown} FROM {self.runs} WHERE ({condition}) "
-                                f"ORDER BY source_row LIMIT {MAX_PROBLEMS}")
-            problems += [Problem(None if r is None else int(r), column, None if v is None else str(v), reason)
-                         for r, v in rows]
-            if len(rows) < failing:  # more than listed (or rows the engine could not list)
-                problems.append(Problem(None, column, None, f"{reason}: {int(failing) - len(rows):,} more row(s) "
-                                                            "not listed"))
-        order = "source_row" if self.has_row_numbers else "run_id"
+            total += int(failing)
+            found = self.rows(f"SELECT source_row, {shown} FROM {self.runs} WHERE ({condition}) "
+                              f"ORDER BY source_row LIMIT {MAX_PROBLEMS}")
+            problems += [Problem.of(reason, None if r is None else int(r), column, None if v is None else str(v))
+                         for r, v in found]
+            if len(found) < failing:  # more than listed (or rows the engine could not list)
+                problems.append(Problem(None, column, None, f"{reason.text()}: {int(failing) - len(found):,} more "
+                                                            "row(s) not listed", reason.code))
+        order = "source_row" if self.has_row_numbers else f"run_id{self.d.collate}"
         # A grouped count (it spills to disk under a memory limit; COUNT(DISTINCT) does not).
-        repeated = self.execute(f"SELECT COUNT(*) FROM (SELECT run_id FROM {self.runs} WHERE run_id IS NOT NULL "
-                                f"GROUP BY run_id HAVING COUNT(*) > 1) AS repeated")[0][0]
-        duplicates = [] if not repeated else self.execute(f"""
+        repeated = self.rows(f"SELECT COUNT(*) FROM (SELECT run_id FROM {self.runs} WHERE run_id IS NOT NULL "
+                             f"GROUP BY run_id HAVING COUNT(*) > 1) AS repeated")[0][0]
+        duplicates = [] if not repeated else self.rows(f"""
             SELECT source_row, run_id, first_row FROM (
               SELECT source_row, run_id, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) AS k,
                      MIN(source_row) OVER (PARTITION BY run_id) AS first_row
               FROM {self.runs} WHERE run_id IS NOT NULL AND run_id <> '') AS d
             WHERE k > 1 ORDER BY source_row, run_id LIMIT {MAX_PROBLEMS}""")
-        problems += [Problem(None if r is None else int(r), "run_id", str(rid),
-                             "duplicate run_id" + (f"; first seen at row {int(first)}" if first is not None else ""))
+        problems += [Problem.of(Reason.DUPLICATE_RUN_ID, None if r is None else int(r), "run_id", str(rid),
+                                where="" if first is None else f"; first seen at row {int(first)}")
                      for r, rid, first in duplicates]
         if problems:
             problems.sort(key=lambda p: (p.row is None, p.row or 0))
-            raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False)
+            raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False,
+                                      total=max(total + len(duplicates), len(problems)))
 
-    def report(self, weights: Mapping[str, float] | None = None) -> Report:
-        p, c = self.policy, self.d.collate
-        terminal = _quote_list(TERMINAL_STATUSES)
-        completed = "status = 'completed'"
-        stats = self.execute(f"""
-            SELECT agent_id,
-              COUNT(*) FILTER (WHERE {completed}),
-              COUNT(*) FILTER (WHERE {completed} AND success),
-              COUNT(latency_ms) FILTER (WHERE {completed}),
-              {self.d.exact_sum('latency_ms', completed)}
-                / NULLIF(COUNT(latency_ms) FILTER (WHERE {completed}), 0),
-              STDDEV_POP(latency_ms) FILTER (WHERE {completed}),
-              COUNT(cost_usd) FILTER (WHERE {completed}),
-              {self.d.exact_sum('cost_usd', completed)}
-                / NULLIF(COUNT(cost_usd) FILTER (WHERE {completed}), 0)
-            FROM {self.runs} GROUP BY agent_id""")
-        stats = sorted(stats, key=lambda r: r[0])  # Python's text order, as the pandas engine
-        agents = tuple(str(r[0]) for r in stats)
+    # ----------------------------------------------------------------------- exact sums
+
+    def exact_sums(self, value: str, where: str, source: str | None = None) -> dict[str, float]:
+        """Per agent, the correctly rounded sum of ``value`` (>= 0) over the rows ``where`` selects."""
+        d, source = self.d, source or self.runs
+        terms = f"""
+            SELECT agent_id, v, {d.log2_floor('v')} AS e0 FROM (
+              SELECT agent_id, CAST({value} AS DOUBLE PRECISION) AS v FROM {source} WHERE {where}) AS x
+            WHERE v > 0"""
+        # log2 may be one off near a power of two: the exponent is corrected so that v / 2^e is in [1, 2).
+        exact = f"""
+            SELECT agent_id, v, e0 + (CASE WHEN v >= {d.pow2('e0 + 1')} THEN 1 WHEN v < {d.pow2('e0')} THEN -1
+                                          ELSE 0 END) AS e FROM ({terms}) AS t"""
+        # Agents whose terms fit the wide integer type (and whose values are not subnormal or tiny, where
+        # 2^(52 - e) would overflow a double) are summed in SQL; the others by math.fsum below.
+        fits = "" if d.wide_bits is None else f" AND high - low + 53 + ceil(log2(n)) <= {d.wide_bits}"
+        stats = f"""SELECT agent_id, MIN(e) AS low, MAX(e) AS high, COUNT(*) AS n, MIN(v) AS smallest
+                    FROM s GROUP BY agent_id"""
+        ok = f"""SELECT agent_id, low FROM stats
+                 WHERE smallest >= CAST('2.2250738585072014e-308' AS DOUBLE PRECISION) AND low >= -960{fits}"""
+        # mantissa = v * 2^(52 - e): an integer in [2^52, 2^53), exactly; shifted to the agent's lowest exponent.
+        mantissa = f"CAST(s.v * {d.pow2('52 - s.e')} AS BIGINT)"
+        summed = self.rows(f"""
+            WITH s AS ({exact}), stats AS ({stats}), ok AS ({ok})
+            SELECT s.agent_id, ok.low, CAST(SUM({d.wide(mantissa)} * {d.wide_pow2('s.e - ok.low')})
+                                            AS {d.text_type}) AS total
+            FROM s JOIN ok ON s.agent_id = ok.agent_id GROUP BY s.agent_id, ok.low""")
+        # The one rounding, in Python: int -> float is correctly rounded; ldexp by a power of two is exact.
+        # (The total is an integer; PostgreSQL writes it with a zero fraction, which Decimal reads exactly.)
+        out = {agent: math.ldexp(float(int(Decimal(total))), int(low) - 52) for agent, low, total in summed}
+        positive = {agent for (agent,) in self.rows(f"SELECT DISTINCT agent_id FROM ({terms}) AS t")}
+        for agent in sorted(positive - set(out)):
+            out[agent] = math.fsum(float(v) for (v,) in self.rows(
+                f"SELECT CAST({value} AS DOUBLE PRECISION) FROM {source} WHERE ({where}) AND agent_id = "
+                f"{_quote_list([agent])}"))
+        return out
+
+    # ----------------------------------------------------------------------- aggregates
+
+    def agents(self) -> tuple[str, ...]:
+        return tuple(sorted(str(r[0]) for r in self.rows(f"SELECT DISTINCT agent_id FROM {self.runs}")))
+
+    def headline_aggregates(self, agents: Sequence[str]) -> HeadlineAggregates:
+        """The completed-run cohort per agent (SPEC 3), with exact sums and the spread from the exact mean."""
         index = {a: i for i, a in enumerate(agents)}
+        completed = "status = 'completed'"
+        counts = _named(self.execute(f"""
+            SELECT agent_id, COUNT(*) AS completed_runs, COUNT(*) FILTER (WHERE success) AS successful_runs,
+                   COUNT(latency_ms) AS latency_runs, COUNT(cost_usd) AS cost_runs
+            FROM {self.runs} WHERE {completed} GROUP BY agent_id"""), _Counts, index, len(agents))
+        counts = {k: np.nan_to_num(v) for k, v in counts.items()}
+        latency_sum = self.exact_sums("latency_ms", f"{completed} AND latency_ms IS NOT NULL")
+        cost_sum = self.exact_sums("cost_usd", f"{completed} AND cost_usd IS NOT NULL")
+        latency_mean = _divide([latency_sum.get(a, 0.0) for a in agents], counts["latency_runs"])
+        cost_mean = _divide([cost_sum.get(a, 0.0) for a in agents], counts["cost_runs"])
+        # The spread: sum of (x - mean)^2 with the mean computed above (the same double as pandas uses).
+        # Each mean travels as its shortest round-trip text, which every engine parses back to the same double.
+        means = ", ".join(f"({_quote_list([a])}, CAST({_quote_list([repr(float(m))])} AS DOUBLE PRECISION))"
+                          for a, m in zip(agents, latency_mean) if not np.isnan(m))
+        squares: dict[str, float] = {}
+        if means:
+            deviations = (f"(SELECT r.agent_id, r.status, (r.latency_ms - m.mean) * (r.latency_ms - m.mean) AS d2 "
+                          f"FROM {self._aliased('r')} JOIN (VALUES {means}) AS m(agent_id, mean) "
+                          f"ON r.agent_id = m.agent_id) AS dev")
+            squares = self.exact_sums("d2", "status = 'completed' AND d2 IS NOT NULL", source=deviations)
+        pstdev = np.sqrt(_divide([squares.get(a, 0.0) for a in agents], counts["latency_runs"]))
+        return HeadlineAggregates(completed_runs=counts["completed_runs"], successful_runs=counts["successful_runs"],
+                                  latency_runs=counts["latency_runs"], latency_mean=latency_mean,
+                                  latency_pstdev=pstdev, cost_runs=counts["cost_runs"], cost_mean=cost_mean)
 
-        def column(rows, j, size=len(agents), key=0, fill=0.0):
-            out = np.full(size, fill, dtype=float)
-            for r in rows:
-                out[index[r[key]]] = np.nan if r[j] is None else float(r[j])
-            return out
+    def _aliased(self, alias: str) -> str:
+        """The normalized runs under another alias (a subquery's own alias replaced)."""
+        if self.runs.endswith(" AS runs"):
+            return self.runs[: -len(" AS runs")] + f" AS {alias}"
+        return f"{self.runs} AS {alias}"
 
-        cohort = CohortStats(*(column(stats, j) for j in range(1, 8)))
+    def radar_aggregates(self, agents: Sequence[str]) -> RadarAggregates:
+        """The latest-window aggregates (SPEC 4): counts and exact medians per agent, counts per (agent, task)."""
+        index = {a: i for i, a in enumerate(agents)}
+        c = self.d.collate
         order = ("finished_at DESC NULLS LAST, " if self.has_finished_at else "") + \
             (f"run_id{c} DESC" if self.has_finished_at else "source_row DESC")
         window = f"""(SELECT * FROM (
-              SELECT *, ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {order}) AS position
-              FROM {self.runs} WHERE status IN ({terminal})) AS ranked
-            WHERE position <= {int(p.radar_window)}) AS window_runs"""
-        # One pass over the window: per agent (the axes) and per (agent, task) (robustness) together.
-        both = self.execute(f"""
-            SELECT agent_id, task_id, GROUPING(task_id), COUNT(*), COUNT(success), COUNT(*) FILTER (WHERE success),
-              COUNT(latency_ms), percentile_cont(0.5) WITHIN GROUP (ORDER BY latency_ms),
-              COUNT(cost_usd), percentile_cont(0.5) WITHIN GROUP (ORDER BY cost_usd),
-              COUNT(steps), percentile_cont(0.5) WITHIN GROUP (ORDER BY steps),
-              COUNT(*) FILTER (WHERE steps > 0)
-            FROM {window} GROUP BY GROUPING SETS ((agent_id), (agent_id, task_id))""")
-        radar = [(r[0],) + tuple(r[3:]) for r in both if r[2] == 1]
-        per_task = [(r[0], r[1], r[4], r[5]) for r in both if r[2] == 0 and r[4] > 0]  # known outcomes only
-        nan_cols = {5, 7, 9}
-        cols = [column(radar, j, fill=np.nan if j in nan_cols else 0.0) for j in range(1, 11)]
-        aggregates = RadarAggregates(
-            n_window=cols[0].astype(np.int64), n_known=cols[1].astype(np.int64), n_success=cols[2].astype(np.int64),
-            n_lat=cols[3].astype(np.int64), p50_lat=cols[4], n_cost=cols[5].astype(np.int64), p50_cost=cols[6],
-            n_steps=cols[7].astype(np.int64), p50_steps=cols[8], nonzero_steps=cols[9].astype(np.int64),
-            task_agent=np.array([index[r[0]] for r in per_task], dtype=np.int64),
-            task_n=np.array([int(r[2]) for r in per_task], dtype=np.int64),
-            task_c=np.array([int(r[3]) for r in per_task], dtype=np.int64),
-        )
-        counts = self.execute(f"""
-            SELECT agent_id, task_id, COUNT(*), COUNT(*) FILTER (WHERE success)
-            FROM {self.runs} WHERE status IN ({terminal}) AND success IS NOT NULL GROUP BY agent_id, task_id""")
-        counts = pd.DataFrame(sorted(((str(a), str(t), int(n), int(k)) for a, t, n, k in counts)),
-                              columns=["agent_id", "task_id", "n", "c"])
-        counts = counts.astype({"agent_id": "str", "task_id": "str", "n": "int64", "c": "int64"})
-        report = assemble_report(headline_from_stats(agents, cohort, p), radar_from_aggregates(agents, aggregates, p),
-                                 repeatability_from_counts(agents, counts, p), p, weights)
+              SELECT agent_id, task_id, success, latency_ms, cost_usd, steps,
+                     ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {order}) AS position
+              FROM {self.runs} WHERE status IN ({_quote_list(TERMINAL_STATUSES)})) AS ranked
+            WHERE position <= {int(self.policy.radar_window)}) AS w"""
+        counts = _named(self.execute(f"""
+            SELECT agent_id, COUNT(*) AS n_window, COUNT(success) AS n_known,
+                   COUNT(*) FILTER (WHERE success) AS n_success, COUNT(latency_ms) AS n_lat,
+                   COUNT(cost_usd) AS n_cost, COUNT(steps) AS n_steps,
+                   COUNT(*) FILTER (WHERE steps > 0) AS nonzero_steps
+            FROM {window} GROUP BY agent_id"""), _WindowCounts, index, len(agents))
+        counts = {k: np.nan_to_num(v).astype(np.int64) for k, v in counts.items()}
+        medians = {}
+        for column, name in (("latency_ms", "p50_lat"), ("cost_usd", "p50_cost"), ("steps", "p50_steps")):
+            medians[name] = self._medians(window, column, index, len(agents))
+        tasks = self.rows(f"""
+            SELECT agent_id, task_id, COUNT(success) AS n, COUNT(*) FILTER (WHERE success) AS c
+            FROM {window} WHERE success IS NOT NULL GROUP BY agent_id, task_id""")
+        # The contract's order: agent, then task_id as text (robustness sums its tasks in this order).
+        tasks = [(i, n, k) for i, _, n, k in sorted((index[a], str(t), int(n), int(k)) for a, t, n, k in tasks)]
+        return RadarAggregates(**counts, **medians,
+                               task_agent=np.array([t[0] for t in tasks], dtype=np.int64),
+                               task_n=np.array([t[1] for t in tasks], dtype=np.int64),
+                               task_c=np.array([t[2] for t in tasks], dtype=np.int64))
+
+    def _medians(self, window: str, column: str, index: Mapping[str, int], size: int) -> np.ndarray:
+        """The median as the mean of the two middle values, computed in Python like the pandas engine."""
+        rows = self.rows(f"""
+            SELECT agent_id, {column} AS v, k, n FROM (
+              SELECT agent_id, {column}, ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {column}) AS k,
+                     COUNT(*) OVER (PARTITION BY agent_id) AS n
+              FROM {window} WHERE {column} IS NOT NULL) AS o
+            WHERE k = {self.d.int_div('n + 1', '2')} OR k = {self.d.int_div('n', '2')} + 1""")
+        middle: dict[str, list[float]] = {}
+        for agent, v, _, _ in sorted(rows, key=lambda r: (r[0], r[2])):
+            middle.setdefault(agent, []).append(float(v))
+        out = np.full(size, np.nan)
+        for agent, values in middle.items():
+            out[index[agent]] = values[0] if len(values) == 1 else (values[0] + values[1]) / 2
+        return out
+
+    def repeatability_aggregates(self, agents: Sequence[str]) -> RepeatabilityAggregates:
+        """Per (agent, task): n known terminal outcomes and c successes (SPEC 5), in Python's text order."""
+        index = {a: i for i, a in enumerate(agents)}
+        rows = self.rows(f"""
+            SELECT agent_id, task_id, COUNT(*) AS n, COUNT(*) FILTER (WHERE success) AS c
+            FROM {self.runs} WHERE status IN ({_quote_list(TERMINAL_STATUSES)}) AND success IS NOT NULL
+            GROUP BY agent_id, task_id""")
+        rows = sorted((index[str(a)], str(t), int(n), int(k)) for a, t, n, k in rows)
+        return RepeatabilityAggregates(agent=np.array([r[0] for r in rows], dtype=np.int64),
+                                       task_id=np.array([r[1] for r in rows], dtype=object),
+                                       n=np.array([r[2] for r in rows], dtype=np.int64),
+                                       c=np.array([r[3] for r in rows], dtype=np.int64))
+
+    def report(self, weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None) -> Report:
+        p = self.policy
+        agents = self.agents()
+        report = assemble_report(headline_from_aggregates(agents, self.headline_aggregates(agents), p),
+                                 radar_from_aggregates(agents, self.radar_aggregates(agents), p),
+                                 repeatability_from_aggregates(agents, self.repeatability_aggregates(agents), p,
+                                                               levels), p, weights)
         return dataclasses.replace(report, warnings=tuple(self.warnings))
 
 
-def _duckdb_source(path: Path) -> tuple[str, list[str], str]:
-    """A DuckDB table function reading ``path`` with row numbers, its column names, and the row expression."""
-    literal = "'" + str(path).replace("'", "''") + "'"
-    suffix = path.suffix.lower()
-    if suffix in (".parquet", ".pq"):
-        return f"read_parquet({literal}, file_row_number = true)", [], "file_row_number + 1"
-    if suffix == ".csv":
-        # An explicit dialect: a ragged line is an error, never a silently re-sniffed single column.
-        return (f"(SELECT *, row_number() OVER () AS file_row_number FROM read_csv({literal}, all_varchar = true, "
-                "header = true, delim = ',', quote = '\"', escape = '\"'))", [], "file_row_number")
-    raise RunsValidationError([Problem(None, None, None, f"the SQL engine reads Parquet and CSV files; use the "
-                                                         f"pandas engine for {suffix or 'this file'}")],
-                              source=path.name)
+@dataclass(frozen=True)
+class _Counts:
+    completed_runs: float
+    successful_runs: float
+    latency_runs: float
+    cost_runs: float
+
+
+@dataclass(frozen=True)
+class _WindowCounts:
+    n_window: float
+    n_known: float
+    n_success: float
+    n_lat: float
+    n_cost: float
+    n_steps: float
+    nonzero_steps: float
+
+
+def _divide(num, den) -> np.ndarray:
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    out = np.full(len(num), np.nan)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+# --------------------------------------------------------------------------- sources
 
 
 def _kinds(types: Mapping[str, str]) -> dict[str, str]:
@@ -308,76 +474,105 @@ def _kinds(types: Mapping[str, str]) -> dict[str, str]:
 def _normalize_names(names: list[str]) -> dict[str, str]:
     mapping: dict[str, str] = {}
     for n in names:
-        name = re.sub(r"[\s\-]+", "_", n.strip()).lower()
+        name = normalize_column_name(n)
         if name in mapping:
-            raise RunsValidationError([Problem(None, name, None, f"duplicate column: {mapping[name]!r} and {n!r} "
-                                                                  f"both name {name!r}")])
+            raise RunsValidationError([Problem.of(Reason.DUPLICATE_COLUMN, None, name, first=mapping[name],
+                                                  second=n, name=name)])
         mapping[name] = n
     return mapping
 
 
-def _renamed_source(source: str, columns: list[str], quote) -> tuple[str, set[str]]:
+ROW_COLUMN = "scoring_source_row_"  # the file's row number, carried through the renaming
+
+
+def _renamed_source(source: str, columns: list[str], quote, keep: str | None = None) -> tuple[str, set[str]]:
+    """``source`` with its columns under their SPEC 1 names (and ``keep`` as it is)."""
     mapping = _normalize_names(columns)
-    select = ", ".join(f"{quote(original)} AS {name}" for name, original in mapping.items())
+    select = ", ".join([f"{quote(original)} AS {name}" for name, original in mapping.items()] + ([keep] if keep else []))
     return f"(SELECT {select} FROM {source} AS raw)", set(mapping)
 
 
 def _required(columns: set[str], source_name: str) -> None:
-    from .runs import REQUIRED_COLUMNS
-
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
-        raise RunsValidationError([Problem(None, c, None, "required column is missing") for c in missing],
-                                  source=source_name)
+        raise RunsValidationError([Problem.of(Reason.MISSING_COLUMN, None, c) for c in missing], source=source_name)
+
+
+def _duckdb_relation(con, path: Path):
+    """The file as a DuckDB relation (relational API: the path is a value, never SQL text), with row numbers."""
+    suffix = path.suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        return con.read_parquet(str(path), file_row_number=True), "file_row_number + 1"
+    if suffix == ".csv":
+        # An explicit dialect: a ragged line is an error, never a silently re-sniffed single column.
+        # (Row numbers come from the scan order, which DuckDB keeps while insertion order is preserved.)
+        return con.read_csv(str(path), all_varchar=True, header=True, sep=",", quotechar='"',
+                            escapechar='"'), "row_number() OVER ()"
+    raise RunsValidationError([Problem.of(Reason.FILE, detail=f"the SQL engine reads Parquet and CSV files; use "
+                                                              f"the pandas engine for {suffix or 'this file'}")],
+                              source=path.name)
 
 
 def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
-                   *, memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None) -> Report:
+                   *, memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None,
+                   levels: Sequence[int] | None = None) -> Report:
     """Score a Parquet or CSV file with DuckDB, out of core (``memory_limit`` caps DuckDB's memory)."""
     import duckdb
 
     path = Path(path)
     if not path.exists():
-        raise RunsValidationError([Problem(None, None, None, f"cannot read {path}: no such file")], source=path.name)
-    con = duckdb.connect()
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=f"cannot read {path}: no such file")],
+                                  source=path.name)
+    config = {k: v for k, v in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
+                                ("threads", threads)) if v}
     try:
-        if memory_limit:
-            con.execute(f"SET memory_limit = '{memory_limit}'")
-        if temp_directory:
-            con.execute(f"SET temp_directory = '{temp_directory}'")
-        if threads:
-            con.execute(f"SET threads = {int(threads)}")
-        con.execute("SET preserve_insertion_order = false")
+        con = duckdb.connect(config=config)
+    except duckdb.Error as exc:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=f"DuckDB refused the settings: {exc}")],
+                                  source=path.name) from None
+    try:
         con.execute("SET enable_progress_bar = false")
         con.execute("SET TimeZone = 'UTC'")  # a timestamp without a zone is UTC, as in the pandas engine
-        table, _, row_number = _duckdb_source(path)
         try:
-            columns = [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
+            relation, row_number = _duckdb_relation(con, path)
+            relation.create_view("source_file")
+            described = con.execute("DESCRIBE source_file").fetchall()
         except duckdb.Error as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise RunsValidationError([Problem(None, None, None, f"not readable as CSV or Parquet ({first}); the "
-                                                                 "pandas engine reports the row")],
+            raise RunsValidationError([Problem.of(Reason.FILE, detail=f"not readable as CSV or Parquet ({first}); "
+                                                                      "the pandas engine reports the row")],
                                       source=path.name) from None
-        columns = [c for c in columns if c != "file_row_number"]
-        kinds = _kinds({name: str(kind) for name, kind in
-                        con.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM {table})").fetchall()})
+        columns = [name for name, *_ in described if name != "file_row_number"]
+        kinds = _kinds({name: str(kind) for name, kind, *_ in described})
+        numbered = f"(SELECT *, {row_number} AS {ROW_COLUMN} FROM source_file)"
         try:
-            source, names = _renamed_source(table, columns + ["file_row_number"],
-                                            lambda c: '"' + c.replace('"', '""') + '"')
+            source, names = _renamed_source(numbered, columns, lambda c: '"' + c.replace('"', '""') + '"',
+                                            keep=ROW_COLUMN)
         except RunsValidationError as exc:
             raise RunsValidationError(exc.problems, source=path.name) from None
         _required(names, path.name)
-        scorer = SqlScorer(lambda q: con.execute(q).fetchall(), DUCKDB, source, has_steps="steps" in names,
-                           has_finished_at="finished_at" in names, row_number=row_number, policy=policy,
-                           kinds={n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()})
+        renamed_kinds = {n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()}
+        # Normalize once: every later query reads this table (it spills to disk under the memory limit).
+        normalized = normalized_sql(source, DUCKDB, has_steps="steps" in names,
+                                    has_finished_at="finished_at" in names, row_number=ROW_COLUMN,
+                                    kinds=renamed_kinds)
+        con.execute(f"CREATE TEMP TABLE runs_normalized AS {normalized}")
+        con.execute("SET preserve_insertion_order = false")  # the rest is grouped and ordered explicitly
+
+        def execute(query: str) -> tuple[list[str], list[tuple]]:
+            cursor = con.execute(query)
+            return [d[0] for d in cursor.description], cursor.fetchall()
+
+        scorer = SqlScorer(execute, DUCKDB, "runs_normalized AS runs", has_finished_at="finished_at" in names,
+                           has_row_numbers=True, policy=policy, kinds=renamed_kinds)
         scorer.validate(path.name)
-        return scorer.report(weights)
+        return scorer.report(weights, levels)
     finally:
         con.close()
 
 
 def score_postgres(source: "str | ConnectionSpec", table: str, policy: Policy = CANONICAL_POLICY,
-                   weights: Mapping[str, float] | None = None) -> Report:
+                   weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None) -> Report:
     """Score a runs table in PostgreSQL, read-only. ``table`` may be schema-qualified.
 
     ``source`` is an operator's connection (a libpq URL or conninfo given to the CLI, or a
@@ -402,8 +597,8 @@ def score_postgres(source: "str | ConnectionSpec", table: str, policy: Policy = 
             try:
                 cur.execute(f"SELECT * FROM {qualified} LIMIT 0")
             except psycopg.Error as exc:
-                raise RunsValidationError([Problem(None, None, None, f"cannot read table {table}: "
-                                                   f"{redact(str(exc)).strip()}")], source=table) from None
+                raise RunsValidationError([Problem.of(Reason.FILE, detail=f"cannot read table {table}: "
+                                                      f"{redact(str(exc)).strip()}")], source=table) from None
             columns = [d.name for d in cur.description]
             types = {}
             for d in cur.description:
@@ -415,22 +610,27 @@ def score_postgres(source: "str | ConnectionSpec", table: str, policy: Policy = 
             source_sql, names = _renamed_source(qualified, columns, lambda c: sql.Identifier(c).as_string(conn))
             _required(names, table)
             if "finished_at" not in names:
-                raise RunsValidationError([Problem(None, "finished_at", None, "a database table has no file order: "
-                                                   "the radar window needs a finished_at column")], source=table)
+                raise RunsValidationError([Problem.of(Reason.FILE, None, "finished_at", detail="a database table has "
+                                                      "no file order: the radar window needs a finished_at column")],
+                                          source=table)
 
-            def execute(query: str) -> list[tuple[Any, ...]]:
+            def execute(query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
                 cur.execute(query)
-                return cur.fetchall()
+                return [d.name for d in cur.description], cur.fetchall()
 
             renamed_kinds = {n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()}
-            scorer = SqlScorer(execute, POSTGRES, source_sql, has_steps="steps" in names, has_finished_at=True,
-                               row_number="CAST(NULL AS BIGINT)", policy=policy, kinds=renamed_kinds)
+            # A read-only transaction cannot create a temporary table: each query reads the normalizing subquery.
+            runs = "(" + normalized_sql(source_sql, POSTGRES, has_steps="steps" in names, has_finished_at=True,
+                                        row_number="CAST(NULL AS BIGINT)", kinds=renamed_kinds) + ") AS runs"
+            scorer = SqlScorer(execute, POSTGRES, runs, has_finished_at=True, has_row_numbers=False, policy=policy,
+                               kinds=renamed_kinds)
             try:
                 scorer.validate(table)
-                return scorer.report(weights)
+                return scorer.report(weights, levels)
             except psycopg.errors.DataError as exc:  # a value the guarded casts let through (e.g. 1e999)
                 first = str(exc).strip().splitlines()[0]
-                raise RunsValidationError([Problem(None, None, None, f"PostgreSQL could not read a value: {first}")],
+                raise RunsValidationError([Problem.of(Reason.FILE, detail=f"PostgreSQL could not read a value: "
+                                                                          f"{first}")],
                                           source=table, can_exclude=False) from None
     finally:
         conn.rollback()
@@ -441,7 +641,7 @@ def _table_or_refuse(table: str) -> str:
     try:
         return check_table_name(table)
     except SourceRefused as exc:
-        raise RunsValidationError([Problem(None, None, None, str(exc))], source="table") from None
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=str(exc))], source="table") from None
 
 
 def load_postgres_runs(spec: ConnectionSpec, table: str, *, limits: Limits = DEFAULT_LIMITS, **options):
@@ -453,6 +653,7 @@ def load_postgres_runs(spec: ConnectionSpec, table: str, *, limits: Limits = DEF
     limit or the memory budget. A connection failure raises :class:`~scoring.database.ConnectFailed`
     with one generic message.
     """
+    import pandas as pd
     import psycopg
     from psycopg import sql
 
@@ -468,11 +669,11 @@ def load_postgres_runs(spec: ConnectionSpec, table: str, *, limits: Limits = DEF
                 cur.execute(sql.SQL("SELECT * FROM {}").format(qualified))
                 chunks = list(fetch_rows(cur, max_rows=limits.max_rows, max_bytes=limits.max_memory))
             except SourceTooLarge as exc:
-                raise RunsValidationError([Problem(None, None, None, f"{exc}; refused")], source=table) from None
+                raise RunsValidationError([Problem.of(Reason.FILE, detail=f"{exc}; refused")], source=table) from None
             except psycopg.Error as exc:
                 log.warning("reading table %s failed: %s", table, redact(str(exc)))
-                raise RunsValidationError([Problem(None, None, None, f"cannot read table {table} (it does not "
-                                                   "exist, or this connection may not read it)")],
+                raise RunsValidationError([Problem.of(Reason.FILE, detail=f"cannot read table {table} (it does not "
+                                                      "exist, or this connection may not read it)")],
                                           source=table) from None
             columns = [d.name for d in cur.description]
     finally:
@@ -481,8 +682,8 @@ def load_postgres_runs(spec: ConnectionSpec, table: str, *, limits: Limits = DEF
     frame = pd.DataFrame([r for chunk in chunks for r in chunk], columns=columns, dtype=object)
     frame.columns = list(_normalize_names(columns))
     if "finished_at" not in frame.columns:
-        raise RunsValidationError([Problem(None, "finished_at", None, "a database table has no file order: the "
-                                           "radar window needs a finished_at column")], source=table)
+        raise RunsValidationError([Problem.of(Reason.FILE, None, "finished_at", detail="a database table has no file "
+                                              "order: the radar window needs a finished_at column")], source=table)
     if len(frame) == 0:
-        raise RunsValidationError([Problem(None, None, None, "the table has no runs")], source=table)
+        raise RunsValidationError([Problem.of(Reason.FILE, detail="the table has no runs")], source=table)
     return validate_runs(frame, source=table, format="postgresql", **options)

@@ -2,7 +2,6 @@
 
 import io
 import json
-import math
 from pathlib import Path
 
 import pandas as pd
@@ -17,11 +16,10 @@ from tests.test_properties import run_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
-ROUNDED = {"score", "correctness", "latency", "cost", "tool_efficiency", "robustness", "profile_score"}
 
 
 def assert_same_report(sql_doc: dict, pandas_doc: dict, path: str = "") -> None:
-    """Same keys, same order, same nulls; rounded scores equal, other numbers within 1e-9."""
+    """Same keys, same order, same nulls, and every number equal to the bit (the README's guarantee)."""
     if isinstance(pandas_doc, dict):
         assert isinstance(sql_doc, dict) and list(sql_doc) == list(pandas_doc), path
         for key in pandas_doc:
@@ -32,10 +30,7 @@ def assert_same_report(sql_doc: dict, pandas_doc: dict, path: str = "") -> None:
             assert_same_report(a, b, f"{path}[{i}]")
     elif isinstance(pandas_doc, float) and not isinstance(pandas_doc, bool):
         assert isinstance(sql_doc, (int, float)), path
-        if path.rsplit(".", 1)[-1] in ROUNDED:
-            assert sql_doc == pandas_doc, path
-        else:
-            assert math.isclose(sql_doc, pandas_doc, rel_tol=1e-9, abs_tol=1e-9), (path, sql_doc, pandas_doc)
+        assert float(sql_doc).hex() == pandas_doc.hex(), (path, sql_doc, pandas_doc)
     else:
         assert sql_doc == pandas_doc, (path, sql_doc, pandas_doc)
 
