@@ -2,22 +2,13 @@
 
 import streamlit as st
 
-from explorer import data, settings
+from explorer import data, pages, settings
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 
 st.set_page_config(page_title="Scoring Methodology Explorer", page_icon=":material/radar:", layout="wide")
 
-navigation = st.navigation([
-    st.Page("views/1_leaderboard.py", title="Leaderboard", icon=":material/leaderboard:", default=True),
-    st.Page("views/2_headline.py", title="Headline composite", icon=":material/calculate:", url_path="headline"),
-    st.Page("views/3_radar.py", title="Fitness radar", icon=":material/radar:", url_path="radar"),
-    st.Page("views/4_repeatability.py", title="Repeatability", icon=":material/repeat:", url_path="repeatability"),
-    st.Page("views/6_uncertainty.py", title="Is the difference real?", icon=":material/difference:",
-            url_path="uncertainty"),
-    st.Page("views/7_sandbox.py", title="Policy sandbox", icon=":material/science:", url_path="sandbox"),
-    st.Page("views/5_methodology.py", title="Methodology", icon=":material/menu_book:", url_path="methodology"),
-])
+navigation = pages.navigation()
 
 deployment = settings.current()
 UPLOAD_MB = int(st.get_option("server.maxUploadSize"))

@@ -23,7 +23,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring import load_runs, score_runs  # noqa: E402
+from scoring import load_runs, score_runs
 
 
 def generate(n_runs: int, n_agents: int, seed: int = 7) -> pd.DataFrame:
@@ -131,7 +131,7 @@ def bench_radar_page(data: bytes, repeat: int) -> None:
     from explorer.data import Dataset
 
     root = Path(__file__).resolve().parents[1]
-    at = AppTest.from_file(str(root / "views" / "3_radar.py"), default_timeout=600)
+    at = AppTest.from_file(str(root / "views" / "radar.py"), default_timeout=600)
     at.session_state["dataset"] = Dataset("bench.parquet", hashlib.sha256(data).hexdigest(), is_sample=False)
     at.session_state["upload_bytes"] = data
     t0 = time.perf_counter()

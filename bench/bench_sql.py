@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -49,7 +48,8 @@ t0 = time.perf_counter()
 report = score_file_sql({path!r}, memory_limit={limit!r}, temp_directory={tmp!r}, threads=2)
 elapsed = time.perf_counter() - t0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(f"RESULT {{elapsed:.1f}} {{peak:.0f}} {{len(report.agents)}} {{report.agents[0].agent_id}} {{report.agents[0].headline.score}}")
+top = report.agents[0]
+print(f"RESULT {{elapsed:.1f}} {{peak:.0f}} {{len(report.agents)}} {{top.agent_id}} {{top.headline.score}}")
 """
 
 

@@ -7,16 +7,16 @@ labels understand a subset of HTML, and never enters a hover template as code.
 from __future__ import annotations
 
 import html
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
 from scoring import RADAR_AXES, Anchors, Headline, Policy, Radar
+from scoring.axes import AXIS_LABELS
 from scoring.policy import FIELD_BY_NAME
 
 from . import format as fmt
-from scoring.axes import AXIS_LABELS
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf"]
@@ -242,7 +242,7 @@ def frontier_chart(points: Mapping[str, tuple[float, float]], frontier: set[str]
             hovertemplate="%{customdata[0]}<br>average %{customdata[1]}<br>success rate %{customdata[2]}"
                           "<extra></extra>"))
     if unit == "USD":
-        ticks = [v for v in (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5)]
+        ticks = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]
         fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"${v:g}" for v in ticks])
     fig.update_xaxes(title=x_label)
     fig.update_yaxes(title="success rate (completed runs)", tickformat=".0%", range=[-0.05, 1.1])

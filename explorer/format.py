@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
-from scoring.format import (DASH, FORMATS, anchor_x, count, factor, ms, number, pct, pct2, score, steps, text,
-                            usd, weight)
 from scoring.facts import Fact
+from scoring.format import (
+    DASH,
+    FORMATS,
+    anchor_x,
+    count,
+    factor,
+    ms,
+    number,
+    pct,
+    pct2,
+    score,
+    steps,
+    text,
+    usd,
+    weight,
+)
 
 __all__ = ["DASH", "FORMATS", "anchor_x", "count", "dollars_safe", "factor", "ms", "number", "pct", "pct2",
            "plain", "render", "score", "steps", "text", "usd", "weight"]

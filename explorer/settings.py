@@ -16,8 +16,9 @@ A viewer can change none of this. Environment variables win over ``[explorer]`` 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from scoring.database import NamedConnection, SourceRefused, operator_connection
 from scoring.limits import DEFAULT_LIMITS, Limits, parse_size

@@ -1,8 +1,8 @@
-"""Small Streamlit helpers shared by the pages (the only UI code outside views/ and app.py)."""
+"""Small Streamlit helpers shared by the pages (the only UI code outside views/, app.py and explorer.data)."""
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import pandas as pd
 import streamlit as st
@@ -27,13 +27,16 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
                                 for c in text_columns})
     for column in frame.columns:
         formats.setdefault(column, _default_format(frame[column]))
-    styler = frame.style.format({c: (lambda f: lambda v: fmt.DASH if _missing(v) else f(v))(f)
-                                 for c, f in formats.items()}, na_rep=fmt.DASH)
+    styler = frame.style.format({c: _dash_for_missing(f) for c, f in formats.items()}, na_rep=fmt.DASH)
     if height == "fit":
         height = ROW_HEIGHT * (len(frame) + 1) + 3 if len(frame) <= 20 else 600
     # placeholder: Streamlit draws its own "None" for a missing cell whatever the Styler says.
     st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key,
                  column_config=column_config or None, placeholder=fmt.DASH)
+
+
+def _dash_for_missing(format_value: Callable[[object], str]) -> Callable[[object], str]:
+    return lambda v: fmt.DASH if _missing(v) else format_value(v)
 
 
 def _missing(value) -> bool:

@@ -5,11 +5,14 @@ Ten agents, each built to show one behaviour of the scoring methodology:
 - swift-lite: fast (~600-900 ms) and cheap (~$0.002) but flaky — ~55% success, close to a coin flip on every task.
 - deep-thinker: slow (~6-8 s) and accurate — ~90% success at ~$0.03 a run; fails mostly on the hardest tasks.
 - premium-max: expensive (~$0.12-0.18 a run) with good success (~80%); joined mid-June.
-- null-pointer: many completed runs, none successful (some outcomes unknown), always 0 steps — zero-success floor and no tool axis.
+- null-pointer: many completed runs, none successful (some outcomes unknown), always 0 steps — zero-success
+  floor and no tool axis.
 - newcomer: only 3 completed runs plus 2 failed ones in the last days — neutral consistency, no pass^k.
 - blackbox-api: a good agent behind an opaque endpoint that never reports steps — no tool-efficiency axis.
-- old-reliable: ~400 runs, ~90% success and fast for weeks, then its newest ~100 runs degrade (~40%, slower) — radar window vs all-completed headline.
-- crashy-runner: decent agent on shaky infrastructure — failed and timeout rows (outcome and latency often missing) mixed into normal runs.
+- old-reliable: ~400 runs, ~90% success and fast for weeks, then its newest ~100 runs degrade (~40%, slower)
+  — radar window vs all-completed headline.
+- crashy-runner: decent agent on shaky infrastructure — failed and timeout rows (outcome and latency often
+  missing) mixed into normal runs.
 - steady-pro: well-rounded — good success, low cost, few steps and very consistent latency.
 - two-speed: bimodal latency (~500 ms fast path or ~9 s slow path) — low consistency factor.
 
@@ -33,7 +36,7 @@ import argparse
 import csv
 import math
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import NamedTuple
 
@@ -42,8 +45,8 @@ import numpy as np
 SEED = 20260712
 COLUMNS = ("run_id", "agent_id", "task_id", "status", "success", "latency_ms", "cost_usd", "steps", "finished_at")
 N_TASKS = 40
-START = datetime(2026, 6, 1, tzinfo=timezone.utc)
-END = datetime(2026, 7, 12, 23, 59, 59, tzinfo=timezone.utc)
+START = datetime(2026, 6, 1, tzinfo=UTC)
+END = datetime(2026, 7, 12, 23, 59, 59, tzinfo=UTC)
 DEFAULT_OUT = Path(__file__).resolve().parent / "runs.csv"
 
 
@@ -168,21 +171,21 @@ def premium_max(rng, difficulty):
     return _standard(rng, difficulty, "premium-max", n=220, tasks=24, base=0.83, sensitivity=4.0, noise=0.4,
                      latency=lambda r: _lognormal(r, 3200, 0.2),
                      cost=lambda r: float(r.uniform(0.12, 0.18)), steps_mean=6.0,
-                     start=datetime(2026, 6, 15, tzinfo=timezone.utc))
+                     start=datetime(2026, 6, 15, tzinfo=UTC))
 
 
 def null_pointer(rng, difficulty):
     runs = _standard(rng, difficulty, "null-pointer", n=200, tasks=20, base=0.5, sensitivity=0.0, noise=0.0,
                      latency=lambda r: _lognormal(r, 1100, 0.15),
                      cost=lambda r: _lognormal(r, 0.004, 0.15), steps_mean=None, unknown=0.12,
-                     end=datetime(2026, 7, 5, tzinfo=timezone.utc))
+                     end=datetime(2026, 7, 5, tzinfo=UTC))
     # Never a success: every known outcome is a failure; it never executes a step.
     return [Run(r.agent_id, r.task_id, r.status, None if r.success is None else False,
                 r.latency_ms, r.cost_usd, 0, r.finished_at, r.order) for r in runs]
 
 
 def newcomer(rng, difficulty):
-    times = _times(rng, 5, datetime(2026, 7, 9, tzinfo=timezone.utc), END)
+    times = _times(rng, 5, datetime(2026, 7, 9, tzinfo=UTC), END)
     plan = [  # task, status, success, latency, cost, steps
         (3, "completed", True, 2100.0, 0.011, 5),
         (17, "failed", None, None, None, None),
@@ -267,7 +270,8 @@ def two_speed(rng, difficulty, n=300):
         t = int(subset[rng.integers(0, len(subset))])
         success = _outcome(rng, probs[t], 0.03)
         slow = rng.random() < 0.5
-        lat = _maybe(rng, float(max(rng.normal(9000, 500), 6000)) if slow else float(max(rng.normal(500, 60), 250)), 0.01)
+        typical = float(max(rng.normal(9000, 500), 6000)) if slow else float(max(rng.normal(500, 60), 250))
+        lat = _maybe(rng, typical, 0.01)
         cst = _maybe(rng, _lognormal(rng, 0.02 if slow else 0.004, 0.15), 0.01)
         stp = _steps(rng, 14.0 if slow else 3.0)
         runs.append(Run("two-speed", _task_id(t), "completed", success, lat, cst, stp, at, i))
@@ -317,7 +321,7 @@ def _fmt_bool(value: bool | None) -> str:
 
 
 def _fmt_latency(value: float | None) -> str:
-    return "" if value is None else str(int(round(value)))
+    return "" if value is None else str(round(value))
 
 
 def _fmt_cost(value: float | None) -> str:

@@ -16,7 +16,7 @@ from .runs import LoadedRuns, Problem, RunsValidationError, load_runs, runs_from
 
 __all__ = [
     "AXES", "CANONICAL_POLICY", "RADAR_AXES", "AgentReport", "Anchors", "Headline", "LoadedRuns", "Policy",
-    "Problem", "Profile", "Radar", "Report", "RunsValidationError", "check_weights", "composite",
+    "Problem", "Profile", "Radar", "Repeatability", "Report", "RunsValidationError", "check_weights", "composite",
     "fitness_radar", "headline_scores", "leaderboard_order", "load_runs", "pass_hat_k", "profile_score",
     "repeatability", "runs_from_records", "score_runs", "task_outcomes", "validate_runs",
 ]

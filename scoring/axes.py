@@ -10,8 +10,9 @@ of ``RadarAggregates`` with its aggregate in each engine).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -33,7 +34,7 @@ class Axis:
 
     name: str
     label: str
-    rules: tuple[tuple[Callable[["Policy"], str], Provenance], ...]
+    rules: tuple[tuple[Callable[[Policy], str], Provenance], ...]
     value: Values  # 0-100 per agent, NaN where the axis is unavailable
     reason: Reason  # why agent i has its value (or none)
 
@@ -41,11 +42,11 @@ class Axis:
 # --------------------------------------------------------------------------- correctness
 
 
-def _correctness(agg: "RadarAggregates", policy: "Policy") -> np.ndarray:
+def _correctness(agg: RadarAggregates, policy: Policy) -> np.ndarray:
     return 100 * safe_divide(agg.n_success.astype(float), agg.n_known.astype(float))
 
 
-def _correctness_reason(agg: "RadarAggregates", i: int, policy: "Policy") -> Fact:
+def _correctness_reason(agg: RadarAggregates, i: int, policy: Policy) -> Fact:
     if agg.n_known[i]:
         return Fact("{s:count} successes of {k:count} known outcomes in the window",
                     {"s": agg.n_success[i], "k": agg.n_known[i]})
@@ -57,12 +58,12 @@ def _correctness_reason(agg: "RadarAggregates", i: int, policy: "Policy") -> Fac
 # --------------------------------------------------------------------------- latency
 
 
-def _latency(agg: "RadarAggregates", policy: "Policy") -> np.ndarray:
+def _latency(agg: RadarAggregates, policy: Policy) -> np.ndarray:
     value = 100 * policy.latency_anchors(np.nan_to_num(agg.p50_lat))
     return np.where(agg.n_lat >= policy.radar_latency_min_runs, value, np.nan)
 
 
-def _latency_reason(agg: "RadarAggregates", i: int, policy: "Policy") -> Fact:
+def _latency_reason(agg: RadarAggregates, i: int, policy: Policy) -> Fact:
     values = {"p50": optional(agg.p50_lat[i]), "n": agg.n_lat[i], "need": policy.radar_latency_min_runs}
     if agg.n_lat[i] >= policy.radar_latency_min_runs:
         return Fact("median latency {p50:ms} over {n:count} runs", values)
@@ -74,11 +75,11 @@ def _latency_reason(agg: "RadarAggregates", i: int, policy: "Policy") -> Fact:
 # --------------------------------------------------------------------------- cost
 
 
-def _cost(agg: "RadarAggregates", policy: "Policy") -> np.ndarray:
+def _cost(agg: RadarAggregates, policy: Policy) -> np.ndarray:
     return np.where(agg.n_cost > 0, 100 * policy.cost_anchors(np.nan_to_num(agg.p50_cost)), np.nan)
 
 
-def _cost_reason(agg: "RadarAggregates", i: int, policy: "Policy") -> Fact:
+def _cost_reason(agg: RadarAggregates, i: int, policy: Policy) -> Fact:
     if agg.n_cost[i]:
         return Fact("median cost {p50:usd} over {n:count} runs", {"p50": optional(agg.p50_cost[i]), "n": agg.n_cost[i]})
     return Fact("no cost recorded in the window")
@@ -87,11 +88,11 @@ def _cost_reason(agg: "RadarAggregates", i: int, policy: "Policy") -> Fact:
 # --------------------------------------------------------------------------- tool efficiency
 
 
-def _tool_efficiency(agg: "RadarAggregates", policy: "Policy") -> np.ndarray:
+def _tool_efficiency(agg: RadarAggregates, policy: Policy) -> np.ndarray:
     return np.where(agg.nonzero_steps > 0, 100 * policy.steps_anchors(np.nan_to_num(agg.p50_steps)), np.nan)
 
 
-def _tool_efficiency_reason(agg: "RadarAggregates", i: int, policy: "Policy") -> Fact:
+def _tool_efficiency_reason(agg: RadarAggregates, i: int, policy: Policy) -> Fact:
     if agg.nonzero_steps[i]:
         return Fact("median {p50:steps} over {n:count} runs", {"p50": optional(agg.p50_steps[i]), "n": agg.n_steps[i]})
     if agg.n_steps[i]:
@@ -102,7 +103,7 @@ def _tool_efficiency_reason(agg: "RadarAggregates", i: int, policy: "Policy") ->
 # --------------------------------------------------------------------------- robustness
 
 
-def _robust_tasks(agg: "RadarAggregates", policy: "Policy") -> tuple[np.ndarray, np.ndarray]:
+def _robust_tasks(agg: RadarAggregates, policy: Policy) -> tuple[np.ndarray, np.ndarray]:
     """Per agent: the kept tasks (enough known outcomes) and the sum of r = 1 - 4p(1-p) over them."""
     kept = agg.task_n >= policy.robustness_min_outcomes
     p = agg.task_c[kept] / agg.task_n[kept]
@@ -111,12 +112,12 @@ def _robust_tasks(agg: "RadarAggregates", policy: "Policy") -> tuple[np.ndarray,
     return np.bincount(agents, minlength=size), np.bincount(agents, weights=1 - 4 * p * (1 - p), minlength=size)
 
 
-def _robustness(agg: "RadarAggregates", policy: "Policy") -> np.ndarray:
+def _robustness(agg: RadarAggregates, policy: Policy) -> np.ndarray:
     tasks, total = _robust_tasks(agg, policy)
     return 100 * safe_divide(total, tasks.astype(float))
 
 
-def _robustness_reason(agg: "RadarAggregates", i: int, policy: "Policy") -> Fact:
+def _robustness_reason(agg: RadarAggregates, i: int, policy: Policy) -> Fact:
     tasks = int(_robust_tasks(agg, policy)[0][i])
     values = {"tasks": tasks, "need": policy.robustness_min_outcomes}
     if tasks:
@@ -124,7 +125,7 @@ def _robustness_reason(agg: "RadarAggregates", i: int, policy: "Policy") -> Fact
     return Fact("no task with at least {need:count} known outcomes in the window", values)
 
 
-def robustness_tasks(agg: "RadarAggregates", policy: "Policy") -> np.ndarray:
+def robustness_tasks(agg: RadarAggregates, policy: Policy) -> np.ndarray:
     """Tasks kept by the robustness axis, per agent (reported as ``robustness_tasks``)."""
     return _robust_tasks(agg, policy)[0]
 

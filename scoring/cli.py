@@ -12,8 +12,8 @@ import pandas as pd
 from .limits import DEFAULT_LIMITS, Limits, parse_size
 from .policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
 from .radar import check_weights
-from .report import score_runs
 from .repeatability import check_levels
+from .report import score_runs
 from .runs import RunsValidationError, load_runs
 
 

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 log = logging.getLogger(__name__)

@@ -9,8 +9,9 @@ render the same fact with the same formatter.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 _SLOT = re.compile(r"\{(\w+):(\w+)\}")
 

@@ -8,7 +8,6 @@ person: an undefined value is a dash.
 
 from __future__ import annotations
 
-
 DASH = "—"
 
 

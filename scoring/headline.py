@@ -59,7 +59,7 @@ class Headline:
         return tuple(out)
 
     @classmethod
-    def unranked(cls, agent_id: str, policy: Policy) -> "Headline":
+    def unranked(cls, agent_id: str, policy: Policy) -> Headline:
         """An agent with no completed run: no score, every factor undefined (SPEC 3)."""
         return cls(agent_id=agent_id, score=None, completed_runs=0, successful_runs=0, success_rate=None,
                    latency_runs=0, avg_latency_ms=None, latency_score=None, latency_pstdev_ms=None, consistency=None,
@@ -127,7 +127,8 @@ class Headline:
         }
 
 
-def composite(success_rate: float, execution_score: float, cost_score: float, policy: Policy = CANONICAL_POLICY) -> float:
+def composite(success_rate: float, execution_score: float, cost_score: float,
+              policy: Policy = CANONICAL_POLICY) -> float:
     """The unrounded weighted composite on 0-100 (before the zero-success floor).
 
     Examples
@@ -156,7 +157,7 @@ class HeadlineAggregates:
     cost_mean: np.ndarray
 
     @classmethod
-    def of(cls, headline: "Headline") -> "HeadlineAggregates":
+    def of(cls, headline: Headline) -> HeadlineAggregates:
         """The stats behind one agent's headline (for what-if recomputation)."""
         nan = float("nan")
         return cls(*(np.asarray(v, dtype=float) for v in (

@@ -6,8 +6,8 @@ reads or changes a headline score.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -43,7 +43,7 @@ class Radar:
         d = self.policy.score_decimals
         return {a: None if v is None else round(v, d) for a, v in self.raw_axes.items()}
 
-    def profile(self, weights: Mapping[str, float] | None = None) -> "Profile":
+    def profile(self, weights: Mapping[str, float] | None = None) -> Profile:
         return profile_score(self.raw_axes, weights, self.policy)
 
     def to_json(self, weights: Mapping[str, float] | None = None) -> dict:
@@ -104,7 +104,7 @@ def profile_score(raw_axes: Mapping[str, float | None], weights: Mapping[str, fl
     available = {a: full[a] for a in RADAR_AXES if raw_axes.get(a) is not None}
     total = sum(available.values())
     if not available or total == 0:
-        return Profile(None, {a: 0.0 for a in available} if available else {})
+        return Profile(None, dict.fromkeys(available, 0.0) if available else {})
     normalized = {a: w / total for a, w in available.items()}
     score = sum(w * raw_axes[a] for a, w in available.items()) / total
     return Profile(round(score, policy.score_decimals), normalized)

@@ -61,7 +61,7 @@ def build_receipt(agent: AgentReport, agent_runs: pd.DataFrame) -> dict[str, Any
         "policy": policy_to_dict(policy),
         "policy_constants_sha256": constants_hash(policy_to_dict(policy)),
         "agent_id": agent.agent_id,
-        "input": {"runs": int(len(agent_runs)), "sha256": runs_hash(agent_runs)},
+        "input": {"runs": len(agent_runs), "sha256": runs_hash(agent_runs)},
         "headline": {
             **h.to_json(),
             "latency_runs": h.latency_runs, "latency_pstdev_ms": h.latency_pstdev_ms, "cost_runs": h.cost_runs,
@@ -205,8 +205,8 @@ def _differences(expected: Any, actual: Any, path: str = "") -> list[str]:
             return []
     elif expected == actual and type(expected) is type(actual):
         return []
-    elif isinstance(expected, int) and isinstance(actual, float) and not isinstance(expected, bool) \
-            and float(expected) == actual:
+    elif isinstance(expected, int) and not isinstance(expected, bool) and isinstance(actual, float) \
+            and float(expected) == actual:  # JSON wrote a whole float as an int
         return []
     return [f"{path}: receipt {json.dumps(expected)}, recomputed {json.dumps(actual)}"]
 

@@ -9,10 +9,10 @@ tau2-bench reading beside it, labelled, never mixed in.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from math import comb
-from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -99,7 +99,7 @@ class Repeatability:
     pass_k: dict[int, float] | None
     levels: tuple[int, ...]  # the levels reported (the policy's, or those asked for)
     tasks_below_k: dict[int, int]  # per level: qualifying tasks with fewer than k outcomes (they count 0)
-    task_rows: "_TaskSlice" = field(repr=False)
+    task_rows: _TaskSlice = field(repr=False)
     policy: Policy = field(repr=False)
 
     @property

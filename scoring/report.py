@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Mapping, Sequence
 
 import pandas as pd
 
 from ._groups import agent_groups
-from .headline import Headline, headline_scores, leaderboard_order
 from .axes import RADAR_AXES
+from .headline import Headline, headline_scores, leaderboard_order
 from .policy import CANONICAL_POLICY, Policy
 from .radar import Radar, check_weights, fitness_radar
 from .repeatability import Repeatability, repeatability
-
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 

@@ -17,20 +17,30 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import BinaryIO, Iterable
+from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
 from pandas.api import types as ptypes
 
 from .limits import DEFAULT_LIMITS, Limits, format_size
-from .schema import (CANONICAL_COLUMNS, FALSE_TOKENS, NONFINITE_TOKENS, OPTIONAL_COLUMNS, REQUIRED_COLUMNS,
-                     STATUSES, TERMINAL_STATUSES, TRUE_TOKENS, Reason, normalize_column_name)
+from .schema import (
+    CANONICAL_COLUMNS,
+    FALSE_TOKENS,
+    NONFINITE_TOKENS,
+    OPTIONAL_COLUMNS,
+    REQUIRED_COLUMNS,
+    STATUSES,
+    TRUE_TOKENS,
+    Reason,
+    normalize_column_name,
+)
 
-FORMATS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet", ".pq": "parquet"}
+FORMATS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",
+           ".pq": "parquet"}
 DEFAULT_MAX_ROWS = DEFAULT_LIMITS.max_rows
 MAX_PROBLEMS_LISTED = 1000  # in the text report
 MAX_PROBLEMS_KEPT = 10_000  # as Problem objects: a file of 5,000,000 bad rows must not cost gigabytes to refuse
@@ -52,7 +62,7 @@ class Problem:
 
     @classmethod
     def of(cls, reason: Reason, row: int | None = None, column: str | None = None, value: str | None = None,
-           **fields: object) -> "Problem":
+           **fields: object) -> Problem:
         return cls(row, column, value, reason.text(**fields), reason.code)
 
     def message(self) -> str:
@@ -147,7 +157,7 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
         try:
             return data.decode("utf-16"), []
         except UnicodeDecodeError as exc:
-            raise _file_problem(f"the file starts with a UTF-16 mark but is not valid UTF-16 ({exc.reason})")
+            raise _file_problem(f"the file starts with a UTF-16 mark but is not valid UTF-16 ({exc.reason})") from None
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError:
@@ -414,8 +424,8 @@ def _read_parquet(source, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame
     # pandas reads a Parquet null in a float column as NaN: find the real NaN values first, so
     # that they are refused as non-finite instead of passing as empty cells.
     nan_masks = {}
-    for i, field in enumerate(table.schema):
-        if pa.types.is_floating(field.type):
+    for i, column_field in enumerate(table.schema):
+        if pa.types.is_floating(column_field.type):
             mask = pc.fill_null(pc.is_nan(table.column(i)), False).to_numpy(zero_copy_only=False)
             if mask.any():
                 nan_masks[i] = mask
@@ -490,7 +500,7 @@ def load_runs(
                          prior_problems=problems.problems, prior_rows=problems.rows, warnings=warnings)
 
 
-def _binary(source) -> "io.BytesIO":
+def _binary(source) -> io.BytesIO:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return io.BytesIO(source)
     return source

@@ -10,8 +10,18 @@ import pandas as pd
 
 # The policy's field table, its one validator and its JSON form live in scoring.policy; they are
 # re-exported here because a sandbox is where they are used.
-from .policy import (FIELDS, SANDBOX_MARK, FieldError, Policy, PolicyError, constants_hash, load_policy,
-                     policy_from_dict, policy_json, policy_to_dict)
+from .policy import (
+    FIELDS,
+    SANDBOX_MARK,
+    FieldError,
+    Policy,
+    PolicyError,
+    constants_hash,
+    load_policy,
+    policy_from_dict,
+    policy_json,
+    policy_to_dict,
+)
 from .report import Report
 
 __all__ = ["FIELDS", "FieldError", "PolicyError", "constants_hash", "is_sandbox", "largest_moves_first",

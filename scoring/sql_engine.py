@@ -20,15 +20,26 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from decimal import Decimal
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
-from .database import (CONNECT_TIMEOUT_S, STATEMENT_TIMEOUT_MS, ConnectionSpec, SourceRefused, SourceTooLarge,
-                       check_table_name, connect, fetch_rows, log, redact)
+from .database import (
+    CONNECT_TIMEOUT_S,
+    STATEMENT_TIMEOUT_MS,
+    ConnectionSpec,
+    SourceRefused,
+    SourceTooLarge,
+    check_table_name,
+    connect,
+    fetch_rows,
+    log,
+    redact,
+)
 from .headline import HeadlineAggregates, headline_from_aggregates
 from .limits import DEFAULT_LIMITS, Limits
 from .policy import CANONICAL_POLICY, Policy
@@ -36,8 +47,18 @@ from .radar import RadarAggregates, radar_from_aggregates
 from .repeatability import RepeatabilityAggregates, repeatability_from_aggregates
 from .report import Report, assemble_report
 from .runs import Problem, RunsValidationError
-from .schema import (FALSE_TOKENS, ISO_8601_PATTERN, NONFINITE_TOKENS, NUMBER_PATTERN, REQUIRED_COLUMNS, STATUSES,
-                     TERMINAL_STATUSES, TRUE_TOKENS, Reason, normalize_column_name)
+from .schema import (
+    FALSE_TOKENS,
+    ISO_8601_PATTERN,
+    NONFINITE_TOKENS,
+    NUMBER_PATTERN,
+    REQUIRED_COLUMNS,
+    STATUSES,
+    TERMINAL_STATUSES,
+    TRUE_TOKENS,
+    Reason,
+    normalize_column_name,
+)
 
 MAX_PROBLEMS = 200
 Execute = Callable[[str], tuple[list[str], list[tuple[Any, ...]]]]  # SQL -> (column names, rows)
@@ -57,7 +78,7 @@ class Dialect:
     wide_bits: int | None = 126  # bits it holds (None: unbounded)
     materialize = False  # the normalized runs are stored once (a temporary table) rather than re-read
 
-    def strip(self, expr: str) -> str:
+    def trimmed(self, expr: str) -> str:
         """Surrounding ASCII whitespace removed, as Python's str.strip does for it."""
         return f"trim({expr}, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13))"
 
@@ -106,7 +127,7 @@ class PostgreSQL(Dialect):
     wide_int = "NUMERIC"
     wide_bits = None
 
-    def strip(self, expr: str) -> str:
+    def trimmed(self, expr: str) -> str:
         return f"btrim({expr}, E' \\t\\n\\r\\f\\v')"
 
     def matches(self, expr: str, pattern: str) -> str:
@@ -120,7 +141,7 @@ class PostgreSQL(Dialect):
             return f"CAST({column} AS {sql_type})"
         # PostgreSQL has no TRY_CAST: a text cell such as 'abc' would abort the query (and 'yesterday'
         # reads as a timestamp), so only a valid spelling is cast.
-        text = self.strip(f"CAST({column} AS {self.text_type})")
+        text = self.trimmed(f"CAST({column} AS {self.text_type})")
         return f"(CASE WHEN {self.matches(text, spelling)} THEN CAST({text} AS {sql_type}) END)"
 
     def log2_floor(self, expr: str) -> str:
@@ -146,13 +167,13 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
     text = d.text_type
     kinds = kinds or {}
     numeric = {c: kinds.get(c) == "numeric" for c in ("latency_ms", "cost_usd", "steps")}
-    success = f"lower({d.strip(f'CAST(success AS {text})')})"
+    success = f"lower({d.trimmed(f'CAST(success AS {text})')})"
     return f"""
     SELECT
-      {d.strip(f'CAST(run_id AS {text})')} AS run_id,
-      {d.strip(f'CAST(agent_id AS {text})')} AS agent_id,
-      {d.strip(f'CAST(task_id AS {text})')} AS task_id,
-      lower({d.strip(f'CAST(status AS {text})')}) AS status,
+      {d.trimmed(f'CAST(run_id AS {text})')} AS run_id,
+      {d.trimmed(f'CAST(agent_id AS {text})')} AS agent_id,
+      {d.trimmed(f'CAST(task_id AS {text})')} AS task_id,
+      lower({d.trimmed(f'CAST(status AS {text})')}) AS status,
       CAST(status AS {text}) AS status_text,
       CASE WHEN {success} IN ({_quote_list(sorted(TRUE_TOKENS))}) THEN TRUE
            WHEN {success} IN ({_quote_list(sorted(FALSE_TOKENS))}) THEN FALSE END AS success,
@@ -191,7 +212,7 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
             rules += [(column, Reason.NOT_FINITE, f"{column} IS NOT NULL AND {d.non_finite(column)}", shown),
                       (column, Reason.NEGATIVE, f"{column} < 0", shown)]
             continue
-        stripped = d.strip(text)
+        stripped = d.trimmed(text)
         token = f"lower({stripped}) IN ({_quote_list(sorted(NONFINITE_TOKENS))})"
         rules += [
             (column, Reason.NOT_A_NUMBER, f"{text} IS NOT NULL AND {stripped} <> '' AND NOT {token} "
@@ -202,7 +223,7 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
     rules.append(("steps", Reason.NOT_WHOLE,
                   f"steps IS NOT NULL AND NOT {d.non_finite('steps')} AND steps >= 0 AND steps <> floor(steps)",
                   f"COALESCE(steps_text, CAST(steps AS {d.text_type}))"))
-    stripped = d.strip("finished_text")
+    stripped = d.trimmed("finished_text")
     spelled = "" if kinds.get("finished_at") == "timestamp" else f" OR NOT {d.matches(stripped, ISO_8601_PATTERN)}"
     rules.append(("finished_at", Reason.NOT_A_TIMESTAMP,
                   f"finished_text IS NOT NULL AND {stripped} <> '' AND (finished_at IS NULL{spelled})",
@@ -297,7 +318,7 @@ class SqlScorer:
         # Agents whose terms fit the wide integer type (and whose values are not subnormal or tiny, where
         # 2^(52 - e) would overflow a double) are summed in SQL; the others by math.fsum below.
         fits = "" if d.wide_bits is None else f" AND high - low + 53 + ceil(log2(n)) <= {d.wide_bits}"
-        stats = f"""SELECT agent_id, MIN(e) AS low, MAX(e) AS high, COUNT(*) AS n, MIN(v) AS smallest
+        stats = """SELECT agent_id, MIN(e) AS low, MAX(e) AS high, COUNT(*) AS n, MIN(v) AS smallest
                     FROM s GROUP BY agent_id"""
         ok = f"""SELECT agent_id, low FROM stats
                  WHERE smallest >= CAST('2.2250738585072014e-308' AS DOUBLE PRECISION) AND low >= -960{fits}"""
@@ -488,7 +509,8 @@ ROW_COLUMN = "scoring_source_row_"  # the file's row number, carried through the
 def _renamed_source(source: str, columns: list[str], quote, keep: str | None = None) -> tuple[str, set[str]]:
     """``source`` with its columns under their SPEC 1 names (and ``keep`` as it is)."""
     mapping = _normalize_names(columns)
-    select = ", ".join([f"{quote(original)} AS {name}" for name, original in mapping.items()] + ([keep] if keep else []))
+    select = ", ".join([f"{quote(original)} AS {name}" for name, original in mapping.items()]
+                       + ([keep] if keep else []))
     return f"(SELECT {select} FROM {source} AS raw)", set(mapping)
 
 
@@ -571,7 +593,7 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
         con.close()
 
 
-def score_postgres(source: "str | ConnectionSpec", table: str, policy: Policy = CANONICAL_POLICY,
+def score_postgres(source: str | ConnectionSpec, table: str, policy: Policy = CANONICAL_POLICY,
                    weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None) -> Report:
     """Score a runs table in PostgreSQL, read-only. ``table`` may be schema-qualified.
 

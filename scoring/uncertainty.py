@@ -8,8 +8,8 @@ on which other agents are in the file) and are vectorized over replicates.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Mapping
 
 import numpy as np
 import pandas as pd

@@ -139,6 +139,6 @@ def test_steps_above_last_anchor_takes_last_score(x):
 def test_anchor_scores_stay_within_0_and_1_on_a_sweep():
     # Clamped piecewise-linear with scores in [0, 1] can never leave [0, 1].
     for anchors, top in ((LAT, 20_000), (COST, 0.4), (STEPS, 80)):
-        for i in range(0, 401):
+        for i in range(401):
             v = anchors(top * i / 400)
             assert 0.0 <= v <= 1.0

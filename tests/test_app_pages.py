@@ -21,6 +21,7 @@ from streamlit import dataframe_util
 from streamlit.testing.v1 import AppTest
 
 import explorer.data
+import explorer.pages
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY, RADAR_AXES, Anchors, load_runs, score_runs
 from scoring.methodology import rules
@@ -28,14 +29,8 @@ from scoring.policy import EXPLORER, PUBLISHED
 
 ROOT = Path(__file__).resolve().parents[1]
 # AppTest resolves a relative path against the calling file (tests/), not the working directory.
-PAGES = {
-    "leaderboard": ROOT / "views" / "1_leaderboard.py",
-    "headline": ROOT / "views" / "2_headline.py",
-    "radar": ROOT / "views" / "3_radar.py",
-    "repeatability": ROOT / "views" / "4_repeatability.py",
-    "methodology": ROOT / "views" / "5_methodology.py",
-    "uncertainty": ROOT / "views" / "6_uncertainty.py",
-}
+# Every page but the sandbox (tests/test_app_sandbox.py drives it), from the app's own page list.
+PAGES = {p.name: p.path for p in explorer.pages.PAGES if p.name != "sandbox"}
 TIMEOUT = 60
 
 # --------------------------------------------------------------------------- edge-case upload

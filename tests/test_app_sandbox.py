@@ -4,8 +4,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from explorer.pages import PAGE_BY_NAME
+
 ROOT = Path(__file__).resolve().parents[1]
-PAGE = str(ROOT / "views" / "7_sandbox.py")
+PAGE = str(PAGE_BY_NAME["sandbox"].path)
 
 
 def texts(at) -> str:
@@ -52,7 +54,7 @@ def test_a_valid_edit_moves_ranks_and_labels_the_sandbox():
 
 
 def test_the_leaderboard_can_show_intervals_and_tie_groups_without_moving_a_score():
-    at = AppTest.from_file(str(ROOT / "views" / "1_leaderboard.py"), default_timeout=120).run()
+    at = AppTest.from_file(str(PAGE_BY_NAME["leaderboard"].path), default_timeout=120).run()
     before = frame_with(at, "Flags")
     at.toggle(key="leaderboard_intervals").set_value(True).run()
     assert not at.exception

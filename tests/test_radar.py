@@ -1,14 +1,14 @@
 """SPEC 4: the fitness radar (window, five axes, profile score), hand-worked."""
 
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from scoring import fitness_radar, load_runs, profile_score, runs_from_records
 
 TOL = 1e-9
-BASE = datetime(2026, 7, 1, tzinfo=timezone.utc)
+BASE = datetime(2026, 7, 1, tzinfo=UTC)
 ALL_NULL = {"correctness": None, "latency": None, "cost": None, "tool_efficiency": None, "robustness": None}
 
 

@@ -173,7 +173,7 @@ def test_undefined_fields_are_json_null_never_nan():
     n = agents["n"]  # completed, but no latency, no cost, no known outcome
     assert n["headline"]["score"] == 0.0  # zero-success floor
     assert n["headline"]["avg_latency_ms"] is None and n["headline"]["avg_cost_usd"] is None
-    assert n["radar"]["axes"] == {a: None for a in AXES}
+    assert n["radar"]["axes"] == dict.fromkeys(AXES)
     assert n["radar"]["profile_score"] is None
 
     q = agents["q"]  # queued only

@@ -15,8 +15,15 @@ import pytest
 
 from scoring import CANONICAL_POLICY, load_runs, runs_from_records, score_runs
 from scoring.receipt import build_receipt, receipt_json, receipt_markdown, runs_hash, verify
-from scoring.sandbox import (PolicyError, is_sandbox, largest_moves_first, policy_from_dict, policy_json,
-                             policy_to_dict, rank_diff)
+from scoring.sandbox import (
+    PolicyError,
+    is_sandbox,
+    largest_moves_first,
+    policy_from_dict,
+    policy_json,
+    policy_to_dict,
+    rank_diff,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"

@@ -16,12 +16,11 @@ import pytest
 
 from explorer.cache import BoundedCache
 from explorer.settings import read_settings
-from scoring import RunsValidationError, load_runs
+from scoring import CANONICAL_POLICY, RunsValidationError, load_runs
 from scoring.database import ConnectionSpec, SourceRefused, operator_connection, parse_viewer_url
 from scoring.limits import Limits, format_size, parse_size
 from scoring.policy import PolicyError, load_policy, policy_to_dict
 from scoring.safejson import JsonRefused, load_json
-from scoring import CANONICAL_POLICY
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -355,7 +354,7 @@ def test_a_deeply_nested_receipt_exits_2(tmp_path):
 def test_the_dataset_cache_is_bounded_by_size():
     cache: BoundedCache = BoundedCache(max_bytes=100, idle_seconds=60)
     for key in "abcd":
-        cache.get_or_compute(key, lambda: key.upper(), lambda v: 40)
+        cache.get_or_compute(key, key.upper, lambda v: 40)
     assert len(cache) == 2 and cache.total_bytes == 80  # the two least recently used were dropped
     calls = []
     assert cache.get_or_compute("d", lambda: calls.append(1) or "again", lambda v: 40) == "D" and not calls
@@ -398,8 +397,9 @@ def test_a_client_clear_cache_message_does_not_drop_the_datasets():
     from streamlit.testing.v1 import AppTest
 
     import explorer.data
+    import explorer.pages
 
-    at = AppTest.from_file(str(ROOT / "views" / "1_leaderboard.py"), default_timeout=60).run()
+    at = AppTest.from_file(str(explorer.pages.PAGE_BY_NAME["leaderboard"].path), default_timeout=60).run()
     assert not at.exception and explorer.data._DATASETS is not None
     held = len(explorer.data._DATASETS)
     import streamlit as st

@@ -1,6 +1,5 @@
 """The SQL engine gives the same report as the pandas engine: DuckDB here, PostgreSQL in test_postgres.py."""
 
-import io
 import json
 from pathlib import Path
 

@@ -9,8 +9,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import headline_scores, runs_from_records, score_runs
-from scoring.uncertainty import (Interval, bootstrap_intervals, frontier_points, pareto_frontier,
-                                 percentile_interval, sensitivity, tie_groups)
+from scoring.uncertainty import (
+    Interval,
+    bootstrap_intervals,
+    frontier_points,
+    pareto_frontier,
+    percentile_interval,
+    sensitivity,
+    tie_groups,
+)
 from tests.test_properties import run_tables
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

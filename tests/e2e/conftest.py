@@ -51,7 +51,8 @@ new MutationObserver((mutations) => {
 SETTLED_JS = """() => {
   const app = document.querySelector("[data-testid='stApp']");
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector("[data-testid='stSkeleton'], [data-stale='true'], [data-testid='stSpinner']")) return false;
+  const busy = "[data-testid='stSkeleton'], [data-stale='true'], [data-testid='stSpinner']";
+  if (document.querySelector(busy)) return false;
   for (const df of document.querySelectorAll("[data-testid='stDataFrame']")) {
     if (!df.querySelector('table tbody')) return false;
   }

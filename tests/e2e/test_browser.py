@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer import tables
+from explorer import pages, tables
 from scoring import CANONICAL_POLICY, RADAR_AXES, check_weights, load_runs, score_runs
 
 SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "runs.csv"
@@ -29,14 +29,6 @@ AXIS_LABELS = [tables.AXIS_LABELS[axis] for axis in RADAR_AXES]
 # Text that must never reach a person: Python/pandas reprs of missing values, tracebacks.
 BAD_TEXT = re.compile(r"\bNaN\b|\bnan\b|\bNone\b|<NA>|\bTraceback\b")
 
-PAGES = [  # (screenshot name, url path, title), in the sidebar's order
-    ("01-leaderboard", "", "Leaderboard"),
-    ("02-headline", "headline", "Headline composite"),
-    ("03-radar", "radar", "Fitness radar"),
-    ("04-repeatability", "repeatability", "Repeatability"),
-    ("06-uncertainty", "uncertainty", "Is the difference real?"),
-    ("05-methodology", "methodology", "Methodology"),
-]
 
 
 # --- helpers -----------------------------------------------------------------------------------------------
@@ -212,6 +204,8 @@ def check_uncertainty(app, report) -> None:
 CHECKS = {"Leaderboard": check_leaderboard, "Headline composite": check_headline, "Fitness radar": check_radar,
           "Repeatability": check_repeatability, "Is the difference real?": check_uncertainty,
           "Methodology": check_methodology}
+# (screenshot name, url path, title) of the pages checked one by one, in the sidebar's order (the app's page list).
+PAGES = [(f"{i + 1:02d}-{p.name}", p.url_path, p.title) for i, p in enumerate(pages.PAGES) if p.title in CHECKS]
 
 
 @pytest.mark.browser
@@ -245,7 +239,7 @@ def test_navigation_lists_every_page_and_the_others_are_clean(app):
 @pytest.mark.browser
 def test_radar_weights_rerank_profile_not_headline(app, sample_report):
     app.goto("radar")
-    defaults = {axis: 0.2 for axis in RADAR_AXES}
+    defaults = dict.fromkeys(RADAR_AXES, 0.2)
     before = app.grid(0)
     assert before.column("Agent") == profile_order(sample_report, defaults)
     headline_before = {r["Agent"]: (r["Headline score"], r["Headline rank"]) for r in before.records()}

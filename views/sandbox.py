@@ -4,8 +4,15 @@ from explorer import data, ui
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 from scoring.receipt import build_receipt, receipt_json, receipt_markdown
-from scoring.sandbox import (PolicyError, largest_moves_first, load_policy, policy_from_dict, policy_json,
-                             policy_to_dict, rank_diff)
+from scoring.sandbox import (
+    PolicyError,
+    largest_moves_first,
+    load_policy,
+    policy_from_dict,
+    policy_json,
+    policy_to_dict,
+    rank_diff,
+)
 
 st.title("Policy sandbox")
 st.caption("Try other constants and see what they would do. The canonical policy "

@@ -34,7 +34,8 @@ if show_intervals:
     board = tables.with_intervals(board, iv)
 ui.table(
     board,
-    {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score, "Success rate": lambda v: fmt.pct(v, 2), "Execution": fmt.factor,
+    {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score, "Success rate": fmt.pct2,
+     "Execution": fmt.factor,
      "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor, "Avg cost (USD)": fmt.usd},
     key="leaderboard",
     Score=st.column_config.Column(help="Headline composite, 0–100, two decimals"),

@@ -14,7 +14,8 @@ policy = report.policy
 
 agents = [a.agent_id for a in report.agents]
 agent_id = st.selectbox("Agent", agents, key="headline_agent",
-                        format_func=lambda a: f"#{report.agent(a).rank} {a}" if report.agent(a).rank else f"{a} (unranked)")
+                        format_func=lambda a: f"#{report.agent(a).rank} {a}" if report.agent(a).rank
+                        else f"{a} (unranked)")
 h = report.agent(agent_id).headline
 
 if not h.ranked:
@@ -23,7 +24,8 @@ if not h.ranked:
 
 cols = st.columns(4)
 cols[0].metric("Headline score", fmt.score(h.score), help=f"0–100, rounded to {policy.score_decimals} decimals")
-cols[1].metric("Success rate", fmt.pct(h.success_rate), help=f"{h.successful_runs} of {h.completed_runs} completed runs")
+cols[1].metric("Success rate", fmt.pct(h.success_rate),
+               help=f"{h.successful_runs} of {h.completed_runs} completed runs")
 cols[2].metric("Execution score", fmt.factor(h.execution_score), help=execution_formula(policy))
 cols[3].metric("Cost score", fmt.factor(h.cost_score), help=f"average cost {fmt.usd(h.avg_cost_usd)}")
 
@@ -43,7 +45,8 @@ contributions = h.contributions()
 st.code(
     f"{headline_formula(policy)}\n"
     f"      = round(100 × ({policy.success_weight:g} × {h.success_rate:.4f} + "
-    f"{policy.execution_weight:g} × {h.execution_score:.4f} + {policy.cost_weight:g} × {h.cost_score:.4f}), {policy.score_decimals})\n"
+    f"{policy.execution_weight:g} × {h.execution_score:.4f} + {policy.cost_weight:g} × {h.cost_score:.4f}), "
+    f"{policy.score_decimals})\n"
     f"      = round({contributions['success']:.4f} + {contributions['execution']:.4f} + "
     f"{contributions['cost']:.4f}, {policy.score_decimals}) = "
     f"{fmt.score(round(h.weighted_score, policy.score_decimals))}"
