@@ -14,10 +14,16 @@ $(VENV)/.installed: requirements.txt
 run: $(VENV)/.installed
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true
 
-# Every test, browser and PostgreSQL suites included; installs their Debian packages when missing.
-test: $(VENV)/.installed
+# Lint and types, then every test (browser and PostgreSQL suites included; their Debian packages are
+# installed when missing).
+test: $(VENV)/.installed lint
 	bash scripts/ensure-test-deps
 	$(PY) -m pytest
+
+# ruff and mypy, configured in pyproject.toml.
+lint: $(VENV)/.installed
+	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 # Everything but the real-browser suite.
 test-fast: $(VENV)/.installed

@@ -198,10 +198,10 @@ def database_source(s: settings_module.Settings) -> None:
 
 
 def current_dataset() -> Dataset:
-    dataset = st.session_state.get(STATE_KEY)
+    dataset: Dataset | None = st.session_state.get(STATE_KEY)
     stale = dataset is None or (dataset.kind == "upload" and UPLOAD_KEY not in st.session_state) \
         or (dataset.kind == "url" and URL_KEY not in st.session_state)
-    if stale:
+    if dataset is None or stale:
         dataset = sample_dataset()
         st.session_state[STATE_KEY] = dataset
     return dataset

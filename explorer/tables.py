@@ -51,6 +51,16 @@ def with_intervals(board: pd.DataFrame, intervals) -> pd.DataFrame:
     return board
 
 
+def interval_points(report: Report, intervals) -> list[tuple[str, float, float, float, int]]:
+    """(agent, score, low, high, tie group) of every ranked agent, in leaderboard order, for the interval chart."""
+    out = []
+    for a in report.agents:
+        iv = intervals.agents[a.agent_id]
+        if a.headline.score is not None and iv.headline is not None and iv.tie_group is not None:
+            out.append((a.agent_id, a.headline.score, iv.headline.low, iv.headline.high, iv.tie_group))
+    return out
+
+
 def profile_ranking(report: Report, weights: Mapping[str, float]) -> pd.DataFrame:
     """Agents ranked by viewer-weighted profile score beside their unchanged headline score and rank."""
     rows = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
 import pandas as pd
 import streamlit as st
@@ -13,7 +14,8 @@ ROW_HEIGHT = 35
 
 
 def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | None = None, *,
-          key: str | None = None, height: int | str | None = "fit", **column_config) -> None:
+          key: str | None = None, height: int | Literal["fit", "auto"] = "fit",
+          columns: Mapping[str, Any] | None = None) -> None:
     """A sortable table whose cells are formatted by ``explorer.format`` (an empty value shows a dash).
 
     The underlying values stay numeric, so sorting by a column sorts numbers, not text.
@@ -28,11 +30,11 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
     for column in frame.columns:
         formats.setdefault(column, _default_format(frame[column]))
     styler = frame.style.format({c: _dash_for_missing(f) for c, f in formats.items()}, na_rep=fmt.DASH)
-    if height == "fit":
+    if height == "fit":  # every row shown up to 20 rows, then a scrolling table
         height = ROW_HEIGHT * (len(frame) + 1) + 3 if len(frame) <= 20 else 600
     # placeholder: Streamlit draws its own "None" for a missing cell whatever the Styler says.
     st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key,
-                 column_config=column_config or None, placeholder=fmt.DASH)
+                 column_config=dict(columns) if columns else None, placeholder=fmt.DASH)
 
 
 def _dash_for_missing(format_value: Callable[[object], str]) -> Callable[[object], str]:

@@ -9,6 +9,7 @@ import sys
 
 import pandas as pd
 
+from . import format as fmt
 from .limits import DEFAULT_LIMITS, Limits, parse_size
 from .policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
 from .radar import check_weights
@@ -43,12 +44,18 @@ def table_text(report) -> str:
         return f"policy {report.policy.version}\n(no agents)"
     frame = report.to_frame()[list(columns)].rename(columns=columns).astype(object)
     decimals = report.policy.score_decimals
-    formats = {"score": f"{{:.{decimals}f}}", "profile": f"{{:.{decimals}f}}", "success": "{:.4f}",
-               "execution": "{:.4f}", "cost": "{:.4f}", **{f"pass^{k}": "{:.4f}" for k in levels}}
+    # The app's formatter (scoring.format), so a number reads the same in the terminal as on screen.
+    formats = {"rank": fmt.count, "score": lambda v: fmt.score(v, decimals), "success": fmt.pct2,
+               "execution": fmt.factor, "cost": fmt.factor, "completed": fmt.count,
+               "profile": lambda v: fmt.score(v, decimals), **{f"pass^{k}": fmt.pct2 for k in levels},
+               "agent": fmt.text, "flags": fmt.text}
     for column in frame.columns:
-        pattern = formats.get(column, "{}")
-        frame[column] = ["-" if pd.isna(v) else pattern.format(v) for v in frame[column]]
+        frame[column] = [fmt.DASH if _missing(v) else formats[column](v) for v in frame[column]]
     return f"policy {report.policy.version}\n" + frame.to_string(index=False)
+
+
+def _missing(value) -> bool:
+    return value is None or bool(pd.isna(value))
 
 
 def _write(text: str) -> int:

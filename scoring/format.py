@@ -21,9 +21,9 @@ def _missing(value) -> bool:
         return True
 
 
-def score(value) -> str:
-    """A 0-100 score with two decimals: 86.96."""
-    return DASH if _missing(value) else f"{value:.2f}"
+def score(value, decimals: int = 2) -> str:
+    """A 0-100 score with the policy's decimals (two, as published): 86.96."""
+    return DASH if _missing(value) else f"{value:.{decimals}f}"
 
 
 def pct(value, decimals: int = 1) -> str:

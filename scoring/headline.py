@@ -6,6 +6,7 @@ Cohort: every ``completed`` run of the agent, with no window.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,8 @@ import pandas as pd
 from ._groups import AgentGroups, agent_groups, optional, safe_divide
 from .facts import Fact
 from .policy import CANONICAL_POLICY, Policy
+
+Number = TypeVar("Number", float, np.ndarray)  # the composite is the same formula on scalars and arrays
 
 
 @dataclass(frozen=True)
@@ -68,8 +71,8 @@ class Headline:
 
     def contributions(self) -> dict[str, float] | None:
         """Points each component adds to the unfloored score (they sum to ``weighted_score``)."""
-        if not self.ranked:
-            return None
+        if self.success_rate is None or self.execution_score is None or self.cost_score is None:
+            return None  # unranked
         p = self.policy
         return {
             "success": 100 * p.success_weight * self.success_rate,
@@ -127,8 +130,8 @@ class Headline:
         }
 
 
-def composite(success_rate: float, execution_score: float, cost_score: float,
-              policy: Policy = CANONICAL_POLICY) -> float:
+def composite(success_rate: Number, execution_score: Number, cost_score: Number,
+              policy: Policy = CANONICAL_POLICY) -> Number:
     """The unrounded weighted composite on 0-100 (before the zero-success floor).
 
     Examples
@@ -196,7 +199,7 @@ def composite_arrays(stats: HeadlineAggregates, policy: Policy = CANONICAL_POLIC
     }
 
 
-def final_score(weighted: float, floor: bool, policy: Policy = CANONICAL_POLICY) -> float:
+def final_score(weighted: Number, floor: bool, policy: Policy = CANONICAL_POLICY) -> float:
     """The published score: the zero-success floor, else the weighted composite rounded (Python round)."""
     return 0.0 if floor else round(float(weighted), policy.score_decimals)
 
@@ -259,6 +262,7 @@ def headline_scores(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
 
 def leaderboard_order(headlines: dict[str, Headline]) -> list[str]:
     """Score descending, then agent_id ascending; unranked agents last (SPEC 3)."""
-    ranked = sorted((h for h in headlines.values() if h.ranked), key=lambda h: (-h.score, h.agent_id))
+    ranked = sorted((h for h in headlines.values() if h.score is not None),
+                    key=lambda h: (-float(h.score or 0.0), h.agent_id))
     unranked = sorted(a for a, h in headlines.items() if not h.ranked)
     return [h.agent_id for h in ranked] + unranked

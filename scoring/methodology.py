@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .axes import AXES
+from .format import factor, score
+from .headline import Headline
 from .policy import EXPLORER, PUBLISHED, Anchors, Policy, Provenance
 
 
@@ -33,6 +35,24 @@ def headline_formula(policy: Policy) -> str:
 def execution_formula(policy: Policy) -> str:
     share = policy.latency_share_of_execution
     return f"execution_score = {share:g} × latency_score + {1 - share:g} × consistency"
+
+
+def worked_formula(headline: Headline) -> str:
+    """The headline formula with one agent's numbers filled in, step by step (factors to 4 decimals)."""
+    p, h = headline.policy, headline
+    parts = h.contributions()
+    if parts is None or h.weighted_score is None:
+        return headline_formula(p) + "\n      = no score: no completed run (unranked)"
+    lines = [
+        headline_formula(p),
+        f"      = round(100 × ({p.success_weight:g} × {factor(h.success_rate)} + {p.execution_weight:g} × "
+        f"{factor(h.execution_score)} + {p.cost_weight:g} × {factor(h.cost_score)}), {p.score_decimals})",
+        f"      = round({factor(parts['success'])} + {factor(parts['execution'])} + {factor(parts['cost'])}, "
+        f"{p.score_decimals}) = {score(round(h.weighted_score, p.score_decimals))}",
+    ]
+    if h.zero_success_floor:
+        lines.append("zero-success floor → 0.00")
+    return "\n".join(lines)
 
 
 def anchor_rows(anchors: Anchors) -> list[tuple[float, float]]:

@@ -256,9 +256,10 @@ def policy_errors(d: Mapping[str, Any]) -> list[FieldError]:
                 errors += [e for e in found if e]
                 if not any(found) and len(set(value)) != len(value):
                     errors.append(FieldError(spec.name, f"each level once, got {_shown(value)}"))
-    weights = [d.get(f) for f in HEADLINE_WEIGHTS]
-    if all(_is_number(w) for w in weights) and abs(sum(weights) - 1.0) > 1e-9:
-        errors.append(FieldError(" + ".join(HEADLINE_WEIGHTS), f"must sum to 1, got {sum(weights):g}"))
+    if all(_is_number(d.get(f)) for f in HEADLINE_WEIGHTS):
+        total = sum(float(d[f]) for f in HEADLINE_WEIGHTS)
+        if abs(total - 1.0) > 1e-9:
+            errors.append(FieldError(" + ".join(HEADLINE_WEIGHTS), f"must sum to 1, got {total:g}"))
     return errors
 
 

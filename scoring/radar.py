@@ -101,12 +101,13 @@ def profile_score(raw_axes: Mapping[str, float | None], weights: Mapping[str, fl
     70.0
     """
     full = check_weights(weights, policy)
-    available = {a: full[a] for a in RADAR_AXES if raw_axes.get(a) is not None}
+    values = {a: float(v) for a in RADAR_AXES if (v := raw_axes.get(a)) is not None}
+    available = {a: full[a] for a in values}
     total = sum(available.values())
     if not available or total == 0:
         return Profile(None, dict.fromkeys(available, 0.0) if available else {})
     normalized = {a: w / total for a, w in available.items()}
-    score = sum(w * raw_axes[a] for a, w in available.items()) / total
+    score = sum(w * values[a] for a, w in available.items()) / total
     return Profile(round(score, policy.score_decimals), normalized)
 
 

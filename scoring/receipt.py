@@ -33,7 +33,7 @@ def runs_hash(agent_runs: pd.DataFrame) -> str:
     has_finished_at = bool(agent_runs.attrs.get("has_finished_at", True))
     digest.update(b"finished_at column\n" if has_finished_at else b"file order\n")
     for row in agent_runs[list(_HASHED)].itertuples(index=False):
-        values = []
+        values: list[object] = []
         for name, v in zip(_HASHED, row):
             if v is None or v is pd.NA or v is pd.NaT or (isinstance(v, float) and math.isnan(v)):
                 values.append(None)

@@ -88,7 +88,7 @@ class Report:
         for a in self.agents:
             h, r, p = a.headline, a.radar, a.repeatability
             profile = r.profile(self.weights)
-            row = {"rank": a.rank, "agent_id": a.agent_id}
+            row: dict[str, object] = {"rank": a.rank, "agent_id": a.agent_id}
             row.update({f"headline_{k}": v for k, v in h.to_json().items()})
             row["flags"] = "; ".join(h.flags)
             row["radar_window_runs"] = r.window_runs

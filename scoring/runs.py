@@ -290,7 +290,7 @@ def _json_value(text: str) -> object:
     return json.loads(text, parse_constant=str)
 
 
-def _read_json(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
+def _read_json(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
     if not text.strip():
         raise _file_problem("the file is empty")
     try:
@@ -310,8 +310,10 @@ def _read_json(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame
     return _records_frame(doc, np.arange(1, len(doc) + 1), _Structural(), limits)
 
 
-def _read_jsonl(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
-    records, rows, problems = [], [], _Structural()
+def _read_jsonl(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
+    records: list[object] = []
+    rows: list[int] = []
+    problems = _Structural()
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -384,7 +386,7 @@ def _decoded_size(column) -> int:
     return column.nbytes
 
 
-def _read_parquet(source, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, list[Problem]]:
+def _read_parquet(source, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
     """Read a Parquet file within the memory budget: footer checks first, then batch by batch.
 
     Text columns are read dictionary-encoded, so a column that repeats one long string (a few
@@ -488,8 +490,12 @@ def load_runs(
             _check_rows(data, fmt, limits)
             text, warnings = decode_text(data)
             del data
-            reader = {"csv": _read_csv, "json": _read_json, "jsonl": _read_jsonl}[fmt]
-            raw, rows, problems = reader(text, limits) if fmt != "csv" else reader(text)
+            if fmt == "csv":
+                raw, rows, problems = _read_csv(text)
+            elif fmt == "json":
+                raw, rows, problems = _read_json(text, limits)
+            else:
+                raw, rows, problems = _read_jsonl(text, limits)
     except RunsValidationError as exc:
         raise RunsValidationError(exc.problems, source=name) from None
     if len(raw) == 0:

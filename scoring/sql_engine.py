@@ -545,8 +545,8 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
     if not path.exists():
         raise RunsValidationError([Problem.of(Reason.FILE, detail=f"cannot read {path}: no such file")],
                                   source=path.name)
-    config = {k: v for k, v in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
-                                ("threads", threads)) if v}
+    config: dict[str, Any] = {k: v for k, v in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
+                                                ("threads", threads)) if v}
     try:
         con = duckdb.connect(config=config)
     except duckdb.Error as exc:
@@ -604,10 +604,9 @@ def score_postgres(source: str | ConnectionSpec, table: str, policy: Policy = CA
     from psycopg import sql
 
     table = _table_or_refuse(table)
-    spec = source if isinstance(source, ConnectionSpec) else None
     try:
-        conn = connect(spec) if spec else psycopg.connect(source, autocommit=False,
-                                                          connect_timeout=CONNECT_TIMEOUT_S)
+        conn = connect(source) if isinstance(source, ConnectionSpec) else psycopg.connect(
+            source, autocommit=False, connect_timeout=CONNECT_TIMEOUT_S)
     except psycopg.Error as exc:
         raise ConnectionError(f"cannot connect to the database: {redact(str(exc))}") from None
     try:
@@ -621,9 +620,10 @@ def score_postgres(source: str | ConnectionSpec, table: str, policy: Policy = CA
             except psycopg.Error as exc:
                 raise RunsValidationError([Problem.of(Reason.FILE, detail=f"cannot read table {table}: "
                                                       f"{redact(str(exc)).strip()}")], source=table) from None
-            columns = [d.name for d in cur.description]
+            description = cur.description or []
+            columns = [d.name for d in description]
             types = {}
-            for d in cur.description:
+            for d in description:
                 info = conn.adapters.types.get(d.type_code)
                 types[d.name] = info.name if info else "other"
             kinds = _kinds({c: {"float8": "DOUBLE", "float4": "REAL", "int4": "INTEGER", "int8": "BIGINT",
@@ -638,7 +638,7 @@ def score_postgres(source: str | ConnectionSpec, table: str, policy: Policy = CA
 
             def execute(query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
                 cur.execute(query)
-                return [d.name for d in cur.description], cur.fetchall()
+                return [d.name for d in cur.description or []], cur.fetchall()
 
             renamed_kinds = {n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()}
             # A read-only transaction cannot create a temporary table: each query reads the normalizing subquery.

@@ -172,7 +172,7 @@ def bootstrap_intervals(runs: pd.DataFrame, report: Report, *, replicates: int =
             scores = headline_replicates(groups.succeeded[rows][mask], latency[rows][mask], cost[rows][mask],
                                          replicates=replicates, rng=_agent_rng(seed, agent.agent_id, 0),
                                          policy=policy)
-            headline_iv[agent.agent_id] = percentile_interval(scores, h.score, confidence)
+            headline_iv[agent.agent_id] = percentile_interval(scores, float(h.score or 0.0), confidence)
         else:
             headline_iv[agent.agent_id] = None
         rep = agent.repeatability
@@ -203,15 +203,15 @@ def pareto_frontier(points: Mapping[str, tuple[float, float]]) -> set[str]:
     x, y = xy[:, 0], xy[:, 1]
     no_worse = (x[None, :] <= x[:, None]) & (y[None, :] >= y[:, None])
     better = (x[None, :] < x[:, None]) | (y[None, :] > y[:, None])
-    dominated = (no_worse & better).any(axis=1)
+    dominated: list[bool] = np.asarray((no_worse & better).any(axis=1)).tolist()
     return {n for n, d in zip(names, dominated) if not d}
 
 
 def frontier_points(report: Report, x: str) -> dict[str, tuple[float, float]]:
     """(average cost or latency, success rate) for ranked agents with that average recorded."""
     attr = {"cost": "avg_cost_usd", "latency": "avg_latency_ms"}[x]
-    return {a.agent_id: (getattr(a.headline, attr), a.headline.success_rate) for a in report.agents
-            if a.headline.ranked and getattr(a.headline, attr) is not None}
+    return {a.agent_id: (float(getattr(a.headline, attr)), float(a.headline.success_rate)) for a in report.agents
+            if a.headline.success_rate is not None and getattr(a.headline, attr) is not None}
 
 
 @dataclass(frozen=True)
@@ -243,7 +243,7 @@ def _what_if(change: str, current: Headline, stats: HeadlineAggregates, policy: 
     if not bool(f["ranked"]):
         return WhatIf(change, None, None, None)
     score = final_score(f["weighted_score"], bool(f["zero_success_floor"]), policy)
-    if not current.ranked:
+    if current.score is None or current.weighted_score is None:  # unranked now
         return WhatIf(change, score, None, None)
     return WhatIf(change, score, round(score - current.score, policy.score_decimals),
                   float(f["weighted_score"]) - current.weighted_score)

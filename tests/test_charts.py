@@ -10,9 +10,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from explorer import charts, exports, tables
+from explorer import charts, tables
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, runs_from_records, score_runs
+from scoring.report import neutralize_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = CANONICAL_POLICY
@@ -333,22 +334,22 @@ def test_dollars_safe():
     assert fmt.dollars_safe("between $0.01 and $0.05") == "between \\$0.01 and \\$0.05"
 
 
-# --------------------------------------------------------------------------- explorer.exports
+# --------------------------------------------------------------------------- CSV downloads (scoring.report)
 
 
 @pytest.mark.parametrize("cell", ["=SUM(A1:A3)", "+1+1", "-2+3", "@cmd", "\tx", "\rx", "=HYPERLINK(\"x\")"])
 def test_neutralize_quotes_formula_cells(cell):
-    assert exports.neutralize(cell) == "'" + cell
+    assert neutralize_cell(cell) == "'" + cell
 
 
 @pytest.mark.parametrize("cell", ["steady-pro", "a=b", "", "'=already", " =x"])
 def test_neutralize_leaves_ordinary_text(cell):
-    assert exports.neutralize(cell) == cell
+    assert neutralize_cell(cell) == cell
 
 
 @pytest.mark.parametrize("value", [-1, -0.5, 0, 3.25, np.float64(-2.0), None, True])
 def test_neutralize_leaves_numbers_and_non_text_untouched(value):
-    assert exports.neutralize(value) is value
+    assert neutralize_cell(value) is value
 
 
 def test_report_csv_neutralizes_agent_ids_and_keeps_numbers():
@@ -356,7 +357,7 @@ def test_report_csv_neutralizes_agent_ids_and_keeps_numbers():
                 "latency_ms": 1000, "cost_usd": 0.01, "steps": 2}
                for i, agent in enumerate(["=cmd|' /C calc'!A0", "-minus", "@at", "plain"])]
     report = score_runs(runs_from_records(records))
-    text = exports.report_csv(report)
+    text = report.to_csv_text()
     frame = pd.read_csv(pd.io.common.StringIO(text), keep_default_na=False)
     assert set(frame["agent_id"]) == {"'=cmd|' /C calc'!A0", "'-minus", "'@at", "plain"}
     assert all(isinstance(v, float) for v in frame["headline_score"])

@@ -2,7 +2,7 @@ import streamlit as st
 
 from explorer import charts, data
 from explorer import format as fmt
-from scoring.methodology import execution_formula, headline_formula
+from scoring.methodology import execution_formula, worked_formula
 
 st.title("Headline composite")
 st.caption("Why an agent has its headline score: the weighted parts, the anchor maps, the consistency gate "
@@ -41,18 +41,7 @@ with left:
 with right:
     st.subheader("In words")
     st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in h.explain()))
-contributions = h.contributions()
-st.code(
-    f"{headline_formula(policy)}\n"
-    f"      = round(100 × ({policy.success_weight:g} × {h.success_rate:.4f} + "
-    f"{policy.execution_weight:g} × {h.execution_score:.4f} + {policy.cost_weight:g} × {h.cost_score:.4f}), "
-    f"{policy.score_decimals})\n"
-    f"      = round({contributions['success']:.4f} + {contributions['execution']:.4f} + "
-    f"{contributions['cost']:.4f}, {policy.score_decimals}) = "
-    f"{fmt.score(round(h.weighted_score, policy.score_decimals))}"
-    + ("\nzero-success floor → 0.00" if h.zero_success_floor else ""),
-    language=None,
-)
+st.code(worked_formula(h), language=None)
 
 
 st.subheader("Anchor maps")
@@ -77,11 +66,11 @@ for column, (what, anchors, field, score, recorded, show, x_label) in zip(st.col
 
 st.subheader("Consistency gate")
 gate = policy.consistency_min_latencies
-cols = st.columns(3)
-cols[0].metric("Recorded latencies", f"{h.latency_runs:,}", help=f"{gate} needed for a measured consistency")
-cols[1].metric("Consistency", fmt.factor(h.consistency),
+gate_cols = st.columns(3)
+gate_cols[0].metric("Recorded latencies", f"{h.latency_runs:,}", help=f"{gate} needed for a measured consistency")
+gate_cols[1].metric("Consistency", fmt.factor(h.consistency),
                help="clamp(1 − pstdev ÷ mean, 0, 1) over the recorded latencies (explorer-defined form)")
-cols[2].metric("Latency spread (pstdev)", fmt.ms(h.latency_pstdev_ms))
+gate_cols[2].metric("Latency spread (pstdev)", fmt.ms(h.latency_pstdev_ms))
 if h.consistency_neutral:
     st.info(f"Gate not met: {h.latency_runs} recorded latencies, {gate} needed. Consistency takes the neutral "
             f"factor {policy.neutral_consistency:g} (explorer-defined) because a small sample is not enough "

@@ -2,7 +2,6 @@ import streamlit as st
 
 from explorer import charts, data, tables, ui
 from explorer import format as fmt
-from explorer.exports import report_csv
 from scoring import CANONICAL_POLICY
 from scoring.methodology import execution_formula
 from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
@@ -38,9 +37,9 @@ ui.table(
      "Execution": fmt.factor,
      "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor, "Avg cost (USD)": fmt.usd},
     key="leaderboard",
-    Score=st.column_config.Column(help="Headline composite, 0–100, two decimals"),
-    Execution=st.column_config.Column(help=execution_formula(report.policy)),
-    Flags=st.column_config.TextColumn(width="medium"),
+    columns={"Score": st.column_config.Column(help="Headline composite, 0–100, two decimals"),
+             "Execution": st.column_config.Column(help=execution_formula(report.policy)),
+             "Flags": st.column_config.TextColumn(width="medium")},
 )
 st.caption("Flags: **zero-success floor** — completed runs but none successful, so the score is 0; "
            f"**neutral consistency** — fewer than {report.policy.consistency_min_latencies} recorded latencies, "
@@ -49,15 +48,13 @@ st.caption("Flags: **zero-success floor** — completed runs but none successful
            "Empty cells (—) are undefined values. Click a column header to sort.")
 
 if show_intervals:
-    ranked = [a for a in report.agents if a.headline.ranked]
-    st.plotly_chart(charts.interval_chart([
-        (a.agent_id, a.headline.score, iv.agents[a.agent_id].headline.low, iv.agents[a.agent_id].headline.high,
-         iv.agents[a.agent_id].tie_group) for a in ranked]), width="stretch", key="leaderboard_interval_chart")
+    st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv)), width="stretch",
+                    key="leaderboard_interval_chart")
     st.caption(f"{DEFAULT_REPLICATES:,} bootstrap replicates of each agent's completed runs (seed {DEFAULT_SEED}); "
                "change them on *Is the difference real?*.")
 
 left, right = st.columns(2)
 left.download_button("Download the report (JSON)", report.to_json_text(), file_name="scoring-report.json",
                      mime="application/json", icon=":material/download:", width="stretch")
-right.download_button("Download the report (CSV)", report_csv(report), file_name="scoring-report.csv",
+right.download_button("Download the report (CSV)", report.to_csv_text(), file_name="scoring-report.csv",
                       mime="text/csv", icon=":material/download:", width="stretch")

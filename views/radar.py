@@ -60,6 +60,6 @@ st.subheader("Profile ranking beside the unchanged headline")
 st.info("The headline columns never move when a slider moves: viewer weights change only the profile score "
         "and the profile rank.", icon=":material/lock:")
 ui.table(ranking, {"Profile score": fmt.score, "Headline score": fmt.score}, key="profile_ranking",
-         **{"Profile score": st.column_config.Column(help="Your weights, renormalized over available axes"),
-            "Headline score": st.column_config.Column(help="Canonical; not affected by the weights"),
-            "Headline rank": st.column_config.Column(help="Canonical; not affected by the weights")})
+         columns={"Profile score": st.column_config.Column(help="Your weights, renormalized over available axes"),
+                  "Headline score": st.column_config.Column(help="Canonical; not affected by the weights"),
+                  "Headline rank": st.column_config.Column(help="Canonical; not affected by the weights")})

@@ -24,10 +24,10 @@ summary = [(a.agent_id, a.repeatability.pass_k) for a in report.agents]
 st.plotly_chart(charts.pass_k_bars(summary, levels), width="stretch", key="pass_k_bars")
 ui.table(tables.repeatability_summary(report), {f"pass^{k}": lambda v: fmt.pct(v, 2) for k in levels},
          key="pass_k_summary",
-         **{"Qualifying tasks": st.column_config.Column(
-             help=f"Tasks with at least {policy.pass_k_min_outcomes} outcomes"),
-            "Excluded tasks": st.column_config.Column(
-             help=f"Tasks with fewer than {policy.pass_k_min_outcomes} outcomes")})
+         columns={"Qualifying tasks": st.column_config.Column(
+                      help=f"Tasks with at least {policy.pass_k_min_outcomes} outcomes"),
+                  "Excluded tasks": st.column_config.Column(
+                      help=f"Tasks with fewer than {policy.pass_k_min_outcomes} outcomes")})
 unqualified = [a.agent_id for a in report.agents if a.repeatability.pass_k is None]
 if unqualified:
     st.caption("No qualifying task, so no pass^k: " + ", ".join(fmt.plain(a) for a in unqualified) + ".")

@@ -77,7 +77,7 @@ if st.toggle("Largest moves first", value=True, key="largest_first"):
 st.caption(f"Canonical: {canonical.policy.version} · Sandbox: {sandbox.version}. Rank move is positive when "
            "the agent climbs under the sandbox policy.")
 ui.table(diff, {"Canonical score": fmt.score, "Sandbox score": fmt.score,
-                "Score delta": lambda v: f"{v:+.2f}", "Rank move": lambda v: f"{int(v):+d}"},
+                "Score delta": lambda v: f"{v:+.2f}", "Rank move": lambda v: f"{v:+.0f}"},
          key="rank_diff")
 
 st.subheader("Score receipts")

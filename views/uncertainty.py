@@ -1,7 +1,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, data, ui
+from explorer import charts, data, tables, ui
 from explorer import format as fmt
 from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED, frontier_points, pareto_frontier, sensitivity
 
@@ -23,10 +23,7 @@ st.caption("95% percentile intervals: each agent's completed runs resampled with
            "outcomes resampled within each task for pass^k. Walking down the leaderboard, an agent joins the "
            "current tie group while its upper bound reaches the lower bound of the group's first agent. "
            "Agents in one group are not clearly separated by these data.")
-ranked = [a for a in report.agents if a.headline.ranked]
-st.plotly_chart(charts.interval_chart([
-    (a.agent_id, a.headline.score, iv.agents[a.agent_id].headline.low, iv.agents[a.agent_id].headline.high,
-     iv.agents[a.agent_id].tie_group) for a in ranked]), width="stretch", key="interval_chart")
+st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv)), width="stretch", key="interval_chart")
 rows = []
 for a in report.agents:
     x = iv.agents[a.agent_id]
@@ -34,7 +31,8 @@ for a in report.agents:
            "Score low": None if x.headline is None else x.headline.low,
            "Score high": None if x.headline is None else x.headline.high}
     for k in policy.pass_k_levels:
-        row[f"pass^{k}"] = None if x.pass_k is None else f"{fmt.pct(a.repeatability.pass_k[k])} " \
+        point = None if a.repeatability.pass_k is None else a.repeatability.pass_k[k]
+        row[f"pass^{k}"] = None if x.pass_k is None else f"{fmt.pct(point)} " \
             f"({fmt.pct(x.pass_k[k].low)}–{fmt.pct(x.pass_k[k].high)})"
     rows.append(row)
 table = pd.DataFrame(rows)
@@ -48,10 +46,10 @@ st.subheader("Cost–accuracy and latency–accuracy frontiers")
 st.caption("An agent is on the Pareto frontier when no other agent has both a success rate at least as high "
            "and an average at least as low, one of them strictly.")
 left, right = st.columns(2)
-for column, axis, label, unit in ((left, "cost", "average cost per completed run (USD, log scale)", "USD"),
-                                  (right, "latency", "average latency of completed runs (ms)", "ms")):
+for panel, axis, label, unit in ((left, "cost", "average cost per completed run (USD, log scale)", "USD"),
+                                 (right, "latency", "average latency of completed runs (ms)", "ms")):
     points = frontier_points(report, axis)
-    with column:
+    with panel:
         st.plotly_chart(charts.frontier_chart(points, pareto_frontier(points), x_label=label, unit=unit,
                                               title=f"Success rate against average {axis}"),
                         width="stretch", key=f"frontier_{axis}")
@@ -60,15 +58,14 @@ st.subheader("Sensitivity of one agent")
 agent_id = st.selectbox("Agent", [a.agent_id for a in report.agents], key="sensitivity_agent")
 s = sensitivity(report.agent(agent_id))
 st.caption(f"Exact from the policy's piecewise maps; current headline score {fmt.score(s.score)}.")
-cols = st.columns(3)
-for column, what in zip(cols, s.what_ifs):
-    column.metric(what.change.capitalize(), fmt.score(what.score),
+for panel, what in zip(st.columns(3), s.what_ifs):
+    panel.metric(what.change.capitalize(), fmt.score(what.score),
                   delta=None if what.points is None else f"{what.points:+.2f} points",
                   help="Headline score after the change (points: rounded new score minus rounded current score)")
-cols = st.columns(2)
-cols[0].metric("More completed runs with a latency until the consistency gate", f"{s.runs_to_consistency_gate:,}",
+gate_panel, outcomes_panel = st.columns(2)
+gate_panel.metric("More completed runs with a latency until the consistency gate", f"{s.runs_to_consistency_gate:,}",
                help=f"The gate needs {policy.consistency_min_latencies} recorded latencies")
-cols[1].metric(f"More outcomes until pass^{s.top_level} is defined for every task",
+outcomes_panel.metric(f"More outcomes until pass^{s.top_level} is defined for every task",
                f"{s.total_outcomes_to_pass_k:,}",
                help=f"A task needs {s.top_level} outcomes before {s.top_level} of them can all succeed")
 if s.outcomes_to_pass_k:
