@@ -1,0 +1,92 @@
+"""The load benchmark's protocol helpers against the real app (one server on 127.0.0.1, one session).
+
+Nothing here is timed: the assertions are about what the server rendered, never how fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bench import bench_load as bl
+
+RADAR_KEYS = set(bl.RADAR_WEIGHT_KEYS)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with bl.AppServer() as app:
+        yield app
+
+
+def _renormalized(result: bl.RunResult) -> str:
+    return next(text for text in result.texts if text.startswith("Renormalized weights"))
+
+
+def test_pages_switch_and_a_slider_move_reruns_the_radar(server):
+    async def drive():
+        async with bl.Session(server.url) as session:
+            opened = await session.open("")
+            radar = await session.switch("radar")
+            moved = await session.move_slider("weight_correctness", 55)
+            headline = await session.switch("headline")
+            back = await session.switch("")
+            return session, opened, radar, moved, headline, back
+
+    session, opened, radar, moved, headline, back = asyncio.run(drive())
+
+    assert set(session.pages) == {"", "headline", "radar", "repeatability", "uncertainty", "sandbox", "methodology"}
+    assert opened.title == "Leaderboard" and opened.page_hash == session.pages[""][0]
+    assert opened.deltas > 10 and not opened.errors
+
+    assert radar.title == "Fitness radar" and radar.page_hash == session.pages["radar"][0]
+    assert {wid.rsplit("-", 1)[1] for wid in radar.sliders} == RADAR_KEYS
+    assert all(value == 20 for value, _ in radar.sliders.values())
+    assert "Correctness 20.0%" in _renormalized(radar)
+
+    # The new value reached the script: 55 / (55 + 4 x 20) = 40.7%, the others 20 / 135 = 14.8%.
+    assert not moved.errors
+    assert moved.title == "Fitness radar"
+    assert "Correctness 40.7%" in _renormalized(moved) and "Latency 14.8%" in _renormalized(moved)
+
+    assert headline.title == "Headline composite" and not headline.errors
+    assert back.title == "Leaderboard" and not back.errors
+
+
+def test_an_int_value_for_a_slider_is_an_error_the_client_sees(server):
+    # Sliders take double_array_value; a wrong type makes the script fail, and the helpers count it.
+    async def drive():
+        async with bl.Session(server.url) as session:
+            await session.open("radar")
+            wid = session.slider_id("weight_cost")
+            return await session.rerun(page_hash=session.page_hash, widgets=[bl.WidgetState(id=wid, int_value=30)])
+
+    result = asyncio.run(drive())
+    assert any(error.startswith("exception") for error in result.errors)
+
+
+def test_one_session_runs_the_whole_action_script(server):
+    stats = asyncio.run(bl.run_session(server.url, rounds=1, run_timeout=60))
+    assert (stats.reruns, stats.errors, stats.timeouts) == (5, 0, 0), stats.error_samples
+    assert {action: len(values) for action, values in stats.latencies.items()} == \
+        {"open": 1, "radar": 1, "slider": 1, "headline": 1, "leaderboard": 1}
+    assert stats.radar_titles == 1
+    assert stats.deltas > 5 * 10
+
+
+def test_a_run_on_another_page_fails_loudly():
+    session = bl.Session("ws://127.0.0.1:9/_stcore/stream")
+    session.pages = {"": ("h0", "Leaderboard"), "radar": ("h1", "Fitness radar")}
+    with pytest.raises(bl.WrongPage, match="radar"):
+        session._check_page(bl.RunResult(latency=0.1, page_hash="h0", title="Leaderboard"), "radar")
+    with pytest.raises(bl.WrongPage):
+        session._check_page(bl.RunResult(latency=0.1, page_hash="h1", title="Leaderboard"), "radar")
+    session._check_page(bl.RunResult(latency=0.1, page_hash="h1", title="Fitness radar"), "radar")
+
+
+def test_percentile_and_resident_memory(server):
+    assert bl.percentile([], 50) != bl.percentile([], 50)  # NaN
+    assert bl.percentile([3.0, 1.0, 2.0], 50) == 2.0
+    assert bl.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 95) == pytest.approx(4.8)
+    assert server.rss() > 10 * 2**20
