@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test test-fast bench sample lint clean
+.PHONY: run test test-fast bench bench-load sample lint clean
 
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)
@@ -31,6 +31,11 @@ test-fast: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/bench_report.py
+
+# Concurrent sessions over Streamlit's websocket protocol against the app it starts on 127.0.0.1;
+# e.g. make bench-load LOAD_ARGS="--sessions 2,5 --rounds 3".
+bench-load: $(VENV)/.installed
+	$(PY) bench/bench_load.py $(LOAD_ARGS)
 
 sample: $(VENV)/.installed
 	$(PY) sample_data/generate.py
