@@ -30,7 +30,11 @@ The protocol, as Streamlit 1.67's server and frontend speak it:
   script fail), and its widget id (``$$ID-<hash>-<key>``) comes from the slider's delta;
 * large elements arrive once; afterwards the client lists their hashes in
   ``cached_message_hashes`` and the server sends a ``ref_hash`` instead (the browser's cache,
-  mirrored here).
+  mirrored here; with Streamlit's default 10 KB threshold no element of these pages on the
+  sample data is large enough, so "cached/rerun" stays 0).
+
+"KB/rerun" counts protobuf bytes after permessage-deflate is undone; the client runs in this
+process with asyncio and shares the machine's cores with the server.
 """
 
 from __future__ import annotations
@@ -124,9 +128,10 @@ class AppServer:
     """``streamlit run app.py`` on 127.0.0.1 as a subprocess of its own process group; always stopped."""
 
     def __init__(self, port: int | None = None, root: Path = ROOT, start_timeout: float = 90.0,
-                 extra_args: list[str] = ()):
+                 extra_args: list[str] = (), env: dict[str, str] | None = None):
         self.port = port or free_port()
         self.extra_args = list(extra_args)
+        self.env = {**os.environ, **(env or {})}
         self.root = root
         self.start_timeout = start_timeout
         self.proc: subprocess.Popen | None = None
@@ -145,7 +150,7 @@ class AppServer:
         cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
                "--server.headless", "true", "--server.address", HOST, *self.extra_args]
         self.proc = subprocess.Popen(cmd, cwd=self.root, stdout=self._log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+                                     stdin=subprocess.DEVNULL, start_new_session=True, env=self.env)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, never a proxy
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
@@ -236,7 +241,8 @@ class RunResult:
     latency: float
     messages: int = 0
     deltas: int = 0
-    bytes: int = 0
+    bytes: int = 0  # protobuf bytes received (after permessage-deflate)
+    cached: int = 0  # elements sent as a ref_hash to a message the client had cached
     page_hash: str = ""  # the page the server ran (navigation.page_script_hash)
     title: str | None = None  # the first h1 of the main area
     texts: list[str] = field(default_factory=list)  # heading, markdown and alert bodies of the run
@@ -314,6 +320,7 @@ class Session:
                     result.errors.append(f"ref_hash {fwd.ref_hash} not in the client cache")
                     continue
                 used.add(fwd.ref_hash)
+                result.cached += 1
                 metadata = fwd.metadata
                 fwd = ForwardMsg()
                 fwd.CopyFrom(cached[0])
@@ -428,6 +435,7 @@ class SessionStats:
     timeouts: int = 0  # runs that did not finish (per-run timeout, closed connection, level deadline)
     deltas: int = 0
     bytes: int = 0
+    cached: int = 0
     error_samples: list[str] = field(default_factory=list)
     radar_titles: int = 0  # radar runs whose title was "Fitness radar"
 
@@ -436,6 +444,7 @@ class SessionStats:
         self.reruns += 1
         self.deltas += result.deltas
         self.bytes += result.bytes
+        self.cached += result.cached
         if result.errors:
             self.errors += 1
             if len(self.error_samples) < 3:
@@ -446,7 +455,7 @@ class SessionStats:
     def merge(self, other: SessionStats) -> None:
         for action, values in other.latencies.items():
             self.latencies[action].extend(values)
-        for name in ("reruns", "errors", "timeouts", "deltas", "bytes", "radar_titles"):
+        for name in ("reruns", "errors", "timeouts", "deltas", "bytes", "cached", "radar_titles"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.error_samples.extend(other.error_samples[: max(0, 3 - len(self.error_samples))])
 
@@ -579,11 +588,12 @@ def report(levels: list[LevelResult]) -> None:
     print()
     print("p50 / p95 rerun latency (ms) by action, and what came back:")
     print_table(
-        ["sessions"] + list(ACTIONS) + ["deltas/rerun", "KB/rerun", "radar titles"],
+        ["sessions"] + list(ACTIONS) + ["deltas/rerun", "cached/rerun", "KB/rerun", "radar titles"],
         [[str(lv.sessions)]
          + [f"{_ms(percentile(lv.stats.latencies[a], 50))} / {_ms(percentile(lv.stats.latencies[a], 95))}"
             for a in ACTIONS]
          + [f"{lv.stats.deltas / lv.stats.reruns:.1f}" if lv.stats.reruns else "—",
+            f"{lv.stats.cached / lv.stats.reruns:.1f}" if lv.stats.reruns else "—",
             f"{lv.stats.bytes / 1024 / lv.stats.reruns:.1f}" if lv.stats.reruns else "—",
             f"{lv.stats.radar_titles}/{len(lv.stats.latencies['radar'])}"] for lv in levels])
     samples = [(lv.sessions, s) for lv in levels for s in lv.stats.error_samples]

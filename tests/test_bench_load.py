@@ -90,3 +90,21 @@ def test_percentile_and_resident_memory(server):
     assert bl.percentile([3.0, 1.0, 2.0], 50) == 2.0
     assert bl.percentile([1.0, 2.0, 3.0, 4.0, 5.0], 95) == pytest.approx(4.8)
     assert server.rss() > 10 * 2**20
+
+
+def test_the_client_cache_answers_ref_hash_messages():
+    # With the default 10 KB threshold no element of these pages is cacheable; lower it so the
+    # server sends ref_hash messages and the client must resolve them from its cache.
+    async def drive(url):
+        async with bl.Session(url) as session:
+            await session.open("radar")
+            first = await session.move_slider("weight_cost", 40)
+            second = await session.move_slider("weight_cost", 55)
+            return first, second
+
+    with bl.AppServer(env={"STREAMLIT_GLOBAL_MIN_CACHED_MESSAGE_SIZE": "1000"}) as app:
+        first, second = asyncio.run(drive(app.url))
+    for result in (first, second):
+        assert not result.errors and result.title == "Fitness radar"
+    assert second.cached >= 1
+    assert "Cost 33.3%" in _renormalized(first) and "Cost 40.7%" in _renormalized(second)  # 40/120, 55/135
