@@ -520,6 +520,7 @@ class LevelResult:
 async def _run_level(url: str, sessions: int, rounds: int, run_timeout: float, level_timeout: float,
                      think: float) -> SessionStats:
     deadline = time.monotonic() + level_timeout
+    tasks: list[asyncio.Task] = []
     try:
         async with asyncio.timeout(level_timeout + 30):  # a hard stop beyond the sessions' own deadline
             async with asyncio.TaskGroup() as group:  # a WrongPage in one session cancels the others
@@ -530,9 +531,14 @@ async def _run_level(url: str, sessions: int, rounds: int, run_timeout: float, l
         if wrong is not None:
             raise wrong.exceptions[0] from group
         raise
+    except TimeoutError:
+        pass  # sessions still running were cancelled: each counts as a timeout below
     total = SessionStats()
     for task in tasks:
-        total.merge(task.result())
+        if task.done() and not task.cancelled():
+            total.merge(task.result())
+        else:
+            total.timeouts += 1
     return total
 
 
