@@ -46,21 +46,24 @@ import os
 import platform
 import signal
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Common_pb2 import DoubleArray
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
+from websockets.typing import Subprotocol
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = "127.0.0.1"  # the only host this benchmark ever contacts
@@ -128,7 +131,7 @@ class AppServer:
     """``streamlit run app.py`` on 127.0.0.1 as a subprocess of its own process group; always stopped."""
 
     def __init__(self, port: int | None = None, root: Path = ROOT, start_timeout: float = 90.0,
-                 extra_args: list[str] = (), env: dict[str, str] | None = None):
+                 extra_args: Sequence[str] = (), env: dict[str, str] | None = None):
         self.port = port or free_port()
         self.extra_args = list(extra_args)
         self.env = {**os.environ, **(env or {})}
@@ -136,7 +139,7 @@ class AppServer:
         self.start_timeout = start_timeout
         self.proc: subprocess.Popen | None = None
         self.log_path: Path | None = None
-        self._log = None
+        self._log: BinaryIO | None = None
 
     @property
     def url(self) -> str:
@@ -146,7 +149,7 @@ class AppServer:
         fd, name = tempfile.mkstemp(prefix="bench_load_server_", suffix=".log")
         os.close(fd)
         self.log_path = Path(name)
-        self._log = open(self.log_path, "wb")
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop(), which always runs
         cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
                "--server.headless", "true", "--server.address", HOST, *self.extra_args]
         self.proc = subprocess.Popen(cmd, cwd=self.root, stdout=self._log, stderr=subprocess.STDOUT,
@@ -263,10 +266,16 @@ class Session:
         self._cache: dict[str, list] = {}  # message hash -> [ForwardMsg, age in finished runs]
         self.last: RunResult | None = None
 
+    def _socket(self) -> ClientConnection:
+        if self.ws is None:
+            raise RunFailed("the session is not connected")
+        return self.ws
+
     async def __aenter__(self) -> Session:
         # No Origin header (allowed for non-browser clients), no proxy, no keepalive pings (a browser
         # sends none); permessage-deflate is negotiated as a browser does. Messages can be large.
-        self.ws = await connect(self.url, subprotocols=["streamlit"], proxy=None, ping_interval=None,
+        self.ws = await connect(self.url, subprotocols=[Subprotocol("streamlit")], proxy=None,
+                                ping_interval=None,
                                 max_size=None, open_timeout=self.run_timeout)
         return self
 
@@ -276,7 +285,7 @@ class Session:
 
     # ---- the protocol ----------------------------------------------------------------------
 
-    async def rerun(self, page_hash: str = "", page_name: str = "", widgets: list[WidgetState] = (),
+    async def rerun(self, page_hash: str = "", page_name: str = "", widgets: Sequence[WidgetState] = (),
                     timeout: float | None = None) -> RunResult:
         """Send one rerun_script and read until its script_finished."""
         msg = BackMsg()
@@ -289,9 +298,9 @@ class Session:
         payload = msg.SerializeToString()
         started = time.perf_counter()
         try:
-            await self.ws.send(payload)
+            await self._socket().send(payload)
             result = await asyncio.wait_for(self._read_run(started), timeout or self.run_timeout)
-        except (TimeoutError, asyncio.TimeoutError) as error:
+        except TimeoutError as error:
             raise RunFailed(f"no script_finished within {timeout or self.run_timeout:.0f} s") from error
         except ConnectionClosed as error:
             raise RunFailed(f"connection closed: {error}") from error
@@ -303,7 +312,7 @@ class Session:
         seen_new_session = False
         used: set[str] = set()
         while True:
-            data = await self.ws.recv(decode=False)
+            data = await self._socket().recv(decode=False)
             fwd = ForwardMsg()
             fwd.ParseFromString(data)
             kind = fwd.WhichOneof("type")
@@ -415,7 +424,7 @@ class Session:
         """Drag one slider: rerun the current page with every slider's value, the moved one changed."""
         wid = self.slider_id(key)
         self.sliders[wid] = float(value)
-        widgets = [WidgetState(id=w, double_array_value={"data": [v]}) for w, v in self.sliders.items()]
+        widgets = [WidgetState(id=w, double_array_value=DoubleArray(data=[v])) for w, v in self.sliders.items()]
         result = await self.rerun(page_hash=self.page_hash, widgets=widgets, timeout=timeout)
         url_path = next(path for path, (h, _) in self.pages.items() if h == self.page_hash)
         self._check_page(result, url_path)
@@ -481,8 +490,8 @@ async def run_session(url: str, rounds: int, index: int = 0, run_timeout: float 
             raise RunFailed("level deadline reached")
         return min(run_timeout, left)
 
-    steps = [("open", None)] + [(action, r) for r in range(rounds)
-                                for action in ("radar", "slider", "headline", "leaderboard")]
+    steps = [("open", 0)] + [(action, r) for r in range(rounds)
+                             for action in ("radar", "slider", "headline", "leaderboard")]
     try:
         async with Session(url, run_timeout) as session:
             for action, r in steps:
@@ -501,7 +510,7 @@ async def run_session(url: str, rounds: int, index: int = 0, run_timeout: float 
                 else:
                     result = await session.switch("headline" if action == "headline" else "", timeout=budget())
                 stats.add(action, result)
-    except (RunFailed, OSError, ConnectionClosed, TimeoutError, asyncio.TimeoutError) as error:
+    except (RunFailed, OSError, ConnectionClosed, TimeoutError) as error:
         stats.timeouts += 1
         if len(stats.error_samples) < 3:
             stats.error_samples.append(f"session {index}: {type(error).__name__}: {error}")
@@ -658,14 +667,15 @@ def main(argv: list[str] | None = None) -> int:
             warm = asyncio.run(run_session(server.url, 1, run_timeout=args.run_timeout))  # cold cache: scoring
             if warm.reruns == 0 or warm.timeouts:
                 print(f"warm-up failed: {warm.error_samples}")
-            print(f"warm-up (1 session, not counted): first run {_ms(warm.latencies['open'][0]) if warm.reruns else '—'}"
-                  f" ms, server RSS {_mb(server.rss())} MB", flush=True)
+            first = _ms(warm.latencies["open"][0]) if warm.reruns else "—"
+            print(f"warm-up (1 session, not counted): first run {first} ms, server RSS {_mb(server.rss())} MB",
+                  flush=True)
             for n in args.sessions:
                 level = run_level(server, n, args.rounds, args.run_timeout, args.level_timeout, args.think_ms / 1000)
                 levels.append(level)
                 print(f"  {n} sessions: {level.stats.reruns:,} reruns in {level.wall:.1f} s, "
                       f"{level.stats.errors} errors, {level.stats.timeouts} timeouts", flush=True)
-            if server.proc.poll() is not None:
+            if server.proc is not None and server.proc.poll() is not None:
                 print(f"the app exited during the benchmark:\n{server.log_tail()}")
     except ServerStartError as error:
         print(f"FAILED: the app did not start: {error}", file=sys.stderr)
