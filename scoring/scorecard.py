@@ -1,0 +1,307 @@
+"""Team Scorecards: a named, saved set of radar weights with a short description of what a team values.
+
+The published page: "Viewer or Team Scorecard weights change only this diagnostic profile and
+local ordering — they never change the canonical headline score." So a scorecard only ever
+reaches :meth:`Radar.profile <scoring.radar.Radar.profile>` (SPEC 4: unavailable axes dropped,
+the remaining weights renormalized); the headline score and rank are carried beside the
+profile, untouched.
+
+Explorer-defined rules of the file format (``{"name": ..., "description": ..., "weights": {...}}``):
+
+- A scorecard is a complete statement of a team's priorities: an axis it does not name has
+  weight **0**, not the published default 0.20 that sliders and ``--weights`` fall back to.
+  :func:`scorecard_to_json` always writes all five axes, so a saved file says it outright.
+- Each weight is a share between 0 and 1, as on the radar's sliders (0-100%). The shares need
+  not sum to 1 (SPEC 4 renormalizes); at least one must be positive. A positive weight below
+  :data:`MIN_POSITIVE_WEIGHT` is refused: no slider can show it, and products with weights that
+  small lose digits in floating point (a 5e-324 weight turns an axis of 83.33 into 83.0).
+- The name is 1-80 printable characters, the description at most 500; a field the format does
+  not have, or a key given twice, is refused by name rather than ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .policy import RADAR_AXES
+from .report import Report
+from .safejson import JsonRefused, load_json
+from .sandbox import FieldError
+
+FIELDS = ("name", "description", "weights")
+NAME_MAX_CHARS = 80
+DESCRIPTION_MAX_CHARS = 500
+MAX_WEIGHT = 1.0
+MIN_POSITIVE_WEIGHT = 0.001
+MAX_SCORECARD_BYTES = 64 * 1024  # a scorecard is a few hundred bytes; anything near this is not one
+EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_data" / "scorecards"
+
+
+class ScorecardError(ValueError):
+    """A refused scorecard; ``errors`` lists every problem as a :class:`FieldError` (field, message)."""
+
+    def __init__(self, errors: list[FieldError]):
+        self.errors = errors
+        super().__init__("; ".join(str(e) for e in errors))
+
+
+def _show(value: Any) -> str:
+    """A short repr for messages: a refused 60 KB string should not come back whole."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _text_errors(value: Any, name: str, min_chars: int, max_chars: int) -> list[FieldError]:
+    if not isinstance(value, str):
+        return [FieldError(name, f"must be text, got {_show(value)}")]
+    errors = []
+    if not min_chars <= len(value) <= max_chars:
+        errors.append(FieldError(name, f"must be {min_chars}-{max_chars} characters, got {len(value)}"))
+    bad = next((i for i, ch in enumerate(value) if not ch.isprintable()), None)
+    if bad is not None:
+        errors.append(FieldError(name, f"must be printable text on one line; character {bad + 1} is "
+                                       f"U+{ord(value[bad]):04X} (a control, format, separator or unassigned "
+                                       "character)"))
+    return errors
+
+
+def _name_errors(value: Any) -> list[FieldError]:
+    errors = _text_errors(value, "name", 1, NAME_MAX_CHARS)
+    if not errors and value.strip() != value:
+        errors.append(FieldError("name", "must not start or end with a space"))
+    return errors
+
+
+def _weight_errors(weights: Any) -> list[FieldError]:
+    if not isinstance(weights, Mapping):
+        return [FieldError("weights", f'must be an object of axis weights such as {{"correctness": 0.4}}, '
+                                      f"got {_show(weights)}")]
+    errors, positive = [], False
+    for axis, weight in weights.items():
+        where = f"weights.{axis}"
+        if axis not in RADAR_AXES:
+            errors.append(FieldError(where, f"unknown radar axis {_show(axis)}; the axes are {', '.join(RADAR_AXES)}"))
+        elif isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight) \
+                or weight < 0:
+            errors.append(FieldError(where, f"must be a finite number >= 0, got {_show(weight)}"))
+        elif weight > MAX_WEIGHT:
+            errors.append(FieldError(where, f"must be at most {MAX_WEIGHT:g} (a share, as on the radar sliders' "
+                                            f"0-100%), got {_show(weight)}"))
+        elif 0 < weight < MIN_POSITIVE_WEIGHT:
+            errors.append(FieldError(where, f"must be 0 or at least {MIN_POSITIVE_WEIGHT:g}, got {_show(weight)}"))
+        else:
+            positive = positive or weight > 0
+    if not errors and not positive:
+        errors.append(FieldError("weights", "at least one axis needs a positive weight (axes not named weigh 0)"))
+    return errors
+
+
+def field_errors(name: Any, description: Any, weights: Any) -> list[FieldError]:
+    """Every reason the three fields of a scorecard are refused, each naming its field."""
+    return (_name_errors(name) + _text_errors(description, "description", 0, DESCRIPTION_MAX_CHARS)
+            + _weight_errors(weights))
+
+
+@dataclass(frozen=True)
+class Scorecard:
+    """A team's radar weights, validated; ``weights`` always holds all five axes, in axis order.
+
+    Examples
+    --------
+    >>> card = Scorecard("cost-first", "Spend per run matters most.", {"cost": 0.6, "correctness": 0.4})
+    >>> card.weights
+    {'correctness': 0.4, 'latency': 0.0, 'cost': 0.6, 'tool_efficiency': 0.0, 'robustness': 0.0}
+    >>> Scorecard("x", "", {"speed": 1})
+    Traceback (most recent call last):
+    ...
+    scoring.scorecard.ScorecardError: weights.speed: unknown radar axis 'speed'; the axes are correctness, latency, cost, tool_efficiency, robustness
+    """
+
+    name: str
+    description: str
+    weights: dict[str, float] = field(hash=False)
+
+    def __post_init__(self) -> None:
+        errors = field_errors(self.name, self.description, self.weights)
+        if errors:
+            raise ScorecardError(errors)
+        # Axes not named weigh 0: a scorecard states all of a team's priorities (module docstring).
+        object.__setattr__(self, "weights", {a: float(self.weights.get(a, 0.0)) for a in RADAR_AXES})
+
+
+def validate_scorecard(doc: Any, duplicates: tuple[str, ...] = ()) -> list[FieldError]:
+    """Every reason a parsed scorecard document is refused, each naming its field."""
+    if not isinstance(doc, Mapping):
+        return [FieldError("scorecard", f"must be a JSON object with {', '.join(FIELDS)}, got {_show(doc)}")]
+    errors = [FieldError(d, "is given more than once") for d in duplicates]
+    errors += [FieldError(str(key), f"unknown field; a scorecard has only {', '.join(FIELDS)}")
+               for key in doc if key not in FIELDS]
+    missing = [FieldError(f, "is required") for f in FIELDS if f not in doc]
+    if missing:
+        return errors + missing
+    return errors + field_errors(doc["name"], doc["description"], doc["weights"])
+
+
+def scorecard_from_dict(doc: Any, duplicates: tuple[str, ...] = ()) -> Scorecard:
+    """A :class:`Scorecard` from a parsed document; :class:`ScorecardError` lists every problem."""
+    errors = validate_scorecard(doc, duplicates)
+    if errors:
+        raise ScorecardError(errors)
+    return Scorecard(doc["name"], doc["description"], dict(doc["weights"]))
+
+
+class _Object(dict):
+    """A JSON object that remembers which of its keys were given more than once."""
+
+    duplicates: tuple[str, ...] = ()
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> _Object:
+    obj, seen, twice = _Object(pairs), set(), {}
+    for key, _ in pairs:
+        if key in seen:
+            twice[key] = None
+        seen.add(key)
+    obj.duplicates = tuple(twice)
+    return obj
+
+
+def _duplicate_keys(text: str) -> tuple[str, ...]:
+    """Keys given twice at the top level or in ``weights`` (``json.loads`` silently keeps the last)."""
+    doc = json.loads(text, object_pairs_hook=_pairs)
+    if not isinstance(doc, _Object):
+        return ()
+    weights = doc.get("weights")
+    inner = weights.duplicates if isinstance(weights, _Object) else ()
+    return doc.duplicates + tuple(f"weights.{k}" for k in inner)
+
+
+def scorecard_from_json(data: str | bytes) -> Scorecard:
+    """Read a scorecard from JSON text or UTF-8 bytes; :class:`ScorecardError` names every refused field.
+
+    Examples
+    --------
+    >>> scorecard_from_json('{"name": "fast", "description": "", "weights": {"latency": 1}}').weights["latency"]
+    1.0
+    >>> scorecard_from_json('{"name": "fast", "weights": {"latency": -1}}')
+    Traceback (most recent call last):
+    ...
+    scoring.scorecard.ScorecardError: description: is required
+    """
+    try:
+        doc = load_json(data, what="scorecard", max_bytes=MAX_SCORECARD_BYTES, max_depth=8)
+    except JsonRefused as exc:
+        prefix = f"scorecard at {exc.where}: " if exc.where else "scorecard: "
+        message = str(exc)[len(prefix):] if str(exc).startswith(prefix) else str(exc)
+        raise ScorecardError([FieldError(exc.where or "scorecard", message)]) from None
+    text = data.decode("utf-8-sig") if isinstance(data, bytes) else data  # load_json has checked it decodes
+    return scorecard_from_dict(doc, _duplicate_keys(text))
+
+
+def read_scorecard(path: str | Path) -> Scorecard:
+    """Read a scorecard file, never more than :data:`MAX_SCORECARD_BYTES` + 1 bytes of it."""
+    with open(path, "rb") as f:
+        return scorecard_from_json(f.read(MAX_SCORECARD_BYTES + 1))
+
+
+def load_scorecards(directory: str | Path = EXAMPLES_DIR) -> tuple[Scorecard, ...]:
+    """Every ``*.json`` scorecard in a folder, by name (the examples shipped in ``sample_data/scorecards``)."""
+    return tuple(sorted((read_scorecard(p) for p in Path(directory).glob("*.json")), key=lambda c: c.name))
+
+
+def scorecard_to_dict(card: Scorecard) -> dict[str, Any]:
+    return {"name": card.name, "description": card.description, "weights": dict(card.weights)}
+
+
+def scorecard_to_json(card: Scorecard) -> str:
+    """The scorecard as JSON: keys sorted, all five axes written, so equal cards give equal text.
+
+    Examples
+    --------
+    >>> print(scorecard_to_json(Scorecard("fast", "Speed first.", {"latency": 1})), end="")
+    {
+      "description": "Speed first.",
+      "name": "fast",
+      "weights": {
+        "correctness": 0.0,
+        "cost": 0.0,
+        "latency": 1.0,
+        "robustness": 0.0,
+        "tool_efficiency": 0.0
+      }
+    }
+    """
+    return json.dumps(scorecard_to_dict(card), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+# --- Applying a scorecard: the profile ranking beside the unchanged headline ---------------------
+
+@dataclass(frozen=True)
+class ProfileRow:
+    """One agent under some radar weights: profile score and rank, headline score and rank as published.
+
+    ``weights`` are the ones actually used: renormalized over the agent's available axes (SPEC 4).
+    """
+
+    agent_id: str
+    profile_score: float | None
+    profile_rank: int | None
+    headline_score: float | None
+    headline_rank: int | None
+    weights: dict[str, float] = field(hash=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"agent_id": self.agent_id, "profile_rank": self.profile_rank, "profile_score": self.profile_score,
+                "weights": dict(self.weights), "headline_rank": self.headline_rank,
+                "headline_score": self.headline_score}
+
+
+def profile_ranking(report: Report, weights: Mapping[str, float] | None = None) -> tuple[ProfileRow, ...]:
+    """Agents by profile score descending, then agent_id; agents without a profile score last, unranked.
+
+    Ranks are positions, as on the leaderboard. Only :meth:`Radar.profile` is called, so the
+    headline columns are the report's own. ``weights`` go through ``check_weights``: axes not
+    named take the policy default (pass all five, as a :class:`Scorecard` does, to avoid that).
+    """
+    scored = [(a, a.radar.profile(weights)) for a in report.agents]
+    scored.sort(key=lambda ap: (ap[1].score is None, -(ap[1].score or 0.0), ap[0].agent_id))
+    return tuple(
+        ProfileRow(a.agent_id, p.score, i + 1 if p.score is not None else None, a.headline.score, a.rank, p.weights)
+        for i, (a, p) in enumerate(scored)
+    )
+
+
+@dataclass(frozen=True)
+class ScorecardRanking:
+    """A scorecard applied to a report: the profile ranking under the team's weights."""
+
+    scorecard: Scorecard
+    policy_version: str
+    rows: tuple[ProfileRow, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"policy_version": self.policy_version, "scorecard": scorecard_to_dict(self.scorecard),
+                "agents": [r.to_json() for r in self.rows]}
+
+
+def apply_scorecard(report: Report, card: Scorecard) -> ScorecardRanking:
+    """Rank a report's agents by a team's scorecard; headline scores and ranks are carried unchanged.
+
+    Examples
+    --------
+    >>> from scoring import runs_from_records, score_runs
+    >>> runs = runs_from_records([{"run_id": f"{a}{i}", "agent_id": a, "task_id": "t", "status": "completed",
+    ...                            "success": i % 2 == 0, "latency_ms": ms, "cost_usd": usd}
+    ...                           for a, ms, usd in (("fast", 400, 0.09), ("cheap", 4000, 0.001))
+    ...                           for i in range(6)])
+    >>> report = score_runs(runs)
+    >>> [(r.agent_id, r.profile_rank, r.headline_rank)
+    ...  for r in apply_scorecard(report, Scorecard("speed", "", {"latency": 1})).rows]
+    [('fast', 1, 2), ('cheap', 2, 1)]
+    """
+    return ScorecardRanking(card, report.policy.version, profile_ranking(report, card.weights))
