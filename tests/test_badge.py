@@ -226,3 +226,7 @@ def test_a_sandbox_policy_version_is_escaped_too():
 def test_a_badge_never_misstates_its_policy_or_dataset(kwargs, words):
     with pytest.raises(ValueError, match=words):
         badge_svg(named("a"), **kwargs)
+
+
+def test_readme_shows_the_colour_scale_as_the_code_has_it():
+    assert colour_scale_markdown() in (ROOT / "README.md").read_text(encoding="utf-8")
