@@ -73,7 +73,7 @@ def colour_scale_markdown() -> str:
 
 def badge_colour(headline: Headline) -> ColourBand:
     """The band a headline falls in: unranked, the zero-success floor, else by its rounded score."""
-    if not headline.ranked:
+    if headline.score is None:
         return UNRANKED_BAND
     if headline.zero_success_floor:
         return FLOOR_BAND
@@ -89,7 +89,7 @@ def score_band(score: float) -> ColourBand:
     ('brightgreen', 'green', 'red')
     """
     for band in COLOUR_SCALE:
-        if score >= band.minimum:
+        if band.minimum is not None and score >= band.minimum:
             return band
     return COLOUR_SCALE[-1]  # below 0 cannot happen (SPEC 3 bounds the score); keep it red anyway
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from .policy import RADAR_AXES
 from .report import Report
@@ -86,7 +86,7 @@ def _weight_errors(weights: Any) -> list[FieldError]:
         where = f"weights.{axis}"
         if axis not in RADAR_AXES:
             errors.append(FieldError(where, f"unknown radar axis {_show(axis)}; the axes are {', '.join(RADAR_AXES)}"))
-        elif isinstance(weight, bool) or not isinstance(weight, numbers.Real) or not math.isfinite(weight) \
+        elif isinstance(weight, bool) or not isinstance(weight, (int, float)) or not math.isfinite(weight) \
                 or weight < 0:
             errors.append(FieldError(where, f"must be a finite number >= 0, got {_show(weight)}"))
         elif weight > MAX_WEIGHT:
@@ -116,10 +116,10 @@ class Scorecard:
     >>> card = Scorecard("cost-first", "Spend per run matters most.", {"cost": 0.6, "correctness": 0.4})
     >>> card.weights
     {'correctness': 0.4, 'latency': 0.0, 'cost': 0.6, 'tool_efficiency': 0.0, 'robustness': 0.0}
-    >>> Scorecard("x", "", {"speed": 1})
+    >>> Scorecard("x", "", {"speed": 1})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    scoring.scorecard.ScorecardError: weights.speed: unknown radar axis 'speed'; the axes are correctness, latency, cost, tool_efficiency, robustness
+    scoring.scorecard.ScorecardError: weights.speed: unknown radar axis 'speed'; the axes are correctness, ...
     """
 
     name: str
@@ -162,7 +162,8 @@ class _Object(dict):
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> _Object:
-    obj, seen, twice = _Object(pairs), set(), {}
+    obj, seen = _Object(pairs), set()
+    twice: dict[str, None] = {}
     for key, _ in pairs:
         if key in seen:
             twice[key] = None

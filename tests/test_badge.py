@@ -3,7 +3,7 @@
 import dataclasses
 import hashlib
 import xml.etree.ElementTree as ET
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -11,8 +11,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, load_runs, runs_from_records, score_runs
-from scoring.badge import (COLOUR_SCALE, FLOOR_BAND, MAX_LABEL_CHARS, PADDING, UNRANKED_BAND, badge_colour,
-                           badge_label, badge_svg, colour_scale_markdown, safe_text, score_band, text_width)
+from scoring.badge import (
+    COLOUR_SCALE,
+    FLOOR_BAND,
+    MAX_LABEL_CHARS,
+    PADDING,
+    UNRANKED_BAND,
+    badge_colour,
+    badge_label,
+    badge_svg,
+    colour_scale_markdown,
+    safe_text,
+    score_band,
+    text_width,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -26,7 +38,7 @@ def run(i, agent, status="completed", success=True):
             "latency_ms": 1200.0, "cost_usd": 0.004}
 
 
-@lru_cache(maxsize=None)
+@cache
 def small_report():
     """One ranked agent, one on the zero-success floor, one unranked (no completed run)."""
     rows = [run(i, "ranked", success=i % 2 == 0) for i in range(6)]
@@ -156,7 +168,7 @@ def test_different_badges_have_different_element_ids():
     # Two badges inlined in one HTML page must not resolve each other's gradient or clip path.
     a = parse(badge_svg(named("a"), policy_version=VERSION, dataset_sha256=SHA))
     b = parse(badge_svg(named("b"), policy_version=VERSION, dataset_sha256=SHA))
-    ids = lambda root: {el.get("id") for el in root.iter() if el.get("id")}  # noqa: E731
+    ids = lambda root: {el.get("id") for el in root.iter() if el.get("id")}
     assert len(ids(a)) == 2 and not ids(a) & ids(b)
 
 

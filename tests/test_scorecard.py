@@ -2,7 +2,7 @@
 scorecard weights change only the diagnostic profile and its ordering, never a headline number or rank."""
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -10,9 +10,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, runs_from_records, score_runs
-from scoring.scorecard import (EXAMPLES_DIR, MAX_SCORECARD_BYTES, Scorecard, ScorecardError, apply_scorecard,
-                               load_scorecards, profile_ranking, read_scorecard, scorecard_from_json,
-                               scorecard_to_json)
+from scoring.scorecard import (
+    EXAMPLES_DIR,
+    MAX_SCORECARD_BYTES,
+    Scorecard,
+    ScorecardError,
+    apply_scorecard,
+    load_scorecards,
+    profile_ranking,
+    read_scorecard,
+    scorecard_from_json,
+    scorecard_to_json,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -20,7 +29,7 @@ VALID = {"name": "ops team", "description": "Correct and cheap.",
          "weights": {"correctness": 0.6, "latency": 0.0, "cost": 0.4, "tool_efficiency": 0.0, "robustness": 0.0}}
 
 
-@lru_cache(maxsize=None)
+@cache
 def sample_runs():
     return load_runs(SAMPLE).runs
 
