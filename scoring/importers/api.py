@@ -1,0 +1,338 @@
+"""Detecting and importing harness files: the entry points the CLI and the app call (SPEC 7).
+
+``detect`` names a file's kind from its content; ``import_file`` turns one file into an
+:class:`~scoring.importers.Imported` raw runs table; ``import_files`` (and ``combine``)
+concatenate several with one report. Validation is always the one validator's:
+``imported.validate()`` calls :func:`scoring.runs.validate_runs`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+import zipfile
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..limits import DEFAULT_LIMITS, Limits
+from ..runs import FORMATS, RunsValidationError
+from ..runs import _read_csv, _read_json, _read_jsonl, _read_parquet  # the one loader's readers (SPEC 1)
+from ._base import (
+    EXPERIMENT_COLUMN,
+    KINDS,
+    RUNS_COLUMNS,
+    FileReport,
+    ImportReport,
+    Imported,
+    MappedColumn,
+    Source,
+    agent_with_experiment,
+    check_experiment,
+    check_rows,
+    decode,
+    file_error,
+    parse_json,
+    read_bytes,
+    unique_sorted,
+)
+from .inspect_log import ZIP_MAGIC, read_inspect
+from .mapping import Mapping, apply_mapping
+from .tau2 import is_folder_form, read_tau2, read_tau2_folder
+from .taubench import read_taubench
+
+PARQUET_MAGIC = b"PAR1"
+# Inspect writes a JSON log header first: {"version": 2, "status": "...", "eval": {...}}.
+_INSPECT_JSON_HEAD = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
+
+
+# --------------------------------------------------------------------------- detection
+
+
+def detect(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_LIMITS) -> str:
+    """The kind of a results file, from its content: "tau2", "tau-bench", "inspect" or "runs".
+
+    A folder is tau2's folder form (``results.json`` plus ``simulations/``). A zip archive
+    with an Inspect header is an Inspect ``.eval`` log; JSON is classified by its shape
+    (a tau2 Results object, a list of tau-bench results, an Inspect log); anything else
+    (CSV, JSON Lines, Parquet, a JSON list of runs) is a runs table (SPEC 1). The file is
+    bounded like every input; a refusal is a :class:`~scoring.runs.RunsValidationError`.
+
+    Examples
+    --------
+    >>> detect(b'[{"task_id": 3, "reward": 1.0, "info": {}, "traj": [], "trial": 0}]', "r.json")
+    'tau-bench'
+    >>> detect(b"run_id,agent_id\\nr1,a\\n", "runs.csv")
+    'runs'
+    """
+    path = _path(source)
+    name = name or (path.name if path else "input")
+    if path is not None and is_folder_form(path):
+        return "tau2"
+    if path is not None and path.is_dir():
+        raise file_error(name, "a folder is read only in tau2-bench's folder form (results.json and simulations/)")
+    data = read_bytes(source, name, limits)
+    if hasattr(source, "seek") and not isinstance(source, (bytes, bytearray)):
+        try:
+            source.seek(0)  # a caller may read the stream again
+        except (OSError, ValueError):
+            pass
+    return _sniff(data, name, limits)[0]
+
+
+def _path(source: Source) -> Path | None:
+    return Path(source) if isinstance(source, (str, Path)) else None
+
+
+def _sniff(data: bytes, name: str, limits: Limits) -> tuple[str, Any, list[str]]:
+    """(kind, the parsed JSON document when one was parsed, decoding warnings)."""
+    if data.startswith(ZIP_MAGIC):
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as archive:
+                names = archive.namelist()
+        except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+            raise file_error(name, f"a damaged zip archive: {exc}") from None
+        if "header.json" in names or any(n.startswith("_journal/") for n in names):
+            return "inspect", None, []
+        raise file_error(name, "a zip archive that is not an Inspect .eval log")
+    if data.startswith(PARQUET_MAGIC):
+        return "runs", None, []
+    head = data[:4096].lstrip(b"\xef\xbb\xbf")
+    if _INSPECT_JSON_HEAD.match(head):
+        return "inspect", None, []
+    if not head.lstrip()[:1] in (b"{", b"["):
+        return "runs", None, []
+    try:
+        doc, warnings = parse_json(data, name, limits)
+    except RunsValidationError as exc:
+        if "not valid JSON" in exc.problems[0].reason:
+            return "runs", None, []  # JSON Lines, or broken JSON the runs loader reports in its words
+        raise
+    return classify(doc), doc, warnings
+
+
+def classify(doc: Any) -> str:
+    """The kind of a parsed JSON document by its shape (see :func:`detect`).
+
+    Examples
+    --------
+    >>> classify({"info": {}, "tasks": [], "simulations": []}), classify([{"run_id": "r1"}])
+    ('tau2', 'runs')
+    """
+    if isinstance(doc, dict):
+        if "simulations" in doc or ("info" in doc and "tasks" in doc):
+            return "tau2"
+        if isinstance(doc.get("eval"), dict) and "version" in doc:
+            return "inspect"
+        return "runs"
+    if isinstance(doc, list):
+        first = next((r for r in doc if isinstance(r, dict)), None)
+        if first is not None and "run_id" not in first and {"task_id", "reward"} <= first.keys() \
+                and ({"traj", "trial"} & first.keys()):
+            return "tau-bench"
+    return "runs"
+
+
+# --------------------------------------------------------------------------- one file
+
+
+def import_file(source: Source, name: str | None = None, *, kind: str | None = None, agent: str | None = None,
+                experiment: str | None = None, mapping: Mapping | None = None, scorer: str | None = None,
+                limits: Limits = DEFAULT_LIMITS) -> Imported:
+    """Import one results file as a raw runs table with its report (SPEC 7).
+
+    Parameters
+    ----------
+    source : path, bytes or binary file
+        A tau2 folder (``results.json`` + ``simulations/``) is read as one file.
+    name : str, optional
+        Display name (default: the path's name); tau-bench uses its stem for ids.
+    kind : {"tau2", "tau-bench", "inspect", "runs"}, optional
+        Skip detection.
+    agent : str, optional
+        The agent id to use instead of the one SPEC 7 builds (tau-bench: instead of the stem).
+    experiment : str, optional
+        A tag appended to the agent id ("model [tag]") and kept in an ``experiment`` column,
+        so that files of the same model stay apart.
+    mapping : Mapping, optional
+        For a table in another layout (kind "runs"): how its columns become runs columns.
+    scorer : str, optional
+        Inspect: the scorer whose value is the outcome (default: the first).
+    limits : Limits
+
+    Raises
+    ------
+    RunsValidationError
+        The whole file is refused (not readable, over a limit, not the named kind). Problems
+        with single records are kept in ``Imported.problems`` and raised by ``validate()``.
+    """
+    path = _path(source)
+    name = name or (path.name if path else "input")
+    experiment = _experiment(experiment, name)
+    if kind is not None and kind not in KINDS:
+        raise file_error(name, f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    if mapping is not None and kind not in (None, "runs"):
+        raise file_error(name, f"a column mapping applies to a table, not to a {kind} file")
+    if path is not None and is_folder_form(path):
+        if kind not in (None, "tau2") or mapping is not None:
+            raise file_error(name, "a tau2-bench results folder can only be read as tau2")
+        return read_tau2_folder(path, name=name, agent=agent, experiment=experiment, limits=limits)
+    if path is not None and path.is_dir():
+        raise file_error(name, "a folder is read only in tau2-bench's folder form (results.json and simulations/)")
+    data = read_bytes(source, name, limits)
+    doc, warnings = None, []
+    if kind is None:
+        kind, doc, warnings = _sniff(data, name, limits)
+        if mapping is not None and kind != "runs":
+            raise file_error(name, f"a column mapping applies to a table; this file is a {kind} file")
+    if kind in ("tau2", "tau-bench"):
+        if doc is None:
+            doc, warnings = parse_json(data, name, limits)
+        reader = read_tau2 if kind == "tau2" else read_taubench
+        return reader(doc, name, agent=agent, experiment=experiment, limits=limits, warnings=warnings)
+    if kind == "inspect":
+        return read_inspect(data, name, path=path, agent=agent, experiment=experiment, scorer=scorer, limits=limits)
+    if agent is not None:
+        raise file_error(name, "a runs table names its agents in agent_id; 'agent' applies to harness files")
+    return _read_runs_table(data, name, experiment=experiment, mapping=mapping, limits=limits)
+
+
+def _experiment(experiment: str | None, name: str) -> str | None:
+    try:
+        return check_experiment(experiment)
+    except RunsValidationError as exc:
+        raise RunsValidationError(exc.problems, source=name) from None
+
+
+def _table_format(data: bytes, name: str) -> str:
+    """A table's format: the extension when it names one, else the content."""
+    suffix = Path(name).suffix.lower()
+    if suffix in FORMATS:
+        return FORMATS[suffix]
+    if data.startswith(PARQUET_MAGIC):
+        return "parquet"
+    head = data[:4096].lstrip(b"\xef\xbb\xbf").lstrip()
+    if head[:1] == b"[":
+        return "json"
+    if head[:1] == b"{":
+        return "jsonl" if re.search(rb"\}\s*\n\s*\{", data[:1 << 20]) else "json"
+    return "csv"
+
+
+def _read_runs_table(data: bytes, name: str, *, experiment: str | None, mapping: Mapping | None,
+                     limits: Limits) -> Imported:
+    """A CSV/JSON/JSON Lines/Parquet table through the runs loader's own readers (SPEC 1)."""
+    fmt = _table_format(data, name)
+    if fmt in ("csv", "jsonl"):  # a cheap upper bound before parsing: one record per line
+        check_rows(data.count(b"\n") - (1 if fmt == "csv" else 0), name, limits, "lines")
+    try:
+        if fmt == "parquet":
+            raw, rows, problems, warnings = *_read_parquet(data), []
+        else:
+            text, warnings = decode(data, name)
+            raw, rows, problems = {"csv": _read_csv, "json": _read_json, "jsonl": _read_jsonl}[fmt](text)
+    except RunsValidationError as exc:
+        raise RunsValidationError(exc.problems, source=name) from None
+    if len(raw) == 0:
+        raise file_error(name, "the file has no runs")
+    check_rows(len(raw), name, limits)
+    if len(raw.columns) > limits.max_columns:
+        raise file_error(name, f"{len(raw.columns):,} columns is more than the limit of {limits.max_columns:,}")
+    if mapping is not None:
+        return apply_mapping(raw, mapping, rows=rows, name=name, experiment=experiment,
+                             problems=tuple(problems), warnings=tuple(warnings))
+    raw = raw.copy()
+    if experiment is not None and "agent_id" in raw.columns:
+        raw["agent_id"] = raw["agent_id"].map(lambda a: agent_with_experiment(a.strip(), experiment)
+                                              if isinstance(a, str) and a.strip() else a).astype(object)
+        raw[EXPERIMENT_COLUMN] = experiment
+    present = [c for c in RUNS_COLUMNS if c in raw.columns]
+    mapped = [MappedColumn(c, f"{c} (as in the file, SPEC 1 units)") for c in present]
+    if experiment is not None and "agent_id" in present:
+        mapped[present.index("agent_id")] = MappedColumn("agent_id", f"agent_id + ' [{experiment}]' (experiment tag)")
+    agents = unique_sorted(v for v in raw["agent_id"] if isinstance(v, str)) if "agent_id" in raw else ()
+    tasks = unique_sorted(v for v in raw["task_id"] if isinstance(v, str)) if "task_id" in raw else ()
+    report = FileReport(name=name, kind="runs", runs=len(raw), record_label="row", mapped=tuple(mapped),
+                        unmapped=tuple(f"{c}: no such column" for c in RUNS_COLUMNS if c not in raw.columns),
+                        warnings=tuple(warnings), agents=agents, tasks=len(tasks), last_row=int(np.max(rows)))
+    return Imported(raw, np.asarray(rows), ImportReport((report,)), tuple(problems), name)
+
+
+# --------------------------------------------------------------------------- several files
+
+
+def combine(parts: Sequence[Imported], *, limits: Limits = DEFAULT_LIMITS) -> Imported:
+    """Concatenate imported files into one raw table with one report.
+
+    Rows are renumbered file after file (the report says which rows came from which file,
+    and every problem names its file), and the report warns when files share an agent id
+    (their runs are pooled as one agent: an experiment tag keeps them apart) or when only
+    some files record ``finished_at``.
+    """
+    parts = list(parts)
+    if not parts:
+        raise file_error("input", "no files to import")
+    if len(parts) == 1:
+        return parts[0]
+    check_rows(sum(len(p.raw) for p in parts), f"{len(parts)} files", limits)
+    offset, raws, rows, files, problems = 0, [], [], [], []
+    for part in parts:
+        for f in part.report.files:
+            files.append(dataclasses.replace(f, row_offset=f.row_offset + offset))
+        for p in part.problems:
+            where = part.report.file_for(p.row) if p.row is not None else None
+            prefix = f"{where.name}: " if where is not None and len(part.report.files) == 1 else ""
+            problems.append(dataclasses.replace(p, row=None if p.row is None else p.row + offset,
+                                                reason=prefix + p.reason))
+        raws.append(part.raw)
+        rows.append(np.asarray(part.rows) + offset)
+        offset += max(int(np.max(part.rows)) if len(part.rows) else 0,
+                      max(f.row_offset + f.last_row for f in part.report.files))
+    # As objects with None for every missing cell (a nullable boolean's NA would read as text '<NA>').
+    raw = pd.concat([r.astype(object).where(r.notna(), None) for r in raws], ignore_index=True)
+    report = ImportReport(tuple(files), tuple(_joint_warnings(parts, files)))
+    return Imported(raw, np.concatenate(rows), report, tuple(problems), f"{len(files)} files")
+
+
+def _joint_warnings(parts: list[Imported], files: list[FileReport]) -> list[str]:
+    out = []
+    owners: dict[str, list[str]] = {}
+    for f in files:
+        for agent in f.agents:
+            owners.setdefault(agent, []).append(f.name)
+    for agent, names in sorted(owners.items()):
+        if len(names) > 1:
+            out.append(f"{', '.join(names)} all give agent {agent!r}: their runs are pooled as one agent "
+                       "(give each file an experiment tag to keep them apart)")
+    with_time = [p for p in parts if "finished_at" in p.raw.columns]
+    if with_time and len(with_time) < len(parts):
+        without = [f.name for p in parts if "finished_at" not in p.raw.columns for f in p.report.files]
+        out.append(f"{', '.join(without)} record no finished_at: beside files that do, their runs sort as "
+                   "the oldest (SPEC 1), not in file order")
+    return out
+
+
+def import_files(sources: Iterable[Source | tuple[Source, str]], *, kind: str | None = None,
+                 agent: str | None = None, experiments: str | Sequence[str | None] | None = None,
+                 mapping: Mapping | None = None, scorer: str | None = None,
+                 limits: Limits = DEFAULT_LIMITS) -> Imported:
+    """Import several files (paths, tau2 folders, or ``(bytes, name)`` pairs) as one raw table.
+
+    ``experiments`` is one tag for every file or one tag (or None) per file, in order.
+    """
+    items = [s if isinstance(s, tuple) else (s, None) for s in sources]
+    if isinstance(experiments, str) or experiments is None:
+        tags = [experiments] * len(items)
+    else:
+        tags = list(experiments)
+        if len(tags) != len(items):
+            raise file_error("input", f"{len(tags)} experiment tag(s) for {len(items)} file(s)")
+    parts = [import_file(src, name, kind=kind, agent=agent, experiment=tag, mapping=mapping, scorer=scorer,
+                         limits=limits) for (src, name), tag in zip(items, tags)]
+    return combine(parts, limits=limits)
+
+
+__all__ = ["classify", "combine", "detect", "import_file", "import_files"]
