@@ -411,6 +411,19 @@ def test_tau2_nan_and_huge_numbers_are_refused_not_read_as_empty():
     assert "agent_cost is not a finite number" in str(info.value)
 
 
+def test_json_depth_scan_stays_linear_on_escaped_quotes_without_an_end():
+    import time
+
+    from scoring.importers._base import json_depth
+
+    hostile = b'{"simulations": ["' + b'\\"' * 200_000  # every quote escaped, the string never closes
+    started = time.perf_counter()
+    with pytest.raises(RunsValidationError, match="not valid JSON"):
+        import_file(hostile, "r.json", kind="tau2")
+    assert time.perf_counter() - started < 5  # a quadratic scan takes hours here
+    assert json_depth(b'[["\\\\"], [[1]], "]]]"]') == 3
+
+
 def test_tau2_limits_refuse_before_reading():
     data = as_bytes(tau2_doc([simulation(i) for i in range(1, 4)]))
     with pytest.raises(RunsValidationError, match=r"max_memory"):
@@ -863,11 +876,14 @@ def test_import_files_limits_and_argument_checks():
 # --------------------------------------------------------------------------- fuzzing: only refusals ever come out
 
 
+def _containers(children):
+    return st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4)
+
+
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=True, allow_infinity=True)
     | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=12), children, max_size=4),
-    max_leaves=12,
+    _containers, max_leaves=12,
 )
 SIM_KEYS = list(simulation().keys()) + ["reward_info.reward"]
 RESULT_KEYS = list(taubench_result().keys()) + ["info.error"]

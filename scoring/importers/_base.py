@@ -493,8 +493,8 @@ def read_bytes(source: Source, name: str, limits: Limits) -> bytes:
             size = path.stat().st_size
             _check_size(size, name, limits)
             data = path.read_bytes()
-        except OSError as exc:
-            raise file_error(name, f"cannot read {path}: {exc.strerror or exc}") from None
+        except (OSError, ValueError) as exc:  # ValueError: a path with a NUL byte
+            raise file_error(name, f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     else:
         data = source.read(limits.max_memory + 1)
         if not isinstance(data, (bytes, bytearray)):
@@ -515,7 +515,9 @@ def check_rows(count: int, name: str, limits: Limits, what: str = "runs") -> Non
         raise file_error(name, f"{count:,} {what} is more than the limit of {limits.max_rows:,} (max_rows)")
 
 
-_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+# A JSON string; an unterminated one runs to the end of the input. That alternative matters: without
+# it a file of escaped quotes and no closing quote makes every quote a failed start (quadratic time).
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.S)
 _OPEN = np.zeros(256, dtype=np.int8)
 _OPEN[[ord("["), ord("{")]] = 1
 _OPEN[[ord("]"), ord("}")]] = -1

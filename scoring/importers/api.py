@@ -72,7 +72,7 @@ def detect(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_
     name = name or (path.name if path else "input")
     if path is not None and is_folder_form(path):
         return "tau2"
-    if path is not None and path.is_dir():
+    if path is not None and _is_dir(path):
         raise file_error(name, "a folder is read only in tau2-bench's folder form (results.json and simulations/)")
     data = read_bytes(source, name, limits)
     if hasattr(source, "seek") and not isinstance(source, (bytes, bytearray)):
@@ -85,6 +85,13 @@ def detect(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_
 
 def _path(source: Source) -> Path | None:
     return Path(source) if isinstance(source, (str, Path)) else None
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except (OSError, ValueError):  # e.g. a NUL byte: reading it then refuses it cleanly
+        return False
 
 
 def _sniff(data: bytes, name: str, limits: Limits) -> tuple[str, Any, list[str]]:
@@ -180,7 +187,7 @@ def import_file(source: Source, name: str | None = None, *, kind: str | None = N
         if kind not in (None, "tau2") or mapping is not None:
             raise file_error(name, "a tau2-bench results folder can only be read as tau2")
         return read_tau2_folder(path, name=name, agent=agent, experiment=experiment, limits=limits)
-    if path is not None and path.is_dir():
+    if path is not None and _is_dir(path):
         raise file_error(name, "a folder is read only in tau2-bench's folder form (results.json and simulations/)")
     data = read_bytes(source, name, limits)
     doc, warnings = None, []

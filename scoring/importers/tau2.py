@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..limits import DEFAULT_LIMITS, Limits
+from ..limits import DEFAULT_LIMITS, Limits, format_size
 from ._base import (
     RUNS_COLUMNS,
     Imported,
@@ -261,9 +261,12 @@ def _count_warnings(counts: dict[str, int]) -> list[str]:
 def is_folder_form(path: Path) -> bool:
     """tau2's folder form: a folder with results.json and simulations/, or that results.json itself."""
     path = Path(path)
-    if path.is_dir():
-        return (path / "results.json").is_file() and (path / SIMULATIONS_DIR).is_dir()
-    return path.name == "results.json" and (path.parent / SIMULATIONS_DIR).is_dir()
+    try:
+        if path.is_dir():
+            return (path / "results.json").is_file() and (path / SIMULATIONS_DIR).is_dir()
+        return path.name == "results.json" and (path.parent / SIMULATIONS_DIR).is_dir()
+    except (OSError, ValueError):  # an unreadable or impossible path is not a folder form
+        return False
 
 
 def read_tau2_folder(path: str | Path, *, name: str | None = None, agent: str | None = None,
@@ -286,8 +289,8 @@ def read_tau2_folder(path: str | Path, *, name: str | None = None, agent: str | 
     except OSError as exc:
         raise file_error(name, f"cannot read {folder}: {exc.strerror or exc}") from None
     if sum(sizes) > limits.max_memory:
-        raise file_error(name, f"the folder holds {sum(sizes):,} bytes, more than the limit of "
-                               f"{limits.max_memory:,} (max_memory); refused before reading")
+        raise file_error(name, f"the folder holds {format_size(sum(sizes))}, more than the limit of "
+                               f"{format_size(limits.max_memory)} (max_memory); refused before reading")
     meta, warnings = parse_json(read_bytes(meta_path, f"{name}/results.json", limits), f"{name}/results.json", limits)
     if not isinstance(meta, dict):
         raise file_error(name, "results.json is not a tau2-bench Results object")
