@@ -27,7 +27,7 @@ from typing import Any, BinaryIO, Iterable
 import numpy as np
 import pandas as pd
 
-from ..limits import DEFAULT_LIMITS, Limits, format_size
+from ..limits import Limits, format_size
 from ..runs import (
     OPTIONAL_COLUMNS,
     REQUIRED_COLUMNS,
@@ -223,8 +223,8 @@ class Imported:
         return loaded
 
     def _located(self, problem: Problem) -> Problem:
-        if problem.row is None or (len(self.report.files) == 1 and self.report.files[0].kind == "runs"):
-            return problem  # a plain runs table: its row *is* the source row
+        if problem.row is None or (len(self.report.files) == 1 and self.report.files[0].kind in ("runs", "mapped")):
+            return problem  # one table: its row *is* the source row, as SPEC 1 counts rows
         return dataclasses.replace(problem, reason=f"{problem.reason} ({self.report.locate(problem.row)})")
 
 
