@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -31,8 +31,8 @@ from .schema import (
     CANONICAL_COLUMNS,
     FALSE_TOKENS,
     NONFINITE_TOKENS,
-    OPTIONAL_COLUMNS,
     REQUIRED_COLUMNS,
+    SPEC_COLUMNS,
     STATUSES,
     TRUE_TOKENS,
     Reason,
@@ -339,7 +339,7 @@ def _too_many_rows(rows: int, limits: Limits, *, about: bool = False) -> RunsVal
                          f"({limits.max_rows:,}); refused before reading")
 
 
-def _parquet_plan(parquet, limits: Limits) -> list[str]:
+def _parquet_plan(parquet, limits: Limits, wanted: Collection[str] = SPEC_COLUMNS) -> list[str]:
     """The columns to read from a Parquet file, after checking its metadata against the limits.
 
     Only the SPEC 1 columns are read (extra columns are ignored, so nothing hidden in them is
@@ -353,7 +353,6 @@ def _parquet_plan(parquet, limits: Limits) -> list[str]:
         raise _file_problem(f"the file has {meta.num_columns:,} columns, more than the limit of "
                             f"{limits.max_columns:,}; refused before reading")
     names = parquet.schema_arrow.names
-    wanted = set(REQUIRED_COLUMNS) | set(OPTIONAL_COLUMNS)
     chosen = [n for n in names if normalize_column_name(n) in wanted]
     # Leaf columns (a nested column has several) whose top-level field is one of the chosen ones.
     leaves = [i for i in range(meta.num_columns) if parquet.schema.column(i).path.split(".")[0] in chosen]
@@ -386,7 +385,8 @@ def _decoded_size(column) -> int:
     return column.nbytes
 
 
-def _read_parquet(source, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
+def _read_parquet(source, limits: Limits = DEFAULT_LIMITS,
+                  wanted: Collection[str] = ()) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
     """Read a Parquet file within the memory budget: footer checks first, then batch by batch.
 
     Text columns are read dictionary-encoded, so a column that repeats one long string (a few
@@ -399,7 +399,7 @@ def _read_parquet(source, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame
 
     try:
         probe = pq.ParquetFile(source)
-        chosen = _parquet_plan(probe, limits)
+        chosen = _parquet_plan(probe, limits, wanted or SPEC_COLUMNS)
         text = [f.name for f in probe.schema_arrow if f.name in chosen and (
             pa.types.is_string(f.type) or pa.types.is_large_string(f.type) or pa.types.is_binary(f.type)
             or pa.types.is_large_binary(f.type))]
@@ -443,6 +443,66 @@ def _read_parquet(source, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame
     return frame, np.arange(1, len(frame) + 1), _Structural()
 
 
+@dataclass(frozen=True)
+class RawRuns:
+    """A runs file as read, before validation: its table (columns under their SPEC 1 names), the source
+    row of each record, the records refused as a whole (the first few in words, every row number) and
+    the reader's warnings."""
+
+    frame: pd.DataFrame
+    rows: np.ndarray
+    problems: tuple[Problem, ...]
+    problem_rows: tuple[int, ...]
+    warnings: tuple[str, ...]
+    format: str
+
+    def validate(self, source: str, *, exclude_invalid: bool = False) -> LoadedRuns:
+        """The one validator (SPEC 1) on this table."""
+        return validate_runs(self.frame, rows=self.rows, source=source, format=self.format,
+                             exclude_invalid=exclude_invalid, prior_problems=list(self.problems),
+                             prior_rows=self.problem_rows, warnings=list(self.warnings))
+
+
+def read_runs(source: str | Path | bytes | BinaryIO, *, name: str | None = None, format: str | None = None,
+              limits: Limits = DEFAULT_LIMITS, columns: Collection[str] = ()) -> RawRuns:
+    """Read a runs file (CSV, JSON, JSON Lines or Parquet) within ``limits``, without validating it.
+
+    The reading half of :func:`load_runs`, for readers that map columns before validation (the
+    importers' generic mapping). ``columns`` (normalized names) are the columns a Parquet file is read
+    for, the SPEC 1 columns by default: nothing else is ever decoded. Raises RunsValidationError for a
+    file that cannot be read at all or that exceeds a limit.
+    """
+    path = Path(source) if isinstance(source, (str, Path)) else None
+    name = name or (path.name if path else None) or "input"
+    try:
+        fmt = format or detect_format(name)
+    except ValueError as exc:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=str(exc))], source=name) from None
+    try:
+        warnings: list[str] = []
+        if fmt == "parquet":
+            raw, rows, problems = _read_parquet(str(path) if path else _binary(source), limits, columns)
+        else:
+            data = _read_bytes(path, source, limits)
+            _check_text_shape(data, fmt, limits)
+            _check_rows(data, fmt, limits)
+            text, warnings = decode_text(data)
+            del data
+            if fmt == "csv":
+                raw, rows, problems = _read_csv(text)
+            elif fmt == "json":
+                raw, rows, problems = _read_json(text, limits)
+            else:
+                raw, rows, problems = _read_jsonl(text, limits)
+    except RunsValidationError as exc:
+        raise RunsValidationError(exc.problems, source=name) from None
+    if len(raw) == 0:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=name)
+    if len(raw) > limits.max_rows:
+        raise RunsValidationError([_too_many_rows(len(raw), limits).problems[0]], source=name)
+    return RawRuns(raw, np.asarray(rows), tuple(problems.problems), tuple(problems.rows), tuple(warnings), fmt)
+
+
 def load_runs(
     source: str | Path | bytes | BinaryIO,
     *,
@@ -476,34 +536,7 @@ def load_runs(
         limits = replace(limits, max_rows=max_rows)
     path = Path(source) if isinstance(source, (str, Path)) else None
     name = name or (path.name if path else None) or "input"
-    try:
-        fmt = format or detect_format(name)
-    except ValueError as exc:
-        raise RunsValidationError([Problem(None, None, None, str(exc))], source=name) from None
-    try:
-        warnings: list[str] = []
-        if fmt == "parquet":
-            raw, rows, problems = _read_parquet(str(path) if path else _binary(source), limits)
-        else:
-            data = _read_bytes(path, source, limits)
-            _check_text_shape(data, fmt, limits)
-            _check_rows(data, fmt, limits)
-            text, warnings = decode_text(data)
-            del data
-            if fmt == "csv":
-                raw, rows, problems = _read_csv(text)
-            elif fmt == "json":
-                raw, rows, problems = _read_json(text, limits)
-            else:
-                raw, rows, problems = _read_jsonl(text, limits)
-    except RunsValidationError as exc:
-        raise RunsValidationError(exc.problems, source=name) from None
-    if len(raw) == 0:
-        raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=name)
-    if len(raw) > limits.max_rows:
-        raise RunsValidationError([_too_many_rows(len(raw), limits).problems[0]], source=name)
-    return validate_runs(raw, rows=rows, source=name, format=fmt, exclude_invalid=exclude_invalid,
-                         prior_problems=problems.problems, prior_rows=problems.rows, warnings=warnings)
+    return read_runs(source, name=name, format=format, limits=limits).validate(name, exclude_invalid=exclude_invalid)
 
 
 def _binary(source) -> io.BytesIO:
@@ -705,7 +738,7 @@ def validate_runs(
     format: str = "frame",
     exclude_invalid: bool = False,
     prior_problems: list[Problem] | None = None,
-    prior_rows: list[int] | np.ndarray | None = None,
+    prior_rows: Sequence[int] | np.ndarray | None = None,
     warnings: list[str] | None = None,
 ) -> LoadedRuns:
     """Validate a raw table (columns named as in SPEC 1) into the canonical runs frame.

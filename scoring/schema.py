@@ -42,7 +42,8 @@ REQUIRED_COLUMNS = tuple(c.name for c in COLUMNS if c.required)
 OPTIONAL_COLUMNS = tuple(c.name for c in COLUMNS if not c.required)
 ID_COLUMNS = tuple(c.name for c in COLUMNS if c.kind == "id")
 NUMBER_COLUMNS = tuple(c.name for c in COLUMNS if c.kind in ("number", "count"))
-CANONICAL_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS + ("source_row",)
+SPEC_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+CANONICAL_COLUMNS = SPEC_COLUMNS + ("source_row",)
 
 STATUSES = ("queued", "running", "completed", "failed", "timeout", "cancelled")
 TERMINAL_STATUSES = ("completed", "failed", "timeout")
@@ -94,6 +95,9 @@ class Reason(Enum):
     NOT_JSON = "not valid JSON: {detail}"
     NESTED_TOO_DEEP = "not a run: nested too deeply"
     SHORT_LINE = "the line has {fields} field(s); the header has {header}"
+    # Harness imports: a record the importer could not map (its place, then why), a mapping's missing column.
+    RECORD = "{where}: {detail}"
+    MAPPED_COLUMN_MISSING = "the mapping names source column {source!r}; the table has no such column (it has: {have})"
     # Whole-file problems: the detail says what (an empty file, a format error, a limit and its numbers).
     FILE = "{detail}"
 

@@ -18,7 +18,7 @@ Typical use::
     report = score_runs(loaded.runs)
 """
 
-from ._base import KINDS, FileReport, ImportReport, Imported, MappedColumn, reward_success
+from ._base import KINDS, FileReport, Imported, ImportReport, MappedColumn, reward_success
 from .api import classify, combine, detect, import_file, import_files
 from .inspect_log import score_outcome
 from .mapping import Mapping, MappingError, SuccessRule, apply_mapping, mapping_from_json, mapping_to_json

@@ -19,26 +19,20 @@ import dataclasses
 import json
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable
+from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
 
 from ..limits import Limits, format_size
-from ..runs import (
-    OPTIONAL_COLUMNS,
-    REQUIRED_COLUMNS,
-    LoadedRuns,
-    Problem,
-    RunsValidationError,
-    decode_text,
-    validate_runs,
-)
+from ..runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
+from ..schema import SPEC_COLUMNS, Reason
 
-RUNS_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+RUNS_COLUMNS = SPEC_COLUMNS
 EXPERIMENT_COLUMN = "experiment"
 KINDS = ("tau2", "tau-bench", "inspect", "runs")
 TITLES = {
@@ -218,8 +212,8 @@ class Imported:
             located = [p if p in mine else self._located(p) for p in exc.problems]
             raise RunsValidationError(located, rows_read=exc.rows_read, source=exc.source) from None
         if loaded.excluded_problems:
-            located = tuple(p if p in mine else self._located(p) for p in loaded.excluded_problems)
-            loaded = dataclasses.replace(loaded, excluded_problems=located)
+            excluded = tuple(p if p in mine else self._located(p) for p in loaded.excluded_problems)
+            loaded = dataclasses.replace(loaded, excluded_problems=excluded)
         return loaded
 
     def _located(self, problem: Problem) -> Problem:
@@ -252,7 +246,8 @@ class Records:
 
     def problem(self, index: int, column: str | None, value: Any, reason: str) -> None:
         shown = None if value is _ABSENT else preview(value)
-        self.problems.append(Problem(index + 1, column, shown, f"{self.where(index)}: {reason}"))
+        self.problems.append(Problem.of(Reason.RECORD, index + 1, column, shown, where=self.where(index),
+                                        detail=reason))
         self._bad.add(index)
 
     def add(self, row: dict[str, Any]) -> None:
@@ -433,7 +428,7 @@ def trial_count_warnings(agents: list[str], tasks: list[str], expected: int | No
     return out
 
 
-def agent_with_experiment(agent: str | None, experiment: str | None) -> str | None:
+def agent_with_experiment(agent: str, experiment: str | None) -> str:
     """The agent id with its experiment tag, so that same-model files stay apart.
 
     Examples
@@ -441,7 +436,7 @@ def agent_with_experiment(agent: str | None, experiment: str | None) -> str | No
     >>> agent_with_experiment("xai/grok-3@airline", "prompt-v2")
     'xai/grok-3@airline [prompt-v2]'
     """
-    if agent is None or experiment is None:
+    if experiment is None:
         return agent
     return f"{agent} [{experiment}]"
 
@@ -480,7 +475,7 @@ def imported_from(records: Records, columns: Iterable[str], *, name: str, kind: 
 
 
 def file_error(name: str, reason: str, column: str | None = None) -> RunsValidationError:
-    return RunsValidationError([Problem(None, column, None, reason)], source=name)
+    return RunsValidationError([Problem.of(Reason.FILE, None, column, detail=reason)], source=name)
 
 
 def read_bytes(source: Source, name: str, limits: Limits) -> bytes:

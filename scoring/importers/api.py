@@ -8,32 +8,36 @@ concatenate several with one report. Validation is always the one validator's:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import re
 import zipfile
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from ..limits import DEFAULT_LIMITS, Limits
-from ..runs import FORMATS, RunsValidationError
-from ..runs import _read_csv, _read_json, _read_jsonl, _read_parquet  # the one loader's readers (SPEC 1)
+from ..runs import (
+    FORMATS,
+    RunsValidationError,
+    read_runs,  # the one loader's reading step (SPEC 1)
+)
 from ._base import (
     EXPERIMENT_COLUMN,
     KINDS,
     RUNS_COLUMNS,
     FileReport,
-    ImportReport,
     Imported,
+    ImportReport,
     MappedColumn,
     Source,
     agent_with_experiment,
     check_experiment,
     check_rows,
-    decode,
     file_error,
     parse_json,
     read_bytes,
@@ -76,10 +80,8 @@ def detect(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_
         raise file_error(name, "a folder is read only in tau2-bench's folder form (results.json and simulations/)")
     data = read_bytes(source, name, limits)
     if hasattr(source, "seek") and not isinstance(source, (bytes, bytearray)):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             source.seek(0)  # a caller may read the stream again
-        except (OSError, ValueError):
-            pass
     return _sniff(data, name, limits)[0]
 
 
@@ -110,7 +112,7 @@ def _sniff(data: bytes, name: str, limits: Limits) -> tuple[str, Any, list[str]]
     head = data[:4096].lstrip(b"\xef\xbb\xbf")
     if _INSPECT_JSON_HEAD.match(head):
         return "inspect", None, []
-    if not head.lstrip()[:1] in (b"{", b"["):
+    if head.lstrip()[:1] not in (b"{", b"["):
         return "runs", None, []
     try:
         doc, warnings = parse_json(data, name, limits)
@@ -190,7 +192,8 @@ def import_file(source: Source, name: str | None = None, *, kind: str | None = N
     if path is not None and _is_dir(path):
         raise file_error(name, "a folder is read only in tau2-bench's folder form (results.json and simulations/)")
     data = read_bytes(source, name, limits)
-    doc, warnings = None, []
+    doc: object = None
+    warnings: list[str] = []
     if kind is None:
         kind, doc, warnings = _sniff(data, name, limits)
         if mapping is not None and kind != "runs":
@@ -232,20 +235,9 @@ def _table_format(data: bytes, name: str) -> str:
 def _read_runs_table(data: bytes, name: str, *, experiment: str | None, mapping: Mapping | None,
                      limits: Limits) -> Imported:
     """A CSV/JSON/JSON Lines/Parquet table through the runs loader's own readers (SPEC 1)."""
-    fmt = _table_format(data, name)
-    if fmt in ("csv", "jsonl"):  # a cheap upper bound before parsing: one record per line
-        check_rows(data.count(b"\n") - (1 if fmt == "csv" else 0), name, limits, "lines")
-    try:
-        if fmt == "parquet":
-            raw, rows, problems, warnings = *_read_parquet(data), []
-        else:
-            text, warnings = decode(data, name)
-            raw, rows, problems = {"csv": _read_csv, "json": _read_json, "jsonl": _read_jsonl}[fmt](text)
-    except RunsValidationError as exc:
-        raise RunsValidationError(exc.problems, source=name) from None
-    if len(raw) == 0:
-        raise file_error(name, "the file has no runs")
-    check_rows(len(raw), name, limits)
+    table = read_runs(data, name=name, format=_table_format(data, name), limits=limits,
+                      columns=mapping.sources() if mapping is not None else ())
+    raw, rows, problems, warnings = table.frame, table.rows, table.problems, table.warnings
     if len(raw.columns) > limits.max_columns:
         raise file_error(name, f"{len(raw.columns):,} columns is more than the limit of {limits.max_columns:,}")
     if mapping is not None:

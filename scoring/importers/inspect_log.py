@@ -96,7 +96,7 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
 
     records = Records("sample")
     counts = {"partial": 0, "unscored": 0, "failed_scored": 0, "some_cost": 0, "naive": 0}
-    for i, sample in enumerate(samples):
+    for sample in samples:
         records.add(_sample_row(sample, log.eval.run_id, agent_id, scorer, counts))
 
     warnings = _warnings(log, counts, len(samples))
@@ -136,8 +136,8 @@ def _read_log(data: bytes, fmt: str, name: str, path: Path | None):
         if path is not None and fmt == "eval":
             # From disk the reader can skip what no run column needs (events are most of a log).
             return read_eval_log(str(path), format="eval", exclude_fields=UNNEEDED_FIELDS)
-        return read_eval_log(io.BytesIO(data), format=fmt)
-    except Exception as exc:  # noqa: BLE001 - a third-party reader on a hostile file: any failure is a refusal
+        return read_eval_log(io.BytesIO(data), format="eval" if fmt == "eval" else "json")
+    except Exception as exc:
         message = " ".join(str(exc).split())[:300] or type(exc).__name__
         raise file_error(name, f"not readable as an Inspect log ({type(exc).__name__}: {message})") from None
 

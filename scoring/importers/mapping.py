@@ -20,14 +20,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..runs import STATUSES, Problem, RunsValidationError, normalize_column_name
+from ..runs import Problem, RunsValidationError
 from ..safejson import JsonRefused, load_json
+from ..schema import STATUSES, Reason, normalize_column_name
 from ._base import (
     EXPERIMENT_COLUMN,
     RUNS_COLUMNS,
     FileReport,
-    ImportReport,
     Imported,
+    ImportReport,
     MappedColumn,
     agent_with_experiment,
     is_naive_timestamp,
@@ -309,10 +310,10 @@ def mapping_from_json(text: str | bytes) -> Mapping:
 
     Examples
     --------
-    >>> mapping_from_json('{"mapping_version": 1, "columns": {"run_id": "id"}, "colour": 1}')
+    >>> mapping_from_json('{"mapping_version": 1, "columns": {"run_id": "id"}, "colour": 1}')  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    scoring.importers.mapping.MappingError: mapping field 'colour': unknown field; expected one of mapping_version, columns, separator, units, success, status_values, constants, experiment
+    scoring.importers.mapping.MappingError: mapping field 'colour': unknown field; expected one of ...
     """
     try:
         doc = load_json(text, what="mapping", max_bytes=1_000_000, max_depth=8)
@@ -385,8 +386,8 @@ def apply_mapping(frame: pd.DataFrame, mapping: Mapping, *, rows: np.ndarray | N
     missing = [s for s in mapping.sources() if s not in frame.columns]
     if missing:
         have = ", ".join(map(str, frame.columns[:30]))
-        raise RunsValidationError([Problem(None, s, None, f"the mapping names source column {s!r}; the table has "
-                                                          f"no such column (it has: {have})") for s in missing],
+        raise RunsValidationError([Problem.of(Reason.MAPPED_COLUMN_MISSING, None, s, source=s, have=have)
+                                   for s in missing],
                                   rows_read=len(frame), source=name)
     rows = np.arange(1, len(frame) + 1) if rows is None else np.asarray(rows)
     raw = pd.DataFrame(index=frame.index)

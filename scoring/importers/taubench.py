@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..limits import DEFAULT_LIMITS, Limits
-from ..runs import REQUIRED_COLUMNS
+from ..schema import REQUIRED_COLUMNS
 from ._base import (
     Imported,
     MappedColumn,
