@@ -24,13 +24,16 @@ from typing import BinaryIO
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from pandas.api import types as ptypes
 
+from . import arrow_runs
 from .limits import DEFAULT_LIMITS, Limits, format_size
 from .schema import (
-    CANONICAL_COLUMNS,
     FALSE_TOKENS,
     NONFINITE_TOKENS,
+    NUMBER_COLUMNS,
     REQUIRED_COLUMNS,
     SPEC_COLUMNS,
     STATUSES,
@@ -370,9 +373,8 @@ def _check_decoded(size: int, limits: Limits, what: str = "the runs need") -> No
 
 def _decoded_size(column) -> int:
     """Bytes a column takes once decoded: a dictionary-encoded text column counts every row's text."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+    if isinstance(column, pa.ChunkedArray):
+        return sum(_decoded_size(chunk) for chunk in column.chunks)
     if pa.types.is_dictionary(column.type):
         values = column.dictionary
         per_value = (pc.binary_length(values) if pa.types.is_string(values.type) or pa.types.is_binary(values.type)
@@ -385,62 +387,74 @@ def _decoded_size(column) -> int:
     return column.nbytes
 
 
-def _read_parquet(source, limits: Limits = DEFAULT_LIMITS,
-                  wanted: Collection[str] = ()) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
+def _read_parquet(source, limits: Limits = DEFAULT_LIMITS, wanted: Collection[str] = ()) -> pa.Table:
     """Read a Parquet file within the memory budget: footer checks first, then batch by batch.
 
     Text columns are read dictionary-encoded, so a column that repeats one long string (a few
     kilobytes on disk, gigabytes decoded) is measured from its dictionary and refused before it is
-    ever expanded.
+    ever expanded. The table keeps them encoded (ids are validated on their distinct values); the
+    column names are normalized (SPEC 1 spellings), and a duplicate name is refused.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     try:
         probe = pq.ParquetFile(source)
         chosen = _parquet_plan(probe, limits, wanted or SPEC_COLUMNS)
-        text = [f.name for f in probe.schema_arrow if f.name in chosen and (
+        # Dictionary-encoded text is the decompression bomb: read it as a dictionary, so its decoded size is
+        # known before it is expanded. Plain-encoded text is as large as the footer says (checked above).
+        meta = probe.metadata
+        encoded = {meta.row_group(g).column(j).path_in_schema for g in range(meta.num_row_groups)
+                   for j in range(meta.num_columns)
+                   if any("DICTIONARY" in e for e in meta.row_group(g).column(j).encodings)}
+        text = [f.name for f in probe.schema_arrow if f.name in chosen and f.name in encoded and (
             pa.types.is_string(f.type) or pa.types.is_large_string(f.type) or pa.types.is_binary(f.type)
             or pa.types.is_large_binary(f.type))]
         parquet = pq.ParquetFile(source, read_dictionary=text) if text else probe
         batches, decoded, read = [], 0, 0
-        for batch in parquet.iter_batches(batch_size=65_536, columns=chosen):
+        # Row group by row group: text stays dictionary-encoded until its decoded size is known.
+        for group in range(parquet.metadata.num_row_groups):
+            batch = parquet.read_row_group(group, columns=chosen).combine_chunks()
             decoded += sum(_decoded_size(c) for c in batch.columns)
             read += batch.num_rows
             if decoded > limits.max_memory:
                 raise _file_problem(f"the first {read:,} of {probe.metadata.num_rows:,} rows already take "
                                     f"{format_size(decoded)} decoded, more than the memory budget of "
                                     f"{format_size(limits.max_memory)}; refused before reading the rest")
-            batches.append(batch)
-        table = (pa.Table.from_batches(batches) if batches
+            # Within the budget: expanded now (batches of one file do not share a dictionary).
+            batches.append(pa.table(
+                [c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c for c in batch.columns],
+                names=batch.schema.names))
+        table = (pa.concat_tables(batches) if batches
                  else parquet.schema_arrow.empty_table().select(chosen)).combine_chunks()
-        for i, f in enumerate(table.schema):
-            if pa.types.is_dictionary(f.type):  # within the budget: expand to plain text
-                table = table.set_column(i, f.name, table.column(i).cast(f.type.value_type))
     except RunsValidationError:
         raise
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise _file_problem(f"not readable as Parquet: {exc}") from None
+    names = [str(c) for c in table.column_names]
+    _with_header(pd.DataFrame(columns=range(len(names))), names)  # refuses a duplicate column name
+    return table.rename_columns([normalize_column_name(n) for n in names])
 
-    # pandas reads a Parquet null in a float column as NaN: find the real NaN values first, so
-    # that they are refused as non-finite instead of passing as empty cells.
-    nan_masks = {}
-    for i, column_field in enumerate(table.schema):
-        if pa.types.is_floating(column_field.type):
-            mask = pc.fill_null(pc.is_nan(table.column(i)), False).to_numpy(zero_copy_only=False)
-            if mask.any():
-                nan_masks[i] = mask
+
+def _legacy_series(column: pa.Array) -> pd.Series:
+    """One Arrow column as the per-cell parsers read it: text expanded, a floating NaN as the text 'NaN'
+    (so that it is refused as non-finite rather than read as an empty cell, which a Parquet null is)."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
     try:
-        frame = table.to_pandas()
+        series = column.to_pandas()
     except (pa.ArrowException, ValueError, TypeError, UnicodeDecodeError) as exc:
         raise _file_problem(f"not readable as runs: {exc}") from None
-    for i, mask in nan_masks.items():
-        column = frame.iloc[:, i].astype(object)
-        column[mask] = "NaN"
-        frame.isetitem(i, column)
-    frame = _with_header(frame, [str(c) for c in frame.columns])
-    return frame, np.arange(1, len(frame) + 1), _Structural()
+    if pa.types.is_floating(column.type):
+        nan = pc.fill_null(pc.is_nan(column), False).to_numpy(zero_copy_only=False)
+        if nan.any():
+            series = series.astype(object)
+            series[nan] = "NaN"
+    return series
+
+
+def _legacy_frame(table: pa.Table) -> pd.DataFrame:
+    """The whole table as the per-cell parsers read it (for the generic column mapping)."""
+    return pd.DataFrame({name: _legacy_series(arrow_runs.column_arrays(table)[name]) for name in table.column_names})
 
 
 @dataclass(frozen=True)
@@ -449,16 +463,28 @@ class RawRuns:
     row of each record, the records refused as a whole (the first few in words, every row number) and
     the reader's warnings."""
 
-    frame: pd.DataFrame
     rows: np.ndarray
     problems: tuple[Problem, ...]
     problem_rows: tuple[int, ...]
     warnings: tuple[str, ...]
     format: str
+    table: pa.Table | None = None  # a CSV or Parquet file Arrow read: the fast path
+    cells: pd.DataFrame | None = None  # any other file, read cell by cell
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The table as a pandas frame of cells (for a column mapping applied before validation)."""
+        return self.cells if self.cells is not None else _legacy_frame(self.table)
+
+    def __len__(self) -> int:
+        return len(self.rows)
 
     def validate(self, source: str, *, exclude_invalid: bool = False) -> LoadedRuns:
         """The one validator (SPEC 1) on this table."""
-        return validate_runs(self.frame, rows=self.rows, source=source, format=self.format,
+        if self.table is not None:
+            return validate_table(self.table, source=source, format=self.format, exclude_invalid=exclude_invalid,
+                                  warnings=list(self.warnings))
+        return validate_runs(self.cells, rows=self.rows, source=source, format=self.format,
                              exclude_invalid=exclude_invalid, prior_problems=list(self.problems),
                              prior_rows=self.problem_rows, warnings=list(self.warnings))
 
@@ -480,27 +506,34 @@ def read_runs(source: str | Path | bytes | BinaryIO, *, name: str | None = None,
         raise RunsValidationError([Problem.of(Reason.FILE, detail=str(exc))], source=name) from None
     try:
         warnings: list[str] = []
+        table: pa.Table | None = None
         if fmt == "parquet":
-            raw, rows, problems = _read_parquet(str(path) if path else _binary(source), limits, columns)
+            table = _read_parquet(str(path) if path else _binary(source), limits, columns)
         else:
             data = _read_bytes(path, source, limits)
             _check_text_shape(data, fmt, limits)
             _check_rows(data, fmt, limits)
-            text, warnings = decode_text(data)
-            del data
-            if fmt == "csv":
-                raw, rows, problems = _read_csv(text)
-            elif fmt == "json":
-                raw, rows, problems = _read_json(text, limits)
-            else:
-                raw, rows, problems = _read_jsonl(text, limits)
+            if fmt == "csv":  # Arrow reads a well-formed file; anything odd is read as text, cell by cell
+                table = arrow_runs.read_csv_table(data, columns or SPEC_COLUMNS)
+            if table is None:
+                text, warnings = decode_text(data)
+                del data
+                if fmt == "csv":
+                    raw, rows, problems = _read_csv(text)
+                elif fmt == "json":
+                    raw, rows, problems = _read_json(text, limits)
+                else:
+                    raw, rows, problems = _read_jsonl(text, limits)
     except RunsValidationError as exc:
         raise RunsValidationError(exc.problems, source=name) from None
-    if len(raw) == 0:
+    count = len(table) if table is not None else len(raw)
+    if count == 0:
         raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=name)
-    if len(raw) > limits.max_rows:
-        raise RunsValidationError([_too_many_rows(len(raw), limits).problems[0]], source=name)
-    return RawRuns(raw, np.asarray(rows), tuple(problems.problems), tuple(problems.rows), tuple(warnings), fmt)
+    if count > limits.max_rows:
+        raise RunsValidationError([_too_many_rows(count, limits).problems[0]], source=name)
+    if table is not None:
+        return RawRuns(np.arange(1, count + 1), (), (), tuple(warnings), fmt, table=table)
+    return RawRuns(np.asarray(rows), tuple(problems.problems), tuple(problems.rows), tuple(warnings), fmt, cells=raw)
 
 
 def load_runs(
@@ -741,7 +774,7 @@ def validate_runs(
     prior_rows: Sequence[int] | np.ndarray | None = None,
     warnings: list[str] | None = None,
 ) -> LoadedRuns:
-    """Validate a raw table (columns named as in SPEC 1) into the canonical runs frame.
+    """Validate a raw table (columns named as in SPEC 1) into the canonical runs frame, cell by cell.
 
     ``prior_problems`` are problems a reader found with whole records (their rows get no cell
     problems); ``prior_rows`` lists every such row when the reader kept only the first problems.
@@ -751,74 +784,129 @@ def validate_runs(
     prior = list(prior_problems or [])
     structural_rows = [p.row for p in prior if p.row is not None] if prior_rows is None else prior_rows
     warnings = list(warnings or [])
-    missing = [c for c in REQUIRED_COLUMNS if c not in raw.columns]
-    if missing:  # the records that could not be read at all say why, too (e.g. every JSON Lines line broken)
-        raise RunsValidationError(
-            [Problem.of(Reason.MISSING_COLUMN, None, c) for c in missing] + prior,
-            rows_read=len(raw), source=source, total=len(missing) + max(len(prior), len(structural_rows)),
-        )
+    _require_columns(raw.columns, len(raw), source, prior, len(structural_rows))
     out = _Collector(rows, np.isin(rows, np.asarray(structural_rows, dtype=np.int64)))
-    frame = pd.DataFrame(index=raw.index)
-    for column in ("run_id", "agent_id", "task_id"):
-        frame[column] = _parse_ids(raw[column], column, out)
-    frame["status"] = _parse_status(raw["status"], out)
-    frame["success"] = _parse_success(raw["success"], out)
-    frame["latency_ms"] = _parse_number(raw["latency_ms"], "latency_ms", out)
-    frame["cost_usd"] = _parse_number(raw["cost_usd"], "cost_usd", out)
-    if "steps" in raw.columns:
-        frame["steps"] = _parse_number(raw["steps"], "steps", out, integer=True)
-    else:
-        frame["steps"] = np.nan
-    has_finished_at = "finished_at" in raw.columns
-    if has_finished_at:
-        frame["finished_at"] = _parse_timestamps(raw["finished_at"], out)
-    else:
-        frame["finished_at"] = pd.Series(pd.NaT, index=raw.index, dtype="datetime64[us, UTC]")
-        if len(raw):
-            warnings.append("No finished_at column: file order is used for the radar window (a later row is newer).")
-    duplicated = frame["run_id"].duplicated(keep="first") & frame["run_id"].notna()
-    if duplicated.any():
-        first_row = pd.Series(rows, index=raw.index).groupby(frame["run_id"]).transform("first")
-        out.add(duplicated, "run_id", frame["run_id"], Reason.DUPLICATE_RUN_ID,
-                where=lambda i: f"; first seen at row {first_row.iloc[i]}")
-    frame["source_row"] = rows.astype("int64")
+    run_id = _parse_ids(raw["run_id"], "run_id", out)
+    agents = _parse_ids(raw["agent_id"], "agent_id", out)
+    tasks = _parse_ids(raw["task_id"], "task_id", out)
+    status = _parse_status(raw["status"], out)
+    success = _parse_success(raw["success"], out)
+    numbers = {c: _parse_number(raw[c], c, out, integer=c == "steps").to_numpy(dtype=float) if c in raw.columns
+               else np.full(len(raw), np.nan) for c in NUMBER_COLUMNS}
+    finished = (pd.DatetimeIndex(_parse_timestamps(raw["finished_at"], out)).asi8
+                if "finished_at" in raw.columns else None)
+    _check_duplicates(run_id, rows, out)
+    return _finish(out, prior, max(len(prior), len(structural_rows)), _columns_from_cells(
+        run_id, agents, tasks, status, success, numbers, finished, rows), rows_read=len(raw), source=source,
+        format=format, exclude_invalid=exclude_invalid, warnings=warnings)
 
+
+def validate_table(table: pa.Table, *, source: str = "input", format: str = "table", exclude_invalid: bool = False,
+                   warnings: list[str] | None = None) -> LoadedRuns:
+    """Validate an Arrow table (columns named as in SPEC 1) into the canonical runs frame.
+
+    Each column is checked with Arrow kernels (ids on their distinct values); a column with anything
+    those checks do not accept as plainly valid is parsed cell by cell instead, by the parsers
+    :func:`validate_runs` uses, so the validation report is the same whichever path a file takes.
+    """
+    n = len(table)
+    rows = np.arange(1, n + 1)
+    _require_columns(table.column_names, n, source, [], 0)
+    cols = arrow_runs.column_arrays(table)
+    out = _Collector(rows, np.zeros(n, dtype=bool))
+    fast = arrow_runs
+
+    def cells(name: str) -> pd.Series:
+        return _legacy_series(cols[name])
+
+    run_id = fast.run_ids(cols["run_id"])
+    parsed_run_id = None if run_id is not None else _parse_ids(cells("run_id"), "run_id", out)
+    agents, tasks = (fast.ids(cols[c]) or _ids_from_cells(_parse_ids(cells(c), c, out))
+                     for c in ("agent_id", "task_id"))
+    status = fast.statuses(cols["status"])
+    if status is None:
+        status = _status_codes(_parse_status(cells("status"), out))
+    success = fast.outcomes(cols["success"])
+    if success is None:
+        success = _parse_success(cells("success"), out).array
+    numbers = {}
+    for c in NUMBER_COLUMNS:
+        if c not in cols:
+            numbers[c] = np.full(n, np.nan)
+            continue
+        parsed_numbers = fast.numbers(cols[c], whole=c == "steps")
+        numbers[c] = (parsed_numbers if parsed_numbers is not None
+                      else _parse_number(cells(c), c, out, integer=c == "steps").to_numpy(dtype=float))
+    finished = None
+    if "finished_at" in cols:
+        finished = fast.timestamps(cols["finished_at"])
+        if finished is None:
+            finished = pd.DatetimeIndex(_parse_timestamps(cells("finished_at"), out)).asi8
+    # Duplicates last, as the cell-by-cell validator finds them (the report lists a row's problems in that order).
+    if parsed_run_id is None and run_id is not None and fast.has_duplicates(run_id):
+        parsed_run_id = pd.Series(run_id.to_pandas(), dtype="str")
+    if parsed_run_id is not None:
+        _check_duplicates(parsed_run_id, rows, out)
+        run_id = pa.array(parsed_run_id.astype(object).where(parsed_run_id.notna(), None), type=pa.string())
+    columns = arrow_runs.Columns(run_id, agents[0], agents[1], tasks[0], tasks[1], status, success,
+                                 numbers["latency_ms"], numbers["cost_usd"], numbers["steps"], finished, rows)
+    return _finish(out, [], 0, columns, rows_read=n, source=source, format=format,
+                   exclude_invalid=exclude_invalid, warnings=list(warnings or []))
+
+
+def _require_columns(columns, rows_read: int, source: str, prior: list[Problem], prior_total: int) -> None:
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:  # the records that could not be read at all say why, too (e.g. every JSON Lines line broken)
+        raise RunsValidationError([Problem.of(Reason.MISSING_COLUMN, None, c) for c in missing] + prior,
+                                  rows_read=rows_read, source=source, total=len(missing) + prior_total)
+
+
+def _check_duplicates(run_id: pd.Series, rows: np.ndarray, out: _Collector) -> None:
+    """A repeated run_id: every later occurrence is a problem naming the first (SPEC 1)."""
+    duplicated = run_id.duplicated(keep="first") & run_id.notna()
+    if duplicated.any():
+        first_row = pd.Series(rows, index=run_id.index).groupby(run_id).transform("first")
+        out.add(duplicated, "run_id", run_id, Reason.DUPLICATE_RUN_ID,
+                where=lambda i: f"; first seen at row {int(first_row.iloc[i])}")
+
+
+def _ids_from_cells(parsed: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """(codes, names in text order) of a parsed id column; a missing id gets code -1 (its row is refused)."""
+    codes, names = pd.factorize(parsed, sort=True)
+    return codes.astype(np.int32), [str(v) for v in names]
+
+
+def _status_codes(parsed: pd.Series) -> np.ndarray:
+    known = parsed.where(parsed.isin(STATUSES))  # an unknown status is already a problem of its row
+    return pd.Categorical(known, categories=list(STATUSES)).codes.astype(np.int8)
+
+
+def _columns_from_cells(run_id: pd.Series, agents: pd.Series, tasks: pd.Series, status: pd.Series,
+                        success: pd.Series, numbers: dict[str, np.ndarray], finished: np.ndarray | None,
+                        rows: np.ndarray) -> arrow_runs.Columns:
+    agent_codes, agent_names = _ids_from_cells(agents)
+    task_codes, task_names = _ids_from_cells(tasks)
+    return arrow_runs.Columns(pa.array(run_id.astype(object).where(run_id.notna(), None), type=pa.string()),
+                              agent_codes, agent_names, task_codes, task_names, _status_codes(status),
+                              success.astype("boolean").array, numbers["latency_ms"], numbers["cost_usd"],
+                              numbers["steps"], finished, rows)
+
+
+def _finish(out: _Collector, prior: list[Problem], prior_total: int, columns: arrow_runs.Columns, *,
+            rows_read: int, source: str, format: str, exclude_invalid: bool, warnings: list[str]) -> LoadedRuns:
+    """Refuse (or exclude, on request) what the parsers found, then build the canonical frame."""
     problems = sorted(prior + out.problems, key=lambda p: (p.row if p.row is not None else -1))
     problems = problems[:MAX_PROBLEMS_KEPT]
-    total = max(len(prior), len(structural_rows)) + out.total
+    total = prior_total + out.total
     excluded = 0
     if total:
-        error = RunsValidationError(problems, rows_read=len(raw), source=source, total=total,
+        error = RunsValidationError(problems, rows_read=rows_read, source=source, total=total,
                                     invalid_rows=int(out.bad.sum()))
         if not (exclude_invalid and error.excludable):
             raise error
         excluded = int(out.bad.sum())
-        frame = frame.loc[~out.bad]
-    runs = canonical_order(frame, has_finished_at)
-    return LoadedRuns(runs=runs, source=source, format=format, rows_read=len(raw), excluded_rows=excluded,
-                      excluded_problems=tuple(problems), warnings=tuple(warnings))
-
-
-def canonical_order(frame: pd.DataFrame, has_finished_at: bool) -> pd.DataFrame:
-    """Sort by agent, then newest first (SPEC 4's window order); index 0..n-1."""
-    agent_rank = pd.factorize(frame["agent_id"], sort=True)[0]
-    if has_finished_at:
-        run_rank = pd.factorize(frame["run_id"], sort=True)[0]
-        ts = pd.DatetimeIndex(frame["finished_at"]).asi8
-        # NaT is int64 min: with descending order it sorts as the oldest (SPEC 1).
-        order = np.lexsort((-run_rank, _newest_first(ts), agent_rank))
-    else:
-        order = np.lexsort((-frame["source_row"].to_numpy(), agent_rank))
-    runs = frame.iloc[order].reset_index(drop=True)
-    runs["success"] = runs["success"].astype("boolean")
-    runs["status"] = pd.Categorical(runs["status"], categories=list(STATUSES))
-    # Tasks as categories in text order: the measures group by their codes without re-hashing text.
-    runs["task_id"] = pd.Categorical(runs["task_id"], categories=sorted(runs["task_id"].unique()))
-    runs.attrs["has_finished_at"] = has_finished_at
-    return runs[list(CANONICAL_COLUMNS)]
-
-
-def _newest_first(ts: np.ndarray) -> np.ndarray:
-    """Ascending key for newest-first order; NaT (int64 min) sorts as the oldest (SPEC 1)."""
-    nat = ts == np.iinfo(np.int64).min
-    return np.where(nat, np.iinfo(np.int64).max, -np.where(nat, 0, ts))
+        columns = columns.take(~out.bad)
+    if columns.finished_us is None and rows_read:
+        warnings.append("No finished_at column: file order is used for the radar window (a later row is newer).")
+    return LoadedRuns(runs=arrow_runs.canonical_frame(columns), source=source, format=format, rows_read=rows_read,
+                      excluded_rows=excluded, excluded_problems=tuple(problems), warnings=tuple(warnings))

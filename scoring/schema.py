@@ -55,8 +55,10 @@ NONFINITE_TOKENS = frozenset({"nan", "+nan", "-nan", "inf", "+inf", "-inf", "inf
 NUMBER_PATTERN = "[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?"
 ISO_8601_PATTERN = ("[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}(:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?)?)?"
                     " ?(Z|z|[+-][0-9]{2}(:?[0-9]{2})?)?")
-# Python's str.strip() removes these (and other Unicode spaces) around a cell; the SQL engines strip these.
-ASCII_WHITESPACE = " \t\n\r\x0b\x0c"
+# What surrounds a cell and is ignored: the characters Python's str.strip() removes (c.isspace()). Every
+# engine strips exactly these; a test keeps the list equal to Python's.
+WHITESPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+              "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 
 
 def normalize_column_name(name: object) -> str:

@@ -1,0 +1,126 @@
+"""The fast path (CSV and Parquet read and checked with Arrow) gives exactly what the cell-by-cell path
+gives: the same canonical frame, the same report, the same refusal, row for row.
+
+JSON goes through the cell-by-cell validator, so the same table written as JSON (every cell as text) is
+the reference for the CSV and Parquet files.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import RunsValidationError, load_runs, score_runs
+from scoring.arrow_runs import canonical_order
+from scoring.schema import SPEC_COLUMNS, WHITESPACE
+
+# Cells that are valid but spelled in every way the rules allow, and cells that are not valid.
+NUMBERS = ["1", " 2 ", "1e3", ".5", "5.", "0", "-0", "0.1000000000000000055511151231257827", "1e-320",
+           "3.14159265358979323846", "\u00a05", "+7", "1.7976931348623157e308", "0.30000000000000004", "",
+           "9007199254740993", "1E+05", "00012", "\u20035\u3000"]
+BAD_NUMBERS = ["nan", "inf", "-1", "abc", "1_000", "0x10", "1e309", "-inf", "Infinity", "١٢"]
+STEPS = ["1", "2.0", "", "0", "-0", "1e1", " 3 ", "40"]
+BAD_STEPS = ["2.5", "-3", "x"]
+TIMES = ["2026-07-01T00:00:00Z", "2026-07-01T00:00:00", "2026-07-01 00:00:00+02:00", "2026-07-01T00:00:00.1Z",
+         "2026-07-01", "", " 2026-07-01T00:00:00Z ", "2026-07-01T00:00:00.123456789Z", "2026-07-01T00:00:00-05:30",
+         "2026-07-01T00:00:00.5", "2026-07-01T00:00:00+00:00", "2026-07-01T00:00:00.000001Z"]
+BAD_TIMES = ["yesterday", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2026-07-01T24:00:00Z"]
+IDS = ["a", " a", "a\u3000", "\x1fa", "é", "b", "a\u00a0", "𝒳", "a,b", 'q"q', "A", "a\x85", "1"]
+STATUSES = ["completed", " Completed ", "FAILED", "timeout", "queued", "running", "cancelled"]
+SUCCESS = ["true", "False", " 1.0", "0", "yes", "NO", "pass", "Fail", "", "1", "0.0"]
+HEADER = list(SPEC_COLUMNS)
+
+
+def cell_of(value: str) -> str:
+    return '"' + value.replace('"', '""') + '"' if any(c in value for c in ',"\n\r') else value
+
+
+def files(rows: list[list[str]]) -> dict[str, bytes]:
+    """The same table as CSV, as JSON (every cell as text) and as Parquet (every column as text)."""
+    text = ",".join(HEADER) + "\n" + "\n".join(",".join(cell_of(v) for v in r) for r in rows) + "\n"
+    records = [dict(zip(HEADER, r)) for r in rows]
+    sink = io.BytesIO()
+    pq.write_table(pa.table({c: pa.array([r[i] for r in rows], pa.string()) for i, c in enumerate(HEADER)}), sink)
+    return {"x.csv": text.encode(), "x.json": json.dumps(records).encode(), "x.parquet": sink.getvalue()}
+
+
+def outcome(data: bytes, name: str):
+    try:
+        loaded = load_runs(data, name=name)
+    except RunsValidationError as error:
+        return "refused", error.report().split(": refused", 1)[1]
+    return "scored", score_runs(loaded.runs).to_json_text(), loaded.runs
+
+
+@st.composite
+def tables(draw, bad: bool):
+    n = draw(st.integers(1, 25))
+    pick = (lambda good, wrong: st.sampled_from(good + wrong)) if bad else (lambda good, wrong: st.sampled_from(good))
+    rows = []
+    for i in range(n):
+        rows.append([draw(st.sampled_from([f"r{i}", f"r{i} ", f"\u2003r{i}"] + (["r0", ""] if bad else []))),
+                     draw(st.sampled_from(IDS)), draw(st.sampled_from(IDS)),
+                     draw(pick(STATUSES, ["done", "", "İ"])), draw(pick(SUCCESS, ["maybe", "2"])),
+                     draw(pick(NUMBERS, BAD_NUMBERS)), draw(pick(NUMBERS, BAD_NUMBERS)),
+                     draw(pick(STEPS, BAD_STEPS)), draw(pick(TIMES, BAD_TIMES))])
+    return rows
+
+
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@SETTINGS
+@given(tables(bad=False))
+def test_valid_spellings_give_the_same_report_and_frame_on_every_path(rows):
+    made = files(rows)
+    reference = outcome(made["x.json"], "x.json")
+    for name in ("x.csv", "x.parquet"):
+        got = outcome(made[name], name)
+        assert got[:2] == reference[:2], name
+        if got[0] == "scored":
+            pd.testing.assert_frame_equal(got[2], reference[2])
+
+
+@SETTINGS
+@given(tables(bad=True))
+def test_invalid_cells_give_the_same_refusal_row_for_row_on_every_path(rows):
+    made = files(rows)
+    reference = outcome(made["x.json"], "x.json")
+    for name in ("x.csv", "x.parquet"):
+        assert outcome(made[name], name)[:2] == reference[:2], name
+
+
+def test_the_fast_path_is_taken_for_a_clean_file(monkeypatch):
+    import scoring.runs
+
+    calls = []
+    original = scoring.runs._legacy_series
+    monkeypatch.setattr(scoring.runs, "_legacy_series", lambda column: calls.append(1) or original(column))
+    rows = [[f"r{i}", "a", "t", "completed", "true", "12.5", "0.01", "3", "2026-07-01T00:00:00Z"] for i in range(5)]
+    for name, data in files(rows).items():
+        if name != "x.json":
+            load_runs(data, name=name)
+    assert not calls, "a clean file must not be parsed cell by cell"
+
+
+def test_whitespace_is_what_python_strips():
+    assert "".join(chr(c) for c in range(0x110000) if chr(c).isspace()) == WHITESPACE
+
+
+def test_canonical_order_breaks_time_ties_by_run_id_descending_and_puts_empty_times_last():
+    import numpy as np
+
+    agents = np.array([0, 0, 0, 0, 1, 0], dtype=np.int32)
+    nat = np.iinfo(np.int64).min
+    finished = np.array([5, 5, nat, 9, 1, 5], dtype=np.int64)
+    run_id = pa.array(["b", "c", "z", "a", "q", "a"])
+    order = canonical_order(agents, finished, np.arange(1, 7), run_id)
+    # agent 0: time 9 ("a"), then time 5 by run_id desc ("c", "b", "a"), then the empty time; then agent 1
+    assert run_id.take(pa.array(order)).to_pylist() == ["a", "c", "b", "a", "z", "q"]
+    assert canonical_order(agents, None, np.arange(1, 7), run_id).tolist() == [5, 3, 2, 1, 0, 4]
