@@ -10,6 +10,11 @@ import pandas as pd
 
 from .schema import TERMINAL_STATUSES
 
+# Sums of values near the largest double overflow: such an agent's values are scaled by a power of two
+# (exactly) before they are added. Every engine applies the same rule (scoring.sql_engine too).
+MEAN_SCALE_AT, MEAN_SCALE_BY = 960, 128  # means: values from 2^960 are summed as value * 2^-128
+SPREAD_SCALE_AT, SPREAD_SCALE_BY = 480, 560  # squared deviations: from 2^480, (d * 2^-560)^2
+
 
 @dataclass(frozen=True)
 class AgentGroups:
@@ -38,17 +43,26 @@ class AgentGroups:
         return np.add.reduceat(mask.view(np.uint8), self.starts, dtype=np.int64)
 
     def mean(self, mask: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(count, mean) per agent over ``values[mask]``; the mean is NaN where the count is 0.
+        """(count, mean) per agent over ``values[mask]`` (>= 0); the mean is NaN where the count is 0.
 
-        The mean is sum / count with the sum accumulated in extended precision and rounded once
-        to a double: for real data that is the correctly rounded sum (as ``math.fsum`` gives),
-        independent of row order and of how an engine splits the work, so the SQL engine's
-        compensated sums agree with it to the last bit.
+        The mean is the correctly rounded sum (``exact_total``) divided by the count. An agent whose
+        values reach 2^960 has them scaled by 2^-128 first (and the mean scaled back), so the sum of
+        values near the largest double never overflows: for every other agent the scale is 1 and the
+        result is bit for bit the unscaled one (a power-of-two scale commutes with rounding).
         """
         counts = self.count(mask)
         if not len(mask):
             return counts, np.full(self.size, np.nan)
-        return counts, safe_divide(self.exact_total(mask, values), counts)
+        scale = self.scale(mask, values, at=MEAN_SCALE_AT, by=MEAN_SCALE_BY)
+        totals = self.exact_total(mask, np.ldexp(values, -scale[self.codes]))
+        return counts, np.ldexp(safe_divide(totals, counts), scale)
+
+    def scale(self, mask: np.ndarray, values: np.ndarray, *, at: int, by: int) -> np.ndarray:
+        """Per agent, ``by`` where its largest value under ``mask`` is at least 2^``at``, else 0."""
+        if not len(mask):
+            return np.zeros(self.size, dtype=np.int64)
+        largest = np.maximum.reduceat(np.where(mask, np.abs(values), 0.0), self.starts)
+        return np.where(largest >= 2.0 ** at, by, 0).astype(np.int64)
 
     def exact_total(self, mask: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Per-agent sums of ``values[mask]`` (non-negative), correctly rounded: exactly ``math.fsum``.

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 Provenance = Literal["published", "explorer-defined"]
 Values = Callable[["RadarAggregates", "Policy"], np.ndarray]
-Reason = Callable[["RadarAggregates", int, "Policy"], Fact]
+Reasons = Callable[["RadarAggregates", "Policy"], list[Fact]]
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Axis:
     label: str
     rules: tuple[tuple[Callable[[Policy], str], Provenance], ...]
     value: Values  # 0-100 per agent, NaN where the axis is unavailable
-    reason: Reason  # why agent i has its value (or none)
+    reasons: Reasons  # per agent, why it has its value (or none)
 
 
 # --------------------------------------------------------------------------- correctness
@@ -44,6 +44,11 @@ class Axis:
 
 def _correctness(agg: RadarAggregates, policy: Policy) -> np.ndarray:
     return 100 * safe_divide(agg.n_success.astype(float), agg.n_known.astype(float))
+
+
+def _per_agent(reason: Callable[[RadarAggregates, int, Policy], Fact]) -> Reasons:
+    """A reason for one agent, made into the reasons of every agent."""
+    return lambda agg, policy: [reason(agg, i, policy) for i in range(len(agg.n_window))]
 
 
 def _correctness_reason(agg: RadarAggregates, i: int, policy: Policy) -> Fact:
@@ -117,12 +122,12 @@ def _robustness(agg: RadarAggregates, policy: Policy) -> np.ndarray:
     return 100 * safe_divide(total, tasks.astype(float))
 
 
-def _robustness_reason(agg: RadarAggregates, i: int, policy: Policy) -> Fact:
-    tasks = int(_robust_tasks(agg, policy)[0][i])
-    values = {"tasks": tasks, "need": policy.robustness_min_outcomes}
-    if tasks:
-        return Fact("mean of 1 - 4p(1-p) over {tasks:count} task(s) with at least {need:count} known outcomes", values)
-    return Fact("no task with at least {need:count} known outcomes in the window", values)
+def _robustness_reasons(agg: RadarAggregates, policy: Policy) -> list[Fact]:
+    need = policy.robustness_min_outcomes
+    return [Fact("mean of 1 - 4p(1-p) over {tasks:count} task(s) with at least {need:count} known outcomes",
+                 {"tasks": int(n), "need": need}) if n else
+            Fact("no task with at least {need:count} known outcomes in the window", {"need": need})
+            for n in _robust_tasks(agg, policy)[0]]
 
 
 def robustness_tasks(agg: RadarAggregates, policy: Policy) -> np.ndarray:
@@ -133,24 +138,24 @@ def robustness_tasks(agg: RadarAggregates, policy: Policy) -> np.ndarray:
 AXES: tuple[Axis, ...] = (
     Axis("correctness", "Correctness",
          ((lambda p: "Correctness = successes ÷ known outcomes in the window.", "published"),),
-         _correctness, _correctness_reason),
+         _correctness, _per_agent(_correctness_reason)),
     Axis("latency", "Latency",
          ((lambda p: f"Latency = latency anchors(median latency); suppressed below {p.radar_latency_min_runs} "
                      "recorded latencies, the raw median still shown.", "published"),),
-         _latency, _latency_reason),
+         _latency, _per_agent(_latency_reason)),
     Axis("cost", "Cost",
          ((lambda p: "Cost = cost anchors(median cost); unavailable without a recorded cost.", "published"),),
-         _cost, _cost_reason),
+         _cost, _per_agent(_cost_reason)),
     Axis("tool_efficiency", "Tool efficiency",
          ((lambda p: "Tool efficiency = steps anchors(median steps); unavailable when no step is recorded or every "
                      "recorded count is 0.", "published"),
           (lambda p: "The steps anchors themselves.", "explorer-defined")),
-         _tool_efficiency, _tool_efficiency_reason),
+         _tool_efficiency, _per_agent(_tool_efficiency_reason)),
     Axis("robustness", "Robustness",
          ((lambda p: f"Robustness: tasks with at least {p.robustness_min_outcomes} known outcomes; per task p = "
                      "success share and r = 1 − 4p(1 − p) (1 when always or never solved, 0 at 50/50); the axis "
                      "is the mean r.", "explorer-defined"),),
-         _robustness, _robustness_reason),
+         _robustness, _robustness_reasons),
 )
 AXIS_BY_NAME = {a.name: a for a in AXES}
 RADAR_AXES: tuple[str, ...] = tuple(a.name for a in AXES)

@@ -11,7 +11,7 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
-from ._groups import AgentGroups, agent_groups, optional, safe_divide
+from ._groups import SPREAD_SCALE_AT, SPREAD_SCALE_BY, AgentGroups, agent_groups, optional, safe_divide
 from .facts import Fact
 from .policy import CANONICAL_POLICY, Policy
 
@@ -210,9 +210,12 @@ def headline_aggregates(runs: pd.DataFrame, groups: AgentGroups) -> HeadlineAggr
     latency = runs["latency_ms"].to_numpy(dtype=float)
     has_latency = completed & ~np.isnan(latency)
     n_latency, mean_latency = groups.mean(has_latency, latency)
-    # Two-pass population standard deviation (no cancellation), its sum correctly rounded like the means.
-    deviation = np.where(has_latency, latency - mean_latency[groups.codes], 0.0)
-    pstdev = np.sqrt(safe_divide(groups.exact_total(has_latency, deviation * deviation), n_latency))
+    # Two-pass population standard deviation (no cancellation), its sum correctly rounded like the means;
+    # an agent with huge latencies has its deviations scaled so that their squares stay finite.
+    scale = groups.scale(has_latency, latency, at=SPREAD_SCALE_AT, by=SPREAD_SCALE_BY)
+    deviation = np.ldexp(np.where(has_latency, latency - mean_latency[groups.codes], 0.0), -scale[groups.codes])
+    spread = safe_divide(groups.exact_total(has_latency, deviation * deviation), n_latency)
+    pstdev = np.ldexp(np.sqrt(spread), scale)
     cost = runs["cost_usd"].to_numpy(dtype=float)
     n_cost, mean_cost = groups.mean(completed & ~np.isnan(cost), cost)
     return HeadlineAggregates(groups.count(completed), groups.count(completed & groups.succeeded), n_latency,

@@ -128,8 +128,21 @@ def window_rows(groups: AgentGroups, policy: Policy = CANONICAL_POLICY) -> np.nd
 def _medians(values: np.ndarray, codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """(count, median) of non-null values per agent code; median NaN where the count is 0."""
     ok = ~np.isnan(values)
-    medians = pd.Series(values[ok]).groupby(codes[ok]).median().reindex(range(size))
-    return np.bincount(codes[ok], minlength=size), medians.to_numpy(dtype=float)
+    medians = pd.Series(values[ok]).groupby(codes[ok]).median().reindex(range(size)).to_numpy(dtype=float, copy=True)
+    overflowed = np.flatnonzero(np.isinf(medians))  # (a + b) / 2 of two values near the largest double
+    for i in overflowed:
+        middle = np.sort(values[ok][codes[ok] == i])
+        medians[i] = middle_value(middle)
+    return np.bincount(codes[ok], minlength=size), medians
+
+
+def middle_value(ordered) -> float:
+    """The median of sorted values: the middle one, or the mean of the two middle ones, (a + b) / 2, as
+    pandas computes it; a / 2 + b / 2 where a + b would overflow (every engine uses this rule)."""
+    n = len(ordered)
+    a, b = float(ordered[(n - 1) // 2]), float(ordered[n // 2])
+    middle = (a + b) / 2
+    return middle if np.isfinite(middle) else a / 2 + b / 2
 
 
 @dataclass(frozen=True)
@@ -194,13 +207,14 @@ def fitness_radar(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
 def radar_from_aggregates(agents, agg: RadarAggregates, policy: Policy = CANONICAL_POLICY) -> dict[str, Radar]:
     """The compute step: every axis of the registry, its value (or null) and why, per agent (SPEC 4)."""
     values = {axis.name: axis.value(agg, policy) for axis in AXES}
+    reasons = {axis.name: axis.reasons(agg, policy) for axis in AXES}
     tasks = robustness_tasks(agg, policy)
     out: dict[str, Radar] = {}
     for i, agent in enumerate(agents):
         out[agent] = Radar(
             agent_id=agent, window_runs=int(agg.n_window[i]),
             raw_axes={name: optional(v[i]) for name, v in values.items()},
-            reasons={axis.name: axis.reason(agg, i, policy) for axis in AXES},
+            reasons={name: facts[i] for name, facts in reasons.items()},
             known_outcomes=int(agg.n_known[i]), successes=int(agg.n_success[i]),
             latency_values=int(agg.n_lat[i]), p50_latency_ms=optional(agg.p50_lat[i]),
             cost_values=int(agg.n_cost[i]), p50_cost_usd=optional(agg.p50_cost[i]),

@@ -23,11 +23,13 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, SPREAD_SCALE_AT, SPREAD_SCALE_BY
 from .database import (
     CONNECT_TIMEOUT_S,
     STATEMENT_TIMEOUT_MS,
@@ -43,7 +45,7 @@ from .database import (
 from .headline import HeadlineAggregates, headline_from_aggregates
 from .limits import DEFAULT_LIMITS, Limits
 from .policy import CANONICAL_POLICY, Policy
-from .radar import RadarAggregates, radar_from_aggregates
+from .radar import RadarAggregates, middle_value, radar_from_aggregates
 from .repeatability import RepeatabilityAggregates, repeatability_from_aggregates
 from .report import Report, assemble_report
 from .runs import Problem, RunsValidationError
@@ -56,6 +58,7 @@ from .schema import (
     STATUSES,
     TERMINAL_STATUSES,
     TRUE_TOKENS,
+    WHITESPACE,
     Reason,
     normalize_column_name,
 )
@@ -79,8 +82,8 @@ class Dialect:
     materialize = False  # the normalized runs are stored once (a temporary table) rather than re-read
 
     def trimmed(self, expr: str) -> str:
-        """Surrounding ASCII whitespace removed, as Python's str.strip does for it."""
-        return f"trim({expr}, ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13))"
+        """Surrounding whitespace removed, the characters Python's str.strip removes (schema.WHITESPACE)."""
+        return f"trim({expr}, {_quote_list([WHITESPACE])})"
 
     def matches(self, expr: str, pattern: str) -> str:
         return f"regexp_full_match({expr}, '{pattern}')"
@@ -90,7 +93,9 @@ class Dialect:
 
     def cast(self, column: str, sql_type: str, spelling: str, typed: bool) -> str:
         """The column as ``sql_type``; NULL where it is not spelled as one (validation reports those rows)."""
-        return f"TRY_CAST({column} AS {sql_type})"
+        if typed:
+            return f"TRY_CAST({column} AS {sql_type})"
+        return f"TRY_CAST({self.trimmed(f'CAST({column} AS {self.text_type})')} AS {sql_type})"
 
     def cast_double(self, column: str, typed: bool = False) -> str:
         return self.cast(column, "DOUBLE PRECISION", NUMBER_PATTERN, typed)
@@ -128,7 +133,7 @@ class PostgreSQL(Dialect):
     wide_bits = None
 
     def trimmed(self, expr: str) -> str:
-        return f"btrim({expr}, E' \\t\\n\\r\\f\\v')"
+        return f"btrim({expr}, {_quote_list([WHITESPACE])})"
 
     def matches(self, expr: str, pattern: str) -> str:
         return f"({expr} ~ '^(?:{pattern})$')"
@@ -304,8 +309,11 @@ class SqlScorer:
 
     # ----------------------------------------------------------------------- exact sums
 
-    def exact_sums(self, value: str, where: str, source: str | None = None) -> dict[str, float]:
-        """Per agent, the correctly rounded sum of ``value`` (>= 0) over the rows ``where`` selects."""
+    def exact_sums(self, value: str, where: str, source: str | None = None,
+                   shift: Mapping[str, int] | None = None) -> dict[str, float]:
+        """Per agent, the correctly rounded sum of ``value`` (>= 0) over the rows ``where`` selects, times
+        2^-shift (the agent's ``shift``, 0 by default): the sum of huge values without an overflow."""
+        shift = shift or {}
         d, source = self.d, source or self.runs
         terms = f"""
             SELECT agent_id, v, {d.log2_floor('v')} AS e0 FROM (
@@ -330,11 +338,13 @@ class SqlScorer:
                                             AS {d.text_type}) AS total
             FROM s JOIN ok ON s.agent_id = ok.agent_id GROUP BY s.agent_id, ok.low""")
         # The one rounding, in Python: int -> float is correctly rounded; ldexp by a power of two is exact.
-        # (The total is an integer; PostgreSQL writes it with a zero fraction, which Decimal reads exactly.)
-        out = {agent: math.ldexp(float(int(Decimal(total))), int(low) - 52) for agent, low, total in summed}
+        # (The total is an integer; PostgreSQL writes it with a zero fraction, which Decimal reads exactly;
+        # a Fraction converts to the nearest double.)
+        out = {agent: float(Fraction(int(Decimal(total))) * Fraction(2) ** (int(low) - 52 - shift.get(agent, 0)))
+               for agent, low, total in summed}
         positive = {agent for (agent,) in self.rows(f"SELECT DISTINCT agent_id FROM ({terms}) AS t")}
         for agent in sorted(positive - set(out)):
-            out[agent] = math.fsum(float(v) for (v,) in self.rows(
+            out[agent] = math.fsum(math.ldexp(float(v), -shift.get(agent, 0)) for (v,) in self.rows(
                 f"SELECT CAST({value} AS DOUBLE PRECISION) FROM {source} WHERE ({where}) AND agent_id = "
                 f"{_quote_list([agent])}"))
         return out
@@ -345,29 +355,45 @@ class SqlScorer:
         return tuple(sorted(str(r[0]) for r in self.rows(f"SELECT DISTINCT agent_id FROM {self.runs}")))
 
     def headline_aggregates(self, agents: Sequence[str]) -> HeadlineAggregates:
-        """The completed-run cohort per agent (SPEC 3), with exact sums and the spread from the exact mean."""
+        """The completed-run cohort per agent (SPEC 3), with exact sums and the spread from the exact mean.
+
+        Huge values are scaled by a power of two before they are added, by the pandas engine's rule
+        (scoring._groups: MEAN_SCALE_*, SPREAD_SCALE_*), so that no sum overflows in either engine.
+        """
         index = {a: i for i, a in enumerate(agents)}
         completed = "status = 'completed'"
         counts = _named(self.execute(f"""
             SELECT agent_id, COUNT(*) AS completed_runs, COUNT(*) FILTER (WHERE success) AS successful_runs,
-                   COUNT(latency_ms) AS latency_runs, COUNT(cost_usd) AS cost_runs
+                   COUNT(latency_ms) AS latency_runs, COUNT(cost_usd) AS cost_runs,
+                   MAX(latency_ms) AS latency_max, MAX(cost_usd) AS cost_max
             FROM {self.runs} WHERE {completed} GROUP BY agent_id"""), _Counts, index, len(agents))
         counts = {k: np.nan_to_num(v) for k, v in counts.items()}
-        latency_sum = self.exact_sums("latency_ms", f"{completed} AND latency_ms IS NOT NULL")
-        cost_sum = self.exact_sums("cost_usd", f"{completed} AND cost_usd IS NOT NULL")
-        latency_mean = _divide([latency_sum.get(a, 0.0) for a in agents], counts["latency_runs"])
-        cost_mean = _divide([cost_sum.get(a, 0.0) for a in agents], counts["cost_runs"])
+
+        def scale(largest: np.ndarray, at: int, by: int) -> np.ndarray:
+            return np.where(largest >= 2.0 ** at, by, 0).astype(np.int64)
+
+        def mean(column: str, n: np.ndarray) -> np.ndarray:
+            shift = scale(counts[f"{column.split('_')[0]}_max"], MEAN_SCALE_AT, MEAN_SCALE_BY)
+            sums = self.exact_sums(column, f"{completed} AND {column} IS NOT NULL",
+                                   shift={a: int(shift[i]) for i, a in enumerate(agents)})
+            return np.ldexp(_divide([sums.get(a, 0.0) for a in agents], n), shift)
+
+        latency_mean = mean("latency_ms", counts["latency_runs"])
+        cost_mean = mean("cost_usd", counts["cost_runs"])
         # The spread: sum of (x - mean)^2 with the mean computed above (the same double as pandas uses).
-        # Each mean travels as its shortest round-trip text, which every engine parses back to the same double.
-        means = ", ".join(f"({_quote_list([a])}, CAST({_quote_list([repr(float(m))])} AS DOUBLE PRECISION))"
-                          for a, m in zip(agents, latency_mean) if not np.isnan(m))
+        # Each mean and scale travels as its shortest round-trip text, which every engine parses to the same double.
+        shift = scale(counts["latency_max"], SPREAD_SCALE_AT, SPREAD_SCALE_BY)
+        means = ", ".join(f"({_quote_list([a])}, CAST({_quote_list([repr(float(m))])} AS DOUBLE PRECISION), "
+                          f"CAST({_quote_list([repr(math.ldexp(1.0, -int(k)))])} AS DOUBLE PRECISION))"
+                          for a, m, k in zip(agents, latency_mean, shift) if not np.isnan(m))
         squares: dict[str, float] = {}
         if means:
-            deviations = (f"(SELECT r.agent_id, r.status, (r.latency_ms - m.mean) * (r.latency_ms - m.mean) AS d2 "
-                          f"FROM {self._aliased('r')} JOIN (VALUES {means}) AS m(agent_id, mean) "
+            deviation = "((r.latency_ms - m.mean) * m.factor)"
+            deviations = (f"(SELECT r.agent_id, r.status, {deviation} * {deviation} AS d2 "
+                          f"FROM {self._aliased('r')} JOIN (VALUES {means}) AS m(agent_id, mean, factor) "
                           f"ON r.agent_id = m.agent_id) AS dev")
             squares = self.exact_sums("d2", "status = 'completed' AND d2 IS NOT NULL", source=deviations)
-        pstdev = np.sqrt(_divide([squares.get(a, 0.0) for a in agents], counts["latency_runs"]))
+        pstdev = np.ldexp(np.sqrt(_divide([squares.get(a, 0.0) for a in agents], counts["latency_runs"])), shift)
         return HeadlineAggregates(completed_runs=counts["completed_runs"], successful_runs=counts["successful_runs"],
                                   latency_runs=counts["latency_runs"], latency_mean=latency_mean,
                                   latency_pstdev=pstdev, cost_runs=counts["cost_runs"], cost_mean=cost_mean)
@@ -422,7 +448,7 @@ class SqlScorer:
             middle.setdefault(agent, []).append(float(v))
         out = np.full(size, np.nan)
         for agent, values in middle.items():
-            out[index[agent]] = values[0] if len(values) == 1 else (values[0] + values[1]) / 2
+            out[index[agent]] = middle_value(values)
         return out
 
     def repeatability_aggregates(self, agents: Sequence[str]) -> RepeatabilityAggregates:
@@ -454,6 +480,8 @@ class _Counts:
     successful_runs: float
     latency_runs: float
     cost_runs: float
+    latency_max: float
+    cost_max: float
 
 
 @dataclass(frozen=True)

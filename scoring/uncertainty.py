@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from ._groups import agent_groups
+from ._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, SPREAD_SCALE_AT, SPREAD_SCALE_BY, agent_groups
 from .headline import Headline, HeadlineAggregates, composite_arrays, final_score
 from .policy import CANONICAL_POLICY, Policy
 from .repeatability import pass_hat_k_array
@@ -70,6 +70,10 @@ def headline_replicates(success: np.ndarray, latency: np.ndarray, cost: np.ndarr
     n = len(success)
     has_lat, has_cost = ~np.isnan(latency), ~np.isnan(cost)
     lat, cst = np.where(has_lat, latency, 0.0), np.where(has_cost, cost, 0.0)
+    # Huge values are scaled by a power of two (as the headline's own sums are) so no sum overflows.
+    lat_shift = SPREAD_SCALE_BY if lat.max(initial=0.0) >= 2.0 ** SPREAD_SCALE_AT else 0
+    cost_shift = MEAN_SCALE_BY if cst.max(initial=0.0) >= 2.0 ** MEAN_SCALE_AT else 0
+    lat, cst = np.ldexp(lat, -lat_shift), np.ldexp(cst, -cost_shift)
     # Every quantity the headline reads is a sum over runs: resample weights times columns.
     columns = np.stack([success.astype(float), has_lat, lat, lat * lat, has_cost, cst], axis=1)
     chunk = max(1, _MAX_CELLS // max(n, 1))
@@ -80,7 +84,8 @@ def headline_replicates(success: np.ndarray, latency: np.ndarray, cost: np.ndarr
         mean = np.where(m > 0, sl / m, np.nan)
         var = np.where(m > 0, np.maximum(sl2 / m - mean * mean, 0.0), np.nan)
         cost_mean = np.where(mc > 0, sc / mc, np.nan)
-    stats = HeadlineAggregates(np.full(len(s), n), s, m, mean, np.sqrt(var), mc, cost_mean)
+    stats = HeadlineAggregates(np.full(len(s), n), s, m, np.ldexp(mean, lat_shift), np.ldexp(np.sqrt(var), lat_shift),
+                               mc, np.ldexp(cost_mean, cost_shift))
     f = composite_arrays(stats, policy)
     # The canonical rounding (Python's round of the double), not numpy's: intervals of the same numbers.
     return np.array([final_score(w, floor, policy) for w, floor in zip(f["weighted_score"], f["zero_success_floor"])])

@@ -7,6 +7,7 @@ The database attacks that need a running server are in test_postgres.py.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 import textwrap
@@ -16,7 +17,7 @@ import pytest
 
 from explorer.cache import BoundedCache
 from explorer.settings import read_settings
-from scoring import CANONICAL_POLICY, RunsValidationError, load_runs
+from scoring import CANONICAL_POLICY, RunsValidationError, load_runs, score_runs
 from scoring.database import ConnectionSpec, SourceRefused, operator_connection, parse_viewer_url
 from scoring.limits import Limits, format_size, parse_size
 from scoring.policy import PolicyError, load_policy, policy_to_dict
@@ -442,3 +443,31 @@ def test_weights_that_would_overflow_or_vanish_are_refused(weights):
     out = subprocess.run([sys.executable, "-m", "scoring", "report", str(SAMPLE), "--weights", weights],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 2 and "must be 0 or a number from 1e-06 to 1e+06" in out.stderr, out.stderr
+
+
+# --------------------------------------------------------------------------- huge values that are still valid
+
+
+def test_values_near_the_largest_double_give_finite_reports_in_every_engine(tmp_path):
+    """SPEC 1 accepts any finite number >= 0: a sum of such values must not overflow into inf or NaN
+    (a NaN score broke the JSON). Scaled sums keep every number finite and the engines equal."""
+    from scoring.sql_engine import score_file_sql
+
+    path = tmp_path / "huge.csv"
+    rows = [f"r{i},a,t{i % 2},completed,{'true' if i % 3 else 'false'},{v},{c},,2026-07-01T00:00:0{i}Z"
+            for i, (v, c) in enumerate([("1.7976931348623157e308", "1e308"), ("1.5e308", "1.2e308"),
+                                        ("1e308", "5e307"), ("1", "0.01"), ("8e307", "1.7e308"),
+                                        ("1.7e308", "1e-320")])]
+    path.write_text(HEADER + "\n" + "\n".join(rows) + "\n")
+    report = score_runs(load_runs(path).runs)
+    h = report.agent("a").headline
+    assert h.score is not None and math.isfinite(h.score) and math.isfinite(h.avg_latency_ms)
+    assert h.avg_latency_ms == pytest.approx(math.fsum(x / 6 for x in (1.7976931348623157e308, 1.5e308, 1e308, 1,
+                                                                         8e307, 1.7e308)), rel=1e-15)
+    assert math.isfinite(h.latency_pstdev_ms) and 0 < h.latency_pstdev_ms < 1e308
+    assert report.agent("a").radar.p50_latency_ms == 1e308 / 2 + 1.5e308 / 2  # a / 2 + b / 2: no overflow
+    text = report.to_json_text()  # no NaN, no Infinity
+    assert score_file_sql(path).to_json_text() == text
+    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-m", "scoring", "report", str(path),
+                          "--intervals"], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr  # the bootstrap sums do not overflow either
