@@ -248,6 +248,7 @@ def timestamps(column: pa.Array) -> np.ndarray | None:
 
 
 def has_duplicates(run_id: pa.Array) -> bool:
+    """Whether a value repeats (one hash pass; the rows and the first occurrences are found only if so)."""
     return len(pc.unique(run_id)) != len(run_id)
 
 
@@ -331,3 +332,4 @@ def _break_ties(order: np.ndarray, tied: np.ndarray, run_id: pa.Array) -> np.nda
 def column_arrays(table: pa.Table) -> dict[str, Any]:
     """The table's columns as single arrays (chunks combined)."""
     return {name: _combined(table.column(name)) for name in table.column_names}
+
