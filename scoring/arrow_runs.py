@@ -155,15 +155,36 @@ def _no_nulls(column: pa.Array) -> bool:
 
 def ids(column: pa.Array) -> tuple[np.ndarray, list[str]] | None:
     """(code per row, distinct values in text order) for a clean id column, else None."""
-    values = _trimmed_text(column)
-    if values is None or not _no_nulls(values):
-        return None
-    encoded = pc.dictionary_encode(values)
-    order = pc.array_sort_indices(encoded.dictionary).to_numpy()  # UTF-8 byte order = Python's text order
+    found = _encoded_ids(column) if pa.types.is_dictionary(column.type) else None
+    if found is None:
+        values = _trimmed_text(column)
+        if values is None or not _no_nulls(values):
+            return None
+        encoded = pc.dictionary_encode(values)
+        codes, distinct = encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
+    else:
+        codes, distinct = found
+    order = pc.array_sort_indices(distinct).to_numpy()  # UTF-8 byte order = Python's text order
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    codes = rank[encoded.indices.to_numpy(zero_copy_only=False)]
-    return codes, encoded.dictionary.take(pa.array(order)).to_pylist()
+    return rank[codes], distinct.take(pa.array(order)).to_pylist()
+
+
+def _encoded_ids(column: pa.DictionaryArray) -> tuple[np.ndarray, pa.Array] | None:
+    """(code per row, distinct values) of a dictionary-encoded id column, worked on its dictionary
+    alone: entries equal once stripped are merged, and entries no row uses are dropped."""
+    if not _is_text(column.type.value_type) or column.null_count:
+        return None
+    values = _trimmed_text(column.dictionary)
+    if values is None or not _no_nulls(values):
+        return None  # an empty entry, perhaps unused: the plain path decides
+    merged = pc.dictionary_encode(values)
+    codes = merged.indices.to_numpy(zero_copy_only=False)[column.indices.to_numpy(zero_copy_only=False)]
+    used = np.bincount(codes, minlength=len(merged.dictionary)) > 0
+    if used.all():
+        return codes.astype(np.int32, copy=False), merged.dictionary
+    renumber = (np.cumsum(used) - 1).astype(np.int32)
+    return renumber[codes], merged.dictionary.filter(pa.array(used))
 
 
 def run_ids(column: pa.Array) -> pa.Array | None:
@@ -224,7 +245,7 @@ def numbers(column: pa.Array, *, whole: bool = False) -> np.ndarray | None:
     present = out[valid]
     if not np.isfinite(present).all() or (present < 0).any() or (whole and (present % 1 != 0).any()):
         return None
-    return out
+    return out + 0.0  # -0 is zero, as in the per-cell parser
 
 
 def timestamps(column: pa.Array) -> np.ndarray | None:

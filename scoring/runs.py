@@ -390,9 +390,10 @@ def _decoded_size(column) -> int:
 def _read_parquet(source, limits: Limits = DEFAULT_LIMITS, wanted: Collection[str] = ()) -> pa.Table:
     """Read a Parquet file within the memory budget: footer checks first, then batch by batch.
 
-    Text columns are read dictionary-encoded, so a column that repeats one long string (a few
-    kilobytes on disk, gigabytes decoded) is measured from its dictionary and refused before it is
-    ever expanded. The table keeps them encoded (ids are validated on their distinct values); the
+    Text columns the file dictionary-encodes are read as dictionaries, so a column that repeats one
+    long string (a few kilobytes on disk, gigabytes decoded) is measured from its dictionary and
+    refused before it is ever expanded. The table keeps them encoded (ids are validated on their
+    distinct values, and only the checks that need the text expand it); the
     column names are normalized (SPEC 1 spellings), and a duplicate name is refused.
     """
     import pyarrow.parquet as pq
@@ -420,11 +421,10 @@ def _read_parquet(source, limits: Limits = DEFAULT_LIMITS, wanted: Collection[st
                 raise _file_problem(f"the first {read:,} of {probe.metadata.num_rows:,} rows already take "
                                     f"{format_size(decoded)} decoded, more than the memory budget of "
                                     f"{format_size(limits.max_memory)}; refused before reading the rest")
-            # Within the budget: expanded now (batches of one file do not share a dictionary).
-            batches.append(pa.table(
-                [c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c for c in batch.columns],
-                names=batch.schema.names))
-        table = (pa.concat_tables(batches) if batches
+            batches.append(batch)
+        # Within the budget. Encoded text stays encoded (the checks work on its distinct values); the
+        # batches' dictionaries are unified into one per column.
+        table = (pa.concat_tables(batches).unify_dictionaries() if batches
                  else parquet.schema_arrow.empty_table().select(chosen)).combine_chunks()
     except RunsValidationError:
         raise
@@ -748,7 +748,7 @@ def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool
         fractional = ~bad & finite.notna() & (finite % 1 != 0)
         out.add(fractional, column, shown, Reason.NOT_WHOLE)
         bad = bad | fractional
-    return finite.where(~bad)
+    return finite.where(~bad) + 0.0  # -0 is zero: never a '-0.0' in the report
 
 
 def _parse_timestamps(raw: pd.Series, out: _Collector) -> pd.Series:

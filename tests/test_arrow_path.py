@@ -124,3 +124,23 @@ def test_canonical_order_breaks_time_ties_by_run_id_descending_and_puts_empty_ti
     # agent 0: time 9 ("a"), then time 5 by run_id desc ("c", "b", "a"), then the empty time; then agent 1
     assert run_id.take(pa.array(order)).to_pylist() == ["a", "c", "b", "a", "z", "q"]
     assert canonical_order(agents, None, np.arange(1, 7), run_id).tolist() == [5, 3, 2, 1, 0, 4]
+
+
+def test_minus_zero_is_zero_on_every_path_and_in_every_typed_column():
+    """'-0', '-0.0' and a typed -0.0 all read as 0.0: the report never prints -0.0 (the per-cell
+    parser read the text '-0' as 0 but a JSON number -0.0 as -0.0)."""
+    header = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,steps,finished_at\n"
+    csv_text = header + "r0,a,t,completed,true,-0,-0.0,-0,2026-07-01T00:00:00Z\n"
+    typed = pa.table({"run_id": ["r0"], "agent_id": ["a"], "task_id": ["t"], "status": ["completed"],
+                      "success": [True], "latency_ms": [-0.0], "cost_usd": [-0.0], "steps": [-0.0],
+                      "finished_at": ["2026-07-01T00:00:00Z"]})
+    sink = io.BytesIO()
+    pq.write_table(typed, sink)
+    json_numbers = json.dumps([{"run_id": "r0", "agent_id": "a", "task_id": "t", "status": "completed",
+                                "success": True, "latency_ms": -0.0, "cost_usd": -0.0, "steps": -0.0,
+                                "finished_at": "2026-07-01T00:00:00Z"}]).encode()
+    for name, data in (("x.csv", csv_text.encode()), ("x.parquet", sink.getvalue()), ("x.json", json_numbers)):
+        runs = load_runs(data, name=name).runs
+        for column in ("latency_ms", "cost_usd", "steps"):
+            assert str(runs[column].iloc[0]) == "0.0", (name, column)
+        assert "-0.0" not in score_runs(runs).to_json_text(), name
