@@ -108,8 +108,9 @@ def intervals_json_text(runs, report, replicates: int | None, seed: int | None) 
     """The SPEC 6 report with a top-level "bootstrap" object and an "intervals" object per agent."""
     from . import uncertainty
 
-    options = {k: v for k, v in (("replicates", replicates), ("seed", seed)) if v is not None}
-    intervals = uncertainty.bootstrap_intervals(runs, report, **options)
+    intervals = uncertainty.bootstrap_intervals(
+        runs, report, replicates=uncertainty.DEFAULT_REPLICATES if replicates is None else replicates,
+        seed=uncertainty.DEFAULT_SEED if seed is None else seed)
     doc = report.to_json()
     doc["bootstrap"] = intervals.to_json()
     for agent in doc["agents"]:

@@ -204,6 +204,27 @@ def final_score(weighted: Number, floor: bool, policy: Policy = CANONICAL_POLICY
     return 0.0 if floor else round(float(weighted), policy.score_decimals)
 
 
+def final_scores(weighted: np.ndarray, floor: np.ndarray, policy: Policy = CANONICAL_POLICY) -> np.ndarray:
+    """:func:`final_score` over arrays, equal to it element by element.
+
+    Python's ``round(x, d)`` rounds the exact binary value of x to d decimals (half to even) and
+    returns the double nearest that decimal. With y = x * 10**d, the integer r = rint(y) is that
+    decimal's numerator unless y lies within the multiplication's error of a half-way point, and
+    r / 10**d (one correctly rounded division of exact integers) is the double nearest it. Values
+    near a half-way point, and any too large for the shortcut, are rounded by Python itself.
+    """
+    weighted = np.asarray(weighted, dtype=np.float64)
+    scale = 10.0 ** policy.score_decimals
+    y = weighted * scale
+    out = np.rint(y) / scale
+    # The product's error is at most half a unit in its last place: a margin of four units decides.
+    margin = 4 * np.spacing(np.abs(y))
+    doubtful = ~(np.abs(np.abs(y - np.trunc(y)) - 0.5) > margin) | ~(np.abs(y) < 2.0 ** 52)
+    for i in np.flatnonzero(doubtful):
+        out[i] = round(float(weighted[i]), policy.score_decimals)
+    return np.where(np.asarray(floor, dtype=bool), 0.0, out)
+
+
 def headline_aggregates(runs: pd.DataFrame, groups: AgentGroups) -> HeadlineAggregates:
     """The aggregate step: per-agent sufficient statistics of the completed-run cohort (SPEC 3)."""
     completed = groups.completed

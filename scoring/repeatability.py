@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from math import comb
 
 import numpy as np
@@ -23,6 +24,7 @@ from .policy import CANONICAL_POLICY, FIELD_BY_NAME, Policy
 MAX_CURVE_K = 100  # the curve's largest k (pass^k is 0 beyond the smallest trial count that large anyway)
 
 
+@lru_cache(maxsize=1 << 16)  # a pure function of three integers, asked again and again by the bootstrap
 def pass_hat_k(n: int, c: int, k: int) -> float:
     """C(c, k) / C(n, k) if c >= k, else 0: the chance that k of the n runs, drawn without replacement, all succeeded.
 

@@ -8,14 +8,17 @@ on which other agents are in the file) and are vectorized over replicates.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from ._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, SPREAD_SCALE_AT, SPREAD_SCALE_BY, agent_groups
-from .headline import Headline, HeadlineAggregates, composite_arrays, final_score
+from .headline import Headline, HeadlineAggregates, composite_arrays, final_score, final_scores
 from .policy import CANONICAL_POLICY, Policy
 from .repeatability import pass_hat_k_array
 from .report import AgentReport, Report
@@ -24,6 +27,8 @@ DEFAULT_REPLICATES = 1000
 DEFAULT_SEED = 20260701
 DEFAULT_CONFIDENCE = 0.95
 _MAX_CELLS = 4_000_000  # replicates x runs per chunk: bounds memory for very large agents
+_BLOCK_CELLS = 1 << 17  # draws gathered and summed at a time (the block stays in cache)
+_COUNT_BITS = 17  # bits per count when the three counts share one column
 
 
 @dataclass(frozen=True)
@@ -57,11 +62,33 @@ def _agent_rng(seed: int, agent_id: str, stream: int) -> np.random.Generator:
     return np.random.default_rng([seed, digest, stream])
 
 
-def _resample_counts(rng: np.random.Generator, replicates: int, n: int) -> np.ndarray:
-    """How often each of n runs is drawn in each replicate (rows sum to n)."""
-    draws = rng.integers(0, n, size=(replicates, n))
-    flat = (np.arange(replicates)[:, None] * n + draws).ravel()
-    return np.bincount(flat, minlength=replicates * n).reshape(replicates, n).astype(np.float64)
+def _draws(rng: np.random.Generator, rows: int, n: int) -> np.ndarray:
+    """``rows`` x ``n`` run indices drawn uniformly with replacement, in the narrowest integer type
+    (16-bit draws for up to 65,536 runs: half the random bits and half the memory of 32-bit ones)."""
+    dtype = np.uint16 if n <= 1 << 16 else np.uint32 if n <= 1 << 32 else np.int64
+    return rng.integers(0, n, size=(rows, n), dtype=dtype)
+
+
+def resampled_sums(rng: np.random.Generator, columns: list[np.ndarray], replicates: int) -> np.ndarray:
+    """Sums of each column over ``replicates`` bootstrap resamples of its n rows (replicates x columns).
+
+    The draws are made in chunks of at most _MAX_CELLS indices (bounded memory). Each block of
+    _BLOCK_CELLS draws gathers whole rows (all columns at once, as one fixed-size record) and sums
+    them with one matrix product; the block stays in the processor's cache.
+    """
+    n, width = len(columns[0]), len(columns)
+    records = np.ascontiguousarray(np.stack(columns, axis=1), dtype=np.float64).view(f"V{8 * width}").ravel()
+    ones = np.ones(n)
+    out = np.empty((replicates, width))
+    chunk = max(1, _MAX_CELLS // max(n, 1))
+    block = max(1, _BLOCK_CELLS // max(n, 1))
+    for start in range(0, replicates, chunk):
+        draws = _draws(rng, min(chunk, replicates - start), n)
+        for first in range(0, len(draws), block):
+            part = draws[first:first + block].astype(np.intp)  # a take with narrow indices is far slower
+            gathered = np.take(records, part).view(np.float64).reshape(len(part), n, width)
+            out[start + first:start + first + len(part)] = ones @ gathered
+    return out
 
 
 def headline_replicates(success: np.ndarray, latency: np.ndarray, cost: np.ndarray, *, replicates: int,
@@ -74,12 +101,20 @@ def headline_replicates(success: np.ndarray, latency: np.ndarray, cost: np.ndarr
     lat_shift = SPREAD_SCALE_BY if lat.max(initial=0.0) >= 2.0 ** SPREAD_SCALE_AT else 0
     cost_shift = MEAN_SCALE_BY if cst.max(initial=0.0) >= 2.0 ** MEAN_SCALE_AT else 0
     lat, cst = np.ldexp(lat, -lat_shift), np.ldexp(cst, -cost_shift)
-    # Every quantity the headline reads is a sum over runs: resample weights times columns.
-    columns = np.stack([success.astype(float), has_lat, lat, lat * lat, has_cost, cst], axis=1)
-    chunk = max(1, _MAX_CELLS // max(n, 1))
-    sums = np.concatenate([_resample_counts(rng, min(chunk, replicates - start), n) @ columns
-                           for start in range(0, replicates, chunk)])
-    s, m, sl, sl2, mc, sc = sums.T
+    # Every quantity the headline reads is a sum over runs. The three counts share one column of
+    # whole numbers (17 bits each: every partial sum stays below 2**53, so it is exact) while n < 2**17.
+    flags = [success.astype(np.float64), has_lat.astype(np.float64), has_cost.astype(np.float64)]
+    if n < 1 << _COUNT_BITS:
+        packed = flags[0] + np.ldexp(flags[1], _COUNT_BITS) + np.ldexp(flags[2], 2 * _COUNT_BITS)
+        sums = resampled_sums(rng, [packed, lat, lat * lat, cst], replicates)
+        total = sums[:, 0].astype(np.int64)
+        mask = (1 << _COUNT_BITS) - 1
+        s, m, mc = total & mask, (total >> _COUNT_BITS) & mask, total >> (2 * _COUNT_BITS)
+        sl, sl2, sc = sums[:, 1], sums[:, 2], sums[:, 3]
+    else:
+        sums = resampled_sums(rng, [*flags, lat, lat * lat, cst], replicates)
+        s, m, mc, sl, sl2, sc = (sums[:, 0], sums[:, 1], sums[:, 2], sums[:, 3], sums[:, 4], sums[:, 5])
+    s, m, mc = (np.asarray(v, dtype=float) for v in (s, m, mc))
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(m > 0, sl / m, np.nan)
         var = np.where(m > 0, np.maximum(sl2 / m - mean * mean, 0.0), np.nan)
@@ -88,7 +123,7 @@ def headline_replicates(success: np.ndarray, latency: np.ndarray, cost: np.ndarr
                                mc, np.ldexp(cost_mean, cost_shift))
     f = composite_arrays(stats, policy)
     # The canonical rounding (Python's round of the double), not numpy's: intervals of the same numbers.
-    return np.array([final_score(w, floor, policy) for w, floor in zip(f["weighted_score"], f["zero_success_floor"])])
+    return final_scores(f["weighted_score"], f["zero_success_floor"], policy)
 
 
 def pass_k_replicates(n: np.ndarray, c: np.ndarray, levels, *, replicates: int,
@@ -96,21 +131,48 @@ def pass_k_replicates(n: np.ndarray, c: np.ndarray, levels, *, replicates: int,
     """Mean pass^k over tasks for bootstrap resamples of the outcomes within each task.
 
     Resampling a task's n outcomes with replacement draws its success count from
-    Binomial(n, c / n); one resample serves every level k.
+    Binomial(n, c / n); one resample serves every level k. The counts are drawn by inverting the
+    binomial distribution function at one uniform draw per task and replicate (one search over
+    every task's distribution at once, rather than a binomial sampler per cell).
     """
     n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
-    resampled = rng.binomial(n[None, :], (c / n)[None, :], size=(replicates, len(n)))
-    # Exact pass^k for every (n, c') a task can take, then a lookup per replicate.
-    width = int(n.max()) + 1
-    grid_n = np.repeat(n, width)
-    grid_c = np.tile(np.arange(width), len(n))
-    valid = grid_c <= grid_n
-    out = {}
-    for k in levels:
-        table = np.zeros(len(n) * width)
-        table[valid] = pass_hat_k_array(grid_n[valid], grid_c[valid], k)
-        out[k] = table.reshape(len(n), width)[np.arange(len(n))[None, :], resampled].mean(axis=1)
-    return out
+    tasks = len(n)
+    resampled = _binomial_counts(n, c, rng.random((replicates, tasks)))
+    # Exact pass^k for every count 0..n of every task, then one lookup per replicate and task.
+    offsets = np.concatenate(([0], np.cumsum(n + 1)[:-1]))
+    cells = offsets[None, :] + resampled
+    return {k: np.concatenate([_pass_row(int(t), k) for t in n])[cells].mean(axis=1) for k in levels}
+
+
+@lru_cache(maxsize=4096)
+def _pass_row(n: int, k: int) -> np.ndarray:
+    """pass^k of a task with n outcomes for each success count 0..n (exact, then one double each)."""
+    row = pass_hat_k_array(np.full(n + 1, n), np.arange(n + 1), k)
+    row.flags.writeable = False
+    return row
+
+
+def _binomial_counts(n: np.ndarray, c: np.ndarray, uniform: np.ndarray) -> np.ndarray:
+    """Binomial(n_t, c_t / n_t) counts at the uniform draws (replicates x tasks), by inversion:
+    the count is the number of j < n_t whose distribution function F_t(j) is at most the draw."""
+    p = c / n
+    j = np.arange(int(n.sum())) - np.repeat(np.concatenate(([0], np.cumsum(n)[:-1])), n)  # 0..n_t-1 per task
+    nn, pp = np.repeat(n, n), np.repeat(p, n)
+    log_factorial = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, int(n.max(initial=0)) + 1)))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_pmf = (log_factorial[nn] - log_factorial[j] - log_factorial[nn - j]
+                   + np.where(j > 0, j * np.log(pp), 0.0) + np.where(nn > j, (nn - j) * np.log1p(-pp), 0.0))
+    pmf = np.exp(log_pmf)
+    # F_t(j) for j = 0..n_t - 1, each task shifted by its index t so one sorted array holds them all.
+    cdf = np.cumsum(pmf)
+    starts = np.concatenate(([0], np.cumsum(n)[:-1]))
+    before = np.concatenate(([0.0], cdf))[starts]
+    task = np.repeat(np.arange(len(n)), n)
+    shifted = task + np.minimum(cdf - np.repeat(before, n), 1.0)
+    shifted = np.maximum.accumulate(shifted)  # rounding can never make it decrease
+    queries = np.arange(len(n))[None, :] + uniform
+    found = np.searchsorted(shifted, queries.ravel(), side="right").reshape(uniform.shape)
+    return found - starts[None, :]
 
 
 @dataclass(frozen=True)
@@ -155,8 +217,14 @@ def tie_groups(ordered: list[tuple[str, Interval | None]]) -> dict[str, int]:
 
 
 def bootstrap_intervals(runs: pd.DataFrame, report: Report, *, replicates: int = DEFAULT_REPLICATES,
-                        seed: int = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE) -> Intervals:
-    """95% (by default) bootstrap intervals for every agent's headline score and pass^k levels."""
+                        seed: int = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
+                        progress: Callable[[int, int], None] | None = None, threads: int | None = None) -> Intervals:
+    """95% (by default) bootstrap intervals for every agent's headline score and pass^k levels.
+
+    Agents are resampled on ``threads`` threads (the processor count by default); each has its own
+    seeded stream, so the result does not depend on the threads or the order they finish in.
+    ``progress(done, total)`` is called (from the calling thread) as each agent finishes.
+    """
     if replicates < 1:
         raise ValueError("replicates must be at least 1")
     if not 0 < confidence < 1:
@@ -167,32 +235,42 @@ def bootstrap_intervals(runs: pd.DataFrame, report: Report, *, replicates: int =
     cost = runs["cost_usd"].to_numpy(dtype=float)
     bounds = np.append(groups.starts, len(runs))
     slices = {a: slice(int(bounds[i]), int(bounds[i + 1])) for i, a in enumerate(groups.agents)}
-    headline_iv: dict[str, Interval | None] = {}
-    pass_iv: dict[str, dict[int, Interval] | None] = {}
-    for agent in report.agents:
+
+    def one(agent: AgentReport) -> tuple[Interval | None, dict[int, Interval] | None]:
         h = agent.headline
+        headline = None
         if h.ranked:
             rows = slices[agent.agent_id]
             mask = groups.completed[rows]
             scores = headline_replicates(groups.succeeded[rows][mask], latency[rows][mask], cost[rows][mask],
                                          replicates=replicates, rng=_agent_rng(seed, agent.agent_id, 0),
                                          policy=policy)
-            headline_iv[agent.agent_id] = percentile_interval(scores, float(h.score or 0.0), confidence)
-        else:
-            headline_iv[agent.agent_id] = None
+            headline = percentile_interval(scores, float(h.score or 0.0), confidence)
         rep = agent.repeatability
         if rep.pass_k is None:
-            pass_iv[agent.agent_id] = None
-            continue
+            return headline, None
         tasks = rep.tasks[rep.tasks["qualifies"]]
         n, c = tasks["n"].to_numpy(np.int64), tasks["c"].to_numpy(np.int64)
-        draws = pass_k_replicates(n, c, rep.levels, replicates=replicates,
-                                  rng=_agent_rng(seed, agent.agent_id, 1))
-        pass_iv[agent.agent_id] = {k: percentile_interval(draws[k], rep.pass_k[k], confidence)
-                                   for k in rep.levels}
-    ties = tie_groups([(a.agent_id, headline_iv[a.agent_id]) for a in report.agents])
-    agents = {a.agent_id: AgentIntervals(a.agent_id, headline_iv[a.agent_id], pass_iv[a.agent_id],
-                                         ties.get(a.agent_id)) for a in report.agents}
+        draws = pass_k_replicates(n, c, rep.levels, replicates=replicates, rng=_agent_rng(seed, agent.agent_id, 1))
+        return headline, {k: percentile_interval(draws[k], rep.pass_k[k], confidence) for k in rep.levels}
+
+    results: dict[str, tuple[Interval | None, dict[int, Interval] | None]] = {}
+    workers = max(1, threads if threads is not None else (os.cpu_count() or 1))
+    if workers == 1 or len(report.agents) < 2:
+        for done, agent in enumerate(report.agents, start=1):
+            results[agent.agent_id] = one(agent)
+            if progress is not None:
+                progress(done, len(report.agents))
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:  # numpy's draws and sums run without the GIL
+            futures = {pool.submit(one, agent): agent.agent_id for agent in report.agents}
+            for done, future in enumerate(as_completed(futures), start=1):
+                results[futures[future]] = future.result()
+                if progress is not None:
+                    progress(done, len(futures))
+    ties = tie_groups([(a.agent_id, results[a.agent_id][0]) for a in report.agents])
+    agents = {a.agent_id: AgentIntervals(a.agent_id, *results[a.agent_id], ties.get(a.agent_id))
+              for a in report.agents}
     return Intervals(replicates, seed, confidence, agents)
 
 

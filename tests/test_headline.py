@@ -311,3 +311,55 @@ def test_composite_of_the_unrounded_spec6_factors_is_77_8():
     assert round(composite(0.75, execution, 0.725), 2) == 77.8
     # With the rounded 0.868 the sum is 30 + 26.04 + 21.75 = 77.79 (so 77.8 needs the unrounded factor).
     assert round(composite(0.75, 0.868, 0.725), 2) == 77.79
+
+
+# --------------------------------------------------------------------------- the vectorized rounding
+
+def _half_way_cases(decimals: int) -> list[float]:
+    """Doubles at, just below and just above every half-way point k + 0.5 units of the last decimal."""
+    import numpy as np
+
+    out = []
+    for k in range(0, 10_001, 7):
+        half = (k + 0.5) / 10 ** decimals
+        out += [half, float(np.nextafter(half, 0)), float(np.nextafter(half, 200)), k / 10 ** decimals]
+    return out
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2, 3, 6])
+def test_final_scores_round_exactly_as_python_round_at_every_half_way_point(decimals):
+    import dataclasses
+
+    import numpy as np
+
+    from scoring.headline import final_score, final_scores
+    from scoring.policy import CANONICAL_POLICY
+
+    policy = dataclasses.replace(CANONICAL_POLICY, score_decimals=decimals)
+    values = np.array(_half_way_cases(decimals) + [0.125, 2.675, 1.005, 0.285, 1e17, 2.0 ** 53 + 2, 99.995, 12.345])
+    floors = np.zeros(len(values), dtype=bool)
+    floors[::11] = True
+    got = final_scores(values, floors, policy)
+    want = [final_score(v, f, policy) for v, f in zip(values.tolist(), floors.tolist())]
+    assert [float(g).hex() for g in got] == [float(w).hex() for w in want]
+
+
+def test_final_scores_property_equal_to_final_score():
+    import dataclasses
+
+    import numpy as np
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from scoring.headline import final_score, final_scores
+    from scoring.policy import CANONICAL_POLICY
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.floats(min_value=-1e20, max_value=1e20, allow_nan=False), min_size=1, max_size=30),
+           st.integers(0, 6))
+    def check(values, decimals):
+        policy = dataclasses.replace(CANONICAL_POLICY, score_decimals=decimals)
+        got = final_scores(np.array(values), np.zeros(len(values), dtype=bool), policy)
+        assert [float(g).hex() for g in got] == [final_score(v, False, policy).hex() for v in values]
+
+    check()

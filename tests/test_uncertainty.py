@@ -168,3 +168,70 @@ def test_cli_intervals_flag_adds_intervals_and_keeps_the_canonical_numbers(tmp_p
     assert agent["intervals"]["tie_group"] == 1
     del doc["bootstrap"], agent["intervals"]
     assert doc == plain
+
+
+# --------------------------------------------------------------------------- the resampling machinery
+
+def test_resampled_sums_equal_the_sums_of_the_drawn_rows():
+    """The gathered-record sums are the sums over the very indices the generator draws."""
+    import numpy as np
+
+    from scoring.uncertainty import _draws, resampled_sums
+
+    values = np.random.default_rng(0).random((3, 37))
+    columns = [values[0], values[1] * 1e6, np.floor(values[2] * 5)]
+    got = resampled_sums(np.random.default_rng(11), columns, 250)
+    draws = _draws(np.random.default_rng(11), 250, 37).astype(np.intp)  # one chunk: the same stream
+    want = np.stack([c[draws].sum(axis=1) for c in columns], axis=1)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert np.array_equal(got[:, 2], want[:, 2])  # whole numbers: exact
+
+
+def test_headline_replicates_counts_are_exact_in_the_packed_and_the_plain_layout(monkeypatch):
+    """The three counts packed into one column decode to the same counts as three columns."""
+    import numpy as np
+
+    import scoring.uncertainty as u
+
+    rng = np.random.default_rng(3)
+    success = rng.random(300) < 0.6
+    latency = np.where(rng.random(300) < 0.9, rng.random(300) * 5000, np.nan)
+    cost = np.where(rng.random(300) < 0.8, rng.random(300) / 10, np.nan)
+    packed = u.headline_replicates(success, latency, cost, replicates=200, rng=np.random.default_rng(5))
+    monkeypatch.setattr(u, "_COUNT_BITS", 8)  # 300 runs no longer fit: three separate columns
+    plain = u.headline_replicates(success, latency, cost, replicates=200, rng=np.random.default_rng(5))
+    np.testing.assert_allclose(packed, plain, atol=0.011)  # the same draws; sums in another order
+    assert (np.abs(packed - plain) <= 0.01 + 1e-9).all()
+
+
+def test_binomial_counts_by_inversion_follow_the_binomial_distribution():
+    """Counts drawn by inverting each task's binomial distribution: every count in 0..n, the
+    degenerate tasks exact, and the frequencies within sampling error of Binomial(n, c / n)."""
+    from math import comb
+
+    import numpy as np
+
+    from scoring.uncertainty import _binomial_counts
+
+    n = np.array([3, 5, 10, 4, 7, 1])
+    c = np.array([0, 5, 3, 2, 6, 1])
+    draws = 40_000
+    counts = _binomial_counts(n, c, np.random.default_rng(2).random((draws, len(n))))
+    assert counts.min() >= 0 and (counts <= n).all()
+    assert (counts[:, 0] == 0).all() and (counts[:, 1] == 5).all() and (counts[:, 5] == 1).all()
+    for t in (2, 3, 4):
+        p = c[t] / n[t]
+        expected = np.array([comb(n[t], j) * p ** j * (1 - p) ** (n[t] - j) for j in range(n[t] + 1)])
+        observed = np.bincount(counts[:, t], minlength=n[t] + 1) / draws
+        # five standard errors of a frequency, at most 0.0125 at 40,000 draws
+        assert np.all(np.abs(observed - expected) <= 5 * np.sqrt(expected * (1 - expected) / draws) + 1e-12), t
+
+
+def test_progress_is_reported_once_per_agent_and_threads_do_not_change_the_intervals():
+    rows = [run(i, agent=a, success=(i + len(a)) % 3 != 0, latency=400.0 + 37 * i, task=f"t{i % 3}")
+            for a in ("a", "bb", "ccc") for i in range(20)]
+    calls = []
+    _, _, threaded = scored(rows, seed=4, replicates=300, progress=lambda done, total: calls.append((done, total)))
+    _, _, single = scored(rows, seed=4, replicates=300, threads=1)
+    assert calls == [(1, 3), (2, 3), (3, 3)]
+    assert threaded.agents == single.agents
