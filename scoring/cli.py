@@ -1,4 +1,10 @@
-"""Command line: ``python -m scoring report RUNS_FILE [--format json|csv|table] [--weights ...]``."""
+"""Command line: ``python -m scoring report INPUT... [--format json|csv|table] [--weights ...]``.
+
+An input is a runs file (SPEC 1) or a harness results file (SPEC 7: tau2-bench, tau-bench,
+Inspect AI, or any table through ``--mapping``). One runs file alone is read exactly as before
+(the one loader, its validation report); anything else is imported first and its import report
+goes to stderr as ``import:`` lines, so stdout keeps the pure report.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +12,18 @@ import argparse
 import dataclasses
 import json
 import sys
+from pathlib import Path
 
 import pandas as pd
 
 from . import format as fmt
+from .importers import KINDS, Imported, MappingError, combine, detect, import_file, mapping_from_json
 from .limits import DEFAULT_LIMITS, Limits, parse_size
 from .policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
 from .radar import check_weights
 from .repeatability import check_levels
 from .report import score_runs
-from .runs import RunsValidationError, load_runs
+from .runs import LoadedRuns, RunsValidationError, load_runs
 
 
 def parse_weights(text: str) -> dict[str, float]:
@@ -89,7 +97,7 @@ def _report_sql(args, weights, policy: Policy, levels: tuple[int, ...] | None) -
         if args.db:
             report = sql_engine.score_postgres(args.db, args.table, policy, weights=weights, levels=levels)
         else:
-            report = sql_engine.score_file_sql(args.runs_file, policy, weights=weights, memory_limit=args.memory_limit,
+            report = sql_engine.score_file_sql(args.inputs[0], policy, weights=weights, memory_limit=args.memory_limit,
                                                levels=levels)
     except RunsValidationError as exc:
         print(exc.report(), file=sys.stderr)
@@ -122,7 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     report = sub.add_parser("report", help="score a runs file and print the report")
-    report.add_argument("runs_file", nargs="?", help="CSV, JSON, JSON Lines or Parquet file of runs")
+    report.add_argument("inputs", nargs="*", metavar="INPUT",
+                        help="a runs file (CSV, JSON, JSON Lines or Parquet), or harness results: tau2-bench "
+                             "Results JSON (a file or its results folder), a tau-bench results list, an Inspect AI "
+                             "log (.eval/.json); several inputs give one report over all of them")
     report.add_argument("--engine", choices=("pandas", "sql"), default="pandas",
                         help="pandas (in memory, default) or sql (DuckDB, out of core; Parquet or CSV)")
     report.add_argument("--memory-limit", default=None, help="with --engine sql: DuckDB memory cap, e.g. 2GB")
@@ -143,18 +154,39 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--replicates", type=int, default=None, help="bootstrap replicates (default 1000)")
     report.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed)")
     for command in (report,):
+        _import_options(command)
         _limit_options(command)
     verify = sub.add_parser("verify", help="re-check a score receipt against a runs file")
     verify.add_argument("receipt", help="a receipt JSON downloaded from the app (or written by `receipt`)")
-    verify.add_argument("runs_file", help="the runs file the receipt claims to come from")
+    verify.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="the runs file (or harness results, imported as for `report`) the receipt claims to "
+                             "come from")
     receipt = sub.add_parser("receipt", help="write one agent's score receipt (JSON) to stdout")
-    receipt.add_argument("runs_file")
+    receipt.add_argument("inputs", nargs="+", metavar="INPUT",
+                         help="a runs file, or harness results imported as for `report`")
     receipt.add_argument("agent_id")
     receipt.add_argument("--markdown", action="store_true", help="the readable Markdown rendering instead")
     receipt.add_argument("--policy", default=None, metavar="POLICY_JSON", help="a sandbox policy (JSON)")
-    _limit_options(receipt)
-    _limit_options(verify)
+    for command in (receipt, verify):
+        _import_options(command)
+        _limit_options(command)
     return parser
+
+
+def _import_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--from", dest="kind", choices=KINDS, default=None,
+                         help="the inputs' kind instead of detecting it from their content (SPEC 7)")
+    command.add_argument("--agent", action="append", default=None, metavar="NAME",
+                         help="agent id for harness files instead of the one SPEC 7 builds (tau-bench: instead "
+                              "of the file stem); once for every input, or once per input in order")
+    command.add_argument("--experiment", action="append", default=None, metavar="TAG",
+                         help="experiment tag added to the agent ids ('model [TAG]') so that files of the same "
+                              "model stay apart; once for every input, or once per input in order")
+    command.add_argument("--mapping", default=None, metavar="MAP_JSON",
+                         help="a column mapping (JSON, as the app's mapping page saves it) for a table in "
+                              "another layout")
+    command.add_argument("--scorer", default=None, metavar="NAME",
+                         help="Inspect AI logs: the scorer whose value is the outcome (default: the first)")
 
 
 def _limit_options(command: argparse.ArgumentParser) -> None:
@@ -199,7 +231,112 @@ def _load(path: str, limits: Limits, **options):
     try:
         return load_runs(path, limits=limits, **options)
     except RunsValidationError as exc:
+        hint = ""
+        if exc.problems and all(p.code == "missing_column" for p in exc.problems):
+            hint = ("\nhint: a table in another layout can be read through a column mapping: --mapping MAP.json "
+                    "(the app's 'Map a table' page writes one)")
+        raise _Refused(exc.report() + hint) from None
+
+
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def looks_like_runs_file(path: str, limits: Limits) -> bool:
+    """Whether one input is a runs table (SPEC 1) by its content, as ``scoring.importers.detect`` decides.
+
+    Only a file that starts like a zip archive or JSON needs the importers' detection; anything
+    else (CSV, JSON Lines text, Parquet) is a runs table without reading further, so a large runs
+    file is not read twice. A file detection refuses is left to the loader, which reports it in
+    its own words.
+    """
+    try:
+        if Path(path).is_dir():
+            return False
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+    except (OSError, ValueError):
+        return True  # the loader says why it cannot be read
+    head = head.lstrip(b"\xef\xbb\xbf").lstrip()
+    if not head.startswith(_ZIP_MAGIC) and head[:1] not in (b"{", b"["):
+        return True
+    try:
+        return detect(path, limits=limits) == "runs"
+    except RunsValidationError:
+        return True
+
+
+def _import_requested(args) -> bool:
+    """Any option that only an import understands (the plain runs-file path takes none of them)."""
+    return bool(args.kind not in (None, "runs") or args.agent or args.experiment or args.mapping or args.scorer)
+
+
+def _per_input(values: list[str] | None, inputs: list[str], option: str) -> list[str | None]:
+    if not values:
+        return [None] * len(inputs)
+    if len(values) == 1:
+        return [values[0]] * len(inputs)
+    if len(values) != len(inputs):
+        raise _Refused(f"{option}: {len(values)} values for {len(inputs)} input(s); give one for every input "
+                       "or one per input")
+    return list(values)
+
+
+def _mapping(path: str | None):
+    if path is None:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(1_000_001)  # the mapping reader refuses anything larger
+    except OSError as exc:
+        raise _Refused(f"{path}: cannot read the mapping ({exc.strerror})") from None
+    try:
+        return mapping_from_json(data)
+    except MappingError as exc:
+        raise _Refused(f"{path}: {exc}") from None
+
+
+def import_inputs(args, limits: Limits) -> Imported:
+    """Every input imported (SPEC 7) and combined into one raw table with one report."""
+    mapping = _mapping(args.mapping)
+    agents = _per_input(args.agent, args.inputs, "--agent")
+    tags = _per_input(args.experiment, args.inputs, "--experiment")
+    try:
+        parts = [import_file(path, kind=args.kind, agent=agent, experiment=tag, mapping=mapping, scorer=args.scorer,
+                             limits=limits) for path, agent, tag in zip(args.inputs, agents, tags)]
+        imported = combine(parts, limits=limits)
+    except RunsValidationError as exc:
         raise _Refused(exc.report()) from None
+    if args.scorer and "inspect" not in {f.kind for f in imported.report.files}:
+        raise _Refused("--scorer chooses the scorer of an Inspect AI log; none of the inputs is one")
+    return imported
+
+
+def load_inputs(args, limits: Limits, *, exclude_invalid: bool = False) -> LoadedRuns:
+    """The validated runs of the inputs: one runs file through the loader as before, anything else imported.
+
+    The import report goes to stderr as ``import:`` lines (and the import's warnings are not
+    repeated as ``warning:`` lines); a refusal names every problem, as for a runs file.
+    """
+    if len(args.inputs) == 1 and not _import_requested(args) and (
+            args.kind == "runs" or looks_like_runs_file(args.inputs[0], limits)):
+        loaded = _load(args.inputs[0], limits, exclude_invalid=exclude_invalid)
+        _print_warnings(loaded.warnings)
+        return loaded
+    imported = import_inputs(args, limits)
+    for line in imported.report.text().splitlines():
+        print(f"import: {line}", file=sys.stderr)
+    try:
+        loaded = imported.validate(exclude_invalid=exclude_invalid)
+    except RunsValidationError as exc:
+        raise _Refused(exc.report()) from None
+    shown = set(imported.report.all_warnings())
+    _print_warnings([w for w in loaded.warnings if w not in shown])
+    return loaded
+
+
+def _print_warnings(warnings) -> None:
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
 
 
 def _policy(path: str | None) -> Policy:
@@ -221,7 +358,7 @@ def run_verify(args, limits: Limits) -> int:
         receipt = parse_receipt(data)
     except ReceiptError as exc:
         raise _Refused(f"{args.receipt}: not a receipt that can be checked: {exc}") from None
-    problems = verify(receipt, _load(args.runs_file, limits).runs)
+    problems = verify(receipt, load_inputs(args, limits).runs)
     if problems:
         print(f"does not reproduce: first difference at {problems[0]}", file=sys.stderr)
         if len(problems) > 1:
@@ -235,12 +372,12 @@ def run_receipt(args, limits: Limits) -> int:
     from .receipt import build_receipt, receipt_json, receipt_markdown
 
     policy = _policy(args.policy)
-    loaded = _load(args.runs_file, limits)
+    loaded = load_inputs(args, limits)
     report = score_runs(loaded.runs, policy)
     try:
         agent = report.agent(args.agent_id)
     except KeyError:
-        raise _Refused(f"no agent {args.agent_id!r} in {args.runs_file}") from None
+        raise _Refused(f"no agent {args.agent_id!r} in {', '.join(args.inputs)}") from None
     runs = loaded.runs[loaded.runs["agent_id"] == args.agent_id]
     receipt = build_receipt(agent, runs)
     return _write(receipt_markdown(receipt) if args.markdown else receipt_json(receipt))
@@ -251,19 +388,21 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
         weights = parse_weights(args.weights)
     except ValueError as exc:
         parser.error(f"--weights: {exc}")
-    if (args.db is None) == (args.runs_file is None):
-        parser.error("give either RUNS_FILE or --db URL (with --table)")
+    if (args.db is None) == (not args.inputs):
+        parser.error("give either INPUT (a runs file or harness results) or --db URL (with --table)")
     policy = _policy(args.policy)
     levels = parse_levels(args.k, parser)
     if args.db or args.engine == "sql":
         if args.intervals or args.exclude_invalid:
             parser.error("--intervals and --exclude-invalid need the pandas engine")
+        if len(args.inputs) > 1 or _import_requested(args) or (
+                args.inputs and args.kind != "runs" and not looks_like_runs_file(args.inputs[0], limits)):
+            parser.error("--engine sql and --db read one runs file or table; harness imports, --mapping and "
+                         "several inputs need the pandas engine (drop --engine sql)")
         return _report_sql(args, weights, policy, levels)
     if args.intervals and args.format != "json":
         parser.error("--intervals adds to the JSON report: use --format json")
-    loaded = _load(args.runs_file, limits, exclude_invalid=args.exclude_invalid)
-    for warning in loaded.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    loaded = load_inputs(args, limits, exclude_invalid=args.exclude_invalid)
     if loaded.excluded_rows:
         print(f"warning: {loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded", file=sys.stderr)
     report = score_runs(loaded.runs, policy, weights=weights, levels=levels)
