@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import charts, data, tables, ui
+from explorer import charts, data, tables, tau2_reading, ui
 from explorer import format as fmt
 
 st.title("Repeatability")
@@ -31,6 +31,8 @@ ui.table(tables.repeatability_summary(report), {f"pass^{k}": lambda v: fmt.pct(v
 unqualified = [a.agent_id for a in report.agents if a.repeatability.pass_k is None]
 if unqualified:
     st.caption("No qualifying task, so no pass^k: " + ", ".join(fmt.plain(a) for a in unqualified) + ".")
+st.caption("These are the canonical numbers (the published rule). tau2-bench's reading of the same outcomes, "
+           "labelled as a comparison, is at the end of the page.")
 
 st.subheader("The pass^k curve")
 with_tasks = [a.agent_id for a in report.agents if a.repeatability.pass_k is not None]
@@ -59,3 +61,30 @@ if with_tasks:
                         key="pass_k_histogram")
 else:
     st.info("No agent has a task with enough outcomes for pass^k.")
+
+st.subheader("Beside it: the tau2-bench convention")
+st.markdown(f"**{tau2_reading.LABEL}.** tau2-bench computes pass^k only for k up to the smallest number of "
+            f"outcomes of any task (its *max k*) and averages every task with at least one outcome, with no "
+            f"{policy.pass_k_min_outcomes}-outcome gate. The numbers above follow the published rule instead: a "
+            f"qualifying task with fewer than k outcomes counts 0 at pass^k. Where both are defined, each task's "
+            f"pass^k is the same C(c, k) ÷ C(n, k); only which tasks enter the mean differs.")
+ui.table(tau2_reading.tau2_summary(report), {f"tau2 pass^{k}": lambda v: fmt.pct(v, 2) for k in levels},
+         key="tau2_summary",
+         columns={"tau2 max k (smallest n)": st.column_config.Column(
+                      help="tau2-bench computes pass^k only up to the smallest outcome count of any task"),
+                  "Tasks used (n ≥ 1)": st.column_config.Column(help="Every task with at least one outcome")})
+st.caption("A dash at pass^k: k is above tau2's max k for that agent, where tau2-bench computes nothing.")
+compared = [a.agent_id for a in report.agents if a.repeatability.tau2_reading() is not None]
+if compared:
+    agent_id = st.selectbox("Agent to compare", compared, key="tau2_agent")
+    rep = report.agent(agent_id).repeatability
+    st.markdown("\n".join(f"- Canonical {line}" for line in tau2_reading.canonical_words(
+        rep, policy.pass_k_min_outcomes)) + f"\n- {tau2_reading.tau2_words(rep)}")
+    ui.table(tau2_reading.side_by_side(rep), {"tau2-bench reading": lambda v: fmt.pct(v, 2),
+                                              "Canonical (published rule)": lambda v: fmt.pct(v, 2)},
+             key="tau2_side_by_side")
+    if not rep.qualifying_tasks:
+        st.caption("A dash in the canonical column: no task has the "
+                   f"{policy.pass_k_min_outcomes} outcomes the published rule needs, so it defines no pass^k.")
+else:
+    st.info("No agent has a recorded outcome, so neither reading is defined.")
