@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import data, pages, settings
+from explorer import data, imports, pages, settings
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 
@@ -20,12 +20,14 @@ with st.sidebar:
     if kind == "PostgreSQL table":
         data.database_source(deployment)
     elif kind == "Upload a file":
-        upload = st.file_uploader(f"CSV, JSON, JSON Lines or Parquet, up to {UPLOAD_MB} MB (schema in the README)",
-                                  type=data.UPLOAD_TYPES, key="upload",
-                                  help=f"Files up to {UPLOAD_MB} MB and {deployment.limits.max_rows:,} runs are "
-                                       "accepted; larger ones are refused before they are read.")
-        if upload is not None:
-            data.use_upload(upload)
+        uploads = st.file_uploader(f"Runs (CSV, JSON, JSON Lines, Parquet) or harness results (tau2-bench, "
+                                   f"tau-bench, Inspect .eval/.json), up to {UPLOAD_MB} MB each",
+                                   type=data.UPLOAD_TYPES, key="upload", accept_multiple_files=True,
+                                   help=f"Files up to {UPLOAD_MB} MB and {deployment.limits.max_rows:,} runs are "
+                                        "accepted; larger ones are refused before they are read. Several files "
+                                        "are scored together; the runs schema is in the README.")
+        if uploads:
+            data.upload_source(uploads)
         else:
             data.use_sample()
             st.caption("No file chosen yet: the sample data stays loaded.")
@@ -33,7 +35,10 @@ with st.sidebar:
         data.use_sample()
     result = data.scored()
     st.caption(fmt.plain(data.source_caption(result)))
-    if isinstance(result, data.Scored):
+    if result.imported is not None:
+        st.caption(f":material/input: Import: {imports.report_summary(result.imported)} (the import report is "
+                   "on the Leaderboard).")
+    elif isinstance(result, data.Scored):
         for warning in result.loaded.warnings:
             st.caption(":material/info: " + fmt.plain(warning))
     st.caption(f"Policy {fmt.plain(CANONICAL_POLICY.version)}")

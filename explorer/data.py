@@ -1,9 +1,14 @@
-"""The data source shared by every page: sample, upload or database table, validated and scored once.
+"""The data source shared by every page: sample, upload(s) or database table, validated and scored once.
 
 Scored datasets live in one bounded cache (``explorer.cache``) shared by every session: it holds
 at most the operator's cache budget, drops datasets nobody has read for a while, and no viewer
 can clear it. A session keeps only which dataset it shows (and, for an upload, a reference to the
 uploader's own file: its bytes are never copied into session state).
+
+Uploads: one file that is a runs table (SPEC 1) is loaded as it always was; harness results
+(tau2-bench, tau-bench, Inspect AI, detected from the content) and several files at once are
+imported (SPEC 7) into one dataset whose digest covers every file's bytes, name and experiment
+tag; a table in another layout is imported through the column mapping of the *Map a table* page.
 """
 
 from __future__ import annotations
@@ -13,26 +18,30 @@ import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import streamlit as st
 
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
 from scoring.database import ConnectFailed, ConnectionSpec, SourceRefused, check_table_name, parse_viewer_url
+from scoring.importers import ImportReport, combine, import_file, mapping_from_json
 from scoring.runs import Problem
 
 from . import format as fmt
+from . import imports
 from . import settings as settings_module
 from .cache import BoundedCache
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_PATH = ROOT / "sample_data" / "runs.csv"
-UPLOAD_TYPES = ["csv", "json", "jsonl", "ndjson", "parquet", "pq"]
+UPLOAD_TYPES = ["csv", "json", "jsonl", "ndjson", "parquet", "pq", "eval"]
 STATE_KEY = "dataset"
 UPLOAD_KEY = "upload_file"  # the uploader's UploadedFile (any object with getvalue()); never a copy of its bytes
+IMPORT_KEY = "import_files"  # an import's UploadedFiles, in order: references, never copies of their bytes
 URL_KEY = "db_url"  # a viewer's own database URL, kept in their session only
+FACTS_KEY = "upload_facts"  # per uploaded file id: (sha256, kind), computed once per upload
 
-Kind = Literal["sample", "upload", "connection", "url"]
+Kind = Literal["sample", "upload", "import", "connection", "url"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +54,10 @@ class Dataset:
     exclude_invalid: bool = False
     table: str | None = None
     connection: str | None = None  # the operator's connection name, for kind "connection"
+    sources: tuple[str, ...] = ()  # kind "import": each file's sha256, in order
+    file_names: tuple[str, ...] = ()  # kind "import": each file's name (tau-bench builds ids from it)
+    experiments: tuple[str | None, ...] = ()  # kind "import": each file's experiment tag
+    mapping: str | None = None  # kind "import": a column mapping (JSON text) for one table
 
     @property
     def is_sample(self) -> bool:
@@ -55,6 +68,7 @@ class Dataset:
 class Scored:
     loaded: LoadedRuns
     report: Report
+    imported: ImportReport | None = None  # how harness files became runs (SPEC 7)
 
     @property
     def runs(self):
@@ -64,6 +78,7 @@ class Scored:
 @dataclass(frozen=True)
 class Refused:
     error: RunsValidationError
+    imported: ImportReport | None = None
 
 
 def _size_of(result: Scored | Refused) -> int:
@@ -122,29 +137,160 @@ def sample_dataset() -> Dataset:
 def use_sample() -> None:
     st.session_state[STATE_KEY] = sample_dataset()
     st.session_state.pop(UPLOAD_KEY, None)
+    st.session_state.pop(IMPORT_KEY, None)
     st.session_state.pop(URL_KEY, None)
 
 
-def use_upload(upload) -> Dataset:
+def use_upload(upload, digest: str | None = None) -> Dataset:
     """Make an uploaded file the current dataset; its content hash is computed once per upload."""
-    digests = st.session_state.setdefault("upload_digests", {})
-    file_id = getattr(upload, "file_id", None) or id(upload)
-    if file_id not in digests:
-        digests.clear()  # one upload at a time: forget the previous file's digest
-        digests[file_id] = hashlib.sha256(upload.getvalue()).hexdigest()
-    digest = digests[file_id]
+    if digest is None:
+        digests = st.session_state.setdefault("upload_digests", {})
+        file_id = getattr(upload, "file_id", None) or id(upload)
+        if file_id not in digests:
+            digests.clear()  # one upload at a time: forget the previous file's digest
+            digests[file_id] = hashlib.sha256(upload.getvalue()).hexdigest()
+        digest = digests[file_id]
     current = st.session_state.get(STATE_KEY)
     st.session_state[UPLOAD_KEY] = upload
     if current is None or current.digest != digest:
         st.session_state[STATE_KEY] = Dataset(upload.name, digest, "upload")
+    st.session_state.pop(IMPORT_KEY, None)
     st.session_state.pop(URL_KEY, None)
     return st.session_state[STATE_KEY]
+
+
+def _file_name(upload) -> str:
+    return str(getattr(upload, "name", None) or "upload")
+
+
+def upload_facts(uploads: list, names: list[str] | None = None) -> list[tuple[str, str]]:
+    """(sha256, kind) of each uploaded file, computed once per upload (only the current files are kept)."""
+    facts = st.session_state.setdefault(FACTS_KEY, {})
+    ids = [getattr(u, "file_id", None) or id(u) for u in uploads]
+    for stale in set(facts) - set(ids):
+        del facts[stale]
+    limits = settings_module.current().limits
+    for file_id, upload, name in zip(ids, uploads, names or [_file_name(u) for u in uploads]):
+        if file_id not in facts:
+            data = upload.getvalue()
+            facts[file_id] = (hashlib.sha256(data).hexdigest(), imports.upload_kind(data, name, limits))
+    return [facts[i] for i in ids]
+
+
+def _import_digest(names: list[str], sources: list[str], experiments: list[str | None], mapping: str | None) -> str:
+    """One digest for an import: every file's bytes (their sha256), name and tag, and the mapping."""
+    parts = ["import"] + [f"{sha}\t{name}\t{tag or ''}" for sha, name, tag in zip(sources, names, experiments)]
+    parts.append(mapping or "")
+    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _import_name(names: list[str]) -> str:
+    """The dataset's name: the file's, or 'N files' (each file is named in the import report)."""
+    return names[0] if len(names) == 1 else f"{len(names)} files"
+
+
+def _short(name: str, width: int = 40) -> str:
+    """A long file name cut in the middle, as the uploader shows it."""
+    return name if len(name) <= width else name[:width // 2 - 1] + "…" + name[-(width // 2 - 1):]
+
+
+def use_import(uploads: list, experiments: list[str | None], mapping: str | None = None,
+               names: list[str] | None = None) -> Dataset:
+    """Make several uploaded files (or one harness file, or one table with a mapping) the current dataset."""
+    names = names or [_file_name(u) for u in uploads]
+    sources = [sha for sha, _ in upload_facts(uploads, names)]
+    digest = _import_digest(names, sources, experiments, mapping)
+    current = st.session_state.get(STATE_KEY)
+    st.session_state[IMPORT_KEY] = list(uploads)
+    st.session_state.pop(UPLOAD_KEY, None)
+    st.session_state.pop(URL_KEY, None)
+    if current is None or current.digest != digest:
+        name = _import_name(names) + (" (mapped)" if mapping else "")
+        st.session_state[STATE_KEY] = Dataset(name, digest, "import", sources=tuple(sources),
+                                              file_names=tuple(names), experiments=tuple(experiments),
+                                              mapping=mapping)
+    return st.session_state[STATE_KEY]
+
+
+def use_mapped(upload, mapping_json: str, name: str | None = None) -> Dataset:
+    """Score one uploaded table through a column mapping (the *Map a table* page's button)."""
+    dataset = use_import([upload], [None], mapping_json, names=[name or _file_name(upload)])
+    st.session_state[UPLOAD_KEY] = upload  # the mapping page keeps reading the same table
+    return dataset
+
+
+@dataclass(frozen=True)
+class MappingSource:
+    """The uploaded table the *Map a table* page maps: the uploader's file, its name and content hash."""
+
+    upload: Any
+    name: str
+    digest: str
+    mapping: str | None = None  # the mapping it is scored through now, if any
+
+
+def mapping_source() -> MappingSource | None:
+    """The current upload when it is one table (mapped already or not); None for any other dataset."""
+    dataset = current_dataset()
+    if dataset.kind == "upload":
+        return MappingSource(st.session_state[UPLOAD_KEY], dataset.name, dataset.digest)
+    if dataset.kind == "import" and dataset.mapping and len(dataset.sources) == 1:
+        return MappingSource(st.session_state[IMPORT_KEY][0], dataset.file_names[0], dataset.sources[0],
+                             dataset.mapping)
+    return None
+
+
+def source_table(source: MappingSource):
+    """Every column of the table to map (``scoring.runs.RawRuns``), or its Refused; read once, cached."""
+    from .mapping_form import read_table
+
+    def compute():
+        try:
+            return read_table(source.upload.getvalue(), source.name, settings_module.current().limits)
+        except RunsValidationError as error:
+            return Refused(error)
+
+    def size(value) -> int:
+        if isinstance(value, Refused):
+            return _size_of(value)
+        return int(value.frame.memory_usage(deep=True, index=False).sum()) + 8 * len(value.rows) + 10_000
+
+    return _cache().get_or_compute(("table", source.digest, source.name), compute, size)
+
+
+def upload_source(uploads: list) -> None:
+    """The sidebar below the uploader: which path the uploaded files take, and a tag per imported file.
+
+    One runs table keeps the loader's path (its validation report and exclusion button). Harness
+    files and several files are imported into one dataset, each with an optional experiment tag.
+    A table scored through a mapping stays mapped while the same file is uploaded.
+    """
+    facts = upload_facts(uploads)
+    if len(uploads) == 1 and facts[0][1] == "runs":
+        current = st.session_state.get(STATE_KEY)
+        if current is not None and current.kind == "import" and current.mapping and current.sources == (facts[0][0],):
+            use_mapped(uploads[0], current.mapping, current.file_names[0])
+            st.caption(":material/table_convert: Scored through the column mapping of *Map a table*.")
+        else:
+            use_upload(uploads[0], facts[0][0])
+        return
+    st.caption("Harness results are detected from their content. An experiment tag keeps files of the "
+               "same model apart (optional).")
+    tags: list[str | None] = []
+    for upload, (_, kind) in zip(uploads, facts):
+        label = f"Tag for {fmt.plain(_short(_file_name(upload)))}"
+        tag = st.text_input(label, key=f"experiment_{getattr(upload, 'file_id', None) or id(upload)}",
+                            max_chars=100, placeholder="e.g. prompt-v2",
+                            help=f"Detected: {kind}. The tag is added to the agent ids ('model [tag]').")
+        tags.append(tag.strip() or None)
+    use_import(uploads, tags)
 
 
 def use_connection(name: str, table: str) -> Dataset:
     """Read ``table`` through the operator's connection ``name`` (the table must be on its allow-list)."""
     digest = hashlib.sha256(f"connection\n{name}\n{table}".encode()).hexdigest()
     st.session_state.pop(UPLOAD_KEY, None)
+    st.session_state.pop(IMPORT_KEY, None)
     st.session_state.pop(URL_KEY, None)
     st.session_state[STATE_KEY] = Dataset(f"{table} @ {name}", digest, "connection", table=table, connection=name)
     return st.session_state[STATE_KEY]
@@ -159,6 +305,7 @@ def use_viewer_url(url: str, table: str) -> Dataset:
     table = check_table_name(table)
     digest = hashlib.sha256(f"url\n{url}\n{table}".encode()).hexdigest()
     st.session_state.pop(UPLOAD_KEY, None)
+    st.session_state.pop(IMPORT_KEY, None)
     st.session_state[URL_KEY] = url
     st.session_state[STATE_KEY] = Dataset(f"{table} @ {spec.location()}", digest, "url", table=table)
     return st.session_state[STATE_KEY]
@@ -200,6 +347,7 @@ def database_source(s: settings_module.Settings) -> None:
 def current_dataset() -> Dataset:
     dataset: Dataset | None = st.session_state.get(STATE_KEY)
     stale = dataset is None or (dataset.kind == "upload" and UPLOAD_KEY not in st.session_state) \
+        or (dataset.kind == "import" and IMPORT_KEY not in st.session_state) \
         or (dataset.kind == "url" and URL_KEY not in st.session_state)
     if dataset is None or stale:
         dataset = sample_dataset()
@@ -224,11 +372,34 @@ def _read_table(spec: ConnectionSpec, table: str, exclude_invalid: bool) -> Scor
     return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY))
 
 
+def _import_uploads(dataset: Dataset, uploads: list) -> Scored | Refused:
+    """Import, validate and score uploaded files (SPEC 7): one report over all of them."""
+    limits = settings_module.current().limits
+    tags = list(dataset.experiments) or [None] * len(uploads)
+    names = list(dataset.file_names) or [_file_name(u) for u in uploads]
+    try:
+        mapping = mapping_from_json(dataset.mapping) if dataset.mapping else None
+        imported = combine([import_file(u.getvalue(), name, experiment=tag, mapping=mapping, limits=limits)
+                            for u, name, tag in zip(uploads, names, tags)], limits=limits)
+    except RunsValidationError as error:
+        return Refused(error)
+    except ValueError as exc:  # a mapping refused (MappingError): it came from this session's page
+        return Refused(RunsValidationError([Problem(None, None, None, str(exc))], source=dataset.name,
+                                           can_exclude=False))
+    try:
+        loaded = imported.validate(exclude_invalid=dataset.exclude_invalid)
+    except RunsValidationError as error:
+        return Refused(error, imported.report)
+    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY), imported.report)
+
+
 def _compute(dataset: Dataset) -> Scored | Refused:
     if dataset.kind == "sample":
         return _score_bytes(dataset.name, dataset.exclude_invalid, _sample_bytes())
     if dataset.kind == "upload":
         return _score_bytes(dataset.name, dataset.exclude_invalid, st.session_state[UPLOAD_KEY].getvalue())
+    if dataset.kind == "import":
+        return _import_uploads(dataset, st.session_state[IMPORT_KEY])
     s = settings_module.current()
     if dataset.kind == "connection":
         connection = s.connection(dataset.connection or "")
@@ -258,14 +429,39 @@ def require_scores() -> Scored:
     """The current scores, or (for a refused file) the validation report and a stop."""
     result = scored()
     if isinstance(result, Refused):
-        show_refusal(result.error)
+        show_refusal(result.error, result.imported)
         st.stop()
     return result
 
 
-def show_refusal(error: RunsValidationError) -> None:
+def page_link(name: str, label: str, icon: str) -> None:
+    """A link to one of the app's pages. Navigating by link keeps the sidebar's data source and upload
+    (``st.switch_page`` would reset every widget). A page run on its own (a test) has no such page
+    registered: the page is then named in words."""
+    from streamlit.errors import StreamlitPageNotFoundError
+
+    from .pages import PAGE_BY_NAME
+
+    spec = PAGE_BY_NAME[name]
+    try:
+        st.page_link(str(spec.path), label=label, icon=icon)
+    except StreamlitPageNotFoundError:
+        st.caption(f"Open *{spec.title}* in the menu.")
+
+
+def show_import_report(report: ImportReport, *, expanded: bool = False) -> None:
+    """What the import mapped (with source units), what it could not, and its warnings (SPEC 7)."""
+    with st.expander(f"Import report: {imports.report_summary(report)}", expanded=expanded,
+                     icon=":material/input:"):
+        for block in imports.report_markdown(report):
+            st.markdown(block)
+
+
+def show_refusal(error: RunsValidationError, imported: ImportReport | None = None) -> None:
     dataset = current_dataset()
     what = "table" if dataset.table else "file"
+    if dataset.kind == "import" and len(dataset.sources) > 1:
+        what = "upload"
     listed = "" if len(error.problems) == error.total else f" (the first {len(error.problems):,} are listed)"
     st.error(f"The {what} '{fmt.plain(dataset.name)}' was refused: {error.total:,} problem(s) found{listed}. "
              f"Nothing was scored; fix the {what} or exclude the invalid rows.", icon=":material/block:")
@@ -279,12 +475,18 @@ def show_refusal(error: RunsValidationError) -> None:
         st.caption("Scores computed that way say how many rows were excluded.")
     else:
         st.caption(f"This problem concerns the whole {what}, so no row can be excluded to rescue it.")
+    if dataset.kind == "upload" and any(p.code == "missing_column" for p in error.problems):
+        st.info("Is this a table in another layout? Map its columns to runs columns (units, success rule, "
+                "status words), preview the result and score it.", icon=":material/table_convert:")
+        page_link("mapping", "Map this table's columns", ":material/table_convert:")
+    if imported is not None:
+        show_import_report(imported, expanded=True)
 
 
 def source_caption(result: Scored | Refused) -> str:
     dataset = current_dataset()
-    label = {"sample": "Sample data", "upload": "Uploaded", "connection": "PostgreSQL", "url": "PostgreSQL"}[
-        dataset.kind]
+    label = {"sample": "Sample data", "upload": "Uploaded", "import": "Imported", "connection": "PostgreSQL",
+             "url": "PostgreSQL"}[dataset.kind]
     if isinstance(result, Refused):
         return f"{label}: {dataset.name} — refused ({result.error.invalid_rows:,} invalid row(s))"
     loaded = result.loaded

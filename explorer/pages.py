@@ -30,6 +30,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("uncertainty", "Is the difference real?", ":material/difference:", "uncertainty"),
     PageSpec("sandbox", "Policy sandbox", ":material/science:", "sandbox"),
     PageSpec("methodology", "Methodology", ":material/menu_book:", "methodology"),
+    PageSpec("mapping", "Map a table", ":material/table_convert:", "mapping"),
 )
 PAGE_BY_NAME = {p.name: p for p in PAGES}
 

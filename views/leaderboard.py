@@ -20,6 +20,8 @@ cols[0].metric("Runs", fmt.count(len(runs)))
 cols[1].metric("Agents", fmt.count(len(report.agents)))
 cols[2].metric("Tasks", fmt.count(runs["task_id"].nunique()))
 cols[3].metric("Policy version", report.policy.version)
+if scored.imported is not None:
+    data.show_import_report(scored.imported)
 if scored.loaded.excluded_rows:
     st.warning(f"{scored.loaded.excluded_rows:,} invalid row(s) of {scored.loaded.rows_read:,} were excluded "
                "on request; these scores are computed without them.", icon=":material/warning:")
