@@ -10,6 +10,7 @@ import asyncio
 import pytest
 
 from bench import bench_load as bl
+from explorer.pages import PAGES
 
 RADAR_KEYS = set(bl.RADAR_WEIGHT_KEYS)
 
@@ -36,7 +37,7 @@ def test_pages_switch_and_a_slider_move_reruns_the_radar(server):
 
     session, opened, radar, moved, headline, back = asyncio.run(drive())
 
-    assert set(session.pages) == {"", "headline", "radar", "repeatability", "uncertainty", "sandbox", "methodology"}
+    assert set(session.pages) == {p.url_path for p in PAGES}  # every page of the app's list, by URL path
     assert opened.title == "Leaderboard" and opened.page_hash == session.pages[""][0]
     assert opened.deltas > 10 and not opened.errors
 

@@ -404,3 +404,61 @@ def test_report_downloads(app, sample_report):
     assert "NaN" not in text and "None" not in text
     app.settle()  # a download button click reruns the script
     assert_clean(app, "leaderboard after the downloads")
+
+
+# --- (6) harness results: several files in one upload, and a table through a column mapping ----------------
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def upload_many(app, paths: list[Path]) -> None:
+    sidebar_radio(app, "Upload a file")
+    file_input = app.page.locator("[data-testid='stSidebar'] input[type='file']")
+    app.interact(lambda: file_input.set_input_files([str(p) for p in paths]),
+                 description=f"uploading {len(paths)} file(s)")
+
+
+@pytest.mark.browser
+def test_two_tau2_files_in_one_upload(app):
+    from scoring.importers import import_files
+
+    paths = sorted((FIXTURES / "tau2").glob("*.json"))
+    expected = score_runs(import_files(paths).validate().runs, CANONICAL_POLICY)
+    app.goto("")
+    upload_many(app, paths)
+    board = app.grid(0, until=lambda g: len(g.rows) == 2)
+    assert board.column("Agent") == [a.agent_id for a in expected.agents] == [
+        "xai/grok-3-mini@airline", "xai/grok-3@airline"]
+    for row, a in zip(board.records(), expected.agents):
+        assert close(row["Score"], a.headline.score), (row, a.headline.score)
+    sidebar = app.sidebar_text()
+    assert "Imported: 2 files" in sidebar and "20 runs" in sidebar and "Import: 2 file(s), 20 run(s)" in sidebar
+    report = app.page.locator("[data-testid='stExpander']", has_text="Import report")
+    report.locator("summary").click()  # opening an expander is drawn by the browser: no rerun
+    app.page.wait_for_timeout(300)
+    text = report.inner_text()
+    assert "latency_ms" in text and "duration (s) x 1000" in text and "unequal trial counts" in text
+    app.screenshot("20-upload-two-tau2-files")
+    assert_clean(app, "two tau2 files")
+
+
+@pytest.mark.browser
+def test_a_foreign_table_through_the_mapping_page(app):
+    app.goto("")
+    upload_many(app, [FIXTURES / "mapping" / "foreign.csv"])
+    assert app.page.locator("[data-testid='stAlert']", has_text="was refused").count() == 1
+    # A link (not st.switch_page, which resets the sidebar's widgets) keeps the upload.
+    app.interact(app.page.get_by_role("link", name="Map this table's columns").click,
+                 description="opening the mapping page")
+    assert app.page.get_by_role("heading", name="Map a table", exact=True).count() == 1
+    saved = app.page.locator("[data-testid='stExpander']", has_text="Start from a saved mapping")
+    saved.locator("summary").click()
+    app.interact(lambda: saved.locator("input[type='file']").set_input_files(
+        str(FIXTURES / "mapping" / "foreign-map.json")), description="loading the saved mapping")
+    assert "Every row is valid: 12 runs of 2 agent(s) on 2 task(s)." in app.main_text()
+    app.screenshot("21-mapping-page")
+    app.interact(app.page.get_by_role("button", name="Score with this mapping").click, description="scoring")
+    app.interact(app.page.get_by_role("link", name="Open the Leaderboard").click, description="opening the board")
+    assert app.grid(0).column("Agent") == ["gpt-x/terse", "gpt-x/verbose"]
+    assert "foreign.csv (mapped)" in app.sidebar_text()
+    assert_clean(app, "leaderboard of the mapped table")
