@@ -14,6 +14,7 @@ tag; a table in another layout is imported through the column mapping of the *Ma
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 import time
 from dataclasses import dataclass, replace
@@ -455,6 +456,8 @@ def show_import_report(report: ImportReport, *, expanded: bool = False) -> None:
                      icon=":material/input:"):
         for block in imports.report_markdown(report):
             st.markdown(block)
+        st.download_button("Download the import report (JSON)", json.dumps(report.to_json(), indent=2) + "\n",
+                           file_name="import-report.json", mime="application/json", icon=":material/download:")
 
 
 def show_refusal(error: RunsValidationError, imported: ImportReport | None = None) -> None:

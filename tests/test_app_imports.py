@@ -241,6 +241,7 @@ def test_two_tau2_files_are_imported_scored_and_reported():
     shown = "\n".join(m.value for m in expander.markdown)
     assert "latency\\_ms | duration \\(s\\) x 1000" in shown and "user\\_cost \\(USD\\)" in shown
     assert "unequal trial counts" in shown
+    assert "Download the import report (JSON)" in [b.label for b in at.get("download_button")]  # exported too
     assert any("Import: 2 file(s), 20 run(s), 3 warning(s)" in c.value for c in at.sidebar.caption)
     assert all(t.label.startswith("Tag for ") for t in at.sidebar.text_input) and len(at.sidebar.text_input) == 2
     assert_clean(at, "two tau2 files")
