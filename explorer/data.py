@@ -25,7 +25,7 @@ import streamlit as st
 
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
 from scoring.database import ConnectFailed, ConnectionSpec, SourceRefused, check_table_name, parse_viewer_url
-from scoring.importers import ImportReport, combine, import_file, mapping_from_json
+from scoring.importers import ImportReport, MappingError, combine, import_file, mapping_from_json, mapping_to_json
 from scoring.runs import Problem
 
 from . import format as fmt
@@ -174,7 +174,8 @@ def upload_facts(uploads: list, names: list[str] | None = None) -> list[tuple[st
     for file_id, upload, name in zip(ids, uploads, names or [_file_name(u) for u in uploads]):
         if file_id not in facts:
             data = upload.getvalue()
-            facts[file_id] = (hashlib.sha256(data).hexdigest(), imports.upload_kind(data, name, limits))
+            kind = "mapping" if imports.is_mapping_file(data) else imports.upload_kind(data, name, limits)
+            facts[file_id] = (hashlib.sha256(data).hexdigest(), kind)
     return [facts[i] for i in ids]
 
 
@@ -264,9 +265,27 @@ def upload_source(uploads: list) -> None:
 
     One runs table keeps the loader's path (its validation report and exclusion button). Harness
     files and several files are imported into one dataset, each with an optional experiment tag.
-    A table scored through a mapping stays mapped while the same file is uploaded.
+    A table uploaded with a saved mapping (JSON) is scored through it, and a table scored through a
+    mapping stays mapped while the same file is uploaded.
     """
     facts = upload_facts(uploads)
+    mappings = [u for u, (_, kind) in zip(uploads, facts) if kind == "mapping"]
+    if mappings:
+        tables = [u for u, (_, kind) in zip(uploads, facts) if kind != "mapping"]
+        if len(mappings) > 1 or len(tables) != 1:
+            st.error("A saved mapping applies to one table: upload one table and one mapping (JSON).",
+                     icon=":material/block:")
+            use_sample()
+            return
+        try:
+            mapping = mapping_from_json(mappings[0].getvalue())
+        except MappingError as exc:
+            st.error(f"{fmt.plain(_file_name(mappings[0]))}: {fmt.plain(exc)}", icon=":material/block:")
+            use_sample()
+            return
+        use_mapped(tables[0], mapping_to_json(mapping))
+        st.caption(f":material/table_convert: Scored through the mapping in {fmt.plain(_file_name(mappings[0]))}.")
+        return
     if len(uploads) == 1 and facts[0][1] == "runs":
         current = st.session_state.get(STATE_KEY)
         if current is not None and current.kind == "import" and current.mapping and current.sources == (facts[0][0],):

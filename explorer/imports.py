@@ -36,6 +36,21 @@ def upload_kind(data: bytes, name: str, limits: Limits) -> str:
         return "inspect" if name.lower().endswith(".eval") else "runs"
 
 
+MAX_MAPPING_BYTES = 1_000_000  # mapping_from_json's own limit
+
+
+def is_mapping_file(data: bytes) -> bool:
+    """Whether an uploaded file is a saved column mapping (a JSON object naming its ``mapping_version``).
+
+    Examples
+    --------
+    >>> is_mapping_file(b'{"mapping_version": 1, "columns": {}}'), is_mapping_file(b'[{"run_id": "r1"}]')
+    (True, False)
+    """
+    head = data[:65_536].lstrip(b"\xef\xbb\xbf").lstrip()
+    return len(data) <= MAX_MAPPING_BYTES and head[:1] == b"{" and b'"mapping_version"' in head
+
+
 def _line(text: object) -> str:
     """One line of escaped text (a newline in a file name must not end a markdown table row or list item)."""
     return plain(" ".join(str(text).split()))
@@ -75,4 +90,4 @@ def report_markdown(report: ImportReport) -> list[str]:
     return blocks
 
 
-__all__ = ["report_markdown", "report_summary", "upload_kind"]
+__all__ = ["is_mapping_file", "report_markdown", "report_summary", "upload_kind"]

@@ -390,6 +390,37 @@ def test_mapping_page_on_a_hostile_table_renders_escaped():
     assert "\\*\\*bold\\*\\*" in labels  # a status value as a label, escaped
 
 
+def test_a_table_uploaded_with_its_saved_mapping_is_scored_through_it():
+    at = app_with_uploads(upload_file(FOREIGN_CSV), upload_file(FOREIGN_MAP))
+    dataset = at.session_state["dataset"]
+    assert dataset.kind == "import" and dataset.name == "foreign.csv (mapped)"
+    mapping = mapping_from_json(FOREIGN_MAP.read_text())
+    assert mapping_from_json(dataset.mapping) == mapping
+    expected = score_runs(import_file(FOREIGN_CSV, mapping=mapping).validate().runs)
+    board = dataframe(at, "leaderboard").value
+    assert list(board["Agent"]) == ["gpt-x/terse", "gpt-x/verbose"]
+    assert list(board["Score"]) == [a.headline.score for a in expected.agents]
+    (expander,) = [e for e in at.expander if "Import report" in e.label]
+    assert "latency\\_ms | 'seconds' \\(s\\) x 1000" in "\n".join(m.value for m in expander.markdown)
+    assert any("Scored through the mapping in foreign\\-map\\.json" in c.value for c in at.sidebar.caption)
+    # The mapping page shows the same mapping, already in use.
+    at.switch_page("views/mapping.py")
+    run(at)
+    assert at.selectbox(key=form.column_key("cost_usd")).value == "cents"
+    assert any("Every page now scores this table through this mapping" in s.body for s in at.success)
+
+
+def test_a_refused_saved_mapping_in_an_upload_names_the_field():
+    bad = json.loads(FOREIGN_MAP.read_text())
+    bad["status_values"]["ok"] = "fine"
+    at = app_with_uploads(upload_file(FOREIGN_CSV), ("map.json", json.dumps(bad).encode(), "application/json"))
+    assert any("mapping field 'status_values.ok': 'fine' is not a status" in unescaped(e.body)
+               for e in at.sidebar.error)
+    assert at.session_state["dataset"].is_sample
+    at = app_with_uploads(upload_file(FOREIGN_MAP))
+    assert any("A saved mapping applies to one table" in e.body for e in at.sidebar.error)
+
+
 def test_mapping_page_without_a_single_table_says_what_to_do():
     at = run(AppTest.from_file(str(ROOT / "views" / "mapping.py"), default_timeout=TIMEOUT))
     assert "Upload one table" in at.info[0].body
