@@ -260,6 +260,19 @@ def source_table(source: MappingSource):
     return _cache().get_or_compute(("table", source.digest, source.name), compute, size)
 
 
+def mapping_preview(source: MappingSource, table, mapping_json: str):
+    """The mapped table's preview and validation (``mapping_form.Preview``), once per table and mapping."""
+    from .mapping_form import preview
+
+    def size(value) -> int:
+        problems = len(value.error.problems) if value.error is not None else 0
+        return 300 * problems + 20_000
+
+    with st.spinner("Mapping and validating the table…", show_time=True):
+        return _cache().get_or_compute(("mapping-preview", source.digest, source.name, mapping_json),
+                                       lambda: preview(table, mapping_from_json(mapping_json), source.name), size)
+
+
 def upload_source(uploads: list) -> None:
     """The sidebar below the uploader: which path the uploaded files take, and a tag per imported file.
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from scoring.importers import Imported, Mapping, SuccessRule
+from scoring.importers import Imported, ImportReport, Mapping, SuccessRule, apply_mapping
 from scoring.importers.mapping import UNITS
 from scoring.limits import Limits
 from scoring.runs import Problem, RawRuns, RunsValidationError, detect_format, read_runs
@@ -266,6 +266,35 @@ def mapping_from_form(values: FormValues) -> Mapping:
                      if "status" in columns and s != AS_WRITTEN and v.strip().lower() != s}
     return Mapping(columns=columns, separator=values.separator, units=units, success=success,
                    status_values=status_values, constants=constants, experiment=values.experiment.strip() or None)
+
+
+@dataclass(frozen=True)
+class Preview:
+    """What the page shows for one mapping: the first mapped rows, how the columns were mapped, and the
+    validation of the whole mapped table (its refusal, or the counts of what would be scored)."""
+
+    rows: pd.DataFrame
+    report: ImportReport | None
+    error: RunsValidationError | None = None
+    runs: int = 0
+    agents: int = 0
+    tasks: int = 0
+
+
+def preview(table: RawRuns, mapping: Mapping, name: str) -> Preview:
+    """Apply ``mapping`` to the whole table and validate it with the one validator (SPEC 1)."""
+    try:
+        imported = apply_mapping(table.frame, mapping, rows=table.rows, name=name, problems=table.problems,
+                                 warnings=table.warnings)
+    except RunsValidationError as error:  # a source column the table lacks
+        return Preview(pd.DataFrame(), None, error)
+    rows = preview_rows(imported)
+    try:
+        loaded = imported.validate()
+    except RunsValidationError as error:
+        return Preview(rows, imported.report, error)
+    return Preview(rows, imported.report, None, len(loaded.runs), int(loaded.runs["agent_id"].nunique()),
+                   int(loaded.runs["task_id"].nunique()))
 
 
 def missing_required_columns(error: RunsValidationError) -> bool:

@@ -183,6 +183,13 @@ def test_preview_rows_and_widget_state():
     fourth = rows.iloc[3].to_dict()
     assert fourth["status"] == "failed" and fourth["success"] == "—" and fourth["cost_usd"] == "0.011"
     assert fourth["latency_ms"] == "9000" and fourth["agent_id"] == "gpt-x/terse"
+    shown = form.preview(table, mapping, "foreign.csv")
+    assert shown.error is None and (shown.runs, shown.agents, shown.tasks) == (12, 2, 2)
+    assert shown.rows.equals(rows)
+    refused = form.preview(table, Mapping(columns={**mapping.columns, "steps": "no-such"}), "foreign.csv")
+    assert refused.report is None and "source column 'no_such'" in refused.error.report()
+    invalid = form.preview(table, Mapping(columns=mapping.columns), "foreign.csv")  # 'ok' is not a status
+    assert invalid.error is not None and invalid.error.invalid_rows == 12 and len(invalid.rows) == 12
     state = form.widget_state(form.form_from_mapping(mapping, list(table.frame.columns))[0])
     assert state[form.column_key("latency_ms")] == "seconds" and state[form.LATENCY_UNIT_KEY] == "s"
     assert state[form.status_key("crash")] == "failed" and state[form.column_key("steps")] == form.NOT_MAPPED

@@ -3,8 +3,7 @@ import streamlit as st
 from explorer import data, imports, ui
 from explorer import format as fmt
 from explorer import mapping_form as form
-from scoring.importers import MappingError, apply_mapping, mapping_from_json, mapping_to_json
-from scoring.runs import RunsValidationError
+from scoring.importers import MappingError, mapping_from_json, mapping_to_json
 from scoring.schema import STATUSES
 
 st.title("Map a table")
@@ -137,27 +136,23 @@ mapping_json = mapping_to_json(mapping)
 st.session_state["map_draft"] = {source.digest: mapping_json}  # this table only: a small text
 
 st.subheader("Preview")
-try:
-    imported = apply_mapping(table.frame, mapping, rows=table.rows, name=source.name, problems=table.problems,
-                             warnings=table.warnings)
-except RunsValidationError as error:
-    st.error(fmt.plain(error.report()), icon=":material/block:")
+result = data.mapping_preview(source, table, mapping_json)
+if result.report is None:
+    st.error(fmt.plain(result.error.report() if result.error else "nothing to preview"), icon=":material/block:")
     st.stop()
-preview = form.preview_rows(imported)
-st.dataframe(preview, hide_index=True, width="stretch", height=ui.ROW_HEIGHT * (len(preview) + 1) + 3)
+st.dataframe(result.rows, hide_index=True, width="stretch", height=ui.ROW_HEIGHT * (len(result.rows) + 1) + 3)
 st.caption(f"The first {form.PREVIEW_ROWS} mapped rows as they go to the validator (the source row on the left).")
-for block in imports.report_markdown(imported.report):
+for block in imports.report_markdown(result.report):
     st.markdown(block)
-try:
-    valid = imported.validate()
-except RunsValidationError as error:
+if result.error is not None:
+    error = result.error
     st.warning(f"The validator refuses {error.total:,} problem(s) in {error.invalid_rows:,} of {error.rows_read:,} "
                "row(s). Scored, the table shows this report and offers to exclude the invalid rows.",
                icon=":material/warning:")
     st.dataframe(error.table(), hide_index=True, width="stretch")
 else:
-    st.success(f"Every row is valid: {len(valid.runs):,} runs of {valid.runs['agent_id'].nunique():,} agent(s) "
-               f"on {valid.runs['task_id'].nunique():,} task(s).", icon=":material/check:")
+    st.success(f"Every row is valid: {result.runs:,} runs of {result.agents:,} agent(s) on {result.tasks:,} task(s).",
+               icon=":material/check:")
 
 left, right = st.columns(2)
 left.download_button("Download the mapping (JSON)", mapping_json, file_name="mapping.json", mime="application/json",
