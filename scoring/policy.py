@@ -67,6 +67,66 @@ class Anchors:
         out = np.interp(value, self.xs, self.scores)
         return float(out) if np.ndim(out) == 0 else out
 
+    def inverse(self, score: float) -> tuple[tuple[float, float], ...]:
+        """The values this map sends to at least ``score``: closed intervals, in increasing order (SPEC 2 backwards).
+
+        Values are >= 0 (SPEC 1), so the first interval starts at 0.0 at the earliest; one unbounded
+        above ends at ``math.inf``. An end between two anchors is where the straight line crosses
+        ``score``, moved inward a double at a time if the map itself (:meth:`__call__`, in floats)
+        sends it just below: every end reaches the score. (A double or two beyond an end may reach it
+        too, by the map's own rounding.) Empty when no value reaches the score (above the highest
+        anchor score). Monotone anchors (the published ones) give one interval; anchors that a sandbox
+        edit makes rise and fall may give several.
+
+        Examples
+        --------
+        >>> CANONICAL_POLICY.latency_anchors.inverse(0.9)  # 1250 ms maps to 0.9 (the class example)
+        ((0.0, 1250.0),)
+        >>> CANONICAL_POLICY.cost_anchors.inverse(0.5)
+        ((0.0, 0.05),)
+        >>> CANONICAL_POLICY.latency_anchors.inverse(0.0)
+        ((0.0, inf),)
+        >>> CANONICAL_POLICY.latency_anchors.inverse(1.01)
+        ()
+        """
+        score = float(score)
+        xs, ys = self.xs, self.scores
+        pieces: list[list[float]] = []  # [low, high] with the ends to refine marked below
+        refine: list[tuple[int, int]] = []  # (piece, end 0/1) computed by the crossing formula
+        if ys[0] >= score and xs[0] > 0:
+            pieces.append([0.0, xs[0]])
+        for i in range(len(xs) - 1):
+            (a, b), (ya, yb) = xs[i:i + 2], ys[i:i + 2]
+            if ya >= score and yb >= score:
+                pieces.append([a, b])
+            elif ya >= score:  # falls through the score between a and b
+                pieces.append([a, a + (ya - score) * (b - a) / (ya - yb)])
+                refine.append((len(pieces) - 1, 1))
+            elif yb >= score:  # rises through it
+                pieces.append([a + (score - ya) * (b - a) / (yb - ya), b])
+                refine.append((len(pieces) - 1, 0))
+        if ys[-1] >= score:
+            pieces.append([xs[-1], math.inf])
+        for piece, end in refine:
+            pieces[piece][end] = self._reaching(pieces[piece][end], score, pieces[piece][1 - end])
+        merged: list[list[float]] = []
+        for low, high in pieces:
+            if merged and low <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], high)
+            else:
+                merged.append([max(low, 0.0), high])
+        return tuple((low, high) for low, high in merged if low <= high)
+
+    def _reaching(self, x: float, score: float, inner: float, steps: int = 64) -> float:
+        """``x`` moved one double at a time toward ``inner`` until the map sends it to at least ``score``
+        (the crossing formula can land a rounding outside)."""
+        toward = math.inf if inner > x else -math.inf
+        for _ in range(steps):
+            if self(x) >= score or x == inner:
+                break
+            x = math.nextafter(x, toward)
+        return x
+
 
 # --------------------------------------------------------------------------- the field table
 
