@@ -1,0 +1,170 @@
+"""Exact sufficient statistics of a completed-run cohort, for removals and running totals (SPEC 3).
+
+The headline reads, per agent, the count of completed runs, the successes, and the count, mean
+and population spread of the recorded latencies and costs. Taking runs out of a cohort (the
+influence of a task or a run) or adding them day by day (the score over time) changes those
+statistics. The textbook update works in doubles from (n, mean, sum of squared deviations M2):
+removing k values y with D = sum(y - mean),
+
+    mean' = mean - D / (n - k)
+    M2'   = M2 - sum((y - mean)^2) - D^2 / (n - k)
+
+(the reverse of Chan's parallel combination). It is exact in real arithmetic but cancels in
+doubles exactly where it matters: an outlier carries most of M2, so removing it leaves M2' as the
+difference of two nearly equal numbers (an error of about 1e-16 * M2, which a consistency of
+1 - pstdev/mean turns into 1e-7 points), and a removed run carrying most of the sum leaves a mean
+that should be 0 (consistency 1 by SPEC 3) a rounding away from 0 (consistency 0).
+
+So the sums are kept exact instead: every double is an integer multiple of 2**-1074, so a column
+scaled by one power of two is a column of Python integers whose sums and sums of squares are
+exact, and so are their differences and running totals. Each statistic is rounded once at the
+end: the mean is the correctly rounded sum divided by the count, as the headline's own
+``AgentGroups.mean`` computes it (bit for bit), and the variance (n * sum(x^2) - sum(x)^2) / n^2 is
+rounded once from the exact fraction. The headline's pstdev is the square root of a correctly
+rounded two-pass sum of squared deviations, each deviation taken from the rounded mean and each
+square rounded, so the two spreads agree to a few units in the last place, not always to the bit.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from .headline import HeadlineAggregates
+
+
+def scaled_integers(values: Sequence[float] | np.ndarray) -> tuple[list[int], int]:
+    """Finite doubles as exact integers ``v * 2**shift``, one ``shift`` for all of them.
+
+    Examples
+    --------
+    >>> scaled_integers([1.5, 0.25, 3.0])
+    ([6, 1, 12], 2)
+    """
+    ratios = [float(v).as_integer_ratio() for v in np.asarray(values, dtype=float).tolist()]
+    shift = max((d.bit_length() - 1 for _, d in ratios), default=0)  # every denominator is a power of two
+    return [n << (shift - (d.bit_length() - 1)) for n, d in ratios], shift
+
+
+@dataclass(frozen=True)
+class CohortSums:
+    """Integer sufficient statistics of a set of completed runs: counts, and sums scaled by ``2**shift``.
+
+    ``latency_sum`` is sum(x) * 2**latency_shift and ``latency_squares`` sum(x^2) * 2**(2 * latency_shift)
+    over the runs with a recorded latency; ``cost_sum`` likewise over recorded costs. Sums of
+    statistics with the same shifts add and subtract exactly.
+    """
+
+    completed: int
+    successes: int
+    latency_runs: int
+    latency_sum: int
+    latency_squares: int
+    cost_runs: int
+    cost_sum: int
+    latency_shift: int = 0
+    cost_shift: int = 0
+
+    def __sub__(self, other: CohortSums) -> CohortSums:
+        return CohortSums(self.completed - other.completed, self.successes - other.successes,
+                          self.latency_runs - other.latency_runs, self.latency_sum - other.latency_sum,
+                          self.latency_squares - other.latency_squares, self.cost_runs - other.cost_runs,
+                          self.cost_sum - other.cost_sum, self.latency_shift, self.cost_shift)
+
+    def __add__(self, other: CohortSums) -> CohortSums:
+        return CohortSums(self.completed + other.completed, self.successes + other.successes,
+                          self.latency_runs + other.latency_runs, self.latency_sum + other.latency_sum,
+                          self.latency_squares + other.latency_squares, self.cost_runs + other.cost_runs,
+                          self.cost_sum + other.cost_sum, self.latency_shift, self.cost_shift)
+
+
+def rounded_stats(sums: Sequence[CohortSums]) -> HeadlineAggregates:
+    """The headline's cohort statistics (arrays, one entry per element of ``sums``), each rounded once.
+
+    Means are the correctly rounded sum over the count (the headline's own rule, so they agree to
+    the bit); the population variance is the exact (n * sum(x^2) - sum(x)^2) / n^2 rounded once.
+
+    Examples
+    --------
+    >>> ints, shift = scaled_integers([1000.0, 2000.0, 3000.0, 4000.0, 5000.0])
+    >>> s = CohortSums(5, 5, 5, sum(ints), sum(i * i for i in ints), 0, 0, shift, 0)
+    >>> stats = rounded_stats([s])
+    >>> float(stats.latency_mean[0]), float(stats.latency_pstdev[0])  # sqrt(2e6): SPEC 3's example
+    (3000.0, 1414.213562373095)
+    """
+    nan = float("nan")
+    mean, pstdev, cost = [], [], []
+    for s in sums:
+        if s.latency_runs > 0:
+            scale = 1 << s.latency_shift
+            mean.append((s.latency_sum / scale) / s.latency_runs)  # int / int: correctly rounded
+            spread = s.latency_runs * s.latency_squares - s.latency_sum * s.latency_sum  # >= 0 exactly
+            pstdev.append(math.sqrt(spread / (s.latency_runs * s.latency_runs * scale * scale)))
+        else:
+            mean.append(nan)
+            pstdev.append(nan)
+        cost.append((s.cost_sum / (1 << s.cost_shift)) / s.cost_runs if s.cost_runs > 0 else nan)
+    count = lambda field: np.array([getattr(s, field) for s in sums], dtype=float)
+    return HeadlineAggregates(count("completed"), count("successes"), count("latency_runs"), np.array(mean),
+                              np.array(pstdev), count("cost_runs"), np.array(cost))
+
+
+@dataclass(frozen=True)
+class ExactColumns:
+    """Per-run integer columns of some completed runs, for grouped and single-run sums.
+
+    Each list is aligned with the runs given: success (0/1), latency recorded (0/1), the latency
+    scaled (0 when not recorded), cost recorded (0/1), the cost scaled.
+    """
+
+    success: list[int]
+    has_latency: list[int]
+    latency: list[int]
+    has_cost: list[int]
+    cost: list[int]
+    latency_shift: int
+    cost_shift: int
+
+    @classmethod
+    def of(cls, success: np.ndarray, latency: np.ndarray, cost: np.ndarray) -> ExactColumns:
+        """Columns of completed runs: ``success`` as bools, ``latency``/``cost`` with NaN where not recorded."""
+        has_lat, has_cost = ~np.isnan(latency), ~np.isnan(cost)
+        lat, lat_shift = scaled_integers(np.where(has_lat, latency, 0.0))
+        cst, cost_shift = scaled_integers(np.where(has_cost, cost, 0.0))
+        return cls(np.asarray(success, dtype=bool).astype(int).tolist(), has_lat.astype(int).tolist(), lat,
+                   has_cost.astype(int).tolist(), cst, lat_shift, cost_shift)
+
+    def __len__(self) -> int:
+        return len(self.success)
+
+    def row(self, i: int) -> CohortSums:
+        """The statistics of run ``i`` alone."""
+        x = self.latency[i]
+        return CohortSums(1, self.success[i], self.has_latency[i], x, x * x, self.has_cost[i], self.cost[i],
+                          self.latency_shift, self.cost_shift)
+
+    def total(self, rows: Sequence[int] | range | None = None) -> CohortSums:
+        """The statistics of the runs ``rows`` (all runs by default)."""
+        idx = range(len(self)) if rows is None else rows
+        lat = [self.latency[i] for i in idx]
+        return CohortSums(len(lat), sum(self.success[i] for i in idx), sum(self.has_latency[i] for i in idx),
+                          sum(lat), sum(x * x for x in lat), sum(self.has_cost[i] for i in idx),
+                          sum(self.cost[i] for i in idx), self.latency_shift, self.cost_shift)
+
+    def grouped(self, keys: Sequence[int], size: int) -> list[CohortSums]:
+        """Statistics per group ``0..size-1`` of the runs, ``keys[i]`` naming run i's group."""
+        acc = [[0] * 7 for _ in range(size)]
+        for i, key in enumerate(keys):
+            a, x = acc[key], self.latency[i]
+            a[0] += 1
+            a[1] += self.success[i]
+            a[2] += self.has_latency[i]
+            a[3] += x
+            a[4] += x * x
+            a[5] += self.has_cost[i]
+            a[6] += self.cost[i]
+        return [CohortSums(a[0], a[1], a[2], a[3], a[4], a[5], a[6], self.latency_shift, self.cost_shift)
+                for a in acc]
