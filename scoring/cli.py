@@ -170,6 +170,14 @@ def build_parser() -> argparse.ArgumentParser:
     for command in (receipt, verify):
         _import_options(command)
         _limit_options(command)
+    explain = sub.add_parser("explain", help="where one agent's headline points went, what overtakes the agent "
+                                             "above, which tasks and runs cost points, which runs each measure reads")
+    explain.add_argument("runs_file")
+    explain.add_argument("agent_id")
+    explain.add_argument("--format", choices=("json", "table"), default="json")
+    explain.add_argument("--top", type=int, default=20, metavar="N", help="most influential runs listed (default 20)")
+    explain.add_argument("--policy", default=None, metavar="POLICY_JSON", help="a sandbox policy (JSON)")
+    _limit_options(explain)
     return parser
 
 
@@ -383,6 +391,24 @@ def run_receipt(args, limits: Limits) -> int:
     return _write(receipt_markdown(receipt) if args.markdown else receipt_json(receipt))
 
 
+def run_explain(args, limits: Limits) -> int:
+    from .explain import explain
+    from .explain_table import explain_table_text
+
+    policy = _policy(args.policy)
+    loaded = _load(args.runs_file, limits)
+    for warning in loaded.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    try:
+        explanation = explain(loaded.runs, args.agent_id, policy=policy)
+    except KeyError:
+        raise _Refused(f"no agent {args.agent_id!r} in {args.runs_file}") from None
+    top = max(args.top, 0)
+    if args.format == "json":
+        return _write(json.dumps(explanation.to_json(top), indent=2, allow_nan=False) + "\n")
+    return _write(explain_table_text(explanation, top) + "\n")
+
+
 def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     try:
         weights = parse_weights(args.weights)
@@ -426,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     limits = limits_from(args, parser)
-    command = {"verify": run_verify, "receipt": run_receipt}.get(args.command)
+    command = {"verify": run_verify, "receipt": run_receipt, "explain": run_explain}.get(args.command)
     try:
         return command(args, limits) if command else run_report(args, limits, parser)
     except _Refused as exc:
