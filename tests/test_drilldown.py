@@ -1,0 +1,301 @@
+"""Issue 15, scoring.drilldown: the runs behind every number, tasks by agents, scores over time, two agents."""
+
+import io
+import json
+import math
+from functools import cache
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import load_runs, runs_from_records, score_runs
+from scoring.drilldown import compare, runs_csv, runs_view, score_over_time, task_matrix
+from scoring.explain import points_lost
+from scoring.policy import policy_from_dict
+from tests.test_properties import run_tables
+
+SAMPLE = "sample_data/runs.csv"
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SMALL_WINDOW = policy_from_dict({"radar_window": 3})  # windows smaller than the random tables
+
+
+def run(run_id, agent="a", *, status="completed", success=True, latency=1000.0, cost=0.01, task="t", day=1,
+        steps=None):
+    return {"run_id": run_id, "agent_id": agent, "task_id": task, "status": status, "success": success,
+            "latency_ms": latency, "cost_usd": cost, "steps": steps,
+            "finished_at": None if day is None else f"2026-07-{day:02d}T12:00:00Z"}
+
+
+@cache
+def sample():
+    runs = load_runs(SAMPLE).runs
+    return runs, score_runs(runs)
+
+
+def missing(value):
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def same(a, b, tol=0.0):
+    """Both undefined, or equal (within ``tol``)."""
+    if missing(a) or missing(b):
+        return missing(a) and missing(b)
+    return abs(a - b) <= tol
+
+
+# pass^k over time is the report's mean over qualifying tasks summed in another order (see _pass_k_days).
+PASS_K_TOL = 1e-12
+
+
+# --------------------------------------------------------------------------- runs view
+
+
+@SETTINGS
+@given(run_tables(min_size=1))
+def test_cohort_flags_are_the_rows_each_measure_reads(rows):
+    runs = runs_from_records(rows)
+    report = score_runs(runs, SMALL_WINDOW)
+    view = runs_view(runs, policy=SMALL_WINDOW)
+    assert len(view) == len(rows)
+    for agent in report.agents:
+        mine = view[view["agent_id"] == agent.agent_id]
+        completed = mine[mine["in_headline"]]
+        assert len(completed) == agent.headline.completed_runs
+        assert int(completed["success"].fillna(False).sum()) == agent.headline.successful_runs
+        # The window rows alone, scored again, give the same radar: they are the rows it reads.
+        window = [r for r in rows if r["run_id"] in set(mine.loc[mine["in_radar_window"], "run_id"])]
+        assert len(window) == agent.radar.window_runs
+        if window:
+            alone = score_runs(runs_from_records(window), SMALL_WINDOW).agent(agent.agent_id).radar
+            assert alone.raw_axes == agent.radar.raw_axes and alone.window_runs == agent.radar.window_runs
+        # pass^k: per task, the flagged outcomes are n and c of the repeatability table.
+        outcomes = mine[mine["in_pass_k"]]
+        counts = outcomes.groupby(outcomes["task_id"].astype(str), observed=True)["success"].agg(["size", "sum"])
+        tasks = agent.repeatability.tasks
+        assert dict(zip(tasks["task_id"], zip(tasks["n"], tasks["c"]))) == \
+            {t: (int(n), int(c)) for t, (n, c) in counts.iterrows()}
+
+
+def test_runs_view_filters():
+    runs, _ = sample()
+    crashy = runs_view(runs, agents=["crashy-runner"])
+    assert len(crashy) == 352 and crashy["in_radar_window"].sum() == 100
+    failed = runs_view(runs, agents=["crashy-runner"], statuses=["failed", "timeout"])
+    assert len(failed) == 88 and not failed["in_headline"].any()
+    unknown = runs_view(runs, agents=["crashy-runner"], outcomes=["unknown"])
+    assert len(unknown) == 73 and unknown["success"].isna().all()
+    both = runs_view(runs, agents=["crashy-runner"], cohorts=["headline", "radar_window"])
+    assert both["in_headline"].all() and both["in_radar_window"].all() and len(both) < 100
+    task = runs_view(runs, tasks=["task-22"], agents=["crashy-runner"])
+    assert list(task["status"].astype(str)) == ["cancelled"]  # its only run: in no cohort
+    assert not task[["in_headline", "in_radar_window", "in_pass_k"]].any(axis=None)
+    with pytest.raises(ValueError, match="unknown status 'done'"):
+        runs_view(runs, statuses=["done"])
+    with pytest.raises(ValueError, match="unknown cohort"):
+        runs_view(runs, cohorts=["window"])
+
+
+def test_runs_csv_neutralizes_formula_cells():
+    rows = [run("=1+1", agent="@evil", task="+cmd"), run("-2", agent="@evil", task="-x")]  # ids are stripped
+    text = runs_csv(runs_view(runs_from_records(rows)))
+    frame = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    assert set(frame["run_id"]) == {"'=1+1", "'-2"} and set(frame["agent_id"]) == {"'@evil"}
+    assert set(frame["task_id"]) == {"'+cmd", "'-x"}
+    assert {"in_headline", "in_radar_window", "in_pass_k"} <= set(frame.columns)
+
+
+# --------------------------------------------------------------------------- task x agent matrix
+
+
+@SETTINGS
+@given(run_tables(min_size=1))
+def test_matrix_counts_are_the_measures_counts(rows):
+    runs = runs_from_records(rows)
+    report = score_runs(runs)
+    matrix = task_matrix(runs)
+    assert int(matrix["runs"].sum()) == len(rows)
+    assert not matrix.duplicated(["task_id", "agent_id"]).any()
+    for agent in report.agents:
+        mine = matrix[matrix["agent_id"] == agent.agent_id]
+        tasks = agent.repeatability.tasks
+        with_outcomes = mine[mine["outcomes"] > 0]
+        assert dict(zip(with_outcomes["task_id"], zip(with_outcomes["outcomes"], with_outcomes["successes"]))) == \
+            dict(zip(tasks["task_id"], zip(tasks["n"], tasks["c"])))
+        assert int(mine["completed"].sum()) == agent.headline.completed_runs
+        assert int(mine["completed_successes"].sum()) == agent.headline.successful_runs
+        rates = mine["success_rate"].dropna()
+        assert ((rates >= 0) & (rates <= 1)).all()
+
+
+# --------------------------------------------------------------------------- score over time
+
+
+def test_the_last_day_equals_the_full_report_on_the_sample():
+    runs, report = sample()
+    over = score_over_time(runs)
+    assert over.has_dates and len(over.days) == 42  # 2026-06-01 to 2026-07-12
+    assert sum(over.undated_runs.values()) == 6
+    last = over.frame[over.frame["day"] == over.days[-1]].set_index("agent_id")
+    for agent in report.agents:
+        row = last.loc[agent.agent_id]
+        assert row["score"] == agent.headline.score
+        assert row["weighted_score"] == pytest.approx(agent.headline.weighted_score, abs=1e-9)
+        assert row["completed_runs"] == agent.headline.completed_runs
+        assert all(same(row[a], v) for a, v in agent.radar.axes.items())
+        assert same(row["profile_score"], agent.radar.profile().score)
+        assert row["window_runs"] == agent.radar.window_runs
+        assert row["qualifying_tasks"] == agent.repeatability.qualifying_tasks
+        for k in (1, 3, 5):
+            expected = None if agent.repeatability.pass_k is None else agent.repeatability.pass_k[k]
+            assert same(row[f"pass^{k}"], expected, PASS_K_TOL)
+
+
+def as_of(rows, day):
+    """The runs finished by the end of ``day`` (1-based day of July), undated runs included (SPEC 1: oldest)."""
+    return [r for r in rows if r["finished_at"] is None or int(r["finished_at"][8:10]) <= day]
+
+
+@SETTINGS
+@given(run_tables(min_size=1))
+def test_every_day_equals_rescoring_the_runs_finished_by_then(rows):
+    runs = runs_from_records(rows)
+    over = score_over_time(runs, SMALL_WINDOW)
+    dated = sorted({int(r["finished_at"][8:10]) for r in rows if r["finished_at"]})
+    if not dated:
+        assert not over.has_dates and over.frame.empty
+        return
+    assert [d.day for d in over.days] == list(range(dated[0], dated[-1] + 1))
+    for day in over.days:
+        prefix = as_of(rows, day.day)
+        report = score_runs(runs_from_records(prefix), SMALL_WINDOW) if prefix else None
+        today = over.frame[over.frame["day"] == day].set_index("agent_id")
+        for agent_id, row in today.iterrows():
+            agent = None
+            if report is not None and any(a.agent_id == agent_id for a in report.agents):
+                agent = report.agent(agent_id)
+            if agent is None or not agent.headline.ranked:
+                assert missing(row["score"]) and row["completed_runs"] == 0
+            else:
+                assert row["weighted_score"] == pytest.approx(agent.headline.weighted_score, abs=1e-9)
+                assert row["score"] == agent.headline.score or abs(
+                    row["weighted_score"] * 100 % 1 - 0.5) < 1e-7  # a rounding midpoint
+                assert bool(row["zero_success_floor"]) == agent.headline.zero_success_floor
+                assert bool(row["consistency_neutral"]) == agent.headline.consistency_neutral
+            if agent is None:
+                assert row["window_runs"] == 0 and row["qualifying_tasks"] == 0
+                continue
+            assert row["window_runs"] == agent.radar.window_runs
+            assert all(same(row[a], v) for a, v in agent.radar.axes.items())
+            assert same(row["profile_score"], agent.radar.profile().score)
+            assert row["qualifying_tasks"] == agent.repeatability.qualifying_tasks
+            pass_k = agent.repeatability.pass_k
+            assert all(same(row[f"pass^{k}"], None if pass_k is None else pass_k[k], PASS_K_TOL) for k in (1, 3, 5))
+
+
+def test_floor_and_gate_switches_are_marked():
+    rows = [run("f1", success=False, day=1), run("f2", success=False, day=1),  # day 1: completed, none successful
+            run("s1", day=2),  # day 2: a success lifts the floor
+            run("x1", day=2, status="failed", success=None, latency=None),  # not completed: no effect
+            run("l1", day=4), run("l2", day=4)]  # day 4: the fifth latency (2 + 1 + 2): consistency measured
+    over = score_over_time(runs_from_records(rows))
+    a = over.agent("a").set_index(over.agent("a")["day"].dt.day)
+    assert list(a.index) == [1, 2, 3, 4]
+    assert a.loc[1, "zero_success_floor"] and a.loc[1, "floor_switched"] and a.loc[1, "score"] == 0.0
+    assert not a.loc[2, "zero_success_floor"] and a.loc[2, "floor_switched"]
+    assert not a.loc[3, "floor_switched"] and not a.loc[3, "gate_switched"]  # a day with no run: unchanged
+    assert a.loc[3, "score"] == a.loc[2, "score"]
+    assert a.loc[4, "gate_switched"] and not a.loc[4, "consistency_neutral"] and a.loc[4, "latency_runs"] == 5
+    text = [str(f) for f in over.facts()]
+    assert "2026-07-01: a is on the zero-success floor (2 completed runs, none successful)." in text
+    assert "2026-07-02: a leaves the zero-success floor (a first successful completed run)." in text
+    assert any(t.startswith("2026-07-04: a reaches the consistency gate (5 of 5 latencies)") for t in text)
+    assert list(over.switches()["day"].dt.day) == [1, 2, 4]
+
+
+def test_undated_runs_count_from_the_first_day():
+    rows = [run("u", day=None), run("d", agent="b", day=3), run("e", day=5, success=False)]
+    over = score_over_time(runs_from_records(rows))
+    a = over.agent("a")
+    assert list(a["completed_runs"]) == [1, 1, 2] and a["score"].notna().all()
+    assert over.undated_runs == {"a": 1}
+    assert "1 runs have no finished_at" in str(over.facts()[0])
+
+
+def test_no_finished_at_column_means_no_series():
+    rows = [{k: v for k, v in run("r").items() if k != "finished_at"}]
+    over = score_over_time(runs_from_records(rows))
+    assert not over.has_dates and over.frame.empty
+    dated = score_over_time(runs_from_records([run("r")]))
+    assert list(over.frame.columns) == list(dated.frame.columns)  # the same columns for a page, empty
+    assert "No finished_at dates" in str(over.facts()[0])
+    json.dumps(over.to_json(), allow_nan=False)
+
+
+def test_over_time_json_has_no_nan():
+    runs, _ = sample()
+    doc = score_over_time(runs, agents=["newcomer", "null-pointer"]).to_json()
+    json.dumps(doc, allow_nan=False)
+    assert {r["agent_id"] for r in doc["rows"]} == {"newcomer", "null-pointer"}
+
+
+# --------------------------------------------------------------------------- compare
+
+
+def test_compare_two_agents_on_the_sample():
+    runs, report = sample()
+    c = compare(runs, "swift-lite", "crashy-runner", replicates=200)
+    assert c.score_delta == round(79.65 - 74.67, 2)
+    pa, pb = (points_lost(report.agent(x).headline) for x in ("swift-lite", "crashy-runner"))
+    for row in c.components.to_dict("records"):
+        assert row["difference"] == pytest.approx(pa.component(row["name"]).earned - pb.component(row["name"]).earned)
+    assert c.components["difference"].sum() == pytest.approx(pa.weighted_score - pb.weighted_score)
+    assert c.interval.low <= c.score_delta <= c.interval.high
+    assert (c.tasks["difference"] == c.tasks["success_rate_a"] - c.tasks["success_rate_b"]).all()
+    assert set(c.tasks["task_id"]).isdisjoint(c.tasks_only_a + c.tasks_only_b)
+    json.dumps(c.to_json(), allow_nan=False)
+
+
+def test_compare_is_deterministic_for_a_seed():
+    runs, _ = sample()
+    first = compare(runs, "two-speed", "old-reliable", replicates=300, seed=11)
+    again = compare(runs, "two-speed", "old-reliable", replicates=300, seed=11)
+    other = compare(runs, "two-speed", "old-reliable", replicates=300, seed=12)
+    assert (first.interval, first.share_a_ahead) == (again.interval, again.share_a_ahead)
+    assert first.interval != other.interval
+
+
+def test_compare_by_hand():
+    rows = [run("a1", "a", task="t1"), run("a2", "a", task="t1", success=False), run("a3", "a", task="t2"),
+            run("a4", "a", task="t3", success=False),
+            run("b1", "b", task="t1", success=False), run("b2", "b", task="t2", success=False),
+            run("b3", "b", task="t3"), run("b4", "b", task="t4")]
+    c = compare(runs_from_records(rows), "a", "b", replicates=50)
+    assert list(c.tasks["task_id"]) == ["t1", "t2", "t3"]
+    assert list(c.tasks["difference"]) == [0.5, 1.0, -1.0]
+    assert (c.solved_only_by_a, c.solved_only_by_b) == (("t1", "t2"), ("t3",))
+    assert (c.tasks_only_a, c.tasks_only_b) == ((), ("t4",))
+    assert c.mean_task_difference == pytest.approx(0.5 / 3)
+
+
+def test_compare_with_an_unranked_agent_has_no_interval():
+    rows = [run("a1", "a"), run("b1", "b", status="failed")]
+    c = compare(runs_from_records(rows), "a", "b", replicates=20)
+    assert c.interval is None and c.score_delta is None and c.components["difference"].isna().all()
+    with pytest.raises(KeyError):
+        compare(runs_from_records(rows), "a", "nobody")
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(run_tables(min_size=2), st.integers(0, 2**31))
+def test_compare_interval_contains_the_difference(rows, seed):
+    runs = runs_from_records(rows)
+    agents = sorted({r["agent_id"] for r in rows})
+    if len(agents) < 2:
+        return
+    c = compare(runs, agents[0], agents[1], replicates=40, seed=seed)
+    if c.interval is not None:
+        assert c.interval.low <= c.score_delta <= c.interval.high
+        assert np.isfinite([c.interval.low, c.interval.high]).all()
