@@ -53,13 +53,16 @@ def scaled_integers(values: Sequence[float] | np.ndarray) -> tuple[list[int], in
     return [n << (shift - (d.bit_length() - 1)) for n, d in ratios], shift
 
 
+_FIELDS = ("completed", "successes", "latency_runs", "latency_sum", "latency_squares", "cost_runs", "cost_sum")
+
+
 @dataclass(frozen=True)
 class CohortSums:
     """Integer sufficient statistics of a set of completed runs: counts, and sums scaled by ``2**shift``.
 
     ``latency_sum`` is sum(x) * 2**latency_shift and ``latency_squares`` sum(x^2) * 2**(2 * latency_shift)
-    over the runs with a recorded latency; ``cost_sum`` likewise over recorded costs. Sums of
-    statistics with the same shifts subtract exactly.
+    over the runs with a recorded latency; ``cost_sum`` likewise over recorded costs. Statistics with
+    the same shifts subtract exactly.
     """
 
     completed: int
@@ -72,18 +75,77 @@ class CohortSums:
     latency_shift: int = 0
     cost_shift: int = 0
 
-    def __sub__(self, other: CohortSums) -> CohortSums:
-        return CohortSums(self.completed - other.completed, self.successes - other.successes,
-                          self.latency_runs - other.latency_runs, self.latency_sum - other.latency_sum,
-                          self.latency_squares - other.latency_squares, self.cost_runs - other.cost_runs,
-                          self.cost_sum - other.cost_sum, self.latency_shift, self.cost_shift)
+
+@dataclass(frozen=True)
+class CohortColumns:
+    """The statistics of several sets of completed runs, field by field: lists of integers, one entry a set.
+
+    Columnar so that thousands of sets (every run of an agent) are handled by list comprehensions
+    rather than an object each.
+    """
+
+    completed: list[int]
+    successes: list[int]
+    latency_runs: list[int]
+    latency_sum: list[int]
+    latency_squares: list[int]
+    cost_runs: list[int]
+    cost_sum: list[int]
+    latency_shift: int = 0
+    cost_shift: int = 0
+
+    @classmethod
+    def of(cls, sums: Sequence[CohortSums]) -> CohortColumns:
+        latency_shift, cost_shift = (sums[0].latency_shift, sums[0].cost_shift) if sums else (0, 0)
+        return _columns([[getattr(s, f) for s in sums] for f in _FIELDS], latency_shift, cost_shift)
+
+    def __len__(self) -> int:
+        return len(self.completed)
+
+    def left_from(self, total: CohortSums) -> CohortColumns:
+        """What is left of ``total`` without each set (same shifts): exact."""
+        return _columns([[getattr(total, f) - v for v in getattr(self, f)] for f in _FIELDS], self.latency_shift,
+                        self.cost_shift)
+
+    def placed(self, mask: np.ndarray) -> CohortColumns:
+        """These sets at the positions ``mask`` selects, and empty sets (all zero) everywhere else."""
+        where = np.flatnonzero(mask)
+
+        def place(values: list[int]) -> list[int]:
+            out = np.zeros(len(mask), dtype=object)
+            out[where] = np.array(values + [0], dtype=object)[:-1]  # the extra 0 keeps it a 1-d object array
+            return out.tolist()
+
+        return _columns([place(getattr(self, f)) for f in _FIELDS], self.latency_shift, self.cost_shift)
+
+    def stats(self) -> HeadlineAggregates:
+        """The headline's cohort statistics of each set (arrays), each rounded once.
+
+        Means are the correctly rounded sum over the count (the headline's own rule, so they agree
+        to the bit); the population variance is the exact (n * sum(x^2) - sum(x)^2) / n^2 rounded once.
+        """
+        nan = float("nan")
+        scale, cost_scale = 1 << self.latency_shift, 1 << self.cost_shift
+        square = scale * scale
+        # int / int is correctly rounded in Python; n * sum(x^2) - sum(x)^2 >= 0 exactly.
+        mean = [(s / scale) / n if n > 0 else nan for s, n in zip(self.latency_sum, self.latency_runs)]
+        pstdev = [math.sqrt((n * q - s * s) / (n * n * square)) if n > 0 else nan
+                  for s, q, n in zip(self.latency_sum, self.latency_squares, self.latency_runs)]
+        cost = [(s / cost_scale) / n if n > 0 else nan for s, n in zip(self.cost_sum, self.cost_runs)]
+        count = lambda values: np.array(values, dtype=float)
+        return HeadlineAggregates(count(self.completed), count(self.successes), count(self.latency_runs),
+                                  np.array(mean, dtype=float), np.array(pstdev, dtype=float), count(self.cost_runs),
+                                  np.array(cost, dtype=float))
+
+
+def _columns(lists: list[list[int]], latency_shift: int, cost_shift: int) -> CohortColumns:
+    completed, successes, latency_runs, latency_sum, latency_squares, cost_runs, cost_sum = lists
+    return CohortColumns(completed, successes, latency_runs, latency_sum, latency_squares, cost_runs, cost_sum,
+                         latency_shift, cost_shift)
 
 
 def rounded_stats(sums: Sequence[CohortSums]) -> HeadlineAggregates:
     """The headline's cohort statistics (arrays, one entry per element of ``sums``), each rounded once.
-
-    Means are the correctly rounded sum over the count (the headline's own rule, so they agree to
-    the bit); the population variance is the exact (n * sum(x^2) - sum(x)^2) / n^2 rounded once.
 
     Examples
     --------
@@ -93,21 +155,7 @@ def rounded_stats(sums: Sequence[CohortSums]) -> HeadlineAggregates:
     >>> float(stats.latency_mean[0]), float(stats.latency_pstdev[0])  # sqrt(2e6): SPEC 3's example
     (3000.0, 1414.213562373095)
     """
-    nan = float("nan")
-    mean, pstdev, cost = [], [], []
-    for s in sums:
-        if s.latency_runs > 0:
-            scale = 1 << s.latency_shift
-            mean.append((s.latency_sum / scale) / s.latency_runs)  # int / int: correctly rounded
-            spread = s.latency_runs * s.latency_squares - s.latency_sum * s.latency_sum  # >= 0 exactly
-            pstdev.append(math.sqrt(spread / (s.latency_runs * s.latency_runs * scale * scale)))
-        else:
-            mean.append(nan)
-            pstdev.append(nan)
-        cost.append((s.cost_sum / (1 << s.cost_shift)) / s.cost_runs if s.cost_runs > 0 else nan)
-    count = lambda field: np.array([getattr(s, field) for s in sums], dtype=float)
-    return HeadlineAggregates(count("completed"), count("successes"), count("latency_runs"), np.array(mean),
-                              np.array(pstdev), count("cost_runs"), np.array(cost))
+    return CohortColumns.of(sums).stats()
 
 
 @dataclass(frozen=True)
@@ -138,12 +186,6 @@ class ExactColumns:
     def __len__(self) -> int:
         return len(self.success)
 
-    def row(self, i: int) -> CohortSums:
-        """The statistics of run ``i`` alone."""
-        x = self.latency[i]
-        return CohortSums(1, self.success[i], self.has_latency[i], x, x * x, self.has_cost[i], self.cost[i],
-                          self.latency_shift, self.cost_shift)
-
     def total(self, rows: Sequence[int] | range | None = None) -> CohortSums:
         """The statistics of the runs ``rows`` (all runs by default)."""
         idx = range(len(self)) if rows is None else rows
@@ -152,17 +194,23 @@ class ExactColumns:
                           sum(lat), sum(x * x for x in lat), sum(self.has_cost[i] for i in idx),
                           sum(self.cost[i] for i in idx), self.latency_shift, self.cost_shift)
 
-    def grouped(self, keys: Sequence[int], size: int) -> list[CohortSums]:
+    def singles(self) -> CohortColumns:
+        """The statistics of each run alone."""
+        return CohortColumns([1] * len(self), self.success, self.has_latency, self.latency,
+                             [x * x for x in self.latency], self.has_cost, self.cost, self.latency_shift,
+                             self.cost_shift)
+
+    def grouped(self, keys: Sequence[int], size: int) -> CohortColumns:
         """Statistics per group ``0..size-1`` of the runs, ``keys[i]`` naming run i's group."""
-        acc = [[0] * 7 for _ in range(size)]
+        acc = [[0] * size for _ in _FIELDS]
+        completed, successes, latency_runs, latency_sum, latency_squares, cost_runs, cost_sum = acc
         for i, key in enumerate(keys):
-            a, x = acc[key], self.latency[i]
-            a[0] += 1
-            a[1] += self.success[i]
-            a[2] += self.has_latency[i]
-            a[3] += x
-            a[4] += x * x
-            a[5] += self.has_cost[i]
-            a[6] += self.cost[i]
-        return [CohortSums(a[0], a[1], a[2], a[3], a[4], a[5], a[6], self.latency_shift, self.cost_shift)
-                for a in acc]
+            x = self.latency[i]
+            completed[key] += 1
+            successes[key] += self.success[i]
+            latency_runs[key] += self.has_latency[i]
+            latency_sum[key] += x
+            latency_squares[key] += x * x
+            cost_runs[key] += self.has_cost[i]
+            cost_sum[key] += self.cost[i]
+        return _columns(acc, self.latency_shift, self.cost_shift)

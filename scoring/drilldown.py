@@ -313,8 +313,8 @@ def _headline_days(runs: pd.DataFrame, groups: AgentGroups, day: np.ndarray, n_d
                                latency_mean, latency_pstdev, cost_runs, cost_mean)
     f = composite_arrays(stats, policy)
     ranked = f["ranked"]
-    score = np.array([final_score(w, fl, policy) if r else np.nan
-                      for w, fl, r in zip(f["weighted_score"], f["zero_success_floor"], ranked)])
+    score = np.array([final_score(w, fl, policy) if r else np.nan for w, fl, r in  # Python floats: fast round
+                      zip(f["weighted_score"].tolist(), f["zero_success_floor"].tolist(), ranked.tolist())])
     return {"completed_runs": stats.completed_runs, "successful_runs": stats.successful_runs,
             "latency_runs": stats.latency_runs,
             "weighted_score": np.where(ranked, f["weighted_score"], np.nan), "score": score,

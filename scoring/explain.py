@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._exact import CohortSums, ExactColumns, rounded_stats
+from ._exact import CohortColumns, CohortSums, ExactColumns
 from ._groups import AgentGroups, agent_groups
 from .facts import Fact
 from .headline import Headline, HeadlineAggregates, composite, composite_arrays, final_score, headline_scores
@@ -575,32 +575,30 @@ def note(row: pd.Series | dict, policy: Policy = CANONICAL_POLICY) -> Fact | Non
     return Fact("; ".join(parts), {"gate": policy.consistency_min_latencies, "neutral": policy.neutral_consistency})
 
 
-def _removal_table(total: CohortSums, removed: list[CohortSums], h: Headline, policy: Policy) -> pd.DataFrame:
+def _removal_table(total: CohortSums, removed: CohortColumns, h: Headline, policy: Policy) -> pd.DataFrame:
     """The effect of removing each set of completed runs (exact statistics, the one formula)."""
-    after = [total - r for r in removed]
-    f = composite_arrays(rounded_stats(after), policy) if after else None
-    gate = policy.consistency_min_latencies
-    weighted0 = float(h.weighted_score or 0.0)
-    score0 = float(h.score or 0.0)
-    rows = []
-    for i, (r, a) in enumerate(zip(removed, after)):
-        if total.completed == 0:  # unranked with or without these runs
-            rows.append((np.nan, np.nan, np.nan, True, False, False))
-        elif r.completed == 0:  # nothing the headline reads: exactly nothing changes
-            rows.append((0.0, score0, 0.0, False, False, False))
-        elif a.completed == 0:
-            rows.append((np.nan, np.nan, np.nan, True, False, False))
-        else:
-            assert f is not None
-            w = float(f["weighted_score"][i])
-            score = final_score(w, bool(f["zero_success_floor"][i]), policy)
-            rows.append((w - weighted0, score, round(score - score0, policy.score_decimals), False,
-                         total.successes > 0 and a.successes == 0,
-                         total.latency_runs >= gate > a.latency_runs))
-    return pd.DataFrame(rows, columns=["points_if_removed", "score_if_removed", "score_change", "leaves_unranked",
-                                       "hits_floor", "crosses_gate"]).astype(
-        {"points_if_removed": float, "score_if_removed": float, "score_change": float, "leaves_unranked": bool,
-         "hits_floor": bool, "crosses_gate": bool})
+    after = removed.left_from(total)
+    f = composite_arrays(after.stats(), policy)
+    gone, left = np.array(removed.completed, dtype=np.int64), np.array(after.completed, dtype=np.int64)
+    weighted0, score0 = float(h.weighted_score or 0.0), float(h.score or 0.0)
+    ranked = left > 0
+    score = np.array([final_score(w, floor, policy) if r else np.nan for w, floor, r in
+                      zip(f["weighted_score"].tolist(), f["zero_success_floor"].tolist(), ranked.tolist())])
+    frame = pd.DataFrame({
+        "points_if_removed": np.where(ranked, f["weighted_score"] - weighted0, np.nan),
+        "score_if_removed": score,
+        "score_change": [round(s - score0, policy.score_decimals) for s in score.tolist()],  # Python floats: fast
+        "leaves_unranked": ~ranked,
+        "hits_floor": ranked & (total.successes > 0) & (np.array(after.successes) == 0),
+        "crosses_gate": ranked & (total.latency_runs >= policy.consistency_min_latencies)
+                        & (np.array(after.latency_runs) < policy.consistency_min_latencies),
+    })
+    if total.completed == 0:  # unranked with or without these runs
+        frame.loc[:, ["points_if_removed", "score_if_removed", "score_change"]] = np.nan
+        frame["leaves_unranked"] = True
+    else:  # nothing the headline reads removed: exactly nothing changes
+        frame.loc[gone == 0, ["points_if_removed", "score_if_removed", "score_change"]] = (0.0, score0, 0.0)
+    return frame
 
 
 def _ordered(frame: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -655,7 +653,7 @@ def remove_runs(runs: pd.DataFrame, agent_id: str, run_ids: Sequence[str], polic
     chosen = mine["run_id"].astype(str).isin([str(r) for r in run_ids]).to_numpy(dtype=bool)
     position = np.cumsum(completed) - 1
     removed = cols.total([int(position[i]) for i in np.flatnonzero(chosen & completed)])
-    row = _removal_table(cols.total(), [removed], h, policy).iloc[0]
+    row = _removal_table(cols.total(), CohortColumns.of([removed]), h, policy).iloc[0]
     nan = lambda v: None if math.isnan(v) else float(v)
     return Removal(agent_id, int(chosen.sum()), removed.completed, nan(row["points_if_removed"]),
                    nan(row["score_if_removed"]), nan(row["score_change"]), bool(row["leaves_unranked"]),
@@ -693,10 +691,8 @@ def influence(runs: pd.DataFrame, agent_id: str, policy: Policy = CANONICAL_POLI
     status = mine["status"].astype(str).to_numpy()
     completed, cols = _cohort(mine)
     total = cols.total()
-    empty = CohortSums(0, 0, 0, 0, 0, 0, 0, cols.latency_shift, cols.cost_shift)
     # Runs: a completed run removes its own statistics; any other run removes nothing.
-    position = np.cumsum(completed) - 1
-    removed = [cols.row(int(position[i])) if completed[i] else empty for i in range(len(mine))]
+    removed = cols.singles().placed(completed)
     run_frame = pd.DataFrame({
         "run_id": mine["run_id"].astype(str).to_numpy(dtype=object),
         "task_id": mine["task_id"].astype(str).to_numpy(dtype=object),
