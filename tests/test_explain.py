@@ -398,7 +398,7 @@ def expected_removal(rows, agent, removed_ids):
     rest = [r for r in rows if r["run_id"] not in removed_ids]
     if not any(r["agent_id"] == agent for r in rest):
         return None
-    return headline_scores(runs_from_records(rest))[agent]
+    return score_runs(runs_from_records(rest)).agent(agent).headline
 
 
 def check_removal(before, after, points, score, hits_floor, crosses_gate, leaves_unranked):
@@ -416,7 +416,7 @@ def check_removal(before, after, points, score, hits_floor, crosses_gate, leaves
 @given(run_tables(min_size=1), st.data())
 def test_points_if_removed_equals_rescoring_without_those_runs(rows, data):
     runs = runs_from_records(rows)
-    heads = headline_scores(runs)
+    heads = {a.agent_id: a.headline for a in score_runs(runs).agents}
     agent = data.draw(st.sampled_from(sorted(heads)))
     mine = [r["run_id"] for r in rows if r["agent_id"] == agent]
     chosen = data.draw(st.lists(st.sampled_from(mine), unique=True))
