@@ -76,12 +76,15 @@ def explain_table_text(explanation: Explanation, top_runs: int = 20) -> str:
                                 "points_if_removed": _points, "score_if_removed": lambda v: fmt.score(v, decimals),
                                 "note": fmt.text}))
     lines.append("")
-    lines.append(f"Runs: the {top_runs} most influential (points if the run alone were removed)")
-    runs = influence.most_influential_runs(top_runs)
-    runs = runs.assign(note=[_note(r, e) for r in runs.to_dict("records")])
-    lines.append(_table(runs, {"run_id": fmt.text, "task_id": fmt.text, "status": fmt.text,
-                               "points_if_removed": _points, "score_if_removed": lambda v: fmt.score(v, decimals),
-                               "note": fmt.text}))
+    if top_runs > 0:
+        lines.append(f"Runs: the {top_runs} most influential (points if the run alone were removed)")
+        runs = influence.most_influential_runs(top_runs)
+        runs = runs.assign(note=[_note(r, e) for r in runs.to_dict("records")])
+        lines.append(_table(runs, {"run_id": fmt.text, "task_id": fmt.text, "status": fmt.text,
+                                   "points_if_removed": _points,
+                                   "score_if_removed": lambda v: fmt.score(v, decimals), "note": fmt.text}))
+    else:
+        lines.append("Runs")
     lines += [f"  {fact}" for fact in influence.facts()]
     lines.append("")
 
