@@ -308,16 +308,42 @@ def _nearest(intervals: Sequence[tuple[float, float]], value: float) -> tuple[fl
     return best
 
 
-def _nudged(value: float, inner: float, reaches: Callable[[float], bool], steps: int = 64) -> float | None:
-    """``value`` moved a double at a time toward ``inner`` until ``reaches`` it (a rounding away), or None."""
-    toward = math.inf if inner > value else -math.inf
-    for _ in range(steps):
-        if reaches(value):
-            return value
-        if value == inner:
+def _nudged(value: float, inner: float, reaches: Callable[[float], bool]) -> float | None:
+    """The double nearest ``value``, going toward ``inner``, that ``reaches`` (monotone there), or None.
+
+    The inversion lands within a few roundings of the boundary; the search doubles its step toward
+    ``inner`` until it reaches, then bisects back to the first double that does.
+
+    Examples
+    --------
+    >>> _nudged(1.0, 2.0, lambda x: x >= 1.0 + 1e-15) == 1.0 + 1e-15  # 4 doubles away: the first that reaches
+    True
+    >>> _nudged(1.0, 2.0, lambda x: x >= 1.5), _nudged(1.0, 2.0, lambda x: x > 3.0)
+    (1.5, None)
+    """
+    if reaches(value):
+        return value
+    sign = 1.0 if inner > value else -1.0
+    failing, step = value, math.ulp(value)
+    while True:
+        candidate = value + sign * step
+        if (candidate - inner) * sign >= 0:
+            candidate = inner
+        if math.isinf(candidate) or math.isnan(candidate):
+            return None
+        if reaches(candidate):
             break
-        value = math.nextafter(value, toward)
-    return None
+        if candidate == inner:
+            return None
+        failing, step = candidate, step * 2
+    while True:  # reaching at ``candidate``, not at ``failing``: bisect to adjacent doubles
+        middle = failing + (candidate - failing) / 2
+        if middle in (failing, candidate):
+            return candidate
+        if reaches(middle):
+            candidate = middle
+        else:
+            failing = middle
 
 
 def _success_change(h: Headline, stats: HeadlineAggregates, top: float, w_needed: float,
@@ -396,8 +422,6 @@ def _anchored_change(name: str, h: Headline, stats: HeadlineAggregates, top: flo
             "anchors give ({best:factor}).", v))
     point, low, high = spot
     inner = high if point == low else low
-    if math.isinf(inner):
-        inner = point * 2 + 1
 
     def with_average(x: float) -> HeadlineAggregates:
         if latency:  # every latency scaled by x / now: the spread scales too, consistency is unchanged
