@@ -399,10 +399,9 @@ def run_explain(args, limits: Limits) -> int:
     loaded = _load(args.runs_file, limits)
     for warning in loaded.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    try:
-        explanation = explain(loaded.runs, args.agent_id, policy=policy)
-    except KeyError:
-        raise _Refused(f"no agent {args.agent_id!r} in {args.runs_file}") from None
+    if not (loaded.runs["agent_id"] == args.agent_id).any():
+        raise _Refused(f"no agent {args.agent_id!r} in {args.runs_file}")
+    explanation = explain(loaded.runs, args.agent_id, policy=policy)
     top = max(args.top, 0)
     if args.format == "json":
         return _write(json.dumps(explanation.to_json(top), indent=2, allow_nan=False) + "\n")
