@@ -530,17 +530,27 @@ def source_caption(result: Scored | Refused) -> str:
             f"{loaded.excluded_rows:,} excluded row(s)")
 
 
-@st.cache_resource(max_entries=6, show_spinner="Bootstrapping intervals…")
-def _intervals(key: tuple, replicates: int, seed: int, _scored: Scored):
+def intervals(scored_data: Scored, replicates: int, seed: int):
+    """Bootstrap intervals of the current dataset, computed once per (replicates, seed) in the shared
+    bounded cache, with a progress bar while they are computed."""
     from scoring.uncertainty import bootstrap_intervals
 
-    return bootstrap_intervals(_scored.runs, _scored.report, replicates=replicates, seed=seed)
-
-
-def intervals(scored_data: Scored, replicates: int, seed: int):
-    """Bootstrap intervals of the current dataset, computed once per (replicates, seed)."""
     dataset = current_dataset()
-    return _intervals((dataset.kind, dataset.digest, dataset.exclude_invalid), replicates, seed, scored_data)
+    bar = st.empty()
+
+    def progress(done: int, total: int) -> None:
+        if done == total or done % max(1, total // 40) == 0:
+            bar.progress(done / total, text=f"Bootstrapping intervals: {done:,} of {total:,} agents "
+                                            f"({replicates:,} replicates each)")
+
+    key = ("intervals", dataset.kind, dataset.digest, dataset.exclude_invalid, replicates, seed)
+    try:
+        return _cache().get_or_compute(
+            key, lambda: bootstrap_intervals(scored_data.runs, scored_data.report, replicates=replicates, seed=seed,
+                                             progress=progress),
+            lambda iv: 2_000 * (len(iv.agents) + 1))  # a few small objects per agent
+    finally:
+        bar.empty()
 
 
 @st.cache_resource(max_entries=8, show_spinner="Scoring under the sandbox policy…")

@@ -8,9 +8,7 @@ on which other agents are in the file) and are vectorized over replicates.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -218,12 +216,11 @@ def tie_groups(ordered: list[tuple[str, Interval | None]]) -> dict[str, int]:
 
 def bootstrap_intervals(runs: pd.DataFrame, report: Report, *, replicates: int = DEFAULT_REPLICATES,
                         seed: int = DEFAULT_SEED, confidence: float = DEFAULT_CONFIDENCE,
-                        progress: Callable[[int, int], None] | None = None, threads: int | None = None) -> Intervals:
+                        progress: Callable[[int, int], None] | None = None) -> Intervals:
     """95% (by default) bootstrap intervals for every agent's headline score and pass^k levels.
 
-    Agents are resampled on ``threads`` threads (the processor count by default); each has its own
-    seeded stream, so the result does not depend on the threads or the order they finish in.
-    ``progress(done, total)`` is called (from the calling thread) as each agent finishes.
+    Each agent has its own seeded stream. ``progress(done, total)`` is called as each agent finishes.
+    (Agents on threads were measured no faster: the record gathers hold the GIL.)
     """
     if replicates < 1:
         raise ValueError("replicates must be at least 1")
@@ -255,19 +252,10 @@ def bootstrap_intervals(runs: pd.DataFrame, report: Report, *, replicates: int =
         return headline, {k: percentile_interval(draws[k], rep.pass_k[k], confidence) for k in rep.levels}
 
     results: dict[str, tuple[Interval | None, dict[int, Interval] | None]] = {}
-    workers = max(1, threads if threads is not None else (os.cpu_count() or 1))
-    if workers == 1 or len(report.agents) < 2:
-        for done, agent in enumerate(report.agents, start=1):
-            results[agent.agent_id] = one(agent)
-            if progress is not None:
-                progress(done, len(report.agents))
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:  # numpy's draws and sums run without the GIL
-            futures = {pool.submit(one, agent): agent.agent_id for agent in report.agents}
-            for done, future in enumerate(as_completed(futures), start=1):
-                results[futures[future]] = future.result()
-                if progress is not None:
-                    progress(done, len(futures))
+    for done, agent in enumerate(report.agents, start=1):
+        results[agent.agent_id] = one(agent)
+        if progress is not None:
+            progress(done, len(report.agents))
     ties = tie_groups([(a.agent_id, results[a.agent_id][0]) for a in report.agents])
     agents = {a.agent_id: AgentIntervals(a.agent_id, *results[a.agent_id], ties.get(a.agent_id))
               for a in report.agents}

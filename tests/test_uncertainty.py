@@ -227,11 +227,11 @@ def test_binomial_counts_by_inversion_follow_the_binomial_distribution():
         assert np.all(np.abs(observed - expected) <= 5 * np.sqrt(expected * (1 - expected) / draws) + 1e-12), t
 
 
-def test_progress_is_reported_once_per_agent_and_threads_do_not_change_the_intervals():
+def test_progress_is_reported_once_per_agent():
     rows = [run(i, agent=a, success=(i + len(a)) % 3 != 0, latency=400.0 + 37 * i, task=f"t{i % 3}")
             for a in ("a", "bb", "ccc") for i in range(20)]
     calls = []
-    _, _, threaded = scored(rows, seed=4, replicates=300, progress=lambda done, total: calls.append((done, total)))
-    _, _, single = scored(rows, seed=4, replicates=300, threads=1)
+    _, _, with_progress = scored(rows, seed=4, replicates=300, progress=lambda done, total: calls.append((done, total)))
+    _, _, without = scored(rows, seed=4, replicates=300)
     assert calls == [(1, 3), (2, 3), (3, 3)]
-    assert threaded.agents == single.agents
+    assert with_progress.agents == without.agents
