@@ -17,10 +17,11 @@ from __future__ import annotations
 import csv
 import io
 import json
+import threading
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
@@ -820,6 +821,8 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
         return _legacy_series(cols[name])
 
     run_id = fast.run_ids(cols["run_id"])
+    # The duplicate check (one hash pass over the ids, in Arrow, without the GIL) runs beside the other checks.
+    duplicates = _Background(fast.has_duplicates, run_id) if run_id is not None else None
     parsed_run_id = None if run_id is not None else _parse_ids(cells("run_id"), "run_id", out)
     agents, tasks = (fast.ids(cols[c]) or _ids_from_cells(_parse_ids(cells(c), c, out))
                      for c in ("agent_id", "task_id"))
@@ -843,7 +846,7 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
         if finished is None:
             finished = pd.DatetimeIndex(_parse_timestamps(cells("finished_at"), out)).asi8
     # Duplicates last, as the cell-by-cell validator finds them (the report lists a row's problems in that order).
-    if parsed_run_id is None and run_id is not None and fast.has_duplicates(run_id):
+    if parsed_run_id is None and run_id is not None and duplicates is not None and duplicates.result():
         parsed_run_id = pd.Series(run_id.to_pandas(), dtype="str")
     if parsed_run_id is not None:
         _check_duplicates(parsed_run_id, rows, out)
@@ -852,6 +855,29 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
                                  numbers["latency_ms"], numbers["cost_usd"], numbers["steps"], finished, rows)
     return _finish(out, [], 0, columns, rows_read=n, source=source, format=format,
                    exclude_invalid=exclude_invalid, warnings=list(warnings or []))
+
+
+class _Background:
+    """One call run on its own thread; ``result()`` waits for it (and raises what it raised)."""
+
+    def __init__(self, function, *args):
+        self._result: Any = None
+        self._error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self._result = function(*args)
+            except BaseException as exc:  # handed to the caller by result()
+                self._error = exc
+
+        self._thread = threading.Thread(target=run, name="runs-check", daemon=True)
+        self._thread.start()
+
+    def result(self) -> Any:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._result
 
 
 def _require_columns(columns, rows_read: int, source: str, prior: list[Problem], prior_total: int) -> None:

@@ -144,3 +144,25 @@ def test_minus_zero_is_zero_on_every_path_and_in_every_typed_column():
         for column in ("latency_ms", "cost_usd", "steps"):
             assert str(runs[column].iloc[0]) == "0.0", (name, column)
         assert "-0.0" not in score_runs(runs).to_json_text(), name
+
+
+def test_the_plain_utc_shortcut_accepts_exactly_the_twenty_byte_spelling():
+    from scoring.arrow_runs import _every_cell_is_plain_utc as plain
+
+    assert plain(pa.array(["2026-07-01T00:00:00Z", None, "1999-12-31T23:59:59Z"]))
+    assert plain(pa.array(["x", "2026-07-01T00:00:00Z"]).slice(1))  # a slice: its own offsets
+    for other in ("2026-07-01 00:00:00Z", "2026-07-01T00:00:0aZ", "2026/07-01T00:00:00Z", "2026-07-01T00:00:00+",
+                  "2026-07-01T00:00:00", "2026-07-01T00:00:00.1Z", "2026-07-01T00:00:00z", "２026-07-01T00:00:00Z"):
+        assert not plain(pa.array(["2026-07-01T00:00:00Z", other])), other
+    assert not plain(pa.array([None], pa.string()))  # nothing to read: the general path decides
+
+
+def test_an_impossible_date_in_the_plain_spelling_gets_the_per_cell_report():
+    header = ",".join(HEADER)
+    for bad in ("2026-02-30T00:00:00Z", "2026-07-01T24:00:00Z", "2026-06-30T23:59:60Z", "2026-00-10T00:00:00Z"):
+        rows = [["r0", "a", "t", "completed", "true", "1", "1", "1", "2026-07-01T00:00:00Z"],
+                ["r1", "a", "t", "completed", "true", "1", "1", "1", bad]]
+        data = files(rows)
+        results = {name: outcome(blob, name)[:2] for name, blob in data.items()}
+        assert results["x.csv"][0] == "refused", bad
+        assert results["x.csv"] == results["x.json"] == results["x.parquet"], (bad, header)
