@@ -15,10 +15,11 @@ measure independent of the input's row order.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
-import threading
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -820,16 +821,33 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
     def cells(name: str) -> pd.Series:
         return _legacy_series(cols[name])
 
-    run_id = fast.run_ids(cols["run_id"])
-    # The duplicate check (one hash pass over the ids, in Arrow, without the GIL) runs beside the other checks.
-    duplicates = _Background(fast.has_duplicates, run_id) if run_id is not None else None
+    def run_ids_and_duplicates(column: pa.Array) -> tuple[pa.Array | None, bool]:
+        ids = fast.run_ids(column)
+        return ids, ids is not None and fast.has_duplicates(ids)
+
+    # The fast checks are Arrow kernels that run without the GIL: all of them at once, on two threads.
+    # The per-cell parsers then run in the validator's column order for any column the checks did not
+    # accept, so the report lists each row's problems in the same order as ever.
+    checks: dict[str, Callable[[], Any]] = {
+        "run_id": lambda: run_ids_and_duplicates(cols["run_id"]),
+        "agent_id": lambda: fast.ids(cols["agent_id"]),
+        "task_id": lambda: fast.ids(cols["task_id"]),
+        "status": lambda: fast.statuses(cols["status"]),
+        "success": lambda: fast.outcomes(cols["success"]),
+        **{c: functools.partial(fast.numbers, cols[c], whole=c == "steps") for c in NUMBER_COLUMNS if c in cols},
+        **({"finished_at": lambda: fast.timestamps(cols["finished_at"])} if "finished_at" in cols else {}),
+    }
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="runs-check") as pool:
+        futures = {name: pool.submit(check) for name, check in checks.items()}
+        found = {name: future.result() for name, future in futures.items()}
+
+    run_id, duplicated = found["run_id"]
     parsed_run_id = None if run_id is not None else _parse_ids(cells("run_id"), "run_id", out)
-    agents, tasks = (fast.ids(cols[c]) or _ids_from_cells(_parse_ids(cells(c), c, out))
-                     for c in ("agent_id", "task_id"))
-    status = fast.statuses(cols["status"])
+    agents, tasks = (found[c] or _ids_from_cells(_parse_ids(cells(c), c, out)) for c in ("agent_id", "task_id"))
+    status = found["status"]
     if status is None:
         status = _status_codes(_parse_status(cells("status"), out))
-    success = fast.outcomes(cols["success"])
+    success = found["success"]
     if success is None:
         success = _parse_success(cells("success"), out).array
     numbers = {}
@@ -837,16 +855,15 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
         if c not in cols:
             numbers[c] = np.full(n, np.nan)
             continue
-        parsed_numbers = fast.numbers(cols[c], whole=c == "steps")
-        numbers[c] = (parsed_numbers if parsed_numbers is not None
+        numbers[c] = (found[c] if found[c] is not None
                       else _parse_number(cells(c), c, out, integer=c == "steps").to_numpy(dtype=float))
     finished = None
     if "finished_at" in cols:
-        finished = fast.timestamps(cols["finished_at"])
+        finished = found["finished_at"]
         if finished is None:
             finished = pd.DatetimeIndex(_parse_timestamps(cells("finished_at"), out)).asi8
     # Duplicates last, as the cell-by-cell validator finds them (the report lists a row's problems in that order).
-    if parsed_run_id is None and run_id is not None and duplicates is not None and duplicates.result():
+    if parsed_run_id is None and run_id is not None and duplicated:
         parsed_run_id = pd.Series(run_id.to_pandas(), dtype="str")
     if parsed_run_id is not None:
         _check_duplicates(parsed_run_id, rows, out)
@@ -855,29 +872,6 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
                                  numbers["latency_ms"], numbers["cost_usd"], numbers["steps"], finished, rows)
     return _finish(out, [], 0, columns, rows_read=n, source=source, format=format,
                    exclude_invalid=exclude_invalid, warnings=list(warnings or []))
-
-
-class _Background:
-    """One call run on its own thread; ``result()`` waits for it (and raises what it raised)."""
-
-    def __init__(self, function, *args):
-        self._result: Any = None
-        self._error: BaseException | None = None
-
-        def run() -> None:
-            try:
-                self._result = function(*args)
-            except BaseException as exc:  # handed to the caller by result()
-                self._error = exc
-
-        self._thread = threading.Thread(target=run, name="runs-check", daemon=True)
-        self._thread.start()
-
-    def result(self) -> Any:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._result
 
 
 def _require_columns(columns, rows_read: int, source: str, prior: list[Problem], prior_total: int) -> None:
