@@ -271,8 +271,12 @@ def app_url(chromium_executable, tmp_path_factory) -> str:
             process.wait(timeout=10)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_executable):
+    """One Chromium per test module. Not per session: Playwright's sync API keeps its asyncio loop
+    marked as running on the main thread while it is open, and later tests that run an event loop
+    of their own (Inspect AI's log reader, the websocket load bench) would fail with "Cannot run
+    the event loop while another loop is running"."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
