@@ -9,11 +9,11 @@ steps as the pandas engine turn into results: the formula is written once, in ``
 constant the SQL needs (window size, statuses) comes from the policy and the schema.
 
 Sums are exact in every engine. A double is an integer times a power of two, so each value is split
-into its 53-bit integer mantissa and its exponent; per agent the mantissas are shifted to the
-smallest exponent and added as wide integers (HUGEINT, NUMERIC, DECIMAL(38,0)), and the one final
-rounding to a double happens in Python. That is the sum ``math.fsum`` gives, so the averages and the
-spread agree with the pandas engine to the bit. An agent whose values span more bits than the
-integer type holds (or that has subnormal values) has its sum taken by ``math.fsum`` over its values.
+into its 53-bit integer mantissa and its exponent; the database sums the mantissas per agent and
+exponent with its own integer SUM (128-bit or arbitrary precision), and the few (agent, exponent)
+totals are shifted and added exactly in Python, with the one final rounding to a double there. That
+is the sum ``math.fsum`` gives, so the averages and the spread agree with the pandas engine to the
+bit. An agent with subnormal or tiny values has its sum taken by ``math.fsum`` over its values.
 """
 
 from __future__ import annotations
@@ -77,8 +77,6 @@ class Dialect:
     name = "sql"
     text_type = "VARCHAR"
     collate = ""  # appended to a text column to compare it byte by byte, as Python compares str
-    wide_int = "HUGEINT"  # an integer type for exact sums
-    wide_bits: int | None = 126  # bits it holds (None: unbounded)
     materialize = False  # the normalized runs are stored once (a temporary table) rather than re-read
 
     def trimmed(self, expr: str) -> str:
@@ -109,15 +107,12 @@ class Dialect:
     def pow2(self, expr: str) -> str:
         return f"pow(2.0, {expr})"
 
-    def wide(self, expr: str) -> str:
-        return f"CAST({expr} AS {self.wide_int})"
-
     def int_div(self, a: str, b: str) -> str:
         return f"(({a}) // ({b}))"
 
-    def wide_pow2(self, expr: str) -> str:
-        """2 to a non-negative integer power, as the wide integer type."""
-        return f"CAST(pow(2.0, {expr}) AS {self.wide_int})"
+    def newest_cutoff(self, column: str, n: int) -> str | None:
+        """An aggregate: the n-th largest value of ``column`` in the group (None: the dialect has none)."""
+        return None
 
 
 class DuckDB(Dialect):
@@ -128,13 +123,14 @@ class DuckDB(Dialect):
         # A regular expression: DuckDB's trim() with a character set is several times slower.
         return f"regexp_replace({expr}, '^{_WHITESPACE_CLASS}+|{_WHITESPACE_CLASS}+$', '', 'g')"
 
+    def newest_cutoff(self, column: str, n: int) -> str | None:
+        return f"list_min(max({column}, {n}))"  # max(x, n): the n largest values, a top-n heap per group
+
 
 class PostgreSQL(Dialect):
     name = "postgresql"
     text_type = "TEXT"
     collate = ' COLLATE "C"'
-    wide_int = "NUMERIC"
-    wide_bits = None
 
     def trimmed(self, expr: str) -> str:
         return f"btrim({expr}, {_quote_list([WHITESPACE])})"
@@ -155,9 +151,6 @@ class PostgreSQL(Dialect):
 
     def log2_floor(self, expr: str) -> str:
         return f"CAST(floor(log(2.0, CAST({expr} AS NUMERIC))) AS INTEGER)"
-
-    def wide_pow2(self, expr: str) -> str:
-        return f"power(CAST(2 AS NUMERIC), {expr})"
 
     def int_div(self, a: str, b: str) -> str:
         return f"(({a}) / ({b}))"
@@ -336,28 +329,31 @@ class SqlScorer:
         exact = f"""
             SELECT agent_id, v, e0 + (CASE WHEN v >= {d.pow2('e0 + 1')} THEN 1 WHEN v < {d.pow2('e0')} THEN -1
                                           ELSE 0 END) AS e FROM ({terms}) AS t"""
-        # Agents whose terms fit the wide integer type (and whose values are not subnormal or tiny, where
-        # 2^(52 - e) would overflow a double) are summed in SQL; the others by math.fsum below.
-        fits = "" if d.wide_bits is None else f" AND high - low + 53 + ceil(log2(n)) <= {d.wide_bits}"
-        stats = """SELECT agent_id, MIN(e) AS low, MAX(e) AS high, COUNT(*) AS n, MIN(v) AS smallest
-                    FROM s GROUP BY agent_id"""
-        ok = f"""SELECT agent_id, low FROM stats
-                 WHERE smallest >= CAST('2.2250738585072014e-308' AS DOUBLE PRECISION) AND low >= -960{fits}"""
-        # mantissa = v * 2^(52 - e): an integer in [2^52, 2^53), exactly; shifted to the agent's lowest exponent.
-        mantissa = f"CAST(s.v * {d.pow2('52 - s.e')} AS BIGINT)"
-        # One query: every agent with a value above 0, its lowest exponent and (when it fits) its exact sum.
+        # mantissa = v * 2^(52 - e): an integer in [2^52, 2^53), exactly, for a value that is neither
+        # subnormal nor tiny (2^(52 - e) must not overflow a double). The mantissas are summed per agent and
+        # exponent by the database's own integer SUM (a 128-bit or arbitrary-precision result), and the few
+        # (agent, exponent) totals are combined exactly here, with one rounding at the end.
+        normal = "v >= CAST('2.2250738585072014e-308' AS DOUBLE PRECISION) AND e >= -960"
+        mantissa = f"CAST(v * {d.pow2('52 - e')} AS BIGINT)"
         summed = self.rows(f"""
-            WITH s AS MATERIALIZED ({exact}), stats AS ({stats}), ok AS ({ok}),
-            totals AS (SELECT s.agent_id, CAST(SUM({d.wide(mantissa)} * {d.wide_pow2('s.e - ok.low')})
-                                               AS {d.text_type}) AS total
-                       FROM s JOIN ok ON s.agent_id = ok.agent_id GROUP BY s.agent_id)
-            SELECT stats.agent_id, stats.low, totals.total
-            FROM stats LEFT JOIN totals ON stats.agent_id = totals.agent_id""")
-        # The one rounding, in Python: the total is an integer (PostgreSQL writes it with a zero fraction,
-        # which Decimal reads exactly), and a Fraction converts to the nearest double.
-        out = {agent: float(Fraction(int(Decimal(total))) * Fraction(2) ** (int(low) - 52 - shift.get(agent, 0)))
-               for agent, low, total in summed if total is not None}
-        for agent in sorted(agent for agent, _, total in summed if total is None):
+            SELECT agent_id, e, SUM(CASE WHEN {normal} THEN {mantissa} END) AS total,
+                   COUNT(*) FILTER (WHERE NOT ({normal})) AS odd
+            FROM ({exact}) AS s GROUP BY agent_id, e""")
+        totals: dict[str, list[tuple[int, int]]] = {}
+        odd = set()
+        for agent, e, total, n_odd in summed:
+            if n_odd:
+                odd.add(agent)
+            elif total is not None:
+                totals.setdefault(agent, []).append((int(e), int(Decimal(total))))
+        out = {}
+        for agent, parts in totals.items():
+            if agent in odd:
+                continue
+            low = min(e for e, _ in parts)
+            exact_total = sum(total << (e - low) for e, total in parts)
+            out[agent] = float(Fraction(exact_total) * Fraction(2) ** (low - 52 - shift.get(agent, 0)))
+        for agent in sorted(odd):
             out[agent] = math.fsum(math.ldexp(float(v), -shift.get(agent, 0)) for (v,) in self.rows(
                 f"SELECT CAST({value} AS DOUBLE PRECISION) FROM {source} WHERE ({where}) AND agent_id = "
                 f"{_quote_list([agent])}"))
@@ -424,11 +420,21 @@ class SqlScorer:
         c = self.d.collate
         order = ("finished_at DESC NULLS LAST, " if self.has_finished_at else "") + \
             (f"run_id{c} DESC" if self.has_finished_at else "source_row DESC")
+        size = int(self.policy.radar_window)
+        terminal = f"status IN ({_quote_list(TERMINAL_STATUSES)})"
+        source, where = self._aliased("r"), f"r.{terminal}"
+        cutoff = self.d.newest_cutoff("finished_at", size) if self.has_finished_at else None
+        if cutoff is not None:
+            # Only the runs at or after each agent's size-th newest finished_at can be in its window (all of
+            # them when it has fewer dated runs): the window's sort then sees a few rows per agent, not all.
+            source += (f" JOIN (SELECT agent_id, {cutoff} AS cutoff, COUNT(finished_at) AS dated FROM {self.runs} "
+                       f"WHERE {terminal} GROUP BY agent_id) AS c ON r.agent_id = c.agent_id")
+            where += f" AND (c.dated < {size} OR r.finished_at >= c.cutoff)"
         window = f"""(SELECT * FROM (
-              SELECT agent_id, task_id, success, latency_ms, cost_usd, steps,
-                     ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {order}) AS position
-              FROM {self.runs} WHERE status IN ({_quote_list(TERMINAL_STATUSES)})) AS ranked
-            WHERE position <= {int(self.policy.radar_window)}) AS w"""
+              SELECT r.agent_id, task_id, success, latency_ms, cost_usd, steps,
+                     ROW_NUMBER() OVER (PARTITION BY r.agent_id ORDER BY {order}) AS position
+              FROM {source} WHERE {where}) AS ranked
+            WHERE position <= {size}) AS w"""
         if self.d.materialize:  # the window is small (at most window x agents rows): computed once
             self.execute(f"CREATE OR REPLACE TEMP TABLE radar_window AS SELECT * FROM {window}")
             window = "radar_window AS w"
