@@ -130,7 +130,10 @@ def read_csv_table(data: bytes, columns: Collection[str] = SPEC_COLUMNS) -> pa.T
 
 
 def _combined(column: pa.ChunkedArray | pa.Array) -> pa.Array:
-    return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    """One array; a single chunk is used as it is (``combine_chunks`` would copy it)."""
+    if not isinstance(column, pa.ChunkedArray):
+        return column
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
 def _is_text(t: pa.DataType) -> bool:

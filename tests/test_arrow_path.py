@@ -166,3 +166,31 @@ def test_an_impossible_date_in_the_plain_spelling_gets_the_per_cell_report():
         results = {name: outcome(blob, name)[:2] for name, blob in data.items()}
         assert results["x.csv"][0] == "refused", bad
         assert results["x.csv"] == results["x.json"] == results["x.parquet"], (bad, header)
+
+
+def test_a_parquet_file_of_many_row_groups_reads_as_one_group_does():
+    """Row groups are read one by one (each checked against the memory budget) and then combined column
+    by column; the report and the validation report are those of the same rows in one group."""
+    from pathlib import Path
+
+    sample = Path(__file__).resolve().parents[1] / "sample_data" / "runs.csv"
+    frame = pd.read_csv(sample, dtype=str, keep_default_na=False)
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    outputs = []
+    for group_size in (len(frame), 97):
+        sink = io.BytesIO()
+        pq.write_table(table, sink, row_group_size=group_size)
+        assert pq.ParquetFile(io.BytesIO(sink.getvalue())).metadata.num_row_groups == -(-len(frame) // group_size)
+        outputs.append(json.dumps(score_runs(load_runs(sink.getvalue(), name="runs.parquet").runs).to_json()))
+    assert outputs[0] == outputs[1]
+    broken = frame.copy()
+    broken.loc[500, "latency_ms"] = "fast"
+    refusals = []
+    for group_size in (len(frame), 97):
+        sink = io.BytesIO()
+        pq.write_table(pa.Table.from_pandas(broken, preserve_index=False), sink, row_group_size=group_size)
+        try:
+            load_runs(sink.getvalue(), name="runs.parquet")
+        except RunsValidationError as exc:
+            refusals.append([(p.row, p.column, p.value) for p in exc.problems])
+    assert refusals[0] == refusals[1] == [(501, "latency_ms", "fast")]
