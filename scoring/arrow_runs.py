@@ -123,7 +123,7 @@ def read_csv_table(data: bytes, columns: Collection[str] = SPEC_COLUMNS) -> pa.T
         return None
     if table.column_names != wanted:
         return None
-    return table.rename_columns([normalize_column_name(n) for n in wanted])
+    return one_chunk_per_column(table.rename_columns([normalize_column_name(n) for n in wanted]))
 
 
 # --------------------------------------------------------------------------- column checks
@@ -134,6 +134,18 @@ def _combined(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     if not isinstance(column, pa.ChunkedArray):
         return column
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
+def one_chunk_per_column(table: pa.Table) -> pa.Table:
+    """The table with each column in one chunk, combined column by column: each column's chunks are
+    released as soon as it is combined, so the table is never held twice."""
+    names, arrays = table.column_names, []
+    for _ in names:
+        column = table.column(0)
+        arrays.append(_combined(column))
+        table = table.remove_column(0)
+        del column
+    return pa.table(arrays, names=names)
 
 
 def _is_text(t: pa.DataType) -> bool:

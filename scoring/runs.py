@@ -429,7 +429,7 @@ def _read_parquet(source, limits: Limits = DEFAULT_LIMITS, wanted: Collection[st
         table = (pa.concat_tables(batches).unify_dictionaries() if batches
                  else parquet.schema_arrow.empty_table().select(chosen))
         del batches
-        table = _one_chunk_per_column(table)
+        table = arrow_runs.one_chunk_per_column(table)
     except RunsValidationError:
         raise
     except (pa.ArrowException, OSError, ValueError) as exc:
@@ -437,18 +437,6 @@ def _read_parquet(source, limits: Limits = DEFAULT_LIMITS, wanted: Collection[st
     names = [str(c) for c in table.column_names]
     _with_header(pd.DataFrame(columns=range(len(names))), names)  # refuses a duplicate column name
     return table.rename_columns([normalize_column_name(n) for n in names])
-
-
-def _one_chunk_per_column(table: pa.Table) -> pa.Table:
-    """The table with each column in one chunk, combined column by column: each column's chunks are
-    released as soon as it is combined, so the table is never held twice."""
-    names, arrays = table.column_names, []
-    for _ in names:
-        column = table.column(0)
-        arrays.append(column.chunk(0) if column.num_chunks == 1 else column.combine_chunks())
-        table = table.remove_column(0)
-        del column
-    return pa.table(arrays, names=names)
 
 
 def _legacy_series(column: pa.Array) -> pd.Series:
