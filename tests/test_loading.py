@@ -209,3 +209,17 @@ def test_canonical_order_is_independent_of_file_order():
     forward = load_runs(csv_bytes(*GOOD), name="r.csv").runs.drop(columns="source_row")
     backward = load_runs(csv_bytes(*reversed(GOOD)), name="r.csv").runs.drop(columns="source_row")
     pd.testing.assert_frame_equal(forward, backward)
+
+
+def test_every_reason_code_is_documented_in_the_schema_page():
+    """docs/schema.md lists every code of the Reason enum (and no code that does not exist)."""
+    import re
+    from pathlib import Path
+
+    from scoring.schema import Reason
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "schema.md").read_text()
+    table = page[page.index("| code | reason | example |"):page.index("Rows are numbered from 1")]
+    documented = set(re.findall(r"`([a-z_]+)`", "\n".join(line.split("|")[1] for line in table.splitlines()[2:]
+                                                       if line.startswith("|"))))
+    assert documented == {reason.code for reason in Reason}
