@@ -1,0 +1,92 @@
+"""Adding a radar axis is one record in ``scoring/axes.py``: everything else follows.
+
+A copy of the project gets a sixth axis, ``evidence`` (100 x known outcomes / window runs, a made-up
+rule), added to the registry and nowhere else; the report JSON, the CSV, the SQL engine, the
+methodology rules, the radar chart, the policy's default weights, the receipt and the radar page's
+sliders must all carry it. The README's "Adding an axis" paragraph is this test in words.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+NEW_AXIS = '''    Axis("evidence", "Evidence",
+         ((lambda p: "Evidence = known outcomes ÷ window runs (a test axis).", "explorer-defined"),),
+         lambda agg, policy: 100 * safe_divide(agg.n_known.astype(float), agg.n_window.astype(float)),
+         _per_agent(lambda agg, i, policy: Fact("{k:count} known of {n:count}",
+                                                {"k": agg.n_known[i], "n": agg.n_window[i]}))),
+)
+AXIS_BY_NAME = '''
+
+CHECK = r'''
+import json, sys
+from pathlib import Path
+
+import pytest
+from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, score_runs
+from scoring.methodology import rules
+from scoring.receipt import build_receipt
+from scoring.sql_engine import score_file_sql
+from explorer.charts import radar_chart
+from streamlit.testing.v1 import AppTest
+
+sample = Path("sample_data/runs.csv")
+runs = load_runs(sample).runs
+report = score_runs(runs)
+doc = json.loads(report.to_json_text())
+agent = doc["agents"][0]
+sql = json.loads(score_file_sql(sample).to_json_text())
+at = AppTest.from_file("app.py", default_timeout=120)
+at.run()
+at.switch_page("views/radar.py").run()
+print(json.dumps({
+    "axes": list(RADAR_AXES),
+    "json": agent["radar"]["axes"],
+    "weights": agent["radar"]["weights"],
+    "sql": sql["agents"][0]["radar"]["axes"],
+    "csv": report.to_csv_text().splitlines()[0].split(","),
+    "rules": [r.statement for r in rules(CANONICAL_POLICY) if "Evidence" in r.statement],
+    "default_weights": dict(CANONICAL_POLICY.default_radar_weights),
+    "chart": list(radar_chart([a.radar for a in report.agents[:1]]).data[0].theta),
+    "receipt": sorted(build_receipt(report.agents[0], runs[runs["agent_id"] == agent["agent_id"]])["radar"]["axes"]),
+    "sliders": [s.key for s in at.slider],
+    "exception": [str(e.value) for e in at.exception],
+}))
+'''
+
+
+def test_a_sixth_axis_added_to_the_registry_reaches_every_output(tmp_path):
+    for item in ("scoring", "explorer", "views", "app.py", "sample_data", ".streamlit"):
+        source = ROOT / item
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / item, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, tmp_path / item)
+    axes = tmp_path / "scoring" / "axes.py"
+    text = axes.read_text()
+    assert text.count(")\nAXIS_BY_NAME = ") == 1
+    axes.write_text(text.replace(")\nAXIS_BY_NAME = ", NEW_AXIS))
+    result = subprocess.run([sys.executable, "-c", CHECK], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert result.returncode == 0, result.stderr[-3000:]
+    found = json.loads(result.stdout.strip().splitlines()[-1])
+    assert found["axes"][-1] == "evidence"
+    assert 0 <= found["json"]["evidence"] <= 100
+    assert found["sql"] == found["json"]
+    assert found["default_weights"]["evidence"] == 0.2  # the default viewer weight of every axis
+    assert found["weights"]["evidence"] == found["weights"]["correctness"] == pytest.approx(1 / 6)  # 0.2 of 1.2
+    assert "radar_evidence" in found["csv"]
+    assert found["rules"]
+    assert "Evidence" in found["chart"]
+    assert "evidence" in found["receipt"]
+    assert "weight_evidence" in found["sliders"]
+    assert found["exception"] == []
