@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8501
 
-.PHONY: run test test-fast bench bench-load sample lint clean
+.PHONY: run test test-fast bench bench-scale bench-uploads bench-load sample lint clean
 
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)
@@ -31,6 +31,17 @@ test-fast: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/bench_report.py
+
+# The report at 100k, 1M and 10M runs against each engine's floor, in one run (about 15 minutes; the
+# generated files are kept in BENCH_DATA and reused); e.g. make bench-scale SCALE_ARGS="--sizes 1000000".
+BENCH_DATA ?= /tmp/explorer-bench
+bench-scale: $(VENV)/.installed
+	$(PY) bench/bench_scale.py --keep $(BENCH_DATA) $(SCALE_ARGS)
+
+# Resident memory after N uploads (new sessions, different files), with the dataset cache's budget;
+# e.g. make bench-uploads UPLOAD_ARGS="--uploads 6 --runs 1000000" EXPLORER_CACHE_MEMORY=400MB
+bench-uploads: $(VENV)/.installed
+	$(PY) bench/bench_uploads.py $(UPLOAD_ARGS)
 
 # Concurrent sessions over Streamlit's websocket protocol against the app it starts on 127.0.0.1;
 # e.g. make bench-load LOAD_ARGS="--sessions 2,5 --rounds 3".
