@@ -21,6 +21,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from .filenames import file_slug
 from .headline import Headline
 from .report import AgentReport
 
@@ -373,3 +374,29 @@ def badge_svg(agent: AgentReport, *, policy_version: str, dataset_sha256: str) -
         "</svg>",
     ]
     return "\n".join(lines) + "\n"
+
+
+# --- File names ----------------------------------------------------------------------------------
+
+def badge_file_name(agent_id: str, policy_version: str, dataset_sha256: str) -> str:
+    """The download name of a badge: ``badge-<agent>-<policy>-<first 8 hex of the dataset's sha256>.svg``.
+
+    The agent's slug loses what a file name cannot hold (and upper case: agent ids are
+    case-sensitive), so when it is not the agent id itself a short hash of the id follows it:
+    two agents of one dataset never share a file name.
+
+    Examples
+    --------
+    >>> badge_file_name("steady-pro", "2026-07-zero-success-v1", "ab" * 32)
+    'badge-steady-pro-2026-07-zero-success-v1-abababab.svg'
+    >>> badge_file_name("gpt/4 @retail", "2026-07-zero-success-v1", "ab" * 32)
+    'badge-gpt-4-retail-bb206846-2026-07-zero-success-v1-abababab.svg'
+    """
+    digest = dataset_sha256.lower() if isinstance(dataset_sha256, str) else ""
+    if not _SHA256_RE.fullmatch(digest):
+        raise ValueError(f"dataset_sha256 must be the 64 hex digits of a sha256, got {dataset_sha256!r}")
+    slug = file_slug(agent_id)
+    if not slug or slug != agent_id:
+        tag = hashlib.sha256(agent_id.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        slug = f"{slug}-{tag}" if slug else f"agent-{tag}"
+    return f"badge-{slug}-{file_slug(policy_version) or 'policy'}-{digest[:8]}.svg"

@@ -21,13 +21,16 @@ Explorer-defined rules of the file format (``{"name": ..., "description": ..., "
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .filenames import file_slug
 from .policy import RADAR_AXES
 from .report import Report
 from .safejson import JsonRefused, load_json
@@ -306,3 +309,113 @@ def apply_scorecard(report: Report, card: Scorecard) -> ScorecardRanking:
     [('fast', 1, 2), ('cheap', 2, 1)]
     """
     return ScorecardRanking(card, report.policy.version, profile_ranking(report, card.weights))
+
+
+# --- A scorecard in a link (query parameters): hostile input, bounded and validated --------------
+
+LINK_SHIPPED = "scorecard"  # ?scorecard=<name of a shipped example>
+LINK_WEIGHTS = "scorecard_weights"  # ?scorecard_weights=correctness:0.3,latency:0.5 (axes not named weigh 0)
+LINK_NAME = "scorecard_name"  # with scorecard_weights: the scorecard's name (default LINK_DEFAULT_NAME)
+LINK_PARAMS = (LINK_SHIPPED, LINK_WEIGHTS, LINK_NAME)
+LINK_MAX_CHARS = 300  # per parameter; five axes with full-precision weights need about 130
+LINK_DEFAULT_NAME = "from a link"
+_LINK_NUMBER = re.compile(r"(?:\d{1,20}(?:\.\d{0,20})?|\.\d{1,20})(?:[eE][+-]?\d{1,3})?")
+
+
+def scorecard_from_link(params: Mapping[str, Sequence[str]], shipped: Sequence[Scorecard] = ()) -> Scorecard | None:
+    """The scorecard a link asks for, or None when the link names none.
+
+    ``params`` maps a query parameter to every value it was given (``st.query_params.get_all``).
+    ``?scorecard=NAME`` picks one of ``shipped`` by name; ``?scorecard_weights=axis:w,...`` (with an
+    optional ``scorecard_name``) states the weights themselves, validated as a scorecard file is
+    (axes not named weigh 0). Anything else raises :class:`ScorecardError` naming the parameter
+    or the field; nothing else is ever raised, whatever the text.
+
+    Examples
+    --------
+    >>> scorecard_from_link({"scorecard_weights": ["latency:0.5,correctness:0.5"]}).weights["latency"]
+    0.5
+    >>> scorecard_from_link({"scorecard_weights": ["speed:1"]})
+    Traceback (most recent call last):
+    ...
+    scoring.scorecard.ScorecardError: weights.speed: unknown radar axis 'speed'; the axes are correctness, ...
+    """
+    given = {p: [str(v) for v in params.get(p) or ()] for p in LINK_PARAMS}
+    if not any(given.values()):
+        return None
+    errors = [FieldError(p, "is given more than once") for p, values in given.items() if len(values) > 1]
+    errors += [FieldError(p, f"must be at most {LINK_MAX_CHARS} characters, got {len(values[0]):,}")
+               for p, values in given.items() if values and len(values[0]) > LINK_MAX_CHARS]
+    if errors:
+        raise ScorecardError(errors)
+    name, weights_text, custom_name = (given[p][0] if given[p] else None for p in LINK_PARAMS)
+    if name is not None and (weights_text is not None or custom_name is not None):
+        raise ScorecardError([FieldError(LINK_SHIPPED, f"names a shipped scorecard: give it alone, or give "
+                                                       f"{LINK_WEIGHTS} (and {LINK_NAME}) instead")])
+    if name is not None:
+        found = [card for card in shipped if card.name == name]
+        if not found:
+            names = ", ".join(card.name for card in shipped) or "none"
+            raise ScorecardError([FieldError(LINK_SHIPPED, f"no shipped scorecard is named {_show(name)}; "
+                                                           f"the shipped ones are {names}")])
+        return found[0]
+    if weights_text is None:
+        raise ScorecardError([FieldError(LINK_WEIGHTS, f"is required with {LINK_NAME}")])
+    weights, errors = _link_weights(weights_text)
+    name = LINK_DEFAULT_NAME if custom_name is None else custom_name
+    checked = field_errors(name, "", weights)
+    if errors:  # "no positive weight" is moot while some weights could not be read
+        checked = [e for e in checked if e.field != "weights"]
+    if errors or checked:
+        raise ScorecardError(errors + checked)
+    return Scorecard(name, "", weights)
+
+
+def _link_weights(text: str) -> tuple[dict[str, Any], list[FieldError]]:
+    weights: dict[str, Any] = {}
+    errors: list[FieldError] = []
+    parts = [p for p in text.split(",") if p.strip()]
+    if len(parts) > len(RADAR_AXES):
+        return {}, [FieldError(LINK_WEIGHTS, f"at most {len(RADAR_AXES)} axis:weight pairs, got {len(parts)}")]
+    for part in parts:
+        axis, sep, value = (s.strip() for s in part.partition(":"))
+        if not sep:
+            errors.append(FieldError(LINK_WEIGHTS, f"expected axis:weight, got {_show(part)}"))
+        elif axis in weights:
+            errors.append(FieldError(f"weights.{axis}", "is given more than once"))
+        elif not _LINK_NUMBER.fullmatch(value):
+            errors.append(FieldError(f"weights.{axis}", f"must be a number such as 0.25, got {_show(value)}"))
+        else:
+            weights[axis] = float(value)
+    return weights, errors
+
+
+def scorecard_link_params(card: Scorecard, shipped: Sequence[Scorecard] = ()) -> dict[str, str]:
+    """The query parameters that carry ``card``: its name when it is a shipped one, else its weights.
+
+    The weights are written with Python's shortest exact form, so the link gives back the same
+    floats; a link does not carry the description.
+
+    Examples
+    --------
+    >>> scorecard_link_params(Scorecard("fast", "", {"latency": 0.7, "correctness": 0.3}))
+    {'scorecard_weights': 'correctness:0.3,latency:0.7', 'scorecard_name': 'fast'}
+    """
+    if card in shipped:
+        return {LINK_SHIPPED: card.name}
+    weights = ",".join(f"{axis}:{weight!r}" for axis, weight in card.weights.items() if weight > 0)
+    return {LINK_WEIGHTS: weights, LINK_NAME: card.name}
+
+
+def scorecard_file_name(card: Scorecard) -> str:
+    """``scorecard-<name>.json``, safe for a file system (a short hash stands in for a name that does not survive).
+
+    Examples
+    --------
+    >>> scorecard_file_name(Scorecard("Ops team", "", {"cost": 1}))
+    'scorecard-ops-team.json'
+    """
+    slug = file_slug(card.name)
+    if not slug:
+        slug = "team-" + hashlib.sha256(card.name.encode("utf-8")).hexdigest()[:8]
+    return f"scorecard-{slug}.json"

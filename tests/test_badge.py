@@ -2,6 +2,7 @@
 
 import dataclasses
 import hashlib
+import re
 import xml.etree.ElementTree as ET
 from functools import cache
 from pathlib import Path
@@ -18,6 +19,7 @@ from scoring.badge import (
     PADDING,
     UNRANKED_BAND,
     badge_colour,
+    badge_file_name,
     badge_label,
     badge_svg,
     colour_scale_markdown,
@@ -242,3 +244,40 @@ def test_a_badge_never_misstates_its_policy_or_dataset(kwargs, words):
 
 def test_readme_shows_the_colour_scale_as_the_code_has_it():
     assert colour_scale_markdown() in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+# --- Download file names -----------------------------------------------------------------------
+
+SAFE_FILE_NAME = re.compile(r"badge-[a-z0-9][a-z0-9._-]*-[0-9a-f]{8}\.svg")
+
+
+def test_file_name_names_agent_policy_and_short_hash():
+    assert badge_file_name("steady-pro", VERSION, SHA.upper()) == f"badge-steady-pro-{VERSION}-{SHA[:8]}.svg"
+
+
+@SETTINGS
+@given(names)
+def test_any_name_gives_a_safe_file_name(name):
+    file_name = badge_file_name(name, VERSION, SHA)
+    assert SAFE_FILE_NAME.fullmatch(file_name), file_name
+    assert file_name.endswith(f"-{VERSION}-{SHA[:8]}.svg") and "/" not in file_name and ".." not in file_name
+    assert len(file_name) < 120
+
+
+@SETTINGS
+@given(names, names)
+def test_two_agents_never_share_a_file_name(a, b):
+    if a != b:
+        assert badge_file_name(a, VERSION, SHA) != badge_file_name(b, VERSION, SHA)
+
+
+@pytest.mark.parametrize("a, b", [("Steady-Pro", "steady-pro"), ("a/b", "a b"), ("x" * 50 + "1", "x" * 50 + "2"),
+                                  ("漢字", "字漢")])
+def test_names_a_slug_would_merge_stay_apart(a, b):
+    assert badge_file_name(a, VERSION, SHA) != badge_file_name(b, VERSION, SHA)
+    assert badge_file_name(b, VERSION, SHA) != badge_file_name(a, VERSION, SHA)
+
+
+def test_file_name_refuses_a_hash_that_is_not_a_sha256():
+    with pytest.raises(ValueError, match="64 hex digits"):
+        badge_file_name("a", VERSION, "../etc/passwd")

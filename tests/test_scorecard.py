@@ -2,6 +2,7 @@
 scorecard weights change only the diagnostic profile and its ordering, never a headline number or rank."""
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -12,6 +13,8 @@ from hypothesis import strategies as st
 from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, runs_from_records, score_runs
 from scoring.scorecard import (
     EXAMPLES_DIR,
+    LINK_DEFAULT_NAME,
+    LINK_MAX_CHARS,
     MAX_SCORECARD_BYTES,
     Scorecard,
     ScorecardError,
@@ -19,7 +22,10 @@ from scoring.scorecard import (
     load_scorecards,
     profile_ranking,
     read_scorecard,
+    scorecard_file_name,
     scorecard_from_json,
+    scorecard_from_link,
+    scorecard_link_params,
     scorecard_to_json,
 )
 
@@ -274,3 +280,112 @@ def test_ranking_json_is_plain_and_complete():
     assert set(out["agents"][0]) == {"agent_id", "profile_rank", "profile_score", "weights", "headline_rank",
                                      "headline_score"}
     json.dumps(out, allow_nan=False)
+
+
+# --- A scorecard in a link: hostile text, bounded and validated ---------------------------------
+
+SHIPPED = load_scorecards()
+
+
+def link_refused(params) -> dict[str, str]:
+    with pytest.raises(ScorecardError) as info:
+        scorecard_from_link(params, SHIPPED)
+    return {e.field: e.message for e in info.value.errors}
+
+
+def test_a_link_names_a_shipped_scorecard():
+    card = scorecard_from_link({"scorecard": ["speed-first"]}, SHIPPED)
+    assert card == read_scorecard(EXAMPLES_DIR / "speed-first.json")
+    assert scorecard_link_params(card, SHIPPED) == {"scorecard": "speed-first"}
+
+
+def test_a_link_without_scorecard_parameters_names_none():
+    assert scorecard_from_link({}, SHIPPED) is None
+    assert scorecard_from_link({"other": ["x"], "scorecard": []}, SHIPPED) is None
+
+
+def test_link_weights_read_like_a_file():
+    card = scorecard_from_link({"scorecard_weights": ["cost:0.4, correctness:0.6"], "scorecard_name": ["ops team"]})
+    assert card == Scorecard("ops team", "", VALID["weights"])  # axes not named weigh 0, as in a file
+    assert scorecard_from_link({"scorecard_weights": ["latency:1"]}).name == LINK_DEFAULT_NAME
+
+
+def test_a_custom_card_goes_into_the_link_by_its_weights_even_with_a_shipped_name():
+    balanced = read_scorecard(EXAMPLES_DIR / "balanced.json")
+    impostor = Scorecard("balanced", balanced.description, {"cost": 1})
+    params = scorecard_link_params(impostor, SHIPPED)
+    assert params == {"scorecard_weights": "cost:1.0", "scorecard_name": "balanced"}
+    assert scorecard_from_link({k: [v] for k, v in params.items()}, SHIPPED).weights["cost"] == 1.0
+
+
+@SETTINGS
+@given(cards)
+def test_any_scorecard_travels_through_its_link_with_exact_weights(card):
+    params = {k: [v] for k, v in scorecard_link_params(card, SHIPPED).items()}
+    assert all(len(v[0]) <= LINK_MAX_CHARS for v in params.values())
+    back = scorecard_from_link(params, SHIPPED)
+    assert (back.name, back.weights) == (card.name, card.weights)  # floats compared exactly
+
+
+@pytest.mark.parametrize("params, field, words", [
+    ({"scorecard": ["fastest"]}, "scorecard", "no shipped scorecard is named 'fastest'; the shipped ones are "
+                                              "balanced, cost-conscious, reliability-first, speed-first"),
+    ({"scorecard": ["balanced", "speed-first"]}, "scorecard", "is given more than once"),
+    ({"scorecard": ["x" * 301]}, "scorecard", "at most 300 characters, got 301"),
+    ({"scorecard": ["balanced"], "scorecard_weights": ["cost:1"]}, "scorecard", "give it alone"),
+    ({"scorecard_name": ["ops"]}, "scorecard_weights", "is required with scorecard_name"),
+    ({"scorecard_weights": ["cost"]}, "scorecard_weights", "expected axis:weight, got 'cost'"),
+    ({"scorecard_weights": [",".join(f"cost:{i}" for i in range(6))]}, "scorecard_weights", "at most 5"),
+    ({"scorecard_weights": ["cost:0.5,cost:0.5"]}, "weights.cost", "is given more than once"),
+    ({"scorecard_weights": ["cost:-1"]}, "weights.cost", "must be a number such as 0.25, got '-1'"),
+    ({"scorecard_weights": ["cost:nan"]}, "weights.cost", "must be a number"),
+    ({"scorecard_weights": ["cost:inf"]}, "weights.cost", "must be a number"),
+    ({"scorecard_weights": ["cost:0x10"]}, "weights.cost", "must be a number"),
+    ({"scorecard_weights": ["cost:1e400"]}, "weights.cost", "must be a finite number >= 0, got inf"),
+    ({"scorecard_weights": ["cost:2"]}, "weights.cost", "must be at most 1"),
+    ({"scorecard_weights": ["cost:0.0001"]}, "weights.cost", "must be 0 or at least 0.001"),
+    ({"scorecard_weights": ["cost:0,latency:0"]}, "weights", "at least one axis needs a positive weight"),
+    ({"scorecard_weights": ["<script>:1"]}, "weights.<script>", "unknown radar axis '<script>'"),
+    ({"scorecard_weights": ["cost:1"], "scorecard_name": ["bad\x00name"]}, "name", "U+0000"),
+    ({"scorecard_weights": ["cost:1"], "scorecard_name": [""]}, "name", "must be 1-80 characters, got 0"),
+])
+def test_each_link_refusal_names_its_parameter_or_field(params, field, words):
+    errors = link_refused(params)
+    assert field in errors, errors
+    assert words in errors[field]
+
+
+def test_a_link_reports_every_refused_weight_at_once():
+    assert set(link_refused({"scorecard_weights": ["speed:1,cost:-1,latency:x"]})) == {
+        "weights.speed", "weights.cost", "weights.latency"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["scorecard", "scorecard_weights", "scorecard_name", "other"]),
+                       st.lists(st.text(st.characters(exclude_categories=()), max_size=400)
+                                | st.lists(st.sampled_from(["cost", "latency", ":", ",", "0.5", "1e9", "-", ".",
+                                                            "speed-first", "\x00", "<", " "]),
+                                           max_size=30).map("".join), max_size=3)))
+def test_no_link_raises_anything_but_a_named_refusal(params):
+    try:
+        card = scorecard_from_link(params, SHIPPED)
+    except ScorecardError as exc:
+        assert exc.errors and all(e.field and e.message for e in exc.errors)
+        assert all(len(e.message) < 300 for e in exc.errors)  # a long parameter is never echoed whole
+    else:
+        assert card is None or isinstance(card, Scorecard)
+
+
+@pytest.mark.parametrize("name, expected", [
+    ("ops team", "scorecard-ops-team.json"),
+    ("Équipe Qualité", "scorecard-equipe-qualite.json"),
+    ("../../etc/passwd", "scorecard-etc-passwd.json"),
+])
+def test_scorecard_file_names_are_safe(name, expected):
+    assert scorecard_file_name(Scorecard(name, "", {"cost": 1})) == expected
+
+
+def test_a_name_with_nothing_safe_still_gets_a_distinct_file_name():
+    a = scorecard_file_name(Scorecard("漢字", "", {"cost": 1}))
+    b = scorecard_file_name(Scorecard("字漢", "", {"cost": 1}))
+    assert a != b and re.fullmatch(r"scorecard-team-[0-9a-f]{8}\.json", a)
