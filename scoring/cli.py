@@ -1,4 +1,4 @@
-"""Command line: ``python -m scoring report INPUT... [--format json|csv|table] [--weights ...]``.
+"""Command line: ``python -m scoring report INPUT... [--format json|csv|table] [--weights ... | --scorecard ...]``.
 
 An input is a runs file (SPEC 1) or a harness results file (SPEC 7: tau2-bench, tau-bench,
 Inspect AI, or any table through ``--mapping``). One runs file alone is read exactly as before
@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import difflib
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -90,7 +92,7 @@ def parse_levels(text: str | None, parser: argparse.ArgumentParser) -> tuple[int
         raise  # parser.error exits
 
 
-def _report_sql(args, weights, policy: Policy, levels: tuple[int, ...] | None) -> int:
+def _report_sql(args, weights, policy: Policy, levels: tuple[int, ...] | None, card=None) -> int:
     from . import sql_engine
 
     try:
@@ -107,12 +109,41 @@ def _report_sql(args, weights, policy: Policy, levels: tuple[int, ...] | None) -
         return 2
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    text = {"json": report.to_json_text, "csv": report.to_csv_text,
-            "table": lambda: table_text(report) + "\n"}[args.format]()
-    return _write(text)
+    if args.format == "json":
+        return _write(_json_text(report.to_json(), report, card))
+    text = {"csv": report.to_csv_text, "table": lambda: table_text(report) + "\n"}[args.format]()
+    return _write(text + (scorecard_table_text(report, card) if card and args.format == "table" else ""))
 
 
-def intervals_json_text(runs, report, replicates: int | None, seed: int | None) -> str:
+def _json_text(doc: dict, report, card) -> str:
+    """The report's JSON; with a scorecard, a top-level "scorecard" object after the policy version."""
+    if card is not None:
+        from .scorecard import apply_scorecard, scorecard_to_dict
+
+        ranking = [{"profile_rank": r.profile_rank, "agent_id": r.agent_id, "profile_score": r.profile_score,
+                    "headline_rank": r.headline_rank, "headline_score": r.headline_score}
+                   for r in apply_scorecard(report, card).rows]
+        head = {k: doc.pop(k) for k in ("policy_version", "excluded_rows") if k in doc}
+        doc = {**head, "scorecard": {**scorecard_to_dict(card), "profile_ranking": ranking}, **doc}
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+def scorecard_table_text(report, card) -> str:
+    """The team's profile ranking for the terminal, beside the unchanged headline score and rank."""
+    from .scorecard import apply_scorecard
+
+    decimals = report.policy.score_decimals
+    rows = [{"profile rank": fmt.count(r.profile_rank) if r.profile_rank else fmt.DASH, "agent": fmt.text(r.agent_id),
+             "profile": fmt.DASH if r.profile_score is None else fmt.score(r.profile_score, decimals),
+             "headline": fmt.DASH if r.headline_score is None else fmt.score(r.headline_score, decimals),
+             "headline rank": fmt.count(r.headline_rank) if r.headline_rank else fmt.DASH}
+            for r in apply_scorecard(report, card).rows]
+    weights = ", ".join(f"{axis} {fmt.weight(w)}" for axis, w in card.weights.items() if w > 0)
+    return (f"\nscorecard {fmt.text(card.name)} ({weights}): profile ranking; the headline never moves\n"
+            + pd.DataFrame(rows).to_string(index=False) + "\n")
+
+
+def intervals_json_text(runs, report, replicates: int | None, seed: int | None, card=None) -> str:
     """The SPEC 6 report with a top-level "bootstrap" object and an "intervals" object per agent."""
     from . import uncertainty
 
@@ -123,7 +154,7 @@ def intervals_json_text(runs, report, replicates: int | None, seed: int | None) 
     doc["bootstrap"] = intervals.to_json()
     for agent in doc["agents"]:
         agent["intervals"] = intervals.agents[agent["agent_id"]].to_json()
-    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+    return _json_text(doc, report, card)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -147,6 +178,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="score under a sandbox policy (the JSON the sandbox page downloads); numbers carry "
                              "its sandbox label")
     report.add_argument("--weights", default="", help="radar viewer weights, e.g. correctness=0.4,latency=0.15")
+    report.add_argument("--scorecard", default=None, metavar="SCORECARD_JSON",
+                        help="a Team Scorecard (JSON: name, description, weights): its weights are the radar "
+                             "weights (axes it does not name weigh 0) and its profile ranking is added; headline "
+                             "scores and ranks never change")
     report.add_argument("--exclude-invalid", action="store_true",
                         help="exclude invalid rows (counted on stderr) instead of refusing the file")
     report.add_argument("--intervals", action="store_true",
@@ -170,6 +205,14 @@ def build_parser() -> argparse.ArgumentParser:
     for command in (receipt, verify):
         _import_options(command)
         _limit_options(command)
+    badge = sub.add_parser("badge", help="write one agent's canonical headline score as an SVG badge")
+    badge.add_argument("file", metavar="FILE", help="a runs file, or one harness results file (imported as for "
+                                                     "`report`); its sha256 goes into the badge")
+    badge.add_argument("agent_id", metavar="AGENT")
+    badge.add_argument("-o", "--output", default=None, metavar="PATH",
+                       help="write the SVG here (a folder: the badge's own file name inside it); default stdout")
+    badge.set_defaults(kind=None, agent=None, experiment=None, mapping=None, scorer=None)
+    _limit_options(badge)
     explain = sub.add_parser("explain", help="where one agent's headline points went, what overtakes the agent "
                                              "above, which tasks and runs cost points, which runs each measure reads")
     explain.add_argument("runs_file")
@@ -413,6 +456,12 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
         weights = parse_weights(args.weights)
     except ValueError as exc:
         parser.error(f"--weights: {exc}")
+    if args.scorecard is not None and args.weights.strip():
+        parser.error("--weights and --scorecard both set the radar weights: give one of them")
+    card = _scorecard(args.scorecard)
+    if card is not None:
+        weights = dict(card.weights)  # all five axes: the same path as --weights, so the same profile scores
+        print(f"scorecard: {card.name} (axes it does not name weigh 0)", file=sys.stderr)
     if (args.db is None) == (not args.inputs):
         parser.error("give either INPUT (a runs file or harness results) or --db URL (with --table)")
     policy = _policy(args.policy)
@@ -424,7 +473,7 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
                 args.inputs and args.kind != "runs" and not looks_like_runs_file(args.inputs[0], limits)):
             parser.error("--engine sql and --db read one runs file or table; harness imports, --mapping and "
                          "several inputs need the pandas engine (drop --engine sql)")
-        return _report_sql(args, weights, policy, levels)
+        return _report_sql(args, weights, policy, levels, card)
     if args.intervals and args.format != "json":
         parser.error("--intervals adds to the JSON report: use --format json")
     loaded = load_inputs(args, limits, exclude_invalid=args.exclude_invalid)
@@ -432,26 +481,81 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
         print(f"warning: {loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded", file=sys.stderr)
     report = score_runs(loaded.runs, policy, weights=weights, levels=levels)
     if args.intervals:
-        text = intervals_json_text(loaded.runs, report, args.replicates, args.seed)
+        text = intervals_json_text(loaded.runs, report, args.replicates, args.seed, card)
     elif args.exclude_invalid and args.format == "json":
         # Scores computed without the invalid rows say how many were excluded (SPEC 1).
         doc = report.to_json()
         doc = {"policy_version": doc["policy_version"], "excluded_rows": loaded.excluded_rows,
                "agents": doc["agents"]}
-        text = json.dumps(doc, indent=2, allow_nan=False) + "\n"
+        text = _json_text(doc, report, card)
+    elif args.format == "json":
+        text = _json_text(report.to_json(), report, card)
     elif args.exclude_invalid and args.format == "table":
         text = table_text(report) + f"\n({loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded)\n"
     else:
-        text = {"json": report.to_json_text, "csv": report.to_csv_text,
-                "table": lambda: table_text(report) + "\n"}[args.format]()
+        text = {"csv": report.to_csv_text, "table": lambda: table_text(report) + "\n"}[args.format]()
+    if card is not None and args.format == "table":
+        text += scorecard_table_text(report, card)
     return _write(text)
+
+
+def _scorecard(path: str | None):
+    """The Team Scorecard in ``path`` (None without one); a refused file names every refused field."""
+    if path is None:
+        return None
+    from .scorecard import ScorecardError, read_scorecard
+
+    try:
+        return read_scorecard(path)
+    except OSError as exc:
+        raise _Refused(f"{path}: cannot read the scorecard ({exc.strerror or exc})") from None
+    except ScorecardError as exc:
+        raise _Refused(f"{path}: scorecard refused:\n" + "\n".join(f"  - {e}" for e in exc.errors)) from None
+
+
+def _file_sha256(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except IsADirectoryError:
+        raise _Refused(f"{path}: a badge names one file's sha256; give one file, not a folder") from None
+    except OSError as exc:
+        raise _Refused(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+
+
+def run_badge(args, limits: Limits) -> int:
+    """One agent's canonical headline score as an SVG badge, with the file's sha256 and the policy version."""
+    from .badge import badge_file_name, badge_svg
+
+    digest = _file_sha256(args.file)
+    args.inputs = [args.file]
+    report = score_runs(load_inputs(args, limits).runs, CANONICAL_POLICY)
+    agents = {a.agent_id: a for a in report.agents}
+    if args.agent_id not in agents:
+        close = difflib.get_close_matches(args.agent_id, list(agents), n=3)
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+        raise _Refused(f"no agent {args.agent_id!r} in {args.file}{hint}")
+    svg = badge_svg(agents[args.agent_id], policy_version=report.policy.version, dataset_sha256=digest)
+    if args.output is None:
+        return _write(svg)
+    target = Path(args.output)
+    if target.is_dir():
+        target = target / badge_file_name(args.agent_id, report.policy.version, digest)
+    try:
+        with open(target, "w", encoding="utf-8", newline="") as handle:
+            handle.write(svg)
+    except OSError as exc:
+        raise _Refused(f"{target}: cannot write the badge ({exc.strerror or exc})") from None
+    print(f"badge: {target}", file=sys.stderr)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     limits = limits_from(args, parser)
-    command = {"verify": run_verify, "receipt": run_receipt, "explain": run_explain}.get(args.command)
+    command = {"verify": run_verify, "receipt": run_receipt, "explain": run_explain,
+               "badge": run_badge}.get(args.command)
     try:
         return command(args, limits) if command else run_report(args, limits, parser)
     except _Refused as exc:
