@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import charts, data
+from explorer import badges, charts, data
 from explorer import format as fmt
 from scoring.methodology import execution_formula, worked_formula
 
@@ -17,6 +17,7 @@ agent_id = st.selectbox("Agent", agents, key="headline_agent",
                         format_func=lambda a: f"#{report.agent(a).rank} {a}" if report.agent(a).rank
                         else f"{a} (unranked)")
 h = report.agent(agent_id).headline
+badges.badge_row(scored, agent_id, key="headline")
 
 if not h.ranked:
     st.info(fmt.render(h.explain()[0]), icon=":material/info:")

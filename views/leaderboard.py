@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import charts, data, tables, ui
+from explorer import badges, charts, data, tables, ui
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 from scoring.methodology import execution_formula
@@ -60,3 +60,5 @@ left.download_button("Download the report (JSON)", report.to_json_text(), file_n
                      mime="application/json", icon=":material/download:", width="stretch")
 right.download_button("Download the report (CSV)", report.to_csv_text(), file_name="scoring-report.csv",
                       mime="text/csv", icon=":material/download:", width="stretch")
+
+badges.badge_row(scored, key="leaderboard")

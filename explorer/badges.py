@@ -1,0 +1,75 @@
+"""The score badge row of the Leaderboard and Headline pages: a preview and the SVG to download.
+
+The badge itself is ``scoring.badge``; this module decides which dataset hash it names and draws
+the row. The hash is the one ``python -m scoring badge FILE AGENT`` puts in for the same file, so
+the app and the command line give the same bytes:
+
+- the sample or one uploaded file (a runs table, or one harness file without a tag or mapping):
+  the sha256 of the file's bytes;
+- several files, an experiment tag or a column mapping: the sidebar's import digest (the sha256
+  of every file's sha256, name and tag, and the mapping), which only the app computes;
+- a database table: the sha256 of its validated runs in canonical text (``scoring.receipt.runs_hash``).
+
+A dataset scored with invalid rows excluded gets no badge: a badge does not say that rows were
+left out (SPEC 1), and its file could not be re-scored to the same number.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from scoring.badge import badge_file_name, badge_svg
+from scoring.receipt import runs_hash
+
+from . import data
+from . import format as fmt
+
+SHORT_HASH = 12  # as the badge's tooltip shows it
+
+
+@st.cache_resource(max_entries=4, show_spinner="Hashing the table's runs for the badge…")
+def _runs_sha256(key: tuple, _scored: data.Scored) -> str:
+    return runs_hash(_scored.runs)
+
+
+def dataset_sha256(scored: data.Scored) -> str:
+    """The sha256 a badge of the current dataset names (module docstring)."""
+    dataset = data.current_dataset()
+    if dataset.kind in ("sample", "upload"):
+        return dataset.digest
+    if dataset.kind == "import":
+        alone = len(dataset.sources) == 1 and not dataset.mapping and not any(dataset.experiments)
+        return dataset.sources[0] if alone else dataset.digest
+    return _runs_sha256((dataset.kind, dataset.digest, dataset.exclude_invalid), scored)
+
+
+def badge_row(scored: data.Scored, agent_id: str | None = None, *, key: str) -> None:
+    """A badge preview and its download button; without ``agent_id``, an agent picker first.
+
+    ``key`` tells the widgets of one page from another's.
+    """
+    report = scored.report
+    if scored.loaded.excluded_rows:
+        st.caption(f":material/info: No score badge for this dataset: {scored.loaded.excluded_rows:,} invalid "
+                   "row(s) were excluded, and a badge would not say so.")
+        return
+    # With a picker, align on its box (its label sits above); without one, on the middle of the row.
+    columns = st.columns([2, 3, 2], vertical_alignment="bottom" if agent_id is None else "center")
+    if agent_id is None:
+        agents = [a.agent_id for a in report.agents]
+        agent_id = columns[0].selectbox("Score badge for", agents, key=f"badge_agent_{key}",
+                                        format_func=lambda a: f"#{report.agent(a).rank} {a}" if report.agent(a).rank
+                                        else f"{a} (unranked)")
+    else:
+        columns[0].markdown("**Score badge**")
+    preview, button = columns[1], columns[2]
+    digest = dataset_sha256(scored)
+    version = report.policy.version
+    svg = badge_svg(report.agent(agent_id), policy_version=version, dataset_sha256=digest)
+    preview.image(svg)
+    button.download_button("Download the badge (SVG)", svg, file_name=badge_file_name(agent_id, version, digest),
+                           mime="image/svg+xml", icon=":material/download:", on_click="ignore", width="stretch",
+                           key=f"badge_download_{key}")
+    st.caption(f"The canonical headline score of {fmt.plain(agent_id)} under policy {fmt.plain(version)} on "
+               f"dataset {digest[:SHORT_HASH]} (the start of its sha256), both in the badge's tooltip. "
+               "Colours and the command line: README, *Badges*.")
