@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import charts, data, tables, ui
+from explorer import charts, data, scorecards, tables, ui
 from explorer import format as fmt
 from scoring import RADAR_AXES, check_weights
 
@@ -17,17 +17,20 @@ defaults = policy.radar_weights
 def reset_weights() -> None:
     for axis in RADAR_AXES:
         st.session_state[f"weight_{axis}"] = round(100 * defaults[axis])
+    scorecards.forget()
 
+
+scorecards.controls()  # above the sliders: loading a scorecard sets them
 
 st.subheader("Viewer weights")
-for axis in RADAR_AXES:  # defaults live in session state only, so the reset button is the single writer
+for axis in RADAR_AXES:  # defaults live in session state only: the reset button and a scorecard write them
     st.session_state.setdefault(f"weight_{axis}", round(100 * defaults[axis]))
 columns = st.columns(len(RADAR_AXES))
 weights = {}
 for column, axis in zip(columns, RADAR_AXES):
     weights[axis] = column.slider(tables.AXIS_LABELS[axis], 0, 100, step=5, format="%d%%",
                                   key=f"weight_{axis}") / 100
-weights = check_weights(weights, policy)
+weights = scorecards.applied_weights(check_weights(weights, policy))
 total = sum(weights.values())
 shares = "  ·  ".join(f"{tables.AXIS_LABELS[a]} {fmt.weight(w / total) if total else fmt.DASH}"
                       for a, w in weights.items())
@@ -59,7 +62,10 @@ with right:
 st.subheader("Profile ranking beside the unchanged headline")
 st.info("The headline columns never move when a slider moves: viewer weights change only the profile score "
         "and the profile rank.", icon=":material/lock:")
+st.caption(scorecards.ranking_caption())
 ui.table(ranking, {"Profile score": fmt.score, "Headline score": fmt.score}, key="profile_ranking",
          columns={"Profile score": st.column_config.Column(help="Your weights, renormalized over available axes"),
                   "Headline score": st.column_config.Column(help="Canonical; not affected by the weights"),
                   "Headline rank": st.column_config.Column(help="Canonical; not affected by the weights")})
+
+scorecards.save_and_link(weights)
