@@ -383,6 +383,8 @@ def _link_weights(text: str) -> tuple[dict[str, Any], list[FieldError]]:
             errors.append(FieldError(LINK_WEIGHTS, f"expected axis:weight, got {_show(part)}"))
         elif axis in weights:
             errors.append(FieldError(f"weights.{axis}", "is given more than once"))
+        elif value.startswith("-") and _LINK_NUMBER.fullmatch(value[1:]):  # the regex bounds its length
+            errors.append(FieldError(f"weights.{axis}", f"must be a finite number >= 0, got {value}"))
         elif not _LINK_NUMBER.fullmatch(value):
             errors.append(FieldError(f"weights.{axis}", f"must be a number such as 0.25, got {_show(value)}"))
         else:
