@@ -32,14 +32,21 @@ def _runs_sha256(key: tuple, _scored: data.Scored) -> str:
     return runs_hash(_scored.runs)
 
 
+def _one_file(dataset: data.Dataset) -> bool:
+    """The dataset is one file as it stands, so ``python -m scoring badge FILE AGENT`` gives the same badge."""
+    if dataset.kind in ("sample", "upload"):
+        return True
+    return dataset.kind == "import" and len(dataset.sources) == 1 and not dataset.mapping and not any(
+        dataset.experiments)
+
+
 def dataset_sha256(scored: data.Scored) -> str:
     """The sha256 a badge of the current dataset names (module docstring)."""
     dataset = data.current_dataset()
     if dataset.kind in ("sample", "upload"):
         return dataset.digest
     if dataset.kind == "import":
-        alone = len(dataset.sources) == 1 and not dataset.mapping and not any(dataset.experiments)
-        return dataset.sources[0] if alone else dataset.digest
+        return dataset.sources[0] if _one_file(dataset) else dataset.digest
     return _runs_sha256((dataset.kind, dataset.digest, dataset.exclude_invalid), scored)
 
 
@@ -70,6 +77,10 @@ def badge_row(scored: data.Scored, agent_id: str | None = None, *, key: str) -> 
     button.download_button("Download the badge (SVG)", svg, file_name=badge_file_name(agent_id, version, digest),
                            mime="image/svg+xml", icon=":material/download:", on_click="ignore", width="stretch",
                            key=f"badge_download_{key}")
-    st.caption(f"The canonical headline score of {fmt.plain(agent_id)} under policy {fmt.plain(version)} on "
-               f"dataset {digest[:SHORT_HASH]} (the start of its sha256), both in the badge's tooltip. "
-               "Colours and the command line: README, *Badges*.")
+    cli = (" The command line makes the same file: `python -m scoring badge RUNS_FILE AGENT -o badge.svg`."
+           if _one_file(data.current_dataset()) else "")
+    st.caption(f"A badge for a README or a web page: the **canonical headline score** of {fmt.plain(agent_id)}, "
+               "the number the leaderboard ranks by (never a profile score), coloured by its band. The file also "
+               f"names policy {fmt.plain(version)} and the dataset it was scored on (sha256 "
+               f"{digest[:SHORT_HASH]}…), so anyone with that file can check the number.{cli} "
+               "Colours: README, *Badges and Team Scorecards*.")

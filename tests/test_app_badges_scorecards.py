@@ -104,6 +104,10 @@ def test_the_app_and_the_cli_give_the_same_badge_bytes(media):
     cli = subprocess.run([sys.executable, "-m", "scoring", "badge", str(SAMPLE), "swift-lite"], cwd=ROOT,
                          capture_output=True, timeout=300, check=True)
     assert content == cli.stdout
+    # The words beside the badge say what it is to a newcomer, and name the command that makes the same file.
+    words = " ".join(c.value.replace("\\", "") for c in at.caption)
+    assert "the **canonical headline score** of swift-lite" in words and "never a profile score" in words
+    assert "`python -m scoring badge RUNS_FILE AGENT -o badge.svg`" in words
 
 
 def test_headline_badge_follows_the_chosen_agent(media):
