@@ -60,8 +60,8 @@ with right:
                "newest first by finished_at.")
 
 st.subheader("Profile ranking beside the unchanged headline")
-st.info("The headline columns never move when a slider moves: viewer weights change only the profile score "
-        "and the profile rank.", icon=":material/lock:")
+st.info("The headline columns never move when a slider moves or a scorecard is loaded: viewer and Team "
+        "Scorecard weights change only the profile score and the profile rank.", icon=":material/lock:")
 st.caption(scorecards.ranking_caption())
 ui.table(ranking, {"Profile score": fmt.score, "Headline score": fmt.score}, key="profile_ranking",
          columns={"Profile score": st.column_config.Column(help="Your weights, renormalized over available axes"),
