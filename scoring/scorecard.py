@@ -144,10 +144,11 @@ def validate_scorecard(doc: Any, duplicates: tuple[str, ...] = ()) -> list[Field
     errors = [FieldError(d, "is given more than once") for d in duplicates]
     errors += [FieldError(str(key), f"unknown field; a scorecard has only {', '.join(FIELDS)}")
                for key in doc if key not in FIELDS]
-    missing = [FieldError(f, "is required") for f in FIELDS if f not in doc]
-    if missing:
-        return errors + missing
-    return errors + field_errors(doc["name"], doc["description"], doc["weights"])
+    checks = {"name": _name_errors, "weights": _weight_errors,
+              "description": lambda value: _text_errors(value, "description", 0, DESCRIPTION_MAX_CHARS)}
+    for name in FIELDS:  # a missing field does not hide what is wrong with the others
+        errors += checks[name](doc[name]) if name in doc else [FieldError(name, "is required")]
+    return errors
 
 
 def scorecard_from_dict(doc: Any, duplicates: tuple[str, ...] = ()) -> Scorecard:
@@ -195,7 +196,7 @@ def scorecard_from_json(data: str | bytes) -> Scorecard:
     >>> scorecard_from_json('{"name": "fast", "weights": {"latency": -1}}')
     Traceback (most recent call last):
     ...
-    scoring.scorecard.ScorecardError: description: is required
+    scoring.scorecard.ScorecardError: description: is required; weights.latency: must be a finite number >= 0, got -1
     """
     try:
         doc = load_json(data, what="scorecard", max_bytes=MAX_SCORECARD_BYTES, max_depth=8)

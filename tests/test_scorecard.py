@@ -152,6 +152,12 @@ def test_every_problem_is_reported_at_once():
     assert set(errors) == {"x", "name", "description", "weights.speed", "weights.cost"}
 
 
+def test_a_missing_field_does_not_hide_the_others_problems():
+    errors = refused(json.dumps({"name": "", "weights": {"latency": -1}}))
+    assert errors == {"name": "must be 1-80 characters, got 0", "description": "is required",
+                      "weights.latency": "must be a finite number >= 0, got -1"}
+
+
 def test_direct_construction_is_validated_the_same_way():
     with pytest.raises(ScorecardError) as info:
         Scorecard("", "ok", {"latency": float("nan")})
