@@ -257,6 +257,12 @@ def save_and_link(weights: Mapping[str, float]) -> None:
         except ScorecardError as error:
             st.error(refusal("These weights cannot be saved as a scorecard", error), icon=":material/block:")
             return
+        loaded = active()
+        if loaded is not None and modified(loaded) and name == loaded.card.name:
+            # Two files of one name with different weights: a team could not tell which ranking it shared.
+            st.warning(f"These are no longer the weights of scorecard **{fmt.plain(name)}** (a slider has moved "
+                       "since it was loaded): give them a name and a description of their own.",
+                       icon=":material/edit:")
         st.download_button("Download the scorecard (JSON)", scorecard_to_json(card),
                            file_name=scorecard_file_name(card), mime="application/json", icon=":material/download:",
                            on_click="ignore", key="scorecard_download")

@@ -332,6 +332,23 @@ def test_saving_the_sliders_downloads_a_scorecard(media):
     assert (name, content) == ("scorecard-speed-first.json", (EXAMPLES_DIR / "speed-first.json").read_bytes())
 
 
+def test_saving_a_modified_scorecard_asks_for_a_name_of_its_own(media):
+    at = page("radar")
+    at.query_params["scorecard"] = "cost-conscious"
+    run(at)
+    assert not at.warning
+    at.slider(key="weight_correctness").set_value(100)
+    run(at)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "These are no longer the weights of scorecard **cost\\-conscious**" in warnings
+    assert "give them a name and a description of their own" in warnings
+    at.text_input(key="scorecard_save_name").set_value("cost, but correct")
+    run(at)
+    assert "no longer the weights" not in " ".join(w.value for w in at.warning)
+    name, content = downloads(at, media)["Download the scorecard (JSON)"]
+    assert name == "scorecard-cost-but-correct.json" and json.loads(content)["weights"]["correctness"] == 1.0
+
+
 def test_saving_refuses_what_a_scorecard_cannot_hold(media):
     at = run(page("radar"))
     at.text_input(key="scorecard_save_name").set_value(" padded")
