@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from scoring import RADAR_AXES
-from scoring.scorecard import EXAMPLES_DIR, Scorecard, apply_scorecard, read_scorecard
+from scoring.scorecard import EXAMPLES_DIR, Scorecard, apply_scorecard, read_scorecard, scorecard_to_json
 from tests.e2e.conftest import ROOT, SAMPLE_PATH
 from tests.e2e.test_browser import (
     AXIS_LABELS,
@@ -166,3 +166,23 @@ def test_a_hostile_scorecard_link_is_refused_in_words(app, sample_report):
         assert slider(app, label).get_attribute("aria-valuetext") == "20%", label
     assert app.grid(0).column("Agent") == profile_order(sample_report, dict.fromkeys(RADAR_AXES, 0.2))
     assert_clean(app, "radar page opened by a hostile link")
+
+
+@pytest.mark.browser
+def test_a_team_loads_its_scorecard_file_and_saves_it_back(app, sample_report, tmp_path):
+    card = Scorecard("ops team", "Correct and cheap.", {"correctness": 0.4, "cost": 0.6})
+    path = tmp_path / "ops.json"
+    path.write_text(scorecard_to_json(card), encoding="utf-8")
+    app.goto("radar")
+    file_input = app.page.locator("[data-testid='stMain'] [data-testid='stFileUploaderDropzone'] input[type='file']")
+    app.interact(lambda: file_input.set_input_files(str(path)), description="uploading a scorecard")
+    status = app.page.locator("[data-testid='stAlert']", has_text="Active scorecard").inner_text()
+    assert "ops team (file ops.json)" in status and "Correct and cheap." in status
+    positions = [slider(app, label).get_attribute("aria-valuetext") for label in AXIS_LABELS]
+    assert positions == ["40%", "0%", "60%", "0%", "0%"]
+    check_profile_beside_headline(app, sample_report, card)
+    assert "scorecard_weights=correctness%3A0.4%2Ccost%3A0.6" in app.page.url  # the link carries it
+    app.page.get_by_text("Save these weights as a scorecard").click()  # an expander opens without a rerun
+    name, text = download(app, "Download the scorecard (JSON)")
+    assert (name, text) == ("scorecard-ops-team.json", path.read_text(encoding="utf-8"))
+    assert_clean(app, "radar page with an uploaded scorecard")
