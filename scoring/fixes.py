@@ -1,4 +1,5 @@
-"""What to fix first (issue 15): the headline an agent would have if a task's unsuccessful runs had succeeded.
+"""What to fix first (issue 15): the headline an agent would have if a task's unsuccessful runs had succeeded,
+and what its costliest tasks and runs cost together.
 
 :mod:`scoring.explain` says which runs cost points (removing them); this module says what fixing
 them would be worth, task by task, and whether that alone overtakes the agent above. Each what-if
@@ -30,9 +31,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .explain import _records, agent_rows, overtake
+from .explain import Influence, Removal, _records, agent_rows, overtake, remove_runs
 from .facts import Fact
-from .headline import HeadlineAggregates, composite_arrays, final_scores
+from .headline import Headline, HeadlineAggregates, composite_arrays, final_scores
 from .policy import Policy
 from .report import Report
 
@@ -182,3 +183,75 @@ def fixes(runs: pd.DataFrame, agent_id: str, report: Report) -> Fixes:
     tasks = table(counts)
     totals = table(counts.sum().to_frame().T.set_axis([""]))
     return Fixes(agent_id, h.score, None if ahead is None else ahead.above, target, tasks, totals, policy)
+
+
+# --------------------------------------------------------------------------- what costs the most, together
+
+
+@dataclass(frozen=True)
+class Costliest:
+    """The costliest tasks and runs of one agent taken out together (:func:`scoring.explain.remove_runs`).
+
+    ``tasks`` are the ``n_tasks`` tasks whose removal gains the most points (positive gains only),
+    ``runs`` the ``n_runs`` such runs; ``task_removal`` and ``run_removal`` the effect of removing
+    all of them at once (exact: not the sum of the single removals, which interact).
+    """
+
+    agent_id: str
+    tasks: tuple[str, ...]
+    task_runs: tuple[str, ...]
+    task_removal: Removal | None
+    runs: tuple[str, ...]
+    run_removal: Removal | None
+
+    def facts(self) -> list[Fact]:
+        out = []
+        if self.task_removal is not None and self.task_removal.points_if_removed is not None:
+            r = self.task_removal
+            out.append(Fact("The {n:count} costliest task(s) ({tasks:text}; {runs:count} run(s)) cost {points:score} "
+                            "points together: without them the score would be {score:score}.",
+                            {"n": len(self.tasks), "tasks": ", ".join(self.tasks), "runs": r.runs,
+                             "points": r.points_if_removed, "score": r.score_if_removed}))
+        if self.run_removal is not None and self.run_removal.points_if_removed is not None:
+            r = self.run_removal
+            out.append(Fact("The {n:count} costliest run(s) cost {points:score} points together: without them the "
+                            "score would be {score:score}.", {"n": r.runs, "points": r.points_if_removed,
+                                                                "score": r.score_if_removed}))
+        if not out:
+            out.append(Fact("No task or run costs points: removing any of them would not raise the score."))
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tasks": list(self.tasks), "task_removal": None if self.task_removal is None
+                else self.task_removal.to_json(), "runs": list(self.runs),
+                "run_removal": None if self.run_removal is None else self.run_removal.to_json(),
+                "facts": [str(f) for f in self.facts()]}
+
+
+def costliest(runs: pd.DataFrame, agent_id: str, found: Influence, policy: Policy, headline: Headline | None = None,
+              n_tasks: int = 3, n_runs: int = 12) -> Costliest:
+    """The ``n_tasks`` costliest tasks and ``n_runs`` costliest runs of ``found`` (the agent's influence),
+    each set removed at once.
+
+    Examples
+    --------
+    >>> from scoring import runs_from_records, score_runs
+    >>> from scoring.explain import influence
+    >>> rows = [{"run_id": f"r{i}", "agent_id": "a", "task_id": f"t{i % 3}", "status": "completed",
+    ...          "success": i % 3 != 0, "latency_ms": 1000.0, "cost_usd": 0.01} for i in range(9)]
+    >>> runs = runs_from_records(rows)
+    >>> c = costliest(runs, "a", influence(runs, "a"), score_runs(runs).policy, n_tasks=1, n_runs=2)
+    >>> c.tasks, c.task_runs, c.runs  # t0 never succeeds: its three runs cost the most
+    (('t0',), ('r0', 'r3', 'r6'), ('r0', 'r3'))
+    >>> # 6 of 9 successes: 26.67 + 14 + 15 + 24 = 79.67; without t0 all 6 succeed: 40 + 14 + 15 + 24 = 93
+    >>> round(c.task_removal.points_if_removed, 4), c.task_removal.score_if_removed
+    (13.3333, 93.0)
+    """
+    mine = agent_rows(runs, agent_id)
+    tasks = tuple(str(t) for t in found.costliest_tasks(n_tasks)["task_id"])
+    in_tasks = mine["task_id"].astype(str).isin(tasks).to_numpy(dtype=bool)
+    task_runs = tuple(sorted(str(r) for r in mine["run_id"][in_tasks]))
+    top = tuple(str(r) for r in found.costliest_runs(n_runs)["run_id"])
+    return Costliest(agent_id, tasks, task_runs,
+                     remove_runs(mine, agent_id, task_runs, policy, headline) if tasks else None,
+                     top, remove_runs(mine, agent_id, top, policy, headline) if top else None)

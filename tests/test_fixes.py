@@ -10,7 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from scoring import headline_scores, leaderboard_order, load_runs, runs_from_records, score_runs
-from scoring.fixes import KINDS, fixes
+from scoring.explain import influence
+from scoring.fixes import KINDS, costliest, fixes
 from tests.test_properties import run_tables
 
 SAMPLE = "sample_data/runs.csv"
@@ -156,3 +157,45 @@ def test_json_and_facts_have_no_nan():
 def test_fixes_equal_rescoring_on_random_tables(rows):
     for agent in sorted({r["agent_id"] for r in rows}):
         check_against_rescoring(rows, agent)
+
+
+# --------------------------------------------------------------------------- costliest, together
+
+
+@pytest.mark.parametrize("agent", ["crashy-runner", "steady-pro", "newcomer"])
+def test_costliest_tasks_and_runs_removed_together_equal_rescoring(agent):
+    runs = load_runs(SAMPLE).runs
+    report = score_runs(runs)
+    h = report.agent(agent).headline
+    found = influence(runs, agent, report.policy, h)
+    c = costliest(runs, agent, found, report.policy, h)
+    assert list(c.tasks) == list(found.costliest_tasks(3)["task_id"])
+    assert list(c.runs) == list(found.costliest_runs(12)["run_id"])
+    assert (found.tasks.set_index("task_id").loc[list(c.tasks), "points_if_removed"] > 0).all()
+    for ids, removal in ((c.task_runs, c.task_removal), (c.runs, c.run_removal)):
+        keep = ~(runs["agent_id"].eq(agent) & runs["run_id"].astype(str).isin(ids)).to_numpy()
+        after = headline_scores(runs[keep])[agent]
+        assert removal.runs == len(ids)
+        assert removal.points_if_removed == pytest.approx(after.weighted_score - h.weighted_score, abs=TOL)
+        assert removal.score_if_removed == after.score
+    words = [str(f) for f in c.facts()]
+    assert words[0].startswith(f"The {len(c.tasks)} costliest task(s) ({', '.join(c.tasks)}; {len(c.task_runs)} run")
+
+
+def test_crashy_runner_costliest_runs_reach_the_agent_above():
+    runs = load_runs(SAMPLE).runs
+    report = score_runs(runs)
+    h = report.agent("crashy-runner").headline
+    c = costliest(runs, "crashy-runner", influence(runs, "crashy-runner", report.policy, h), report.policy, h)
+    assert str(c.facts()[1]) == ("The 12 costliest run(s) cost 1.64 points together: without them the score would "
+                                 "be 76.31.")
+
+
+def test_nothing_costs_points_when_every_run_helps():
+    rows = [run(f"r{i}", latency=1000.0) for i in range(6)]  # all successful, equal latencies: nothing to gain
+    runs = runs_from_records(rows)
+    report = score_runs(runs)
+    c = costliest(runs, "a", influence(runs, "a"), report.policy)
+    assert c.tasks == () and c.runs == () and c.task_removal is None
+    assert [str(f) for f in c.facts()] == ["No task or run costs points: removing any of them would not raise the "
+                                           "score."]
