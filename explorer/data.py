@@ -17,9 +17,10 @@ import hashlib
 import json
 import threading
 import time
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import streamlit as st
 
@@ -467,7 +468,7 @@ def require_scores() -> Scored:
     return result
 
 
-def page_link(name: str, label: str, icon: str) -> None:
+def page_link(name: str, label: str, icon: str, query_params: dict[str, list[str]] | None = None) -> None:
     """A link to one of the app's pages. Navigating by link keeps the sidebar's data source and upload
     (``st.switch_page`` would reset every widget). A page run on its own (a test) has no such page
     registered: the page is then named in words."""
@@ -477,9 +478,24 @@ def page_link(name: str, label: str, icon: str) -> None:
 
     spec = PAGE_BY_NAME[name]
     try:
-        st.page_link(str(spec.path), label=label, icon=icon)
+        st.page_link(str(spec.path), label=label, icon=icon, query_params=query_params or None)
     except StreamlitPageNotFoundError:
         st.caption(f"Open *{spec.title}* in the menu.")
+
+
+T = TypeVar("T")
+
+
+def derived(what: str, extra: Hashable, compute: Callable[[], T], size_of: Callable[[T], int],
+            spinner: str | None = None) -> T:
+    """A result computed from the current dataset (an explanation, the task matrix, a series over time), once
+    per dataset and ``extra``, held in the same bounded cache as the scores (so within the same budget)."""
+    dataset = current_dataset()
+    key = (what, dataset.kind, dataset.digest, dataset.exclude_invalid, extra)
+    if spinner is None:
+        return _cache().get_or_compute(key, compute, size_of)
+    with st.spinner(spinner, show_time=True):
+        return _cache().get_or_compute(key, compute, size_of)
 
 
 def show_import_report(report: ImportReport, *, expanded: bool = False) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
 from scoring import RADAR_AXES, Report
@@ -105,3 +106,38 @@ def task_table(report: Report, agent_id: str) -> pd.DataFrame:
         # A task that does not qualify enters no aggregate: show no value rather than a misleading one.
         frame[f"pass^{k}"] = frame[f"pass^{k}"].astype("Float64").where(frame["Qualifies"])
     return frame
+
+
+# --------------------------------------------------------------------------- issue 15: runs, accounting, explanations
+
+RUNS_COLUMNS = {"run_id": "Run", "agent_id": "Agent", "task_id": "Task", "status": "Status", "outcome": "Outcome",
+                "latency_ms": "Latency (ms)", "cost_usd": "Cost (USD)", "steps": "Steps",
+                "finished_at": "Finished (UTC)", "in_headline": "Headline", "in_radar_window": "Radar window",
+                "in_pass_k": "pass^k", "points_if_removed": "Points if removed",
+                "score_if_removed": "Score if removed"}
+
+
+def runs_table(view: pd.DataFrame) -> pd.DataFrame:
+    """A runs view (``scoring.drilldown.runs_view``, optionally with influence columns) for display."""
+    success = view["success"].astype("boolean")
+    outcome = pd.Series(np.where(success.isna(), "unknown", np.where(success.fillna(False), "success", "failure")),
+                        index=view.index, dtype=object)
+    finished = pd.Series(view["finished_at"].dt.strftime("%Y-%m-%d %H:%M:%S"), dtype=object)
+    frame = pd.DataFrame({
+        "run_id": view["run_id"].astype(str).to_numpy(dtype=object),
+        "agent_id": view["agent_id"].astype(str).to_numpy(dtype=object),
+        "task_id": view["task_id"].astype(str).to_numpy(dtype=object),
+        "status": view["status"].astype(str).to_numpy(dtype=object),
+        "outcome": outcome.to_numpy(dtype=object),
+        "latency_ms": view["latency_ms"].astype("Float64").to_numpy(),
+        "cost_usd": view["cost_usd"].astype("Float64").to_numpy(),
+        "steps": view["steps"].astype("Float64").to_numpy() if "steps" in view else pd.NA,
+        "finished_at": finished.where(view["finished_at"].notna(), None).to_numpy(dtype=object),
+        "in_headline": view["in_headline"].to_numpy(dtype=bool),
+        "in_radar_window": view["in_radar_window"].to_numpy(dtype=bool),
+        "in_pass_k": view["in_pass_k"].to_numpy(dtype=bool),
+    })
+    for column in ("points_if_removed", "score_if_removed"):
+        if column in view:
+            frame[column] = view[column].astype("Float64").to_numpy()
+    return frame.rename(columns=RUNS_COLUMNS)

@@ -15,10 +15,13 @@ ROW_HEIGHT = 35
 
 def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | None = None, *,
           key: str | None = None, height: int | Literal["fit", "auto"] = "fit",
-          columns: Mapping[str, Any] | None = None) -> None:
+          columns: Mapping[str, Any] | None = None,
+          select: Literal["single-row", "multi-row"] | None = None) -> list[int]:
     """A sortable table whose cells are formatted by ``explorer.format`` (an empty value shows a dash).
 
-    The underlying values stay numeric, so sorting by a column sorts numbers, not text.
+    The underlying values stay numeric, so sorting by a column sorts numbers, not text. With
+    ``select`` (and a ``key``), rows can be selected: the positions of the selected rows in ``frame``
+    are returned (the order the frame was given in, whatever order the viewer sorted it into).
     """
     formats = dict(formats or {})
     # Text columns: a missing cell becomes the dash itself (Streamlit shows a raw None in text columns
@@ -33,8 +36,14 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
     if height == "fit":  # every row shown up to 20 rows, then a scrolling table
         height = ROW_HEIGHT * (len(frame) + 1) + 3 if len(frame) <= 20 else 600
     # placeholder: Streamlit draws its own "None" for a missing cell whatever the Styler says.
-    st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key,
-                 column_config=dict(columns) if columns else None, placeholder=fmt.DASH)
+    config = dict(columns) if columns else None
+    if select is None:
+        st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key, column_config=config,
+                     placeholder=fmt.DASH)
+        return []
+    event = st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key, column_config=config,
+                         placeholder=fmt.DASH, on_select="rerun", selection_mode=select)
+    return [int(r) for r in event.selection.rows if 0 <= int(r) < len(frame)]
 
 
 def _dash_for_missing(format_value: Callable[[object], str]) -> Callable[[object], str]:

@@ -1,0 +1,223 @@
+"""The runs behind every number (issue 15): the Runs page's filter carried from a selection, and the
+explanations the pages show, computed once per dataset.
+
+A selection (a leaderboard row, a heatmap cell, a task row or bar) becomes a :class:`RunsFilter`.
+It is kept in ``st.session_state["runs_filter"]`` (so the Runs page opened from the menu shows the
+last selection) and written into the link's query parameters (``/runs?agent=...&task=...``, so a
+link can be shared). The link is an ``st.page_link``: navigation on the browser's side, which keeps
+the sidebar's data source and its uploaded file (``st.switch_page`` resets the sidebar's widgets).
+
+The agent a viewer is looking at (selected on the Leaderboard, or chosen on the Headline page) is
+the *focus*: the pages that show one agent open on it.
+
+Every computation here is a call into ``scoring`` (no formula), cached in the explorer's bounded
+cache per dataset (``explorer.data.derived``): each is computed when a page asks for it, for the
+agents it asks for, never for all agents at once unless the page shows all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+
+import pandas as pd
+import streamlit as st
+
+from scoring import drilldown
+from scoring.explain import Accounting, Explanation, accounting, explain
+from scoring.schema import STATUSES
+
+from . import data
+
+FILTER_KEY = "runs_filter"
+FOCUS_KEY = "focus_agent"
+COHORT_LABELS = {"headline": "headline cohort (completed runs)",
+                 "radar_window": "radar window (latest terminal runs)",
+                 "pass_k": "pass^k outcomes (terminal, known outcome)"}
+OUTCOME_LABELS = {"success": "success", "failure": "failure", "unknown": "unknown outcome"}
+# RunsFilter field -> query parameter (repeated for several values) and the values it accepts (None: any).
+QUERY = {"agents": "agent", "tasks": "task", "statuses": "status", "outcomes": "outcome", "cohorts": "cohort"}
+ALLOWED: dict[str, Sequence[str] | None] = {"agents": None, "tasks": None, "statuses": STATUSES,
+                                           "outcomes": drilldown.OUTCOMES, "cohorts": drilldown.COHORTS}
+MAX_QUERY_VALUES = 200  # a link names at most this many values per parameter (longer lists are cut, and said so)
+
+
+@dataclass(frozen=True)
+class RunsFilter:
+    """Which runs to show: each field keeps runs matching any of its values; an empty field keeps all.
+
+    ``cohorts`` keeps runs in every cohort named (``scoring.drilldown.runs_view``).
+    """
+
+    agents: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+    statuses: tuple[str, ...] = ()
+    outcomes: tuple[str, ...] = ()
+    cohorts: tuple[str, ...] = ()
+
+    def to_query(self) -> dict[str, list[str]]:
+        """The query parameters of a link to these runs (only the fields that filter)."""
+        return {QUERY[f.name]: list(getattr(self, f.name))[:MAX_QUERY_VALUES] for f in fields(self)
+                if getattr(self, f.name)}
+
+    @classmethod
+    def from_query(cls, params: Mapping[str, Iterable[str]]) -> tuple[RunsFilter, list[str]]:
+        """A filter from query parameters, and what was ignored in them (unknown statuses, outcomes, cohorts)."""
+        values: dict[str, tuple[str, ...]] = {}
+        ignored: list[str] = []
+        for name, key in QUERY.items():
+            given = list(dict.fromkeys(str(v) for v in params.get(key, ()) if str(v)))
+            allowed = ALLOWED[name]
+            if allowed is not None:
+                ignored += [f"{key} {v!r}" for v in given if v not in allowed]
+                given = [v for v in given if v in allowed]
+            values[name] = tuple(given)
+        return cls(**values), ignored
+
+    def view(self, runs: pd.DataFrame, policy) -> pd.DataFrame:
+        """The runs this filter keeps, with their cohort flags (``scoring.drilldown.runs_view``)."""
+        return drilldown.runs_view(runs, agents=self.agents or None, tasks=self.tasks or None,
+                                   statuses=self.statuses or None, outcomes=self.outcomes or None,
+                                   cohorts=self.cohorts or None, policy=policy)
+
+    def describe(self) -> str:
+        """The filter in words, plain text (escape it for markdown): 'crashy-runner, task task-35'."""
+        parts = []
+        if self.agents:
+            parts.append(_listed(self.agents, "agents"))
+        if self.tasks:
+            parts.append("task " + _listed(self.tasks, "tasks") if len(self.tasks) == 1
+                         else _listed(self.tasks, "tasks"))
+        if self.statuses:
+            parts.append("status " + " or ".join(self.statuses))
+        if self.outcomes:
+            parts.append(" or ".join(OUTCOME_LABELS[o] for o in self.outcomes))
+        if self.cohorts:
+            parts.append("in the " + " and the ".join(COHORT_LABELS[c].split(" (")[0] for c in self.cohorts))
+        return ", ".join(parts) or "every run"
+
+
+def _listed(values: Sequence[str], what: str, shown: int = 3) -> str:
+    if len(values) <= shown:
+        return ", ".join(values)
+    return f"{', '.join(values[:shown])} and {len(values) - shown:,} more {what}"
+
+
+# --------------------------------------------------------------------------- the selection, carried
+
+
+def current_filter() -> RunsFilter:
+    value = st.session_state.get(FILTER_KEY)
+    return value if isinstance(value, RunsFilter) else RunsFilter()
+
+
+def choose(runs_filter: RunsFilter) -> None:
+    """Make ``runs_filter`` the Runs page's filter (a selection was made)."""
+    st.session_state[FILTER_KEY] = runs_filter
+    if len(runs_filter.agents) == 1:
+        st.session_state[FOCUS_KEY] = runs_filter.agents[0]
+
+
+def runs_link(runs_filter: RunsFilter, label: str) -> None:
+    """Choose ``runs_filter`` and link to the Runs page with it (in the link's query parameters too)."""
+    choose(runs_filter)
+    data.page_link("runs", label, ":material/table_rows:", query_params=runs_filter.to_query())
+
+
+def focus(options: Sequence[str], key: str, default: str | None = None) -> None:
+    """Before a selectbox of agents (``key``): show the focus agent when it changed elsewhere or the box is new.
+
+    After the selectbox, :func:`set_focus` with its value keeps the pages in step.
+    """
+    wanted = st.session_state.get(FOCUS_KEY, default)
+    applied = st.session_state.get(f"{key}__focus")
+    if wanted in options and (wanted != applied or key not in st.session_state):
+        st.session_state[key] = wanted
+        st.session_state[f"{key}__focus"] = wanted
+
+
+def set_focus(agent_id: str, key: str) -> None:
+    st.session_state[FOCUS_KEY] = agent_id
+    st.session_state[f"{key}__focus"] = agent_id
+
+
+def focus_agent() -> str | None:
+    value = st.session_state.get(FOCUS_KEY)
+    return value if isinstance(value, str) else None
+
+
+# --------------------------------------------------------------------------- computations, cached per dataset
+
+
+def _frame_bytes(*frames: pd.DataFrame) -> int:
+    return int(sum(f.memory_usage(deep=True, index=False).sum() for f in frames)) + 10_000
+
+
+def explanation(scored: data.Scored, agent_id: str) -> Explanation:
+    """Points lost, overtake, influence and accounting of one agent (``scoring.explain.explain``)."""
+    def size(e: Explanation) -> int:
+        return _frame_bytes(e.influence.tasks, e.influence.runs)
+
+    return data.derived("explain", agent_id, lambda: explain(scored.runs, agent_id, scored.report), size,
+                        spinner=None)
+
+
+def accounts(scored: data.Scored) -> dict[str, Accounting]:
+    """Every agent's run accounting (``scoring.explain.accounting``)."""
+    return data.derived("accounting", None, lambda: accounting(scored.runs, scored.report.policy),
+                        lambda a: 1_000 * len(a) + 10_000)
+
+
+# --------------------------------------------------------------------------- the Runs page's filter widgets
+
+WIDGET_KEYS = {"agents": "runs_agents", "tasks": "runs_tasks", "statuses": "runs_statuses",
+               "outcomes": "runs_outcomes", "cohorts": "runs_cohorts"}
+_SEEN_KEY = "runs_query_seen"
+_SHOWN_KEY = "runs_filter_shown"
+
+
+def prepare_filter_widgets(options: Mapping[str, Sequence[str]]) -> list[str]:
+    """Before the Runs page's filter widgets: put the filter to show into their state.
+
+    A link's query parameters win once (each distinct query once, so the viewer's later edits stay);
+    otherwise the last selection (session state). The widgets are set only when the filter changed
+    elsewhere or they are new (Streamlit forgets a page's widgets when another page is shown).
+    Returns what was left out, in words (plain text): values a link named that this page does not know.
+    """
+    notes: list[str] = []
+    given = {key: values for key in QUERY.values() if (values := st.query_params.get_all(key))}
+    if given and given != st.session_state.get(_SEEN_KEY):
+        runs_filter, ignored = RunsFilter.from_query(given)
+        notes += [f"unknown {what}" for what in ignored]
+        st.session_state[_SEEN_KEY] = given
+        st.session_state[FILTER_KEY] = runs_filter
+    runs_filter = current_filter()
+    if runs_filter != st.session_state.get(_SHOWN_KEY) or any(k not in st.session_state for k in WIDGET_KEYS.values()):
+        for name, key in WIDGET_KEYS.items():
+            known = set(options[name])
+            values = getattr(runs_filter, name)
+            notes += [f"{QUERY[name]} {v!r} is not in this data" for v in values if v not in known]
+            st.session_state[key] = [v for v in values if v in known]
+        st.session_state[_SHOWN_KEY] = runs_filter
+    return notes
+
+
+def keep_filter(runs_filter: RunsFilter) -> None:
+    """After the widgets: the filter they show is the selection, and the page's query parameters say it."""
+    st.session_state[FILTER_KEY] = runs_filter
+    st.session_state[_SHOWN_KEY] = runs_filter
+    query = runs_filter.to_query()
+    for key in QUERY.values():
+        if key in query:
+            if st.query_params.get_all(key) != query[key]:
+                st.query_params[key] = query[key]
+        elif key in st.query_params:
+            del st.query_params[key]
+    st.session_state[_SEEN_KEY] = query
+    if len(runs_filter.agents) == 1:
+        st.session_state[FOCUS_KEY] = runs_filter.agents[0]
+
+
+def clear_filter() -> None:
+    """The 'Show every run' button: an empty filter (a callback, so it runs before the widgets)."""
+    st.session_state[FILTER_KEY] = RunsFilter()

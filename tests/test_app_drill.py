@@ -1,0 +1,167 @@
+"""Issue 15 in the app: the Runs page (AppTest).
+
+A selection is carried to the Runs page in session state (``explorer.drill.FILTER_KEY``) and in the
+link's query parameters; both ways are driven here. What the pages show is checked against the
+scoring core on the same data.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from explorer import drill
+from explorer import format as fmt
+from scoring import load_runs, score_runs
+from scoring.drilldown import runs_view
+from scoring.explain import remove_runs
+from tests.test_app_pages import EDGE_AGENTS, EDGE_CSV, ROOT, assert_clean, page, run
+
+SAMPLE = ROOT / "sample_data" / "runs.csv"
+
+
+@pytest.fixture(scope="module")
+def sample():
+    runs = load_runs(SAMPLE).runs
+    return runs, score_runs(runs)
+
+
+def frame_with(at, column: str) -> pd.DataFrame:
+    found = [d.value for d in at.dataframe if column in d.value.columns]
+    assert len(found) == 1, [list(d.value.columns) for d in at.dataframe]
+    return found[0]
+
+
+def metrics(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+# --------------------------------------------------------------------------- the filter
+
+
+def test_filter_round_trips_through_query_parameters():
+    chosen = drill.RunsFilter(agents=("a", "b"), tasks=("t1",), statuses=("failed", "timeout"),
+                              outcomes=("unknown",), cohorts=("radar_window",))
+    again, ignored = drill.RunsFilter.from_query(chosen.to_query())
+    assert again == chosen and ignored == []
+    assert drill.RunsFilter().to_query() == {}
+
+
+def test_filter_from_query_ignores_unknown_values_and_says_so():
+    got, ignored = drill.RunsFilter.from_query({"agent": ["a", "a", ""], "status": ["done", "failed"],
+                                                "cohort": ["window"], "outcome": ["success"]})
+    assert got == drill.RunsFilter(agents=("a",), statuses=("failed",), outcomes=("success",))
+    assert ignored == ["status 'done'", "cohort 'window'"]
+
+
+def test_filter_in_words():
+    assert drill.RunsFilter().describe() == "every run"
+    assert drill.RunsFilter(agents=("x",), tasks=("t",)).describe() == "x, task t"
+    assert "and 2 more agents" in drill.RunsFilter(agents=tuple("abcde")).describe()
+    assert drill.RunsFilter(cohorts=("headline",)).describe() == "in the headline cohort"
+
+
+# --------------------------------------------------------------------------- the Runs page
+
+
+def test_runs_page_shows_every_run_by_default(sample):
+    runs, _ = sample
+    at = run(page("runs"))
+    assert metrics(at)["Runs shown"] == fmt.count(len(runs))
+    table = frame_with(at, "Radar window")
+    assert len(table) == min(len(runs), 1_000)
+    assert "Points if removed" not in table.columns  # influence is shown for one agent only
+    assert at.get("download_button")
+    assert_clean(at, "runs page (every run)")
+
+
+def test_runs_page_opens_on_the_selection(sample):
+    runs, report = sample
+    at = page("runs")
+    at.session_state[drill.FILTER_KEY] = drill.RunsFilter(agents=("crashy-runner",), statuses=("timeout",))
+    run(at)
+    expected = runs_view(runs, agents=["crashy-runner"], statuses=["timeout"], policy=report.policy)
+    table = frame_with(at, "Radar window")
+    assert sorted(table["Run"]) == sorted(expected["run_id"].astype(str))
+    assert set(table["Status"]) == {"timeout"} and not table["Headline"].any()
+    assert at.multiselect(key=drill.WIDGET_KEYS["agents"]).value == ["crashy-runner"]
+    assert at.multiselect(key=drill.WIDGET_KEYS["statuses"]).value == ["timeout"]
+    # Timed-out runs are not completed: the headline does not read them, and the page says so.
+    assert any("the headline does not read them" in c.value for c in at.caption)
+    assert "Points if removed" in table.columns and (table["Points if removed"] == 0).all()
+    assert_clean(at, "runs page (crashy-runner timeouts)")
+
+
+def test_runs_page_states_what_the_shown_runs_cost(sample):
+    runs, report = sample
+    at = page("runs")
+    at.session_state[drill.FILTER_KEY] = drill.RunsFilter(agents=("crashy-runner",), tasks=("task-35",))
+    run(at)
+    shown = frame_with(at, "Radar window")
+    removal = remove_runs(runs, "crashy-runner", list(shown["Run"]), report.policy,
+                          report.agent("crashy-runner").headline)
+    words = " ".join(i.value for i in at.info)
+    assert f"would be {fmt.score(removal.score_if_removed)} instead of 74.67" in words
+    assert f"{removal.points_if_removed:+.2f} points" in words
+
+
+def test_runs_page_reads_a_link(sample):
+    runs, report = sample
+    at = page("runs")
+    at.query_params["agent"] = "premium-max"
+    at.query_params["cohort"] = ["headline", "radar_window"]
+    run(at)
+    expected = runs_view(runs, agents=["premium-max"], cohorts=["headline", "radar_window"], policy=report.policy)
+    assert metrics(at)["Runs shown"] == fmt.count(len(expected))
+    assert at.multiselect(key=drill.WIDGET_KEYS["cohorts"]).value == ["headline", "radar_window"]
+
+
+def test_runs_page_bad_link_values_are_named_not_raised():
+    at = page("runs")
+    at.query_params["agent"] = ["nobody", "swift-lite"]
+    at.query_params["status"] = "done"
+    run(at)
+    warning = " ".join(w.value for w in at.warning)
+    assert "status 'done'" in warning and "agent 'nobody' is not in this data" in warning
+    assert at.multiselect(key=drill.WIDGET_KEYS["agents"]).value == ["swift-lite"]
+    assert_clean(at, "runs page (bad link)")
+
+
+def test_runs_page_nothing_matches():
+    at = page("runs")
+    at.session_state[drill.FILTER_KEY] = drill.RunsFilter(agents=("steady-pro",), statuses=("timeout",))
+    run(at)
+    assert any("No run matches" in i.value for i in at.info)
+    assert not at.get("download_button")
+    assert_clean(at, "runs page (no match)")
+
+
+def test_runs_page_show_every_run_clears_the_filter(sample):
+    runs, _ = sample
+    at = page("runs")
+    at.session_state[drill.FILTER_KEY] = drill.RunsFilter(agents=("newcomer",))
+    run(at)
+    assert metrics(at)["Runs shown"] == "5"
+    at.button[0].click()
+    run(at)
+    assert metrics(at)["Runs shown"] == fmt.count(len(runs))
+    assert at.multiselect(key=drill.WIDGET_KEYS["agents"]).value == []
+
+
+def test_runs_page_costliest_first_orders_by_influence():
+    at = page("runs")
+    at.session_state[drill.FILTER_KEY] = drill.RunsFilter(agents=("crashy-runner",))
+    run(at)
+    at.radio(key="runs_order").set_value("costliest first")
+    run(at)
+    points = frame_with(at, "Points if removed")["Points if removed"].astype(float)
+    assert points.is_monotonic_decreasing and points.iloc[0] > 0
+
+
+@pytest.mark.parametrize("agent", EDGE_AGENTS)
+def test_runs_page_every_edge_agent(agent):
+    at = page("runs", EDGE_CSV)
+    at.session_state[drill.FILTER_KEY] = drill.RunsFilter(agents=(agent,))
+    run(at)
+    assert frame_with(at, "Radar window")["Agent"].eq(agent).all()
+    assert_clean(at, f"runs page, agent {agent!r}")

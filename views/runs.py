@@ -1,0 +1,99 @@
+import streamlit as st
+
+from explorer import data, drill, tables, ui
+from explorer import format as fmt
+from scoring.drilldown import COHORTS, OUTCOMES, runs_csv
+from scoring.explain import remove_runs
+from scoring.schema import STATUSES
+
+ROWS_SHOWN = 1_000  # a table never holds more: the rest is counted and downloadable
+CSV_ROWS = 200_000  # the most runs one CSV download holds
+
+st.title("Runs")
+st.caption("The runs behind every number. Filter by agent, task, status, outcome and the cohort each measure "
+           "reads. A selection on another page (a leaderboard row, say) lands here with it.")
+
+scored = data.require_scores()
+runs, report = scored.runs, scored.report
+policy = report.policy
+options = {"agents": [a.agent_id for a in report.agents], "tasks": sorted(runs["task_id"].astype(str).unique()),
+           "statuses": list(STATUSES), "outcomes": list(OUTCOMES), "cohorts": list(COHORTS)}
+
+notes = drill.prepare_filter_widgets(options)
+if notes:
+    st.warning("Left out of the filter: " + "; ".join(fmt.plain(n) for n in notes) + ".",
+               icon=":material/filter_alt_off:")
+top = st.columns([2, 2, 1])
+agents = top[0].multiselect("Agents", options["agents"], key=drill.WIDGET_KEYS["agents"],
+                            placeholder="every agent")
+tasks = top[1].multiselect("Tasks", options["tasks"], key=drill.WIDGET_KEYS["tasks"], placeholder="every task")
+top[2].button("Show every run", on_click=drill.clear_filter, icon=":material/filter_alt_off:", width="stretch")
+bottom = st.columns([2, 2, 3])
+statuses = bottom[0].multiselect("Status", options["statuses"], key=drill.WIDGET_KEYS["statuses"],
+                                 placeholder="any status")
+outcomes = bottom[1].multiselect("Outcome", options["outcomes"], key=drill.WIDGET_KEYS["outcomes"],
+                                 format_func=lambda o: drill.OUTCOME_LABELS[o], placeholder="any outcome")
+cohorts = bottom[2].multiselect("In the cohort of", options["cohorts"], key=drill.WIDGET_KEYS["cohorts"],
+                                format_func=lambda c: drill.COHORT_LABELS[c], placeholder="any cohort (every run)",
+                                help="A run is kept when it is in every cohort named: the headline reads completed "
+                                     f"runs, the radar the latest {policy.radar_window} terminal runs of each agent, "
+                                     "pass^k every terminal run with a known outcome.")
+runs_filter = drill.RunsFilter(tuple(agents), tuple(tasks), tuple(statuses), tuple(outcomes), tuple(cohorts))
+drill.keep_filter(runs_filter)
+
+view = runs_filter.view(runs, policy)
+one_agent = runs_filter.agents[0] if len(runs_filter.agents) == 1 else None
+if one_agent is not None:  # each run's influence on the agent's headline (exact, cached per agent)
+    found = drill.explanation(scored, one_agent).influence
+    view = view.merge(found.runs[["run_id", "points_if_removed", "score_if_removed"]], on="run_id", how="left")
+
+metrics = st.columns(5)
+metrics[0].metric("Runs shown", fmt.count(len(view)), help=f"of {len(runs):,} runs in the data")
+metrics[1].metric("In the headline cohort", fmt.count(view["in_headline"].sum()), help="completed runs")
+metrics[2].metric("In the radar window", fmt.count(view["in_radar_window"].sum()))
+metrics[3].metric("pass^k outcomes", fmt.count(view["in_pass_k"].sum()))
+metrics[4].metric("Successful", fmt.count(view["success"].fillna(False).sum()))
+st.caption(f"Showing: {fmt.plain(runs_filter.describe())}.")
+
+if one_agent is not None:
+    account = drill.accounts(scored)[one_agent]
+    with st.expander(f"Which of {fmt.plain(one_agent)}'s runs each measure reads", icon=":material/rule:"):
+        st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in account.facts()))
+    if 0 < len(view) < account.total_runs:
+        removal = remove_runs(runs, one_agent, view["run_id"].tolist(), policy, report.agent(one_agent).headline)
+        if removal.completed == 0:
+            st.caption("None of these runs is completed, so the headline does not read them: without them the "
+                       "score would be the same.")
+        elif removal.points_if_removed is not None:
+            now = report.agent(one_agent).headline.score
+            st.info(f"Without these {len(view):,} runs, {fmt.plain(one_agent)}'s headline would be "
+                    f"{fmt.score(removal.score_if_removed)} instead of {fmt.score(now)} (its weighted score "
+                    f"{removal.points_if_removed:+.2f} points: what these runs cost, or add when negative).",
+                    icon=":material/calculate:")
+    order = st.radio("Order", ["newest first", "costliest first"], horizontal=True, key="runs_order",
+                     help="Costliest first: the runs whose removal would raise the agent's score the most.")
+    if order == "costliest first":
+        view = view.sort_values(["points_if_removed", "run_id"], ascending=[False, True], na_position="last",
+                                kind="stable")
+
+shown = tables.runs_table(view.head(ROWS_SHOWN))
+ui.table(shown, {"Latency (ms)": fmt.ms, "Cost (USD)": fmt.usd, "Steps": fmt.number,
+                 "Points if removed": lambda v: f"{v:+.4f}", "Score if removed": fmt.score},
+         key="runs_table", height="fit" if len(shown) <= 20 else 600,
+         columns={"Headline": st.column_config.Column(help="Completed: the headline composite reads it"),
+                  "Radar window": st.column_config.Column(
+                      help=f"Among the agent's latest {policy.radar_window} terminal runs: the radar reads it"),
+                  "pass^k": st.column_config.Column(help="Terminal with a known outcome: pass^k reads it"),
+                  "Points if removed": st.column_config.Column(
+                      help="The agent's unrounded weighted score without this run minus with it")})
+if len(view) > ROWS_SHOWN:
+    st.caption(f"The first {ROWS_SHOWN:,} of {len(view):,} runs are shown; the CSV holds "
+               f"{min(len(view), CSV_ROWS):,} of them" + (" (narrow the filters for the rest)."
+                                                        if len(view) > CSV_ROWS else "."))
+if len(view):
+    exported = view.head(CSV_ROWS)
+    st.download_button(f"Download these {len(exported):,} runs (CSV)", lambda: runs_csv(exported),
+                       file_name="runs.csv", mime="text/csv", icon=":material/download:", on_click="ignore",
+                       key="runs_csv")
+else:
+    st.info("No run matches these filters.", icon=":material/search_off:")
