@@ -25,6 +25,7 @@ import streamlit as st
 
 from scoring import drilldown
 from scoring.explain import Accounting, Explanation, accounting, explain
+from scoring.fixes import Costliest, Fixes, costliest, fixes
 from scoring.schema import STATUSES
 
 from . import data
@@ -160,6 +161,20 @@ def explanation(scored: data.Scored, agent_id: str) -> Explanation:
 
     return data.derived("explain", agent_id, lambda: explain(scored.runs, agent_id, scored.report), size,
                         spinner=None)
+
+
+def agent_fixes(scored: data.Scored, agent_id: str) -> Fixes:
+    """What fixing each task's unsuccessful runs is worth (``scoring.fixes.fixes``)."""
+    return data.derived("fixes", agent_id, lambda: fixes(scored.runs, agent_id, scored.report),
+                        lambda f: _frame_bytes(f.tasks, f.totals))
+
+
+def agent_costliest(scored: data.Scored, agent_id: str) -> Costliest:
+    """The agent's costliest tasks and runs, removed together (``scoring.fixes.costliest``)."""
+    e = explanation(scored, agent_id)
+    return data.derived("costliest", agent_id, lambda: costliest(scored.runs, agent_id, e.influence,
+                                                                 scored.report.policy, e.headline),
+                        lambda c: 2_000 + 40 * len(c.task_runs))
 
 
 def accounts(scored: data.Scored) -> dict[str, Accounting]:

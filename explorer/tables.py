@@ -141,3 +141,17 @@ def runs_table(view: pd.DataFrame) -> pd.DataFrame:
         if column in view:
             frame[column] = view[column].astype("Float64").to_numpy()
     return frame.rename(columns=RUNS_COLUMNS)
+
+
+def accounting_table(report: Report, accounts: Mapping) -> pd.DataFrame:
+    """Every agent's runs by status and outcome, and which runs each measure reads (leaderboard order)."""
+    rows = []
+    for a in report.agents:
+        x = accounts[a.agent_id]
+        s = x.statuses
+        rows.append({"Agent": a.agent_id, "Runs": x.total_runs, "Completed": s["completed"], "Failed": s["failed"],
+                     "Timed out": s["timeout"], "Other statuses": s["queued"] + s["running"] + s["cancelled"],
+                     "Unknown outcome": x.unknown_outcomes, "Headline reads": x.headline_runs,
+                     "Headline ignores": x.total_runs - x.headline_runs, "Radar window": x.radar_window_runs,
+                     "pass^k outcomes": x.pass_k_outcomes})
+    return pd.DataFrame(rows)

@@ -1,4 +1,4 @@
-"""Issue 15 in the app: the Runs page (AppTest).
+"""Issue 15 in the app: the Runs page, and the Leaderboard's selection and run accounting (AppTest).
 
 A selection is carried to the Runs page in session state (``explorer.drill.FILTER_KEY``) and in the
 link's query parameters; both ways are driven here. What the pages show is checked against the
@@ -14,8 +14,8 @@ from explorer import drill
 from explorer import format as fmt
 from scoring import load_runs, score_runs
 from scoring.drilldown import runs_view
-from scoring.explain import remove_runs
-from tests.test_app_pages import EDGE_AGENTS, EDGE_CSV, ROOT, assert_clean, page, run
+from scoring.explain import accounting, remove_runs
+from tests.test_app_pages import EDGE_AGENTS, EDGE_CSV, HTML_AGENT, ROOT, assert_clean, page, run
 
 SAMPLE = ROOT / "sample_data" / "runs.csv"
 
@@ -165,3 +165,57 @@ def test_runs_page_every_edge_agent(agent):
     run(at)
     assert frame_with(at, "Radar window")["Agent"].eq(agent).all()
     assert_clean(at, f"runs page, agent {agent!r}")
+
+
+# --------------------------------------------------------------------------- the Leaderboard
+
+
+def select_row(at, row: int):
+    at.session_state["leaderboard"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    return run(at)
+
+
+def test_leaderboard_accounting_table_is_the_core_accounting(sample):
+    runs, report = sample
+    at = run(page("leaderboard"))
+    table = frame_with(at, "Headline ignores").set_index("Agent")
+    counted = accounting(runs, report.policy)
+    for a in report.agents:
+        x = counted[a.agent_id]
+        assert table.loc[a.agent_id, "Runs"] == x.total_runs
+        assert table.loc[a.agent_id, "Headline reads"] == x.headline_runs == a.headline.completed_runs
+        assert table.loc[a.agent_id, "Failed"] == x.statuses["failed"]
+        assert table.loc[a.agent_id, "Radar window"] == x.radar_window_runs == a.radar.window_runs
+    crashy = table.loc["crashy-runner"]
+    assert (crashy["Failed"], crashy["Timed out"], crashy["Other statuses"]) == (59, 29, 2)
+    words = " ".join(m.value for m in at.markdown)
+    assert "the headline ignores 101 of 2,796 runs: 61 failed, 29 timed out" in words
+
+
+def test_leaderboard_selected_row_explains_and_links_to_its_runs(sample):
+    _, report = sample
+    at = run(page("leaderboard"))
+    row = [a.agent_id for a in report.agents].index("crashy-runner")
+    select_row(at, row)
+    assert at.subheader[0].value == "#4 crashy\\-runner: 74.67"
+    words = " ".join(m.value for m in at.markdown)
+    assert "352 runs: 262 completed, 59 failed, 29 timed out" in words
+    assert "costliest task" in words and "To overtake" in words
+    assert at.session_state[drill.FILTER_KEY] == drill.RunsFilter(agents=("crashy-runner",))
+    assert at.session_state[drill.FOCUS_KEY] == "crashy-runner"
+    assert_clean(at, "leaderboard, crashy-runner selected")
+
+
+@pytest.mark.parametrize("agent", EDGE_AGENTS)
+def test_leaderboard_selection_every_edge_agent(agent):
+    at = run(page("leaderboard", EDGE_CSV))
+    order = [a.agent_id for a in score_runs(load_runs(EDGE_CSV, name="edge.csv").runs).agents]
+    select_row(at, order.index(agent))
+    assert len(at.subheader) == 2, [s.value for s in at.subheader]  # the selection's heading, then the accounting
+    heading = at.subheader[0].value
+    assert heading.startswith(("#", fmt.plain(agent)))
+    if agent == "only-failed":
+        assert heading.endswith("unranked")
+    if agent == HTML_AGENT:
+        assert "<script>" not in heading
+    assert_clean(at, f"leaderboard, {agent!r} selected")

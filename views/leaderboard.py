@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import badges, charts, data, tables, ui
+from explorer import badges, charts, data, drill, tables, ui
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 from scoring.methodology import execution_formula
@@ -33,12 +33,12 @@ board = tables.leaderboard(report)
 if show_intervals:
     iv = data.intervals(scored, DEFAULT_REPLICATES, DEFAULT_SEED)
     board = tables.with_intervals(board, iv)
-ui.table(
+selected = ui.table(
     board,
     {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score, "Success rate": fmt.pct2,
      "Execution": fmt.factor,
      "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor, "Avg cost (USD)": fmt.usd},
-    key="leaderboard",
+    key="leaderboard", select="single-row",
     columns={"Score": st.column_config.Column(help="Headline composite, 0–100, two decimals"),
              "Execution": st.column_config.Column(help=execution_formula(report.policy)),
              "Flags": st.column_config.TextColumn(width="medium")},
@@ -47,7 +47,54 @@ st.caption("Flags: **zero-success floor** — completed runs but none successful
            f"**neutral consistency** — fewer than {report.policy.consistency_min_latencies} recorded latencies, "
            f"consistency {report.policy.neutral_consistency:g} (explorer-defined); "
            "**unranked** — no completed run; **no latency/cost recorded** — that score is 0. "
-           "Empty cells (—) are undefined values. Click a column header to sort.")
+           "Empty cells (—) are undefined values. Click a column header to sort. **Select a row** (the box at its "
+           "left) to see where that agent's points went and open its runs.")
+
+if selected:
+    agent_id = str(board["Agent"].iloc[selected[0]])
+    agent = report.agent(agent_id)
+    account = drill.accounts(scored)[agent_id]
+    with st.container(border=True, key="leaderboard_selection"):
+        st.subheader(f"#{agent.rank} {fmt.plain(agent_id)}: {fmt.score(agent.headline.score)}" if agent.rank
+                     else f"{fmt.plain(agent_id)}: unranked")
+        words = account.facts()[:2]
+        if agent.headline.ranked:
+            words += drill.agent_costliest(scored, agent_id).facts()
+            ahead = drill.explanation(scored, agent_id).overtake
+            if ahead is not None:
+                words += ahead.facts()[:1] + drill.agent_fixes(scored, agent_id).facts()[:1]
+        st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in words))
+        links = st.columns(3)
+        with links[0]:
+            drill.runs_link(drill.RunsFilter(agents=(agent_id,)), f"Open its {account.total_runs:,} runs")
+        with links[1]:
+            worst = drill.agent_costliest(scored, agent_id).tasks if agent.headline.ranked else ()
+            if worst:
+                drill.runs_link(drill.RunsFilter(agents=(agent_id,), tasks=worst[:1]),
+                                f"Open the runs of its costliest task, {worst[0]}")
+        with links[2]:
+            data.page_link("headline", "Why this score", ":material/calculate:")
+        drill.choose(drill.RunsFilter(agents=(agent_id,)))
+
+st.subheader("Which runs each measure reads")
+accounts = drill.accounts(scored)
+counts = tables.accounting_table(report, accounts)
+ignored = counts[["Failed", "Timed out", "Other statuses"]].sum()
+st.markdown(
+    f"The headline reads **every completed run** of an agent and no other (published: \"all completed runs\"). "
+    f"Failed and timed-out runs are terminal but never completed, so the headline ignores them; the radar window "
+    f"(each agent's latest {report.policy.radar_window} terminal runs) and pass^k (every terminal run with a known "
+    f"outcome) read them. Queued, running and cancelled runs are not terminal and enter no measure. Here the "
+    f"headline ignores {int(counts['Headline ignores'].sum()):,} of {len(runs):,} runs: "
+    f"{int(ignored['Failed']):,} failed, {int(ignored['Timed out']):,} timed out and "
+    f"{int(ignored['Other statuses']):,} queued, running or cancelled. A completed run with an unknown outcome "
+    "counts as not successful.")
+ui.table(counts, key="accounting",
+         columns={"Other statuses": st.column_config.Column(help="queued, running or cancelled"),
+                  "Headline ignores": st.column_config.Column(help="every run that is not completed"),
+                  "Radar window": st.column_config.Column(
+                      help=f"the latest {report.policy.radar_window} terminal runs"),
+                  "pass^k outcomes": st.column_config.Column(help="terminal runs with a known outcome")})
 
 if show_intervals:
     st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv)), width="stretch",
