@@ -17,6 +17,7 @@ from scoring.axes import AXIS_LABELS
 from scoring.policy import FIELD_BY_NAME
 
 from . import format as fmt
+from .tables import COMPONENT_LABELS
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf"]
@@ -29,8 +30,9 @@ def safe(text: object) -> str:
 
 
 def _layout(fig: go.Figure, title: str, height: int = 380, **kwargs) -> go.Figure:
-    fig.update_layout(title={"text": title, "x": 0.0, "xanchor": "left"}, height=height,
-                      margin={"l": 60, "r": 20, "t": 60, "b": 50}, template="plotly_white", **kwargs)
+    kwargs.setdefault("margin", {"l": 60, "r": 20, "t": 60, "b": 50})
+    fig.update_layout(title={"text": title, "x": 0.0, "xanchor": "left"}, height=height, template="plotly_white",
+                      **kwargs)
     return fig
 
 
@@ -247,3 +249,53 @@ def frontier_chart(points: Mapping[str, tuple[float, float]], frontier: set[str]
     fig.update_xaxes(title=x_label)
     fig.update_yaxes(title="success rate (completed runs)", tickformat=".0%", range=[-0.05, 1.1])
     return _layout(fig, title, height=420, legend={"orientation": "h", "y": -0.2})
+
+
+# --------------------------------------------------------------------------- issue 15: where the points went
+
+LOST_COLOR = "#f2b8b5"
+COMPONENT_PALETTE = {"success": "#2ca02c", "latency": "#1f77b4", "consistency": "#17becf", "cost": "#ff7f0e"}
+
+
+def points_lost_chart(points) -> go.Figure:
+    """Per component, the points earned (coloured) and lost (pale red) out of its maximum (``PointsLost``)."""
+    names = [c.name for c in points.components]
+    labels = [f"{COMPONENT_LABELS[n]} (max {c.max:g})" for n, c in zip(names, points.components)]
+    earned = [c.earned for c in points.components]
+    lost = [c.lost for c in points.components]
+    fig = go.Figure()
+    fig.add_trace(go.Bar(
+        y=labels, x=earned, orientation="h", name="earned", marker={"color": [COMPONENT_PALETTE[n] for n in names]},
+        text=[f"{v:.2f}" for v in earned], textposition="inside", insidetextanchor="middle",
+        customdata=[[f"{c.factor:.4f}", f"{c.max:g}"] for c in points.components],
+        hovertemplate="%{y}: %{x:.2f} points earned (factor %{customdata[0]} × %{customdata[1]})<extra></extra>"))
+    fig.add_trace(go.Bar(
+        y=labels, x=lost, orientation="h", name="lost", marker={"color": LOST_COLOR},
+        text=[f"−{v:.2f}" for v in lost], textposition="inside", insidetextanchor="middle",
+        textfont={"color": "#7a1f1a"}, hovertemplate="%{y}: %{x:.2f} points lost<extra></extra>"))
+    fig.update_xaxes(title="points of the 0–100 score", range=[0, max(c.max for c in points.components) * 1.02])
+    fig.update_yaxes(autorange="reversed")
+    title = f"{safe(points.agent_id)}: {points.score:.2f} earned, {points.total_lost:.2f} lost"
+    if points.zero_success_floor:
+        title += " (the zero-success floor takes every point)"
+    return _layout(fig, title, height=300, barmode="stack", legend={"orientation": "h", "y": -0.3},
+                   margin={"l": 180, "r": 20, "t": 60, "b": 50})
+
+
+def influence_bars(frame, *, title: str) -> go.Figure:
+    """Horizontal bars: the points a task's removal gains (red: it costs points) or loses (green: it helps).
+
+    ``frame``: rows with ``task_id`` and ``points_if_removed``, in the order to draw from the top.
+    """
+    values = frame["points_if_removed"].astype(float).tolist()
+    tasks = [safe(t) for t in frame["task_id"]]
+    fig = go.Figure(go.Bar(
+        y=tasks, x=values, orientation="h", marker={"color": ["#d62728" if v > 0 else "#2ca02c" for v in values]},
+        customdata=[[safe(t), int(n), int(c)] for t, n, c in zip(frame["task_id"], frame["runs"], frame["completed"])],
+        hovertemplate="%{customdata[0]}: %{x:+.3f} points without its %{customdata[1]} runs "
+                      "(%{customdata[2]} completed)<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(title="points gained without its runs", zeroline=True,
+                     zerolinecolor="#888")
+    return _layout(fig, title, height=max(260, 24 * len(tasks) + 120), showlegend=False,
+                   margin={"l": 140, "r": 20, "t": 60, "b": 50})

@@ -120,8 +120,10 @@ def choose(runs_filter: RunsFilter) -> None:
 
 
 def runs_link(runs_filter: RunsFilter, label: str) -> None:
-    """Choose ``runs_filter`` and link to the Runs page with it (in the link's query parameters too)."""
-    choose(runs_filter)
+    """A link to the Runs page showing ``runs_filter`` (in the link's query parameters).
+
+    Rendering a link chooses nothing: a page calls :func:`choose` for the viewer's selection.
+    """
     data.page_link("runs", label, ":material/table_rows:", query_params=runs_filter.to_query())
 
 

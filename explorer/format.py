@@ -21,7 +21,7 @@ from scoring.format import (
 )
 
 __all__ = ["DASH", "FORMATS", "anchor_x", "count", "dollars_safe", "factor", "ms", "number", "pct", "pct2",
-           "plain", "render", "score", "steps", "text", "usd", "weight"]
+           "plain", "points", "render", "score", "steps", "text", "usd", "weight"]
 
 
 def render(fact: Fact) -> str:
@@ -42,3 +42,10 @@ def plain(text: object) -> str:
 def dollars_safe(text: str) -> str:
     """Our own markdown with dollar amounts: escape '$' so two of them never open LaTeX math."""
     return text.replace("$", "\\$")
+
+
+def points(value) -> str:
+    """Points of the 0-100 score with two decimals, a tiny negative (a rounding) shown as 0.00, never -0.00."""
+    if isinstance(value, (int, float)) and abs(value) < 0.005:
+        value = 0.0
+    return score(value)

@@ -9,6 +9,10 @@ import pandas as pd
 
 from scoring import RADAR_AXES, Report
 from scoring.axes import AXIS_LABELS
+from scoring.explain import note
+from scoring.fixes import KIND_WORDS
+
+from . import format as fmt
 
 
 def leaderboard(report: Report) -> pd.DataFrame:
@@ -155,3 +159,78 @@ def accounting_table(report: Report, accounts: Mapping) -> pd.DataFrame:
                      "Headline ignores": x.total_runs - x.headline_runs, "Radar window": x.radar_window_runs,
                      "pass^k outcomes": x.pass_k_outcomes})
     return pd.DataFrame(rows)
+
+
+COMPONENT_LABELS = {"success": "Success rate", "latency": "Latency score", "consistency": "Consistency",
+                    "cost": "Cost score"}
+
+
+def points_table(points) -> pd.DataFrame:
+    """Per component the points earned, the maximum and the points lost; then the floor, rounding and score."""
+    rows = [{"Component": COMPONENT_LABELS[c.name], "Weight": c.weight, "Factor": c.factor, "Earned": c.earned,
+             "Max": c.max, "Lost": c.lost} for c in points.components]
+    rows.append({"Component": "Weighted score", "Weight": None, "Factor": None, "Earned": points.weighted_score,
+                 "Max": 100.0, "Lost": 100.0 - points.weighted_score})
+    if points.zero_success_floor:
+        rows.append({"Component": "Zero-success floor", "Weight": None, "Factor": None, "Earned": points.floor,
+                     "Max": None, "Lost": -points.floor})
+    else:
+        rows.append({"Component": "Rounding", "Weight": None, "Factor": None, "Earned": points.rounding,
+                     "Max": None, "Lost": -points.rounding})
+    rows.append({"Component": "Headline score", "Weight": None, "Factor": None, "Earned": points.score, "Max": 100.0,
+                 "Lost": points.total_lost})
+    frame = pd.DataFrame(rows)
+    for column in ("Weight", "Factor", "Earned", "Max", "Lost"):
+        frame[column] = frame[column].astype("Float64")
+    return frame
+
+
+def overtake_table(ahead) -> pd.DataFrame:
+    """Per component alone: can it overtake, the value now and the value needed, and how, in words."""
+    def value(component: str, v) -> str:
+        if v is None:
+            return fmt.DASH
+        return {"success": fmt.pct2, "latency": fmt.ms, "consistency": fmt.factor, "cost": fmt.usd}[component](v)
+
+    return pd.DataFrame([{"Component": COMPONENT_LABELS[c.component], "Reachable alone": c.reachable,
+                          "Now": value(c.component, c.value_now), "Needed": value(c.component, c.value_needed),
+                          "How": str(c.fact)} for c in ahead.changes])
+
+
+def influence_tasks_table(found, policy) -> pd.DataFrame:
+    """Each task of an agent: its runs, the points its removal gains, the score after, and why it is special."""
+    t = found.tasks
+    return pd.DataFrame({
+        "Task": t["task_id"].astype(str).to_numpy(dtype=object),
+        "Runs": t["runs"].to_numpy(), "Completed": t["completed"].to_numpy(),
+        "Points if removed": t["points_if_removed"].astype("Float64").to_numpy(),
+        "Score if removed": t["score_if_removed"].astype("Float64").to_numpy(),
+        "Note": [None if (n := note(row, policy)) is None else str(n) for _, row in t.iterrows()],
+    })
+
+
+def influence_runs_table(frame: pd.DataFrame, policy) -> pd.DataFrame:
+    """Runs of an agent (rows of ``Influence.runs``) with the points their removal gains."""
+    success = frame["success"]
+    return pd.DataFrame({
+        "Run": frame["run_id"].astype(str).to_numpy(dtype=object),
+        "Task": frame["task_id"].astype(str).to_numpy(dtype=object),
+        "Status": frame["status"].astype(str).to_numpy(dtype=object),
+        "Outcome": ["unknown" if v is None or v is pd.NA else "success" if v else "failure" for v in success],
+        "Points if removed": frame["points_if_removed"].astype("Float64").to_numpy(),
+        "Score if removed": frame["score_if_removed"].astype("Float64").to_numpy(),
+        "Note": [None if (n := note(row, policy)) is None else str(n) for _, row in frame.iterrows()],
+    })
+
+
+def fixes_table(found, rows: int | None = None) -> pd.DataFrame:
+    """What fixing each task's runs is worth, what to fix first on top (``scoring.fixes.Fixes.tasks``)."""
+    t = found.tasks if rows is None else found.tasks.head(rows)
+    return pd.DataFrame({
+        "Task": t["task_id"].astype(str).to_numpy(dtype=object),
+        "Fix": [KIND_WORDS[k] for k in t["kind"]],
+        "Runs changed": t["runs_changed"].to_numpy(),
+        "Score if fixed": t["score_if_fixed"].astype("Float64").to_numpy(),
+        "Change": t["score_change"].astype("Float64").to_numpy(),
+        "Overtakes": pd.array(t["overtakes"], dtype="boolean"),
+    })

@@ -10,11 +10,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from explorer import drill
+from explorer import drill, tables
 from explorer import format as fmt
 from scoring import load_runs, score_runs
 from scoring.drilldown import runs_view
-from scoring.explain import accounting, remove_runs
+from scoring.explain import accounting, explain, remove_runs
 from tests.test_app_pages import EDGE_AGENTS, EDGE_CSV, HTML_AGENT, ROOT, assert_clean, page, run
 
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -219,3 +219,65 @@ def test_leaderboard_selection_every_edge_agent(agent):
     if agent == HTML_AGENT:
         assert "<script>" not in heading
     assert_clean(at, f"leaderboard, {agent!r} selected")
+
+
+# --------------------------------------------------------------------------- the Headline page
+
+
+def test_headline_page_opens_on_the_agent_selected_on_the_leaderboard(sample):
+    _, report = sample
+    at = run(page("leaderboard"))
+    select_row(at, [a.agent_id for a in report.agents].index("crashy-runner"))
+    headline = page("headline")
+    headline.session_state[drill.FOCUS_KEY] = at.session_state[drill.FOCUS_KEY]
+    run(headline)
+    assert headline.selectbox(key="headline_agent").value == "crashy-runner"
+
+
+def test_headline_page_shows_points_lost_overtake_and_costliest(sample):
+    runs, report = sample
+    at = page("headline")
+    at.session_state[drill.FOCUS_KEY] = "crashy-runner"
+    run(at)
+    e = explain(runs, "crashy-runner", report)
+    points = frame_with(at, "Lost").set_index("Component")
+    assert float(points.loc["Headline score", "Lost"]) == pytest.approx(100 - 74.67)
+    for c in e.points.components:
+        assert float(points.loc[tables.COMPONENT_LABELS[c.name], "Lost"]) == pytest.approx(c.lost)
+    headings = [s.value for s in at.subheader]
+    assert "What overtaking blackbox\\-api takes" in headings
+    words = " ".join(m.value for m in at.markdown).replace("\\", "")  # markdown escapes dropped
+    assert "To overtake blackbox-api (76.30) the score must reach 76.31" in words
+    assert "If all 29 timed-out runs had completed successfully" in words
+    assert "It ignores 88 failed or timed-out runs" in words
+    overtake = frame_with(at, "Reachable alone")
+    assert len(overtake) == len(e.overtake.changes)
+    tasks = frame_with(at, "Completed")
+    assert list(tasks["Task"]) == list(e.influence.tasks["task_id"])
+    costly = frame_with(at, "Run")
+    assert list(costly["Run"]) == list(e.influence.costliest_runs(12)["run_id"])
+    assert_clean(at, "headline page, crashy-runner")
+
+
+def _sample_runs():
+    runs = load_runs(SAMPLE).runs
+    return runs
+
+
+def test_headline_page_selected_task_links_to_its_runs():
+    at = page("headline")
+    at.session_state[drill.FOCUS_KEY] = "crashy-runner"
+    run(at)
+    at.session_state["influence_tasks"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    run(at)
+    first = explain(_sample_runs(), "crashy-runner").influence.tasks["task_id"].iloc[0]
+    assert at.session_state[drill.FILTER_KEY] == drill.RunsFilter(agents=("crashy-runner",), tasks=(first,))
+    assert not any("Select a task" in c.value for c in at.caption)
+
+
+def test_headline_page_first_agent_has_no_one_to_overtake():
+    at = page("headline")
+    at.session_state[drill.FOCUS_KEY] = "steady-pro"
+    run(at)
+    assert any("ranked first" in s.value for s in at.success)
+    assert_clean(at, "headline page, steady-pro")

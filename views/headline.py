@@ -1,27 +1,38 @@
 import streamlit as st
 
-from explorer import badges, charts, data
+from explorer import badges, charts, data, drill, tables, ui
 from explorer import format as fmt
 from scoring.methodology import execution_formula, worked_formula
 
 st.title("Headline composite")
-st.caption("Why an agent has its headline score: the weighted parts, the anchor maps, the consistency gate "
-           "and the zero-success floor, all over the agent's completed runs.")
+st.caption("Why an agent has its headline score and where its points went: the weighted parts, what overtaking "
+           "the agent above takes, the tasks and runs that cost points, the anchor maps, the consistency gate and "
+           "the zero-success floor, all over the agent's completed runs.")
+
+FIXES_SHOWN = 10  # rows of the fixes table (explorer-defined)
+TASKS_CHARTED = 10  # bars of the influence chart (explorer-defined)
+RUNS_SHOWN = 12  # rows of the costliest runs table (explorer-defined)
 
 scored = data.require_scores()
 report = scored.report
 policy = report.policy
 
 agents = [a.agent_id for a in report.agents]
+drill.focus(agents, "headline_agent")
 agent_id = st.selectbox("Agent", agents, key="headline_agent",
                         format_func=lambda a: f"#{report.agent(a).rank} {a}" if report.agent(a).rank
                         else f"{a} (unranked)")
+drill.set_focus(agent_id, "headline_agent")
 h = report.agent(agent_id).headline
 badges.badge_row(scored, agent_id, key="headline")
+account = drill.accounts(scored)[agent_id]
 
 if not h.ranked:
     st.info(fmt.render(h.explain()[0]), icon=":material/info:")
+    st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in account.facts()))
+    drill.runs_link(drill.RunsFilter(agents=(agent_id,)), f"Open its {account.total_runs:,} runs")
     st.stop()
+explained = drill.explanation(scored, agent_id)
 
 cols = st.columns(4)
 cols[0].metric("Headline score", fmt.score(h.score), help=f"0–100, rounded to {policy.score_decimals} decimals")
@@ -43,6 +54,72 @@ with right:
     st.subheader("In words")
     st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in h.explain()))
 st.code(worked_formula(h), language=None)
+
+st.subheader("Where the points went")
+points = explained.points
+assert points is not None  # a ranked agent has a composite
+left, right = st.columns([3, 2])
+with left:
+    st.plotly_chart(charts.points_lost_chart(points), width="stretch", key="points_lost")
+with right:
+    ui.table(tables.points_table(points), {"Weight": fmt.factor, "Factor": fmt.factor, "Earned": fmt.points,
+                                           "Max": fmt.points, "Lost": fmt.points}, key="points_table")
+    st.caption("Earned = weight × factor × 100 and lost = max − earned, per component; earned and lost add up "
+               "to 100, and the earned points (after the floor or the rounding) to the score.")
+
+st.subheader("Which runs the headline reads")
+st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in account.facts()))
+drill.runs_link(drill.RunsFilter(agents=(agent_id,)), f"Open its {account.total_runs:,} runs")
+
+ahead = explained.overtake
+if ahead is None:
+    st.subheader("What to fix first")
+    st.success(f"{fmt.plain(agent_id)} is ranked first: there is no agent above to overtake.",
+               icon=":material/emoji_events:")
+else:
+    st.subheader(f"What overtaking {fmt.plain(ahead.above)} takes")
+    st.markdown(fmt.render(ahead.facts()[0]) + " Each component changed alone, the others as they are, and the "
+                "smallest change that reaches it (exact, by inverting the composite):")
+    st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in ahead.facts()[1:]))
+    ui.table(tables.overtake_table(ahead).drop(columns=["How"]), key="overtake_table",
+             columns={"Reachable alone": st.column_config.CheckboxColumn(
+                 help="Whether changing this component alone, the others as they are, can reach the score needed")})
+found_fixes = drill.agent_fixes(scored, agent_id)
+if len(found_fixes.tasks):
+    st.markdown("**What fixing a task's unsuccessful runs is worth** (what to fix first on top):")
+    st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in found_fixes.facts()))
+    ui.table(tables.fixes_table(found_fixes, rows=FIXES_SHOWN), {"Score if fixed": fmt.score, "Change": fmt.score},
+             key="fixes_table", columns={"Overtakes": st.column_config.CheckboxColumn(
+                 help="Whether this fix alone lifts the score to the one needed to overtake the agent above")})
+    st.caption(f"The first {FIXES_SHOWN} of {len(found_fixes.tasks):,} task fixes. A fixed failed or timed-out "
+               "run is scored as completed and successful at the agent's average latency and cost.")
+
+st.subheader("What costs points")
+found = explained.influence
+st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in
+                       drill.agent_costliest(scored, agent_id).facts() + found.facts()))
+left, right = st.columns([2, 3])
+with left:
+    st.plotly_chart(charts.influence_bars(found.tasks.head(TASKS_CHARTED),
+                                          title=f"The {TASKS_CHARTED} costliest tasks"),
+                    width="stretch", key="influence_bars")
+with right:
+    task_rows = tables.influence_tasks_table(found, policy)
+    chosen = ui.table(task_rows, {"Points if removed": lambda v: f"{v:+.3f}", "Score if removed": fmt.score},
+                      key="influence_tasks", height=420, select="single-row",
+                      columns={"Points if removed": st.column_config.Column(
+                          help="The agent's unrounded weighted score without the task's runs minus with them: "
+                               "positive, the task costs points")})
+    if chosen:
+        task = str(task_rows["Task"].iloc[chosen[0]])
+        drill.choose(drill.RunsFilter(agents=(agent_id,), tasks=(task,)))
+        drill.runs_link(drill.RunsFilter(agents=(agent_id,), tasks=(task,)), f"Open its runs on task {task}")
+    else:
+        st.caption("Select a task (the box at the left of its row) to open its runs.")
+st.markdown(f"**The {RUNS_SHOWN} runs that cost the most** (removing one alone raises the score the most):")
+ui.table(tables.influence_runs_table(found.costliest_runs(RUNS_SHOWN), policy),
+         {"Points if removed": lambda v: f"{v:+.4f}", "Score if removed": fmt.score}, key="influence_runs")
+drill.runs_link(drill.RunsFilter(agents=(agent_id,)), "Open all its runs (order them costliest first there)")
 
 
 st.subheader("Anchor maps")

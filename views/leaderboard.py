@@ -73,7 +73,7 @@ if selected:
                 drill.runs_link(drill.RunsFilter(agents=(agent_id,), tasks=worst[:1]),
                                 f"Open the runs of its costliest task, {worst[0]}")
         with links[2]:
-            data.page_link("headline", "Why this score", ":material/calculate:")
+            data.page_link("headline", "Why this score, and what to fix first", ":material/calculate:")
         drill.choose(drill.RunsFilter(agents=(agent_id,)))
 
 st.subheader("Which runs each measure reads")

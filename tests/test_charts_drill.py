@@ -1,0 +1,103 @@
+"""Issue 15's chart builders and display tables, tested directly (no browser) against scoring.explain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from explorer import charts, tables
+from explorer import format as fmt
+from scoring import load_runs, score_runs
+from scoring.explain import explain
+from scoring.fixes import fixes
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def sample():
+    runs = load_runs(ROOT / "sample_data" / "runs.csv").runs
+    return runs, score_runs(runs)
+
+
+@pytest.mark.parametrize("agent", ["steady-pro", "crashy-runner", "newcomer", "null-pointer"])
+def test_points_lost_chart_earned_and_lost_fill_each_maximum(sample, agent):
+    runs, report = sample
+    points = explain(runs, agent, report).points
+    fig = charts.points_lost_chart(points)
+    earned, lost = fig.data
+    assert (earned.name, lost.name) == ("earned", "lost")
+    maxima = [c.max for c in points.components]
+    assert [e + x for e, x in zip(earned.x, lost.x)] == pytest.approx(maxima)
+    assert sum(earned.x) == pytest.approx(points.weighted_score)
+    assert all(label.startswith(tables.COMPONENT_LABELS[c.name]) for label, c in zip(earned.y, points.components))
+    title = fig.layout.title.text
+    assert title.startswith(f"{agent}: {fmt.score(points.score)} earned")
+    assert ("zero-success floor" in title) == points.zero_success_floor
+
+
+def test_points_table_adds_up(sample):
+    runs, report = sample
+    points = explain(runs, "crashy-runner", report).points
+    table = tables.points_table(points).set_index("Component")
+    parts = table.loc[list(tables.COMPONENT_LABELS.values())]
+    assert float(parts["Earned"].sum()) == pytest.approx(points.weighted_score)
+    assert float((parts["Earned"] + parts["Lost"]).sum()) == pytest.approx(100.0)
+    assert float(table.loc["Headline score", "Earned"]) == points.score == 74.67
+    assert float(table.loc["Headline score", "Lost"]) == pytest.approx(100 - 74.67)
+    floor = tables.points_table(explain(runs, "null-pointer", report).points).set_index("Component")
+    assert "Zero-success floor" in floor.index and float(floor.loc["Headline score", "Earned"]) == 0.0
+
+
+def test_influence_bars_red_for_a_cost_green_for_a_help(sample):
+    runs, report = sample
+    found = explain(runs, "crashy-runner", report).influence
+    rows = pd.concat([found.tasks.head(3), found.tasks.tail(2)])
+    fig = charts.influence_bars(rows, title="t")
+    (bars,) = fig.data
+    assert list(bars.y) == list(rows["task_id"])
+    assert list(bars.x) == pytest.approx(list(rows["points_if_removed"]))
+    assert [c == "#d62728" for c in bars.marker.color] == [v > 0 for v in rows["points_if_removed"]]
+
+
+def test_influence_bars_escape_task_ids():
+    rows = pd.DataFrame({"task_id": ["<b>x</b>"], "runs": [2], "completed": [1], "points_if_removed": [0.5]})
+    fig = charts.influence_bars(rows, title="t")
+    assert "<b>" not in fig.data[0].y[0]
+
+
+def test_influence_tables_match_the_influence(sample):
+    runs, report = sample
+    e = explain(runs, "crashy-runner", report)
+    tasks = tables.influence_tasks_table(e.influence, report.policy)
+    assert list(tasks["Task"]) == list(e.influence.tasks["task_id"])
+    assert list(tasks["Points if removed"].astype(float)) == pytest.approx(
+        list(e.influence.tasks["points_if_removed"]))
+    costly = e.influence.costliest_runs(12)
+    shown = tables.influence_runs_table(costly, report.policy)
+    assert list(shown["Run"]) == list(costly["run_id"]) and (shown["Points if removed"] > 0).all()
+    assert set(shown["Outcome"]) <= {"success", "failure", "unknown"}
+
+
+def test_overtake_table_one_row_per_component(sample):
+    runs, report = sample
+    ahead = explain(runs, "crashy-runner", report).overtake
+    table = tables.overtake_table(ahead)
+    assert list(table["Component"]) == [tables.COMPONENT_LABELS[c.component] for c in ahead.changes]
+    assert list(table["Reachable alone"]) == [c.reachable for c in ahead.changes]
+    assert fmt.DASH not in set(table["Needed"][table["Reachable alone"]])
+
+
+def test_fixes_table_first_rows_in_the_scoring_order(sample):
+    runs, report = sample
+    found = fixes(runs, "crashy-runner", report)
+    table = tables.fixes_table(found, rows=5)
+    assert len(table) == 5 and list(table["Task"]) == list(found.tasks["task_id"].head(5))
+    assert list(table["Score if fixed"].astype(float)) == list(found.tasks["score_if_fixed"].head(5))
+
+
+def test_points_format_never_shows_minus_zero():
+    assert fmt.points(-0.004) == "0.00" and fmt.points(-0.0) == "0.00"
+    assert fmt.points(-0.006) == "-0.01" and fmt.points(12.5) == "12.50" and fmt.points(None) == fmt.DASH
