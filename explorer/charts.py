@@ -299,3 +299,40 @@ def influence_bars(frame, *, title: str) -> go.Figure:
                      zerolinecolor="#888")
     return _layout(fig, title, height=max(260, 24 * len(tasks) + 120), showlegend=False,
                    margin={"l": 140, "r": 20, "t": 60, "b": 50})
+
+
+def task_heatmap(cells, agents: Sequence[str], tasks: Sequence[str]) -> go.Figure:
+    """Success rate per task (rows) and agent (columns), run counts on hover; every cell can be selected.
+
+    ``cells``: one row per (task, agent) with a run (``scoring.drilldown.task_matrix`` rows), in the order
+    of the selectable layer's points. The colour is a ``go.Heatmap``; a transparent marker at each
+    cell's centre (the second trace) carries the hover and the selection (plotly selects points of
+    scatter traces only), and outlines the selected cell.
+    """
+    x = [safe(a) for a in agents]
+    y = [safe(t) for t in tasks]
+    where = {(t, a): (i, j) for i, t in enumerate(tasks) for j, a in enumerate(agents)}
+    z = np.full((len(tasks), len(agents)), np.nan)
+    for t, a, rate in zip(cells["task_id"], cells["agent_id"], cells["success_rate"]):
+        i, j = where[(t, a)]
+        z[i, j] = rate
+    fig = go.Figure(go.Heatmap(
+        x=x, y=y, z=z, zmin=0, zmax=1, colorscale="RdYlGn", xgap=1, ygap=1, hoverinfo="skip",
+        colorbar={"title": {"text": "success rate"}, "tickformat": ".0%", "len": min(1.0, 400 / (22 * len(y) + 1))}))
+    rate = [fmt.pct(v) for v in cells["success_rate"]]
+    headline = [fmt.pct(v) for v in cells["headline_success_rate"]]
+    fig.add_trace(go.Scatter(
+        x=[safe(a) for a in cells["agent_id"]], y=[safe(t) for t in cells["task_id"]], mode="markers",
+        marker={"symbol": "square-open", "size": 18, "color": "#111", "opacity": 0, "line": {"width": 3}},
+        selected={"marker": {"opacity": 1}}, unselected={"marker": {"opacity": 0}}, showlegend=False,
+        customdata=np.column_stack([[safe(a) for a in cells["agent_id"]], [safe(t) for t in cells["task_id"]],
+                                    cells["runs"], cells["outcomes"], cells["successes"], rate,
+                                    cells["completed"], headline]),
+        hovertemplate="%{customdata[0]} on %{customdata[1]}<br>%{customdata[2]} runs · %{customdata[4]} of "
+                      "%{customdata[3]} known outcomes successful (%{customdata[5]})<br>headline cohort: "
+                      "%{customdata[6]} completed, %{customdata[7]} successful<br>click to open these runs"
+                      "<extra></extra>"))
+    fig.update_xaxes(type="category", side="top", tickangle=-30, categoryorder="array", categoryarray=x)
+    fig.update_yaxes(type="category", autorange="reversed", categoryorder="array", categoryarray=y)
+    height = 22 * len(y) + 190
+    return _layout(fig, "", height=height, hoverdistance=-1, margin={"l": 100, "r": 20, "t": 130, "b": 20})

@@ -185,6 +185,13 @@ def accounts(scored: data.Scored) -> dict[str, Accounting]:
                         lambda a: 1_000 * len(a) + 10_000)
 
 
+def task_matrix(scored: data.Scored) -> pd.DataFrame:
+    """The task x agent success matrix (``scoring.drilldown.task_matrix``)."""
+    return data.derived("task_matrix", None, lambda: drilldown.task_matrix(scored.runs, scored.report.policy),
+                        _frame_bytes, spinner="Counting runs per task and agent…")
+
+
+
 # --------------------------------------------------------------------------- the Runs page's filter widgets
 
 WIDGET_KEYS = {"agents": "runs_agents", "tasks": "runs_tasks", "statuses": "runs_statuses",

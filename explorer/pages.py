@@ -28,6 +28,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("radar", "Fitness radar", ":material/radar:", "radar"),
     PageSpec("repeatability", "Repeatability", ":material/repeat:", "repeatability"),
     PageSpec("uncertainty", "Is the difference real?", ":material/difference:", "uncertainty"),
+    PageSpec("tasks", "Tasks × agents", ":material/grid_on:", "tasks"),
     PageSpec("runs", "Runs", ":material/table_rows:", "runs"),
     PageSpec("sandbox", "Policy sandbox", ":material/science:", "sandbox"),
     PageSpec("methodology", "Methodology", ":material/menu_book:", "methodology"),

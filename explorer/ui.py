@@ -46,6 +46,25 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
     return [int(r) for r in event.selection.rows if 0 <= int(r) < len(frame)]
 
 
+def selected_point(event, curve: int | None = None, size: int | None = None) -> int | None:
+    """The point index of the first point selected in a plotly chart's selection event (on ``curve`` if given,
+    below ``size`` if given: a selection left from other data selects nothing).
+
+    The event is read as a mapping (Streamlit's event supports both attribute and item access; a
+    selection put into session state is a plain dict); a malformed one selects nothing.
+    """
+    try:
+        points = list(event["selection"]["points"]) if event is not None else []
+    except (KeyError, TypeError):
+        return None
+    for point in points:
+        index = point.get("point_index", point.get("point_number"))
+        if index is not None and (curve is None or point.get("curve_number") == curve) and (
+                size is None or 0 <= int(index) < size):
+            return int(index)
+    return None
+
+
 def _dash_for_missing(format_value: Callable[[object], str]) -> Callable[[object], str]:
     return lambda v: fmt.DASH if _missing(v) else format_value(v)
 

@@ -281,3 +281,44 @@ def test_headline_page_first_agent_has_no_one_to_overtake():
     run(at)
     assert any("ranked first" in s.value for s in at.success)
     assert_clean(at, "headline page, steady-pro")
+
+
+# --------------------------------------------------------------------------- the Tasks × agents page
+
+
+def click_cell(at, index: int, curve: int = 1):
+    at.session_state["task_heatmap"] = {"selection": {"points": [{"curve_number": curve, "point_index": index}],
+                                                      "point_indices": [index], "box": [], "lasso": []}}
+    return run(at)
+
+
+def test_tasks_page_cell_opens_its_runs(sample):
+    runs, report = sample
+    from scoring.drilldown import task_matrix
+
+    cells = task_matrix(runs, report.policy)
+    index = int(cells.index[(cells["agent_id"] == "crashy-runner") & (cells["task_id"] == "task-35")][0])
+    at = run(page("tasks"))
+    assert any("Click a cell" in i.value for i in at.info)
+    click_cell(at, index)
+    assert at.session_state[drill.FILTER_KEY] == drill.RunsFilter(agents=("crashy-runner",), tasks=("task-35",))
+    row = cells.iloc[index]
+    words = " ".join(m.value for m in at.markdown).replace("\\", "").replace("**", "")
+    assert f"crashy-runner on task-35: {row['runs']} runs; {row['successes']} of {row['outcomes']}" in words
+    assert_clean(at, "tasks page, a cell selected")
+
+
+@pytest.mark.parametrize("selection", [{"points": [{"curve_number": 0, "point_index": 3}]},
+                                       {"points": [{"curve_number": 1, "point_index": 10_000}]},
+                                       {"nothing": []}])
+def test_tasks_page_a_selection_that_is_not_a_cell_selects_nothing(selection):
+    at = run(page("tasks"))
+    at.session_state["task_heatmap"] = {"selection": selection}
+    run(at)
+    assert any("Click a cell" in i.value for i in at.info)
+
+
+def test_tasks_page_on_the_edge_upload():
+    at = run(page("tasks", EDGE_CSV))
+    click_cell(at, 0)
+    assert_clean(at, "tasks page (edge upload)")

@@ -101,3 +101,30 @@ def test_fixes_table_first_rows_in_the_scoring_order(sample):
 def test_points_format_never_shows_minus_zero():
     assert fmt.points(-0.004) == "0.00" and fmt.points(-0.0) == "0.00"
     assert fmt.points(-0.006) == "-0.01" and fmt.points(12.5) == "12.50" and fmt.points(None) == fmt.DASH
+
+
+def test_task_heatmap_cells_where_the_matrix_says(sample):
+    runs, report = sample
+    from scoring.drilldown import task_matrix
+
+    cells = task_matrix(runs, report.policy)
+    agents = [a.agent_id for a in report.agents]
+    tasks = sorted(cells["task_id"].unique())
+    fig = charts.task_heatmap(cells, agents, tasks)
+    heat, layer = fig.data
+    assert list(heat.x) == agents and list(heat.y) == tasks
+    z = pd.DataFrame(heat.z, index=tasks, columns=agents)
+    for row in cells.sample(20, random_state=1).itertuples(index=False):
+        value = z.loc[row.task_id, row.agent_id]
+        assert (pd.isna(value) and pd.isna(row.success_rate)) or value == pytest.approx(row.success_rate)
+    assert int(z.notna().to_numpy().sum()) <= len(cells)  # a cell without a run stays empty
+    # The selectable layer: one point per cell with a run, in the matrix's order (a selection's index).
+    assert list(zip(layer.x, layer.y)) == list(zip(cells["agent_id"], cells["task_id"]))
+
+
+def test_task_heatmap_escapes_names():
+    cells = pd.DataFrame({"task_id": ["<i>t</i>"], "agent_id": ["<b>a</b>"], "runs": [1], "outcomes": [1],
+                          "successes": [1], "success_rate": [1.0], "completed": [1], "completed_successes": [1],
+                          "headline_success_rate": [1.0]})
+    fig = charts.task_heatmap(cells, ["<b>a</b>"], ["<i>t</i>"])
+    assert "<b>" not in fig.data[0].x[0] and "<i>" not in fig.data[1].y[0]

@@ -11,7 +11,8 @@ CSV_ROWS = 200_000  # the most runs one CSV download holds
 
 st.title("Runs")
 st.caption("The runs behind every number. Filter by agent, task, status, outcome and the cohort each measure "
-           "reads. A selection on another page (a leaderboard row, say) lands here with it.")
+           "reads. A selection on another page (a leaderboard row, a task on the Headline page, a cell of "
+           "Tasks × agents) lands here with it.")
 
 scored = data.require_scores()
 runs, report = scored.runs, scored.report
