@@ -87,8 +87,12 @@ else:
 found_fixes = drill.agent_fixes(scored, agent_id)
 if len(found_fixes.tasks):
     st.markdown("**What fixing a task's unsuccessful runs is worth** (what to fix first on top):")
-    st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in found_fixes.facts()))
-    ui.table(tables.fixes_table(found_fixes, rows=FIXES_SHOWN), {"Score if fixed": fmt.score, "Change": fmt.score},
+    if found_fixes.facts():
+        st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in found_fixes.facts()))
+    fix_rows = tables.fixes_table(found_fixes, rows=FIXES_SHOWN)
+    if ahead is None:  # no agent above: nothing to overtake
+        fix_rows = fix_rows.drop(columns=["Overtakes"])
+    ui.table(fix_rows, {"Score if fixed": fmt.score, "Change": fmt.score},
              key="fixes_table", columns={"Overtakes": st.column_config.CheckboxColumn(
                  help="Whether this fix alone lifts the score to the one needed to overtake the agent above")})
     st.caption(f"The first {FIXES_SHOWN} of {len(found_fixes.tasks):,} task fixes. A fixed failed or timed-out "

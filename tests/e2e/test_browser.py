@@ -138,9 +138,11 @@ def check_headline(app, report) -> None:
     first = report.agents[0]
     assert selectbox_value(app, "Agent") == f"#1 {first.agent_id}"
     assert metric(app, "Headline score") == f"{first.headline.score:.2f}"
-    assert app.page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot").count() == 3
+    # The waterfall, where the points went, the costliest tasks, and the two anchor maps.
+    assert app.page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot").count() == 5
     text = app.main_text()
     assert "In words" in text and "Anchor maps" in text and "Consistency gate" in text
+    assert "Where the points went" in text and "What costs points" in text and "ranked first" in text
     code = app.page.locator("[data-testid='stCode']").first.inner_text()
     assert "score = round(100 ×" in code and f"{first.headline.score:.2f}" in code
 

@@ -1,0 +1,105 @@
+"""Issue 15 in a real browser: a selection opens the right runs (Playwright + Debian's chromium).
+
+Run from the repo root: ``.venv/bin/python -m pytest -m browser -q tests/e2e/test_drill_browser.py``.
+A leaderboard row is selected by clicking its box in the grid's row-marker column (the grid is a canvas,
+so by position); a heatmap cell by clicking the transparent marker plotly draws at its centre.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scoring import load_runs
+from scoring.drilldown import runs_view, task_matrix
+from scoring.explain import explain
+
+SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "runs.csv"
+ROW_HEIGHT = 35  # explorer.ui.ROW_HEIGHT: the grid's header and rows
+
+
+@pytest.fixture(scope="module")
+def sample_runs():
+    return load_runs(SAMPLE_PATH.read_bytes(), name=SAMPLE_PATH.name).runs
+
+
+def metric(app, label: str) -> str:
+    box = app.page.locator("[data-testid='stMetric']").filter(
+        has=app.page.locator("[data-testid='stMetricLabel']", has_text=label))
+    return box.locator("[data-testid='stMetricValue']").inner_text().strip()
+
+
+def open_link(app, text: str) -> None:
+    link = app.page.locator("[data-testid='stPageLink'] a", has_text=text)
+    assert link.count() == 1, f"no single link {text!r}"
+    app.interact(link.click, description=f"following {text!r}")
+
+
+def select_row(app, grid, row: int, description: str) -> None:
+    """Click the selection box of ``row`` (0 = the first data row) of a selectable dataframe."""
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    app.interact(lambda: app.page.mouse.click(box["x"] + 18, box["y"] + ROW_HEIGHT * (row + 1.5)),
+                 description=description)
+
+
+def assert_runs_page_shows(app, runs, *, agent: str, task: str | None = None) -> None:
+    expected = runs_view(runs, agents=[agent], tasks=None if task is None else [task])
+    assert app.page.get_by_role("heading", name="Runs", exact=True).count() == 1
+    assert metric(app, "Runs shown") == f"{len(expected):,}"
+    grid = app.grid(0, complete=len(expected) <= 15,
+                    until=lambda g: bool(g.rows) and set(g.column("Agent")) == {agent})
+    if task is not None:
+        assert set(grid.column("Task")) == {task}
+        assert sorted(grid.column("Run")) == sorted(expected["run_id"].astype(str))
+    assert app.page.locator("[data-testid='stException']").count() == 0
+
+
+@pytest.mark.browser
+def test_selecting_a_leaderboard_row_opens_that_agents_runs(app, sample_report, sample_runs):
+    app.goto("")
+    agents = [a.agent_id for a in sample_report.agents]
+    row = agents.index("crashy-runner")
+    select_row(app, app.page.locator("[data-testid='stDataFrame']").first, row, "selecting the crashy-runner row")
+    panel = app.page.locator(".st-key-leaderboard_selection")
+    assert "#4 crashy-runner: 74.67" in panel.inner_text()
+    assert "352 runs: 262 completed, 59 failed, 29 timed out" in panel.inner_text()
+    app.screenshot("issue15-leaderboard-selected")
+    open_link(app, "Open its 352 runs")
+    assert "/runs?agent=crashy-runner" in app.page.url
+    assert_runs_page_shows(app, sample_runs, agent="crashy-runner")
+    app.screenshot("issue15-runs-crashy-runner")
+
+
+@pytest.mark.browser
+def test_clicking_a_heatmap_cell_opens_its_runs(app, sample_runs):
+    cells = task_matrix(sample_runs)
+    index = int(cells.index[(cells["agent_id"] == "crashy-runner") & (cells["task_id"] == "task-35")][0])
+    app.goto("tasks")
+    app.screenshot("issue15-tasks")
+    marker = app.page.locator("[data-testid='stPlotlyChart'] .scatterlayer .trace .point").nth(index)
+    app.interact(lambda: marker.click(force=True), description="clicking the crashy-runner / task-35 cell")
+    panel = app.page.locator(".st-key-heatmap_selection")
+    assert "crashy-runner on task-35" in panel.inner_text()
+    open_link(app, "Open these 13 runs")
+    assert "agent=crashy-runner" in app.page.url and "task=task-35" in app.page.url
+    assert_runs_page_shows(app, sample_runs, agent="crashy-runner", task="task-35")
+
+
+@pytest.mark.browser
+def test_headline_page_opens_on_the_selected_agent_and_a_task_opens_its_runs(app, sample_report, sample_runs):
+    app.goto("")
+    row = [a.agent_id for a in sample_report.agents].index("crashy-runner")
+    select_row(app, app.page.locator("[data-testid='stDataFrame']").first, row, "selecting the crashy-runner row")
+    open_link(app, "Why this score")
+    text = app.main_text()
+    assert app.page.get_by_role("combobox", name="Agent").first.input_value() == "#4 crashy-runner"
+    assert "crashy-runner: 74.67 earned, 25.33 lost" in app.visible_text()
+    assert "What overtaking blackbox-api takes" in text
+    app.screenshot("issue15-headline-crashy-runner")
+    costliest = explain(sample_runs, "crashy-runner").influence.tasks["task_id"].iloc[0]  # the table's first row
+    select_row(app, app.page.locator(".st-key-influence_tasks [data-testid='stDataFrame']"), 0,
+               "selecting the costliest task")
+    open_link(app, f"Open its runs on task {costliest}")
+    assert_runs_page_shows(app, sample_runs, agent="crashy-runner", task=costliest)
