@@ -336,3 +336,36 @@ def task_heatmap(cells, agents: Sequence[str], tasks: Sequence[str]) -> go.Figur
     fig.update_yaxes(type="category", autorange="reversed", categoryorder="array", categoryarray=y)
     height = 22 * len(y) + 190
     return _layout(fig, "", height=height, hoverdistance=-1, margin={"l": 100, "r": 20, "t": 130, "b": 20})
+
+
+def compare_components_chart(components, a: str, b: str, maxima: Mapping[str, float]) -> go.Figure:
+    """Points each of two agents earns per component, side by side, the component's maximum marked."""
+    labels = [f"{COMPONENT_LABELS[n]} (max {maxima[n]:g})" for n in components["name"]]
+    fig = go.Figure()
+    for name, column, color in ((a, "earned_a", PALETTE[0]), (b, "earned_b", PALETTE[1])):
+        values = components[column].astype(float).tolist()
+        fig.add_trace(go.Bar(y=labels, x=values, orientation="h", name=safe(name), marker={"color": color},
+                             text=[fmt.score(v) for v in values], textposition="outside",
+                             customdata=[safe(name)] * len(values),
+                             hovertemplate="%{customdata}: %{x:.2f} points (%{y})<extra></extra>"))
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(title="points earned", range=[0, max(maxima.values()) * 1.12])
+    return _layout(fig, "Points per component", height=340, barmode="group", legend={"orientation": "h", "y": -0.25},
+                   margin={"l": 180, "r": 20, "t": 60, "b": 50})
+
+
+def paired_tasks_chart(tasks, a: str, b: str) -> go.Figure:
+    """Per shared task, the success rate of ``a`` minus that of ``b`` (one bar a task, largest first)."""
+    fig = go.Figure(go.Bar(
+        x=[safe(t) for t in tasks["task_id"]], y=tasks["difference"].astype(float),
+        marker={"color": [PALETTE[0] if v > 0 else PALETTE[1] if v < 0 else "#999" for v in tasks["difference"]]},
+        customdata=np.column_stack([[safe(t) for t in tasks["task_id"]],
+                                    [fmt.pct(v) for v in tasks["success_rate_a"]], tasks["outcomes_a"],
+                                    [fmt.pct(v) for v in tasks["success_rate_b"]], tasks["outcomes_b"]]),
+        hovertemplate="%{customdata[0]}: " + safe(a) + " %{customdata[1]} of %{customdata[2]}, " + safe(b)
+                      + " %{customdata[3]} of %{customdata[4]}<br>click to open these runs<extra></extra>"))
+    fig.update_yaxes(title=f"success rate: {safe(a)} minus {safe(b)}", tickformat="+.0%", range=[-1.05, 1.05],
+                     zeroline=True, zerolinecolor="#888")
+    fig.update_xaxes(title="shared task", type="category", tickangle=-45)
+    return _layout(fig, "Per-task paired differences (known outcomes of terminal runs)", height=380,
+                   showlegend=False)

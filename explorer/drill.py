@@ -192,6 +192,13 @@ def task_matrix(scored: data.Scored) -> pd.DataFrame:
 
 
 
+def comparison(scored: data.Scored, a: str, b: str, replicates: int, seed: int) -> drilldown.Comparison:
+    """Agent ``a`` against ``b`` (``scoring.drilldown.compare``)."""
+    return data.derived("compare", (a, b, replicates, seed), lambda: drilldown.compare(
+        scored.runs, a, b, scored.report.policy, replicates=replicates, seed=seed),
+        lambda c: _frame_bytes(c.components, c.tasks), spinner="Bootstrapping the difference…")
+
+
 # --------------------------------------------------------------------------- the Runs page's filter widgets
 
 WIDGET_KEYS = {"agents": "runs_agents", "tasks": "runs_tasks", "statuses": "runs_statuses",

@@ -234,3 +234,23 @@ def fixes_table(found, rows: int | None = None) -> pd.DataFrame:
         "Change": t["score_change"].astype("Float64").to_numpy(),
         "Overtakes": pd.array(t["overtakes"], dtype="boolean"),
     })
+
+
+def compare_components(comparison) -> pd.DataFrame:
+    c = comparison.components
+    return pd.DataFrame({"Component": [COMPONENT_LABELS[n] for n in c["name"]],
+                         comparison.a: c["earned_a"].astype("Float64").to_numpy(),
+                         comparison.b: c["earned_b"].astype("Float64").to_numpy(),
+                         "Difference": c["difference"].astype("Float64").to_numpy()})
+
+
+def compare_tasks(comparison) -> pd.DataFrame:
+    t = comparison.tasks
+    return pd.DataFrame({
+        "Task": t["task_id"].astype(str).to_numpy(dtype=object),
+        "Outcomes A": t["outcomes_a"].to_numpy(), "Successes A": t["successes_a"].to_numpy(),
+        "Success rate A": t["success_rate_a"].astype("Float64").to_numpy(),
+        "Outcomes B": t["outcomes_b"].to_numpy(), "Successes B": t["successes_b"].to_numpy(),
+        "Success rate B": t["success_rate_b"].astype("Float64").to_numpy(),
+        "Difference": t["difference"].astype("Float64").to_numpy(),
+    })

@@ -322,3 +322,65 @@ def test_tasks_page_on_the_edge_upload():
     at = run(page("tasks", EDGE_CSV))
     click_cell(at, 0)
     assert_clean(at, "tasks page (edge upload)")
+
+
+# --------------------------------------------------------------------------- the Compare page
+
+
+def test_compare_page_numbers_are_the_core_comparison(sample):
+    runs, report = sample
+    from scoring.drilldown import compare
+
+    at = page("compare")
+    at.session_state[drill.FOCUS_KEY] = "crashy-runner"
+    run(at)
+    assert at.selectbox(key="compare_a").value == "crashy-runner"
+    b = at.selectbox(key="compare_b").value
+    assert b == "deep-thinker"  # the agent after A on the leaderboard
+    c = compare(runs, "crashy-runner", b, report.policy)
+    assert metrics(at)["A minus B"] == fmt.score(c.score_delta)
+    table = next(d.value for d in at.dataframe if "crashy-runner" in d.value.columns).set_index("Component")
+    assert list(table["Difference"].astype(float)) == pytest.approx(list(c.components["difference"]))
+    tasks = frame_with(at, "Success rate A")
+    assert list(tasks["Task"]) == list(c.tasks["task_id"])
+    assert any("The rule:" in x.value for x in at.caption)
+    assert_clean(at, "compare page")
+
+
+def test_compare_page_a_bar_opens_both_agents_runs_on_its_task(sample):
+    runs, report = sample
+    from scoring.drilldown import compare
+
+    at = run(page("compare"))
+    a, b = at.selectbox(key="compare_a").value, at.selectbox(key="compare_b").value
+    c = compare(runs, a, b, report.policy)
+    first = c.tasks.sort_values(["difference", "task_id"], ascending=[False, True], kind="stable")["task_id"].iloc[0]
+    at.session_state["paired_tasks"] = {"selection": {"points": [{"curve_number": 0, "point_index": 0}]}}
+    run(at)
+    assert at.session_state[drill.FILTER_KEY] == drill.RunsFilter(agents=(a, b), tasks=(first,))
+
+
+def test_compare_page_b_never_equals_a():
+    at = run(page("compare"))
+    at.selectbox(key="compare_a").set_value(at.selectbox(key="compare_b").value)
+    run(at)
+    assert at.selectbox(key="compare_a").value != at.selectbox(key="compare_b").value
+
+
+@pytest.mark.parametrize("a, b", [("only-failed", "healthy"), ("only-failed", "few-runs"),
+                                  (HTML_AGENT, "zero-success"), ("no-finished-at", "no-steps-no-cost")])
+def test_compare_page_edge_pairs(a, b):
+    at = run(page("compare", EDGE_CSV))
+    at.selectbox(key="compare_a").set_value(a)
+    run(at)
+    at.selectbox(key="compare_b").set_value(b)
+    run(at)
+    if a == "only-failed":
+        assert any("no headline score" in i.value for i in at.info)
+    assert_clean(at, f"compare page, {a!r} against {b!r}")
+
+
+def test_compare_page_one_agent_says_so():
+    one = b"\n".join(EDGE_CSV.splitlines()[:13]) + b"\n"  # the header and the healthy agent's runs
+    at = run(page("compare", one, upload_name="one.csv"))
+    assert any("nothing to compare" in i.value for i in at.info)

@@ -128,3 +128,21 @@ def test_task_heatmap_escapes_names():
                           "headline_success_rate": [1.0]})
     fig = charts.task_heatmap(cells, ["<b>a</b>"], ["<i>t</i>"])
     assert "<b>" not in fig.data[0].x[0] and "<i>" not in fig.data[1].y[0]
+
+
+def test_compare_charts_follow_the_comparison(sample):
+    runs, report = sample
+    from scoring.drilldown import compare
+    from scoring.explain import component_weights
+
+    c = compare(runs, "steady-pro", "swift-lite", report.policy, replicates=50)
+    maxima = {n: 100 * w for n, w in component_weights(report.policy).items()}
+    fig = charts.compare_components_chart(c.components, c.a, c.b, maxima)
+    assert [t.name for t in fig.data] == ["steady-pro", "swift-lite"]
+    assert list(fig.data[0].x) == pytest.approx(list(c.components["earned_a"]))
+    assert list(fig.data[1].x) == pytest.approx(list(c.components["earned_b"]))
+    bars = charts.paired_tasks_chart(c.tasks, c.a, c.b)
+    assert list(bars.data[0].x) == list(c.tasks["task_id"])
+    assert list(bars.data[0].y) == pytest.approx(list(c.tasks["difference"]))
+    table = tables.compare_tasks(c)
+    assert list(table["Difference"].astype(float)) == pytest.approx(list(c.tasks["difference"]))

@@ -1,0 +1,87 @@
+import streamlit as st
+
+from explorer import charts, data, drill, tables, ui
+from explorer import format as fmt
+from scoring.explain import component_weights
+from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
+
+st.title("Compare two agents")
+st.caption("Agent A against agent B: the points each earns per component, the success rate on every task both "
+           "attempted, the tasks only one solves, and a bootstrap interval for the difference of their headline "
+           "scores. Every difference is A minus B.")
+
+scored = data.require_scores()
+report = scored.report
+agents = [a.agent_id for a in report.agents]
+if len(agents) < 2:
+    st.info("The data has one agent: there is nothing to compare it with.", icon=":material/info:")
+    st.stop()
+
+
+def label(agent_id: str) -> str:
+    rank = report.agent(agent_id).rank
+    return f"#{rank} {agent_id}" if rank else f"{agent_id} (unranked)"
+
+
+left, right = st.columns(2)
+drill.focus(agents, "compare_a", default=agents[0])
+a = left.selectbox("Agent A", agents, key="compare_a", format_func=label)
+drill.set_focus(a, "compare_a")
+others = [x for x in agents if x != a]
+b = right.selectbox("Agent B", others, key="compare_b", format_func=label,
+                    index=max(0, min(agents.index(a), len(others) - 1)))  # the agent next to A on the leaderboard
+
+c = drill.comparison(scored, a, b, DEFAULT_REPLICATES, DEFAULT_SEED)
+cols = st.columns(3)
+cols[0].metric(f"A: {a}", fmt.score(c.score_a))
+cols[1].metric(f"B: {b}", fmt.score(c.score_b))
+cols[2].metric("A minus B", fmt.score(c.score_delta),
+               help=None if c.interval is None else f"{c.confidence:.0%} interval {fmt.score(c.interval.low)} to "
+                                                    f"{fmt.score(c.interval.high)}")
+st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in c.facts()))
+if c.interval is None:
+    st.info("One of the two has no completed run, so it has no headline score: no difference to bootstrap.",
+            icon=":material/info:")
+else:
+    st.caption(f"The rule: {DEFAULT_REPLICATES:,} replicates (seed {DEFAULT_SEED}, explorer-defined), each agent's "
+               "completed runs resampled with replacement independently and re-scored; replicate i of A minus "
+               "replicate i of B; the interval is the percentile interval of those differences. The same replicates "
+               "as the Leaderboard's intervals.")
+
+st.subheader("Points per component")
+if c.score_a is None and c.score_b is None:
+    st.info("Neither agent has a headline score.", icon=":material/info:")
+else:
+    left, right = st.columns([3, 2])
+    with left:
+        maxima = {name: 100 * weight for name, weight in component_weights(report.policy).items()}
+        st.plotly_chart(charts.compare_components_chart(c.components, a, b, maxima), width="stretch",
+                        key="compare_components")
+    with right:
+        ui.table(tables.compare_components(c), {a: fmt.points, b: fmt.points, "Difference": fmt.points},
+                 key="compare_components_table")
+
+st.subheader("Task by task")
+if c.tasks.empty:
+    st.info("The two agents have no task in common with a known outcome.", icon=":material/info:")
+else:
+    ordered = c.tasks.sort_values(["difference", "task_id"], ascending=[False, True], kind="stable").reset_index(
+        drop=True)
+    event = st.plotly_chart(charts.paired_tasks_chart(ordered, a, b), width="stretch", key="paired_tasks",
+                            on_select="rerun", selection_mode="points")
+    picked = ui.selected_point(event, curve=0, size=len(ordered))
+    if picked is None:
+        st.caption("Click a bar to open both agents' runs on that task.")
+    else:
+        task = str(ordered["task_id"].iloc[picked])
+        chosen = drill.RunsFilter(agents=(a, b), tasks=(task,))
+        drill.choose(chosen)
+        drill.runs_link(chosen, f"Open both agents' runs on task {task}")
+    words = [("Solved only by A", c.solved_only_by_a), ("Solved only by B", c.solved_only_by_b),
+             ("Attempted only by A", c.tasks_only_a), ("Attempted only by B", c.tasks_only_b)]
+    st.markdown("\n".join(f"- **{name}** ({len(found):,}): {fmt.plain(', '.join(found)) if found else 'none'}"
+                          for name, found in words))
+    st.caption("Solved: at least one successful run among the terminal runs with a known outcome; attempted: at least "
+               "one such run.")
+    ui.table(tables.compare_tasks(c), {"Success rate A": fmt.pct, "Success rate B": fmt.pct,
+                                       "Difference": lambda v: f"{v:+.1%}"}, key="compare_tasks")
