@@ -369,3 +369,71 @@ def paired_tasks_chart(tasks, a: str, b: str) -> go.Figure:
     fig.update_xaxes(title="shared task", type="category", tickangle=-45)
     return _layout(fig, "Per-task paired differences (known outcomes of terminal runs)", height=380,
                    showlegend=False)
+
+
+def headline_over_time(frame, agents: Sequence[str]) -> go.Figure:
+    """The headline score of each agent as of each day, the days the floor or the gate switched marked."""
+    fig = go.Figure()
+    for i, agent in enumerate(agents):
+        rows = frame[frame["agent_id"] == agent]
+        color = PALETTE[i % len(PALETTE)]
+        fig.add_trace(go.Scatter(
+            x=rows["day"], y=rows["score"], mode="lines", name=safe(agent), line={"color": color, "width": 2},
+            customdata=np.column_stack([[safe(agent)] * len(rows), rows["completed_runs"]]),
+            hovertemplate="%{customdata[0]}, %{x|%Y-%m-%d}: %{y:.2f} (%{customdata[1]} completed runs)"
+                          "<extra></extra>"))
+        switched = rows[rows["floor_switched"] | rows["gate_switched"]]
+        if len(switched):
+            fig.add_trace(go.Scatter(
+                x=switched["day"], y=switched["score"], mode="markers", name=f"{safe(agent)}: floor or gate",
+                marker={"symbol": "diamond", "size": 11, "color": color, "line": {"width": 1.5, "color": "#111"}},
+                customdata=[[safe(agent), _switch_words(r)] for r in switched.itertuples(index=False)],
+                hovertemplate="%{customdata[0]}, %{x|%Y-%m-%d}: %{customdata[1]}<extra></extra>", showlegend=False))
+    fig.update_yaxes(title="headline score as of the day", range=[-2, 102])
+    fig.update_xaxes(title="day (UTC); runs finished by its end")
+    return _layout(fig, "Headline score over time (◆ the zero-success floor or the consistency gate switched)",
+                   height=400, legend={"orientation": "h", "y": -0.25})
+
+
+def _switch_words(row) -> str:
+    parts = []
+    if row.floor_switched:
+        parts.append("zero-success floor applies" if row.zero_success_floor else "leaves the zero-success floor")
+    if row.gate_switched:
+        parts.append("consistency neutral (gate not met)" if row.consistency_neutral
+                     else "consistency gate met: measured from now on")
+    return "; ".join(parts)
+
+
+def radar_over_time(rows, agent: str, weights_label: str = "default weights") -> go.Figure:
+    """The five radar axes of one agent's window as it moved, and its profile score (dashed)."""
+    fig = go.Figure()
+    for i, axis in enumerate(RADAR_AXES):
+        fig.add_trace(go.Scatter(
+            x=rows["day"], y=rows[axis], mode="lines", name=AXIS_LABELS[axis], connectgaps=False,
+            line={"color": PALETTE[i % len(PALETTE)], "width": 2},
+            hovertemplate=AXIS_LABELS[axis] + ", %{x|%Y-%m-%d}: %{y:.2f}<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=rows["day"], y=rows["profile_score"], mode="lines", name=f"profile ({weights_label})",
+        line={"color": "#111", "width": 2, "dash": "dash"},
+        hovertemplate="profile, %{x|%Y-%m-%d}: %{y:.2f}<extra></extra>"))
+    fig.update_yaxes(title="axis (0–100); a gap: unavailable", range=[-2, 102])
+    fig.update_xaxes(title="day (UTC); the window of the latest terminal runs finished by its end")
+    return _layout(fig, f"Radar axes of {safe(agent)} over time", height=400, legend={"orientation": "h", "y": -0.25})
+
+
+def pass_k_over_time(frame, agents: Sequence[str], k: int) -> go.Figure:
+    """pass^k of each agent as of each day (the mean over the tasks qualifying by then)."""
+    fig = go.Figure()
+    column = f"pass^{k}"
+    for i, agent in enumerate(agents):
+        rows = frame[frame["agent_id"] == agent]
+        fig.add_trace(go.Scatter(
+            x=rows["day"], y=rows[column], mode="lines", name=safe(agent),
+            line={"color": PALETTE[i % len(PALETTE)], "width": 2},
+            customdata=np.column_stack([[safe(agent)] * len(rows), rows["qualifying_tasks"]]),
+            hovertemplate="%{customdata[0]}, %{x|%Y-%m-%d}: pass^" + str(k)
+                          + " %{y:.1%} over %{customdata[1]} qualifying tasks<extra></extra>"))
+    fig.update_yaxes(title=f"pass^{k} as of the day", tickformat=".0%", range=[-0.02, 1.02])
+    fig.update_xaxes(title="day (UTC); outcomes finished by its end")
+    return _layout(fig, f"pass^{k} over time", height=380, legend={"orientation": "h", "y": -0.25})

@@ -192,6 +192,14 @@ def task_matrix(scored: data.Scored) -> pd.DataFrame:
 
 
 
+def over_time(scored: data.Scored, agents: Sequence[str]) -> drilldown.OverTime:
+    """The three measures as of each day, for the chosen agents only (``scoring.drilldown.score_over_time``)."""
+    chosen = tuple(sorted(agents))
+    return data.derived("over_time", chosen, lambda: drilldown.score_over_time(
+        scored.runs, scored.report.policy, agents=chosen), lambda o: _frame_bytes(o.frame),
+        spinner="Scoring each day…")
+
+
 def comparison(scored: data.Scored, a: str, b: str, replicates: int, seed: int) -> drilldown.Comparison:
     """Agent ``a`` against ``b`` (``scoring.drilldown.compare``)."""
     return data.derived("compare", (a, b, replicates, seed), lambda: drilldown.compare(

@@ -30,6 +30,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("uncertainty", "Is the difference real?", ":material/difference:", "uncertainty"),
     PageSpec("tasks", "Tasks × agents", ":material/grid_on:", "tasks"),
     PageSpec("compare", "Compare two agents", ":material/compare_arrows:", "compare"),
+    PageSpec("over_time", "Score over time", ":material/timeline:", "over-time"),
     PageSpec("runs", "Runs", ":material/table_rows:", "runs"),
     PageSpec("sandbox", "Policy sandbox", ":material/science:", "sandbox"),
     PageSpec("methodology", "Methodology", ":material/menu_book:", "methodology"),

@@ -15,7 +15,17 @@ from explorer import format as fmt
 from scoring import load_runs, score_runs
 from scoring.drilldown import runs_view
 from scoring.explain import accounting, explain, remove_runs
-from tests.test_app_pages import EDGE_AGENTS, EDGE_CSV, HTML_AGENT, ROOT, assert_clean, page, run
+from tests.test_app_pages import (
+    EDGE_AGENTS,
+    EDGE_CSV,
+    HTML_AGENT,
+    ROOT,
+    _plotly_array,
+    assert_clean,
+    page,
+    plotly_specs,
+    run,
+)
 
 SAMPLE = ROOT / "sample_data" / "runs.csv"
 
@@ -384,3 +394,46 @@ def test_compare_page_one_agent_says_so():
     one = b"\n".join(EDGE_CSV.splitlines()[:13]) + b"\n"  # the header and the healthy agent's runs
     at = run(page("compare", one, upload_name="one.csv"))
     assert any("nothing to compare" in i.value for i in at.info)
+
+
+# --------------------------------------------------------------------------- the Score over time page
+
+
+def test_over_time_page_charts_the_core_series(sample):
+    runs, report = sample
+    from scoring.drilldown import score_over_time
+
+    at = page("over_time")
+    at.session_state[drill.FOCUS_KEY] = "crashy-runner"
+    run(at)
+    assert at.multiselect(key="over_time_agents").value == ["crashy-runner"]
+    found = score_over_time(runs, report.policy, agents=["crashy-runner"])
+    (line, *_) = plotly_specs(at)[0]["data"]
+    last = found.agent("crashy-runner")["score"].iloc[-1]
+    assert _plotly_array(line["y"])[-1] == pytest.approx(last)
+    assert fmt.score(last) == "74.67"  # the last day's headline is today's headline
+    assert_clean(at, "over time page, crashy-runner")
+
+
+def test_over_time_page_defaults_to_the_top_agents_and_asks_for_one():
+    at = run(page("over_time"))
+    assert at.multiselect(key="over_time_agents").value == ["steady-pro", "swift-lite", "blackbox-api"]
+    at.multiselect(key="over_time_agents").set_value([])
+    run(at)
+    assert any("Choose at least one agent" in i.value for i in at.info)
+
+
+def test_over_time_page_without_dates_says_so():
+    at = page("over_time", EDGE_CSV)
+    at.session_state[drill.FOCUS_KEY] = "no-finished-at"
+    run(at)
+    assert any("No finished_at dates" in i.value for i in at.info)
+    assert_clean(at, "over time page, no dates")
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_over_time_page_pass_k_levels(k):
+    at = run(page("over_time"))
+    at.get("button_group")[0].set_value(k)
+    run(at)
+    assert plotly_specs(at)[-1]["layout"]["title"]["text"] == f"pass^{k} over time"

@@ -146,3 +146,21 @@ def test_compare_charts_follow_the_comparison(sample):
     assert list(bars.data[0].y) == pytest.approx(list(c.tasks["difference"]))
     table = tables.compare_tasks(c)
     assert list(table["Difference"].astype(float)) == pytest.approx(list(c.tasks["difference"]))
+
+
+def test_over_time_charts_one_line_per_agent_and_the_switches_marked(sample):
+    runs, report = sample
+    from scoring.drilldown import score_over_time
+
+    agents = ["steady-pro", "newcomer", "null-pointer"]
+    found = score_over_time(runs, report.policy, agents=agents)
+    fig = charts.headline_over_time(found.frame, agents)
+    lines = [t for t in fig.data if t.mode == "lines"]
+    assert [t.name for t in lines] == agents
+    marks = [t for t in fig.data if t.mode == "markers"]
+    assert sum(len(t.x) for t in marks) == len(found.switches())
+    radar = charts.radar_over_time(found.agent("steady-pro"), "steady-pro")
+    assert len(radar.data) == 6  # five axes and the profile
+    k = report.policy.pass_k_levels[-1]
+    pk = charts.pass_k_over_time(found.frame, agents, k)
+    assert [t.name for t in pk.data] == agents and pk.layout.title.text == f"pass^{k} over time"

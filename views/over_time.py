@@ -1,0 +1,47 @@
+import streamlit as st
+
+from explorer import charts, data, drill
+from explorer import format as fmt
+
+DEFAULT_AGENTS = 3  # agents charted when none is chosen: the top of the leaderboard (explorer-defined)
+
+st.title("Score over time")
+st.caption("Each measure as of the end of each UTC day, over the runs finished by then: the headline over all "
+           "completed runs so far, the radar axes of the latest terminal runs (the window as it moved), and pass^k. "
+           "◆ marks the days the zero-success floor or the consistency gate switched.")
+
+scored = data.require_scores()
+report = scored.report
+policy = report.policy
+agents = [a.agent_id for a in report.agents]
+focus = drill.focus_agent()
+default = [focus] if focus in agents else agents[:DEFAULT_AGENTS]
+chosen = st.multiselect("Agents", agents, default=default, key="over_time_agents",
+                        help=f"Without a choice elsewhere, the top {DEFAULT_AGENTS} of the leaderboard.")
+if not chosen:
+    st.info("Choose at least one agent.", icon=":material/info:")
+    st.stop()
+
+found = drill.over_time(scored, chosen)
+if not found.has_dates:
+    st.info(fmt.render(found.facts()[0]), icon=":material/event_busy:")
+    st.stop()
+ordered = [a for a in agents if a in chosen]  # leaderboard order, so the colours stay put
+
+st.plotly_chart(charts.headline_over_time(found.frame, ordered), width="stretch", key="headline_over_time")
+facts = found.facts()
+if facts:
+    st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in facts))
+
+st.subheader("Radar axes over time")
+one = st.selectbox("Agent", ordered, key="over_time_radar_agent")
+st.plotly_chart(charts.radar_over_time(found.agent(one), one), width="stretch", key="radar_over_time")
+st.caption(f"The window: the agent's latest {policy.radar_window} terminal runs finished by the end of the day. "
+           "The profile score uses the policy's default viewer weights.")
+
+st.subheader("pass^k over time")
+k = st.segmented_control("k", policy.pass_k_levels, default=policy.pass_k_levels[0], key="over_time_k",
+                         format_func=lambda level: f"pass^{level}") or policy.pass_k_levels[0]
+st.plotly_chart(charts.pass_k_over_time(found.frame, ordered, k), width="stretch", key="pass_k_over_time")
+st.caption(f"The mean over the tasks with at least {policy.pass_k_min_outcomes} known outcomes by that day "
+           "(the qualifying tasks); a gap: no task qualified yet.")
