@@ -141,9 +141,11 @@ def runs_table(view: pd.DataFrame) -> pd.DataFrame:
         "in_radar_window": view["in_radar_window"].to_numpy(dtype=bool),
         "in_pass_k": view["in_pass_k"].to_numpy(dtype=bool),
     })
+    at = frame.columns.get_loc("outcome") + 1  # the influence, when given, next to the outcome
     for column in ("points_if_removed", "score_if_removed"):
         if column in view:
-            frame[column] = view[column].astype("Float64").to_numpy()
+            frame.insert(at, column, view[column].astype("Float64").to_numpy())
+            at += 1
     return frame.rename(columns=RUNS_COLUMNS)
 
 
