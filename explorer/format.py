@@ -8,6 +8,7 @@ from scoring.format import (
     FORMATS,
     anchor_x,
     count,
+    counted,
     factor,
     ms,
     number,
@@ -20,7 +21,7 @@ from scoring.format import (
     weight,
 )
 
-__all__ = ["DASH", "FORMATS", "anchor_x", "count", "dollars_safe", "factor", "ms", "number", "pct", "pct2",
+__all__ = ["DASH", "FORMATS", "anchor_x", "count", "counted", "dollars_safe", "factor", "ms", "number", "pct", "pct2",
            "plain", "points", "render", "score", "steps", "text", "usd", "weight"]
 
 

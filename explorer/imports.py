@@ -11,7 +11,7 @@ from scoring.importers import ImportReport, detect
 from scoring.limits import Limits
 from scoring.runs import RunsValidationError
 
-from .format import plain
+from .format import counted, plain
 
 
 def upload_kind(data: bytes, name: str, limits: Limits) -> str:
@@ -57,9 +57,10 @@ def _line(text: object) -> str:
 
 
 def report_summary(report: ImportReport) -> str:
-    """'2 file(s), 20 run(s), 3 warning(s)': the import at a glance (numbers only, no file text)."""
+    """'2 files, 20 runs, 1 warning': the import at a glance (numbers only, no file text)."""
     runs = sum(f.runs for f in report.files)
-    return f"{len(report.files)} file(s), {runs:,} run(s), {len(report.all_warnings())} warning(s)"
+    return ", ".join((counted(len(report.files), "file", "files"), counted(runs, "run", "runs"),
+                      counted(len(report.all_warnings()), "warning", "warnings")))
 
 
 def report_markdown(report: ImportReport) -> list[str]:
@@ -72,7 +73,7 @@ def report_markdown(report: ImportReport) -> list[str]:
         agents = ", ".join(_line(a) for a in f.agents[:10]) + (f" and {len(f.agents) - 10} more"
                                                                 if len(f.agents) > 10 else "")
         head = (f"**{_line(f.name)}** · {_line(f.to_json()['format'])} · {f.runs:,} {_line(f.record_label)}(s) "
-                f"(rows {first:,}–{last:,}) · {f.tasks:,} task(s) · agent(s): {agents or '—'}")
+                f"(rows {first:,}–{last:,}) · {counted(f.tasks, 'task', 'tasks')} · agents: {agents or '—'}")
         if previous is not None and (f.mapped, f.unmapped) == (previous.mapped, previous.unmapped):
             parts = [head, "Mapped as the file above; the same columns are not mapped."]
         else:

@@ -124,7 +124,7 @@ def _robustness(agg: RadarAggregates, policy: Policy) -> np.ndarray:
 
 def _robustness_reasons(agg: RadarAggregates, policy: Policy) -> list[Fact]:
     need = policy.robustness_min_outcomes
-    return [Fact("mean of 1 - 4p(1-p) over {tasks:count} task(s) with at least {need:count} known outcomes",
+    return [Fact("mean of 1 - 4p(1-p) over {tasks:count|task|tasks} with at least {need:count} known outcomes",
                  {"tasks": int(n), "need": need}) if n else
             Fact("no task with at least {need:count} known outcomes in the window", {"need": need})
             for n in _robust_tasks(agg, policy)[0]]

@@ -231,13 +231,15 @@ class OverTime:
             v = {"agent": row.agent_id, "day": row.day.strftime("%Y-%m-%d"), "n": row.completed_runs,
                  "latencies": row.latency_runs, "gate": gate}
             if row.floor_switched:
-                out.append(Fact("{day:text}: {agent:text} is on the zero-success floor ({n:count} completed runs, "
-                                "none successful)." if row.zero_success_floor else
+                out.append(Fact("{day:text}: {agent:text} is on the zero-success floor "
+                                "({n:count|completed run|completed runs}, none successful)."
+                                if row.zero_success_floor else
                                 "{day:text}: {agent:text} leaves the zero-success floor (a first successful "
                                 "completed run).", v))
             if row.gate_switched:
-                out.append(Fact("{day:text}: {agent:text} reaches the consistency gate ({latencies:count} of "
-                                "{gate:count} latencies): consistency is measured from this day." if
+                out.append(Fact("{day:text}: {agent:text} reaches the consistency gate "
+                                "({latencies:count|recorded latency|recorded latencies}; the gate needs "
+                                "{gate:count}): consistency is measured from this day." if
                                 not row.consistency_neutral else
                                 "{day:text}: {agent:text} falls below the consistency gate: consistency is neutral.",
                                 v))

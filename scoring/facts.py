@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-_SLOT = re.compile(r"\{(\w+):(\w+)\}")
+# {name:format} or {name:format|one|many}: the value formatted, then the noun for one or for any other count.
+_SLOT = re.compile(r"\{(\w+):(\w+)(?:\|([^|{}]*)\|([^|{}]*))?\}")
 
 
 @dataclass(frozen=True)
@@ -24,6 +25,8 @@ class Fact:
     --------
     >>> str(Fact("median latency {p50:ms} over {n:count} runs", {"p50": 1834.5, "n": 40}))
     'median latency 1,834 ms over 40 runs'
+    >>> str(Fact("{n:count|run is|runs are} not completed", {"n": 1}))
+    '1 run is not completed'
     """
 
     template: str
@@ -34,7 +37,10 @@ class Fact:
         from .format import FORMATS
 
         def slot(match: re.Match) -> str:
-            shown = FORMATS[match[2]](self.values[match[1]])
+            value = self.values[match[1]]
+            shown = FORMATS[match[2]](value)
+            if match[3] is not None:
+                shown += " " + (match[3] if value == 1 else match[4])
             return escape(shown) if escape else shown
 
         return _SLOT.sub(slot, self.template)

@@ -208,8 +208,8 @@ class Costliest:
         out = []
         if self.task_removal is not None and self.task_removal.points_if_removed is not None:
             r = self.task_removal
-            out.append(Fact("The {n:count} costliest task(s) ({tasks:text}; {runs:count} run(s)) cost {points:score} "
-                            "points together: without them the score would be {score:score}.",
+            out.append(Fact("The {n:count|costliest task|costliest tasks} ({tasks:text}; {runs:count|run|runs}) "
+                            "cost {points:score} points together: without them the score would be {score:score}.",
                             {"n": len(self.tasks), "tasks": ", ".join(self.tasks), "runs": r.runs,
                              "points": r.points_if_removed, "score": r.score_if_removed}))
         if self.run_removal is not None and self.run_removal.points_if_removed is not None:

@@ -52,6 +52,11 @@ def count(value) -> str:
     return DASH if _missing(value) else f"{int(value):,}"
 
 
+def counted(value: int, one: str, many: str) -> str:
+    """A count with its noun: ``counted(1, "task", "tasks")`` -> '1 task', ``counted(1200, ...)`` -> '1,200 tasks'."""
+    return f"{int(value):,} {one if value == 1 else many}"
+
+
 def weight(value) -> str:
     """A weight share as a percentage with one decimal: 0.25 -> 25.0%."""
     return pct(value, 1)

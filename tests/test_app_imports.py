@@ -103,7 +103,8 @@ def test_import_report_markdown_has_every_file_mapping_and_warning_escaped(tmp_p
     assert not re.search(r"(?<!\\)<script", text) and "](javascript" not in text and ":material/home:" not in text
     assert "\\<script\\>" in text
     warnings = len(report.all_warnings())
-    assert imports.report_summary(report) == f"3 file(s), {10 + 10 + 20} run(s), {warnings} warning(s)"
+    noun = "warning" if warnings == 1 else "warnings"
+    assert imports.report_summary(report) == f"3 files, {10 + 10 + 20} runs, {warnings} {noun}"
 
 
 # --------------------------------------------------------------------------- explorer.mapping_form
@@ -244,12 +245,12 @@ def test_two_tau2_files_are_imported_scored_and_reported():
                                                                               "xai/grok-3@airline"]
     assert list(board["Score"]) == [a.headline.score for a in expected.agents]
     (expander,) = [e for e in at.expander if "Import report" in e.label]
-    assert expander.label == "Import report: 2 file(s), 20 run(s), 3 warning(s)"
+    assert expander.label == "Import report: 2 files, 20 runs, 3 warnings"
     shown = "\n".join(m.value for m in expander.markdown)
     assert "latency\\_ms | duration \\(s\\) x 1000" in shown and "user\\_cost \\(USD\\)" in shown
     assert "unequal trial counts" in shown
     assert "Download the import report (JSON)" in [b.label for b in at.get("download_button")]  # exported too
-    assert any("Import: 2 file(s), 20 run(s), 3 warning(s)" in c.value for c in at.sidebar.caption)
+    assert any("Import: 2 files, 20 runs, 3 warnings" in c.value for c in at.sidebar.caption)
     assert all(t.label.startswith("Tag for ") for t in at.sidebar.text_input) and len(at.sidebar.text_input) == 2
     assert_clean(at, "two tau2 files")
 
@@ -272,7 +273,7 @@ def test_every_harness_and_a_runs_table_in_one_upload():
     board = dataframe(at, "leaderboard").value
     assert set(board["Agent"]) == {"xai/grok-3@airline", "sonnet-retail", "mockllm/model@probe", "mine"}
     (expander,) = [e for e in at.expander if "Import report" in e.label]
-    assert "4 file(s)" in expander.label
+    assert "4 files," in expander.label
     assert "no cost recorded by tau\\-bench" in "\n".join(m.value for m in expander.markdown)
     assert_clean(at, "four kinds at once")
 
@@ -347,7 +348,7 @@ def test_mapping_page_form_preview_and_score():
     fill_the_foreign_form(at)
     assert not at.error and not at.warning
     (ok,) = at.success
-    assert ok.body == "Every row is valid: 12 runs of 2 agent(s) on 2 task(s)."
+    assert ok.body == "Every row is valid: 12 runs of 2 agents on 2 tasks."
     preview = at.dataframe[0].value
     assert len(preview) == 12 and preview.iloc[3]["status"] == "failed" and preview.iloc[0]["latency_ms"] == "1200"
     digest = at.session_state["dataset"].digest
@@ -376,7 +377,7 @@ def test_a_saved_mapping_fills_the_form_and_a_bad_one_is_refused_by_field():
     run(at)
     assert at.selectbox(key=form.column_key("latency_ms")).value == "seconds"
     assert at.selectbox(key=form.status_key("stuck")).value == "timeout"
-    assert [s.body for s in at.success] == ["Every row is valid: 12 runs of 2 agent(s) on 2 task(s)."]
+    assert [s.body for s in at.success] == ["Every row is valid: 12 runs of 2 agents on 2 tasks."]
     bad = json.loads(FOREIGN_MAP.read_text())
     bad["units"]["latency_ms"] = "hours"
     at.file_uploader(key="mapping_file").set_value(("bad.json", json.dumps(bad).encode(), "application/json"))

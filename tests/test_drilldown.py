@@ -211,7 +211,8 @@ def test_floor_and_gate_switches_are_marked():
     text = [str(f) for f in over.facts()]
     assert "2026-07-01: a is on the zero-success floor (2 completed runs, none successful)." in text
     assert "2026-07-02: a leaves the zero-success floor (a first successful completed run)." in text
-    assert any(t.startswith("2026-07-04: a reaches the consistency gate (5 of 5 latencies)") for t in text)
+    assert any(t.startswith("2026-07-04: a reaches the consistency gate (5 recorded latencies; the gate needs 5)")
+               for t in text)
     assert list(over.switches()["day"].dt.day) == [1, 2, 4]
 
 

@@ -179,7 +179,10 @@ def test_costliest_tasks_and_runs_removed_together_equal_rescoring(agent):
         assert removal.points_if_removed == pytest.approx(after.weighted_score - h.weighted_score, abs=TOL)
         assert removal.score_if_removed == after.score
     words = [str(f) for f in c.facts()]
-    assert words[0].startswith(f"The {len(c.tasks)} costliest task(s) ({', '.join(c.tasks)}; {len(c.task_runs)} run")
+    tasks = "costliest task" if len(c.tasks) == 1 else "costliest tasks"
+    runs_word = "run" if len(c.task_runs) == 1 else "runs"
+    expected = f"The {len(c.tasks)} {tasks} ({', '.join(c.tasks)}; {len(c.task_runs)} {runs_word}) cost"
+    assert words[0].startswith(expected)
 
 
 def test_crashy_runner_costliest_runs_reach_the_agent_above():

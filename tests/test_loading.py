@@ -223,3 +223,12 @@ def test_every_reason_code_is_documented_in_the_schema_page():
     documented = set(re.findall(r"`([a-z_]+)`", "\n".join(line.split("|")[1] for line in table.splitlines()[2:]
                                                        if line.startswith("|"))))
     assert documented == {reason.code for reason in Reason}
+
+
+def test_a_fact_names_one_thing_or_many_by_its_count():
+    from scoring.facts import Fact
+
+    template = "{n:count|task|tasks} with {k:count} outcomes"
+    assert [str(Fact(template, {"n": n, "k": 3})) for n in (0, 1, 2, 1200)] == [
+        "0 tasks with 3 outcomes", "1 task with 3 outcomes", "2 tasks with 3 outcomes", "1,200 tasks with 3 outcomes"]
+    assert Fact(template, {"n": 1, "k": 1}).render(escape=str.upper) == "1 TASK with 1 outcomes"

@@ -151,7 +151,8 @@ if result.error is not None:
                icon=":material/warning:")
     st.dataframe(error.table(), hide_index=True, width="stretch")
 else:
-    st.success(f"Every row is valid: {result.runs:,} runs of {result.agents:,} agent(s) on {result.tasks:,} task(s).",
+    st.success(f"Every row is valid: {fmt.counted(result.runs, 'run', 'runs')} of "
+               f"{fmt.counted(result.agents, 'agent', 'agents')} on {fmt.counted(result.tasks, 'task', 'tasks')}.",
                icon=":material/check:")
 
 left, right = st.columns(2)

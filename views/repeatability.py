@@ -53,7 +53,8 @@ if with_tasks:
         ui.table(task_rows, {f"pass^{j}": fmt.factor for j in levels}, key="task_table",
                  height=min(360, ui.ROW_HEIGHT * (len(task_rows) + 1) + 3))
         rep = report.agent(agent_id).repeatability
-        st.caption(f"{rep.qualifying_tasks} qualifying task(s), {rep.excluded_tasks} excluded "
+        qualifying = fmt.counted(rep.qualifying_tasks, "qualifying task", "qualifying tasks")
+        st.caption(f"{qualifying}, {rep.excluded_tasks:,} excluded "
                    f"(fewer than {policy.pass_k_min_outcomes} outcomes; shown without pass^k).")
     with right:
         values = task_rows.loc[task_rows["Qualifies"], f"pass^{k}"].astype(float).tolist()
