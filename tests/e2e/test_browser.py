@@ -434,7 +434,7 @@ def test_two_tau2_files_in_one_upload(app):
     for row, a in zip(board.records(), expected.agents):
         assert close(row["Score"], a.headline.score), (row, a.headline.score)
     sidebar = app.sidebar_text()
-    assert "Imported: 2 files" in sidebar and "20 runs" in sidebar and "Import: 2 file(s), 20 run(s)" in sidebar
+    assert "Imported: 2 files" in sidebar and "20 runs" in sidebar and "Import: 2 files, 20 runs" in sidebar
     report = app.page.locator("[data-testid='stExpander']", has_text="Import report")
     report.locator("summary").click()  # opening an expander is drawn by the browser: no rerun
     app.page.wait_for_timeout(300)
@@ -457,7 +457,7 @@ def test_a_foreign_table_through_the_mapping_page(app):
     saved.locator("summary").click()
     app.interact(lambda: saved.locator("input[type='file']").set_input_files(
         str(FIXTURES / "mapping" / "foreign-map.json")), description="loading the saved mapping")
-    assert "Every row is valid: 12 runs of 2 agent(s) on 2 task(s)." in app.main_text()
+    assert "Every row is valid: 12 runs of 2 agents on 2 tasks." in app.main_text()
     app.screenshot("21-mapping-page")
     app.interact(app.page.get_by_role("button", name="Score with this mapping").click, description="scoring")
     app.interact(app.page.get_by_role("link", name="Open the Leaderboard").click, description="opening the board")
