@@ -27,12 +27,14 @@ Decisions (explorer-defined):
   arrive (see :func:`_pass_k_days`). On the last day every number equals the full report's (the
   headline's weighted score to about 1e-13 and pass^k to about 1e-16: summed in another order).
 - **Compare** (:func:`compare`): the interval for the difference of two headline scores is a
-  two-sample bootstrap: each agent's completed runs are resampled independently, exactly as
-  :func:`scoring.uncertainty.bootstrap_intervals` resamples them (the same seeded stream per agent,
-  so replicate i of each agent is the replicate behind its own leaderboard interval), and the
-  difference is taken replicate by replicate. The headline weights runs, not tasks, and two agents'
-  runs are not paired (different tasks, counts and times), so resampling tasks would measure another
-  quantity; the per-task paired differences are reported beside it, descriptively.
+  **paired bootstrap over tasks** (:func:`scoring.uncertainty.paired_headline_replicates`): each
+  replicate draws as many tasks as either agent completed a run on, with replacement, and both agents
+  keep all their completed runs on each drawn task; both headlines are re-scored (run-weighted, as
+  published) and subtracted. Pairing by task removes what the two share (a hard task is hard for
+  both), so identical agents get an interval of exactly 0. A replicate in which either agent has no
+  completed run has no difference and is left out (counted). The two-sample reading (each agent's
+  runs resampled independently, the Leaderboard's own replicates) is kept beside it as
+  ``independent_interval``.
 """
 
 from __future__ import annotations
@@ -58,9 +60,11 @@ from .uncertainty import (
     DEFAULT_CONFIDENCE,
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
+    CompletedRuns,
     Interval,
     _agent_rng,
     headline_replicates,
+    paired_headline_replicates,
     percentile_interval,
 )
 
@@ -478,8 +482,9 @@ class Comparison:
     have a known terminal outcome on, each success rate (the matrix cohort) and the paired
     difference. ``solved_only_by_a``/``_b``: shared tasks one solved at least once and the other never;
     ``tasks_only_a``/``_b``: tasks only one of them has a known terminal outcome on. ``interval``:
-    bootstrap interval of the difference of the published scores (see the module docstring for the
-    design); None if either is unranked.
+    paired (by task) bootstrap interval of the difference of the published scores, and
+    ``independent_interval`` the two-sample one (see the module docstring for the design); None if
+    either is unranked.
     """
 
     a: str
@@ -500,6 +505,8 @@ class Comparison:
     replicates: int
     seed: int
     confidence: float
+    independent_interval: Interval | None = None
+    undefined_replicates: int = 0
 
     @property
     def mean_task_difference(self) -> float | None:
@@ -514,9 +521,12 @@ class Comparison:
         out = [Fact("{a:text} {sa:score} against {b:text} {sb:score}: a difference of {delta:score} points.", v)]
         if self.interval is not None:
             v.update(low=self.interval.low, high=self.interval.high, ahead=self.share_a_ahead)
-            out.append(Fact("Bootstrap {conf:pct} interval of the difference: {low:score} to {high:score} "
-                            "({reps:count} replicates, seed {seed:text}; each agent's completed runs resampled "
-                            "independently). {a:text} is ahead in {ahead:pct} of the replicates.", v))
+            out.append(Fact("Paired bootstrap {conf:pct} interval of the difference: {low:score} to {high:score} "
+                            "({reps:count} replicates, seed {seed:text}; tasks resampled, both agents' completed "
+                            "runs on each drawn task kept). {a:text} is ahead in {ahead:pct} of the replicates.", v))
+            if self.undefined_replicates:
+                out.append(Fact("{n:count|replicate was|replicates were} left out: one of the two had no completed "
+                                "run on the tasks drawn.", {"n": self.undefined_replicates}))
         if len(self.tasks):
             out.append(Fact("On the {shared:count} tasks both attempted, the success rate differs by {mean:pct} on "
                             "average; {only_a:count} are solved only by {a:text}, {only_b:count} only by {b:text}.",
@@ -531,9 +541,14 @@ class Comparison:
                 "tasks_only_a": list(self.tasks_only_a), "tasks_only_b": list(self.tasks_only_b),
                 "interval": None if self.interval is None else self.interval.to_json(),
                 "share_a_ahead": self.share_a_ahead,
+                "independent_interval": (None if self.independent_interval is None
+                                         else self.independent_interval.to_json()),
                 "bootstrap": {"replicates": self.replicates, "seed": self.seed, "confidence": self.confidence,
-                              "design": "each agent's completed runs resampled independently; replicate i minus "
-                                        "replicate i"},
+                              "undefined_replicates": self.undefined_replicates,
+                              "design": "paired by task: tasks resampled with replacement, both agents' completed "
+                                        "runs on each drawn task kept, the difference taken per replicate",
+                              "independent_design": "each agent's completed runs resampled independently (the "
+                                                    "Leaderboard's replicates); replicate i minus replicate i"},
                 "facts": [str(f) for f in self.facts()]}
 
 
@@ -574,22 +589,34 @@ def compare(runs: pd.DataFrame, a: str, b: str, policy: Policy = CANONICAL_POLIC
     tasks["difference"] = tasks["success_rate_a"] - tasks["success_rate_b"]
     solved_a = tuple(tasks.loc[(tasks["successes_a"] > 0) & (tasks["successes_b"] == 0), "task_id"])
     solved_b = tuple(tasks.loc[(tasks["successes_b"] > 0) & (tasks["successes_a"] == 0), "task_id"])
-    interval, ahead = None, None
+    interval, ahead, independent, undefined = None, None, None, 0
     ha, hb = heads[a], heads[b]
     if ha.score is not None and hb.score is not None:
-        draws = {}
-        for x in (a, b):
-            mine = rows[x]
-            done = (mine["status"] == "completed").to_numpy(dtype=bool)
-            # The leaderboard interval's own stream (stream 0 of the agent's seed): same replicates.
-            draws[x] = headline_replicates(mine["success"].to_numpy(dtype=bool, na_value=False)[done],
-                                           mine["latency_ms"].to_numpy(dtype=float)[done],
-                                           mine["cost_usd"].to_numpy(dtype=float)[done], replicates=replicates,
-                                           rng=_agent_rng(seed, x, 0), policy=policy)
-        difference = draws[a] - draws[b]
-        interval = percentile_interval(difference, round(ha.score - hb.score, policy.score_decimals), confidence)
-        ahead = float(np.mean(difference > 0))
+        observed = round(ha.score - hb.score, policy.score_decimals)
+        completed = {x: rows[x][(rows[x]["status"] == "completed").to_numpy(dtype=bool)] for x in (a, b)}
+        # Paired by task: the tasks either agent completed a run on, resampled; both keep their runs on each.
+        task_ids = pd.Index(sorted(set(completed[a]["task_id"].astype(str))
+                                   | set(completed[b]["task_id"].astype(str))))
+        chosen = {x: CompletedRuns(task_ids.get_indexer(completed[x]["task_id"].astype(str)),
+                                   completed[x]["success"].to_numpy(dtype=bool, na_value=False),
+                                   completed[x]["latency_ms"].to_numpy(dtype=float),
+                                   completed[x]["cost_usd"].to_numpy(dtype=float)) for x in (a, b)}
+        paired = paired_headline_replicates(chosen[a], chosen[b], len(task_ids), replicates=replicates,
+                                            rng=np.random.default_rng([seed, 0x9A1ED]), policy=policy)
+        difference = paired[0] - paired[1]
+        defined = ~np.isnan(difference)
+        undefined = int((~defined).sum())
+        if defined.any():
+            interval = percentile_interval(difference[defined], observed, confidence)
+            ahead = float(np.mean(difference[defined] > 0))
+        # Two-sample: the Leaderboard's own replicates (stream 0 of each agent's seed), replicate i minus i.
+        draws = {x: headline_replicates(completed[x]["success"].to_numpy(dtype=bool, na_value=False),
+                                        completed[x]["latency_ms"].to_numpy(dtype=float),
+                                        completed[x]["cost_usd"].to_numpy(dtype=float), replicates=replicates,
+                                        rng=_agent_rng(seed, x, 0), policy=policy) for x in (a, b)}
+        independent = percentile_interval(draws[a] - draws[b], observed, confidence)
     delta = None if ha.score is None or hb.score is None else round(ha.score - hb.score, policy.score_decimals)
     return Comparison(a, b, ha.score, hb.score, delta, ha.weighted_score, hb.weighted_score, components, tasks,
                       solved_a, solved_b, tuple(sorted(attempted[a] - attempted[b])),
-                      tuple(sorted(attempted[b] - attempted[a])), interval, ahead, replicates, seed, confidence)
+                      tuple(sorted(attempted[b] - attempted[a])), interval, ahead, replicates, seed, confidence,
+                      independent, undefined)

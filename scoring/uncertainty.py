@@ -93,12 +93,8 @@ def headline_replicates(success: np.ndarray, latency: np.ndarray, cost: np.ndarr
                         rng: np.random.Generator, policy: Policy = CANONICAL_POLICY) -> np.ndarray:
     """Headline scores of ``replicates`` bootstrap resamples of one agent's completed runs."""
     n = len(success)
-    has_lat, has_cost = ~np.isnan(latency), ~np.isnan(cost)
-    lat, cst = np.where(has_lat, latency, 0.0), np.where(has_cost, cost, 0.0)
     # Huge values are scaled by a power of two (as the headline's own sums are) so no sum overflows.
-    lat_shift = SPREAD_SCALE_BY if lat.max(initial=0.0) >= 2.0 ** SPREAD_SCALE_AT else 0
-    cost_shift = MEAN_SCALE_BY if cst.max(initial=0.0) >= 2.0 ** MEAN_SCALE_AT else 0
-    lat, cst = np.ldexp(lat, -lat_shift), np.ldexp(cst, -cost_shift)
+    has_lat, has_cost, lat, cst, lat_shift, cost_shift = _scaled(latency, cost)
     # Every quantity the headline reads is a sum over runs. The three counts share one column of
     # whole numbers (17 bits each: every partial sum stays below 2**53, so it is exact) while n < 2**17.
     flags = [success.astype(np.float64), has_lat.astype(np.float64), has_cost.astype(np.float64)]
@@ -112,16 +108,72 @@ def headline_replicates(success: np.ndarray, latency: np.ndarray, cost: np.ndarr
     else:
         sums = resampled_sums(rng, [*flags, lat, lat * lat, cst], replicates)
         s, m, mc, sl, sl2, sc = (sums[:, 0], sums[:, 1], sums[:, 2], sums[:, 3], sums[:, 4], sums[:, 5])
-    s, m, mc = (np.asarray(v, dtype=float) for v in (s, m, mc))
+    return _scores_from_sums(np.full(len(s), n, dtype=float), s, m, sl, sl2, mc, sc, lat_shift, cost_shift, policy)
+
+
+def _scores_from_sums(n, s, m, sl, sl2, mc, sc, lat_shift: int, cost_shift: int, policy: Policy) -> np.ndarray:
+    """Headline scores from per-replicate sums over completed runs (NaN where a replicate has none)."""
+    n, s, m, mc = (np.asarray(v, dtype=float) for v in (n, s, m, mc))
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(m > 0, sl / m, np.nan)
         var = np.where(m > 0, np.maximum(sl2 / m - mean * mean, 0.0), np.nan)
         cost_mean = np.where(mc > 0, sc / mc, np.nan)
-    stats = HeadlineAggregates(np.full(len(s), n), s, m, np.ldexp(mean, lat_shift), np.ldexp(np.sqrt(var), lat_shift),
+    stats = HeadlineAggregates(n, s, m, np.ldexp(mean, lat_shift), np.ldexp(np.sqrt(var), lat_shift),
                                mc, np.ldexp(cost_mean, cost_shift))
-    f = composite_arrays(stats, policy)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f = composite_arrays(stats, policy)
     # The canonical rounding (Python's round of the double), not numpy's: intervals of the same numbers.
-    return final_scores(f["weighted_score"], f["zero_success_floor"], policy)
+    scores = final_scores(np.where(n > 0, f["weighted_score"], 0.0), f["zero_success_floor"], policy)
+    return np.where(n > 0, scores, np.nan)
+
+
+def _scaled(latency: np.ndarray, cost: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """(has latency, has cost, latency, cost): missing values as 0, huge ones scaled by a power of two."""
+    has_lat, has_cost = ~np.isnan(latency), ~np.isnan(cost)
+    lat, cst = np.where(has_lat, latency, 0.0), np.where(has_cost, cost, 0.0)
+    lat_shift = SPREAD_SCALE_BY if lat.max(initial=0.0) >= 2.0 ** SPREAD_SCALE_AT else 0
+    cost_shift = MEAN_SCALE_BY if cst.max(initial=0.0) >= 2.0 ** MEAN_SCALE_AT else 0
+    return has_lat, has_cost, np.ldexp(lat, -lat_shift), np.ldexp(cst, -cost_shift), lat_shift, cost_shift
+
+
+@dataclass(frozen=True)
+class CompletedRuns:
+    """One agent's completed runs as the headline reads them: task index, outcome, latency, cost."""
+
+    task: np.ndarray  # int: the run's task, an index into the tasks both agents are resampled over
+    success: np.ndarray
+    latency: np.ndarray
+    cost: np.ndarray
+
+
+def paired_headline_replicates(a: CompletedRuns, b: CompletedRuns, tasks: int, *, replicates: int,
+                               rng: np.random.Generator,
+                               policy: Policy = CANONICAL_POLICY) -> tuple[np.ndarray, np.ndarray]:
+    """Headline scores of two agents over ``replicates`` resamples of their tasks (a paired bootstrap).
+
+    Each replicate draws ``tasks`` tasks with replacement from the tasks either agent completed a run
+    on, and both agents keep all their completed runs on each drawn task, once per draw; a replicate in
+    which an agent has no completed run gives it NaN (unranked). Sums per task are taken once, so a
+    replicate costs a product of its task counts with those sums.
+    """
+    per_agent = []
+    for runs in (a, b):
+        has_lat, has_cost, lat, cst, lat_shift, cost_shift = _scaled(runs.latency, runs.cost)
+        columns = [np.ones(len(runs.task)), runs.success.astype(float), has_lat.astype(float), lat, lat * lat,
+                   has_cost.astype(float), cst]
+        sums = np.stack([np.bincount(runs.task, weights=c, minlength=tasks) for c in columns], axis=1)
+        per_agent.append((sums, lat_shift, cost_shift))
+    out = (np.empty(replicates), np.empty(replicates))
+    chunk = max(1, _MAX_CELLS // max(tasks, 1))
+    for start in range(0, replicates, chunk):
+        rows = min(chunk, replicates - start)
+        draws = rng.integers(0, tasks, size=(rows, tasks))
+        counts = np.bincount((draws + tasks * np.arange(rows)[:, None]).ravel(),
+                             minlength=rows * tasks).reshape(rows, tasks).astype(float)
+        for (sums, lat_shift, cost_shift), scores in zip(per_agent, out):
+            n, s, m, sl, sl2, mc, sc = (counts @ sums).T
+            scores[start:start + rows] = _scores_from_sums(n, s, m, sl, sl2, mc, sc, lat_shift, cost_shift, policy)
+    return out
 
 
 def pass_k_replicates(n: np.ndarray, c: np.ndarray, levels, *, replicates: int,

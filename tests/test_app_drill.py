@@ -353,7 +353,13 @@ def test_compare_page_numbers_are_the_core_comparison(sample):
     assert list(table["Difference"].astype(float)) == pytest.approx(list(c.components["difference"]))
     tasks = frame_with(at, "Success rate A")
     assert list(tasks["Task"]) == list(c.tasks["task_id"])
-    assert any("The rule:" in x.value for x in at.caption)
+    rule = next(x.value for x in at.caption if x.value.startswith("The rule"))
+    assert "paired bootstrap over tasks" in rule
+    assert f"{fmt.score(c.independent_interval.low)} to {fmt.score(c.independent_interval.high)}" in rule
+    words = " ".join(m.value for m in at.markdown)
+    paired = next(f for f in c.facts() if str(f).startswith("Paired bootstrap"))
+    assert f"{fmt.score(c.interval.low)} to {fmt.score(c.interval.high)}" in str(paired)
+    assert fmt.render(paired) in words
     assert_clean(at, "compare page")
 
 

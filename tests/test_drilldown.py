@@ -300,3 +300,61 @@ def test_compare_interval_contains_the_difference(rows, seed):
     if c.interval is not None:
         assert c.interval.low <= c.score_delta <= c.interval.high
         assert np.isfinite([c.interval.low, c.interval.high]).all()
+
+
+def test_compare_pairs_by_task_so_identical_agents_differ_by_exactly_zero():
+    """Two agents with the same runs: every paired replicate draws the same tasks for both, so the
+    difference is 0 in each and the interval is [0, 0]; resampled independently it is not."""
+    runs, _ = sample()
+    twin = runs[runs["agent_id"] == "swift-lite"].assign(agent_id="twin", run_id=lambda f: "twin-" + f["run_id"])
+    both = runs_from_records(pd.concat([runs[runs["agent_id"] == "swift-lite"], twin]).to_dict("records"))
+    c = compare(both, "swift-lite", "twin", replicates=300)
+    assert c.score_delta == 0.0
+    assert (c.interval.low, c.interval.high) == (0.0, 0.0)
+    assert c.share_a_ahead == 0.0 and c.undefined_replicates == 0
+    assert c.independent_interval.low < 0 < c.independent_interval.high
+
+
+def test_each_paired_replicate_is_the_headline_of_the_tasks_it_drew():
+    """Replay the draws: a replicate's scores equal re-scoring both agents on the drawn tasks (each drawn task's
+    completed runs repeated once per draw), and a replicate with no completed run of one agent is unranked."""
+    from scoring.headline import headline_scores
+    from scoring.uncertainty import CompletedRuns, paired_headline_replicates
+
+    rows = [run("a1", "a", task="t1", latency=800.0, cost=0.004), run("a2", "a", task="t1", success=False,
+                                                                     latency=2600.0, cost=0.02),
+            run("a3", "a", task="t2", latency=1200.0, cost=0.01), run("a4", "a", task="t3", status="failed"),
+            run("b1", "b", task="t2", success=False, latency=3000.0, cost=0.05),
+            run("b2", "b", task="t3", latency=900.0, cost=0.002), run("b3", "b", task="t3", latency=1900.0, cost=0.0)]
+    runs = runs_from_records(rows)
+    tasks = ["t1", "t2", "t3"]  # the tasks either agent completed a run on
+    completed = runs[runs["status"] == "completed"]
+
+    def of(agent):
+        mine = completed[completed["agent_id"] == agent]
+        return CompletedRuns(np.array([tasks.index(t) for t in mine["task_id"].astype(str)]),
+                             mine["success"].to_numpy(dtype=bool), mine["latency_ms"].to_numpy(dtype=float),
+                             mine["cost_usd"].to_numpy(dtype=float))
+
+    got_a, got_b = paired_headline_replicates(of("a"), of("b"), 3, replicates=40, rng=np.random.default_rng(5))
+    draws = np.random.default_rng(5).integers(0, 3, size=(40, 3))
+    for i, drawn in enumerate(draws):
+        resampled = pd.concat([completed[completed["task_id"].astype(str) == tasks[t]].assign(
+            run_id=lambda f, j=j: f["run_id"].astype(str) + f"-{j}") for j, t in enumerate(drawn)])
+        for agent, got in (("a", got_a[i]), ("b", got_b[i])):
+            mine = resampled[resampled["agent_id"] == agent]
+            if mine.empty:
+                assert np.isnan(got)
+            else:
+                expected = headline_scores(runs_from_records(mine.to_dict("records")))[agent].score
+                assert got == pytest.approx(expected, abs=1e-9), (i, agent, drawn)
+    assert np.isnan(got_b).any() and not np.isnan(got_a).all()  # some draws miss every task of b
+
+
+def test_compare_leaves_out_replicates_where_one_agent_has_no_completed_run():
+    rows = [run("a1", "a", task="t1"), run("a2", "a", task="t2", success=False),
+            run("b1", "b", task="t3", latency=2000.0)]
+    c = compare(runs_from_records(rows), "a", "b", replicates=200, seed=3)
+    assert 0 < c.undefined_replicates < 200
+    assert any("left out" in str(f) for f in c.facts())
+    assert c.to_json()["bootstrap"]["undefined_replicates"] == c.undefined_replicates

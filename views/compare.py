@@ -43,10 +43,14 @@ if c.interval is None:
     st.info("One of the two has no completed run, so it has no headline score: no difference to bootstrap.",
             icon=":material/info:")
 else:
-    st.caption(f"The rule: {DEFAULT_REPLICATES:,} replicates (seed {DEFAULT_SEED}, explorer-defined), each agent's "
-               "completed runs resampled with replacement independently and re-scored; replicate i of A minus "
-               "replicate i of B; the interval is the percentile interval of those differences. The same replicates "
-               "as the Leaderboard's intervals.")
+    st.caption(f"The rule (explorer-defined): a paired bootstrap over tasks, {DEFAULT_REPLICATES:,} replicates, "
+               f"seed {DEFAULT_SEED}. Each replicate draws as many tasks as either agent completed a run on, with "
+               "replacement; both agents keep all their completed runs on each drawn task, both headlines are "
+               "re-scored and subtracted; the interval is the percentile interval of those differences. Pairing "
+               "by task removes what the two share (a hard task is hard for both)."
+               + ("" if c.independent_interval is None else
+                  " Resampling each agent's runs independently instead (the Leaderboard's intervals) gives "
+                  f"{fmt.score(c.independent_interval.low)} to {fmt.score(c.independent_interval.high)}."))
 
 st.subheader("Points per component")
 if c.score_a is None and c.score_b is None:
