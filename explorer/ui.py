@@ -170,3 +170,27 @@ def _constant_text(value) -> str:
     if isinstance(value, list):
         return ", ".join(str(v) for v in value)
     return f"{value:g}"
+
+
+def what_if(agent, policy, *, key: str) -> None:
+    """One agent's what-if figures (exact from the policy's maps): the headline after each change, the
+    runs until the consistency gate, the outcomes until pass^k is defined for every task."""
+    from scoring.uncertainty import sensitivity
+
+    s = sensitivity(agent)
+    st.caption(f"Exact from the policy's piecewise maps; current headline score {fmt.score(s.score)}.")
+    for panel, what in zip(st.columns(3), s.what_ifs):
+        panel.metric(what.change.capitalize(), fmt.score(what.score),
+                     delta=None if what.points is None else f"{what.points:+.2f} points",
+                     help="Headline score after the change (points: rounded new score minus rounded current score)")
+    gate_panel, outcomes_panel = st.columns(2)
+    gate_panel.metric("More completed runs with a latency until the consistency gate",
+                      f"{s.runs_to_consistency_gate:,}",
+                      help=f"The gate needs {policy.consistency_min_latencies} recorded latencies")
+    outcomes_panel.metric(f"More outcomes until pass^{s.top_level} is defined for every task",
+                          f"{s.total_outcomes_to_pass_k:,}",
+                          help=f"A task needs {s.top_level} outcomes before {s.top_level} of them can all succeed")
+    if s.outcomes_to_pass_k:
+        table(pd.DataFrame({"Task": list(s.outcomes_to_pass_k),
+                            "More outcomes needed": pd.array(list(s.outcomes_to_pass_k.values()), dtype="Int64")}),
+              key=key, height=min(400, 35 * (len(s.outcomes_to_pass_k) + 1) + 3))

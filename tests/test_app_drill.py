@@ -274,6 +274,21 @@ def _sample_runs():
     return runs
 
 
+def test_headline_page_shows_the_agents_what_if_figures(sample):
+    from scoring.uncertainty import sensitivity
+
+    _, report = sample
+    at = page("headline")
+    at.session_state[drill.FOCUS_KEY] = "crashy-runner"
+    run(at)
+    assert "What if" in [s.value for s in at.subheader]
+    s = sensitivity(report.agent("crashy-runner"))
+    shown = metrics(at)
+    for what in s.what_ifs:
+        assert shown[what.change.capitalize()] == fmt.score(what.score)
+    assert shown["More completed runs with a latency until the consistency gate"] == f"{s.runs_to_consistency_gate:,}"
+
+
 def test_headline_page_selected_task_links_to_its_runs():
     at = page("headline")
     at.session_state[drill.FOCUS_KEY] = "crashy-runner"

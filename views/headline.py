@@ -98,6 +98,9 @@ if len(found_fixes.tasks):
     st.caption(f"The first {FIXES_SHOWN} of {len(found_fixes.tasks):,} task fixes. A fixed failed or timed-out "
                "run is scored as completed and successful at the agent's average latency and cost.")
 
+st.subheader("What if")
+ui.what_if(report.agent(agent_id), policy, key="headline_outcomes_needed")
+
 st.subheader("What costs points")
 found = explained.influence
 st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in

@@ -3,7 +3,7 @@ import streamlit as st
 
 from explorer import charts, data, tables, ui
 from explorer import format as fmt
-from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED, frontier_points, pareto_frontier, sensitivity
+from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED, frontier_points, pareto_frontier
 
 st.title("Is the difference real?")
 st.caption("Added views beside the canonical numbers, which none of them changes: bootstrap intervals, tie "
@@ -56,19 +56,4 @@ for panel, axis, label, unit in ((left, "cost", "average cost per completed run 
 
 st.subheader("Sensitivity of one agent")
 agent_id = st.selectbox("Agent", [a.agent_id for a in report.agents], key="sensitivity_agent")
-s = sensitivity(report.agent(agent_id))
-st.caption(f"Exact from the policy's piecewise maps; current headline score {fmt.score(s.score)}.")
-for panel, what in zip(st.columns(3), s.what_ifs):
-    panel.metric(what.change.capitalize(), fmt.score(what.score),
-                  delta=None if what.points is None else f"{what.points:+.2f} points",
-                  help="Headline score after the change (points: rounded new score minus rounded current score)")
-gate_panel, outcomes_panel = st.columns(2)
-gate_panel.metric("More completed runs with a latency until the consistency gate", f"{s.runs_to_consistency_gate:,}",
-               help=f"The gate needs {policy.consistency_min_latencies} recorded latencies")
-outcomes_panel.metric(f"More outcomes until pass^{s.top_level} is defined for every task",
-               f"{s.total_outcomes_to_pass_k:,}",
-               help=f"A task needs {s.top_level} outcomes before {s.top_level} of them can all succeed")
-if s.outcomes_to_pass_k:
-    ui.table(pd.DataFrame({"Task": list(s.outcomes_to_pass_k),
-                           "More outcomes needed": pd.array(list(s.outcomes_to_pass_k.values()), dtype="Int64")}),
-             key="outcomes_needed", height=min(400, 35 * (len(s.outcomes_to_pass_k) + 1) + 3))
+ui.what_if(report.agent(agent_id), policy, key="outcomes_needed")
