@@ -77,7 +77,13 @@ class Dialect:
     name = "sql"
     text_type = "VARCHAR"
     collate = ""  # appended to a text column to compare it byte by byte, as Python compares str
+    double_type = "DOUBLE PRECISION"  # the name of the 64-bit float type
+    timestamp_type = "TIMESTAMPTZ"  # a timestamp that is an instant
     materialize = False  # the normalized runs are stored once (a temporary table) rather than re-read
+
+    def literal(self, value: object) -> str:
+        """A text value from the data (an agent id) as a string literal."""
+        return _quote_list([value])
 
     def trimmed(self, expr: str) -> str:
         """Surrounding whitespace removed, the characters Python's str.strip removes (schema.WHITESPACE)."""
@@ -96,10 +102,10 @@ class Dialect:
         return f"TRY_CAST({self.trimmed(f'CAST({column} AS {self.text_type})')} AS {sql_type})"
 
     def cast_double(self, column: str, typed: bool = False) -> str:
-        return self.cast(column, "DOUBLE PRECISION", NUMBER_PATTERN, typed)
+        return self.cast(column, self.double_type, NUMBER_PATTERN, typed)
 
     def timestamp(self, column: str, typed: bool = False) -> str:
-        return self.cast(column, "TIMESTAMPTZ", ISO_8601_PATTERN, typed)
+        return self.cast(column, self.timestamp_type, ISO_8601_PATTERN, typed)
 
     def log2_floor(self, expr: str) -> str:
         return f"CAST(floor(log2({expr})) AS INTEGER)"
@@ -191,9 +197,10 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
       {'NULL' if numeric['latency_ms'] else f'CAST(latency_ms AS {text})'} AS latency_text,
       {d.cast_double('cost_usd', numeric['cost_usd'])} AS cost_usd,
       {'NULL' if numeric['cost_usd'] else f'CAST(cost_usd AS {text})'} AS cost_text,
-      {d.cast_double('steps', numeric['steps']) if has_steps else 'CAST(NULL AS DOUBLE PRECISION)'} AS steps,
+      {d.cast_double('steps', numeric['steps']) if has_steps else f'CAST(NULL AS {d.double_type})'} AS steps,
       {f'CAST(steps AS {text})' if has_steps and not numeric['steps'] else f'CAST(NULL AS {text})'} AS steps_text,
-      {d.timestamp('finished_at', typed_time) if has_finished_at else 'CAST(NULL AS TIMESTAMPTZ)'} AS finished_at,
+      {d.timestamp('finished_at', typed_time) if has_finished_at else f'CAST(NULL AS {d.timestamp_type})'}
+        AS finished_at,
       {f'CAST(finished_at AS {text})' if has_finished_at and not typed_time else f'CAST(NULL AS {text})'}
         AS finished_text,
       {row_number} AS source_row
@@ -323,7 +330,7 @@ class SqlScorer:
         d, source = self.d, source or self.runs
         terms = f"""
             SELECT agent_id, v, {d.log2_floor('v')} AS e0 FROM (
-              SELECT agent_id, CAST({value} AS DOUBLE PRECISION) AS v FROM {source} WHERE {where}) AS x
+              SELECT agent_id, CAST({value} AS {d.double_type}) AS v FROM {source} WHERE {where}) AS x
             WHERE v > 0"""
         # log2 may be one off near a power of two: the exponent is corrected so that v / 2^e is in [1, 2).
         exact = f"""
@@ -333,7 +340,7 @@ class SqlScorer:
         # subnormal nor tiny (2^(52 - e) must not overflow a double). The mantissas are summed per agent and
         # exponent by the database's own integer SUM (a 128-bit or arbitrary-precision result), and the few
         # (agent, exponent) totals are combined exactly here, with one rounding at the end.
-        normal = "v >= CAST('2.2250738585072014e-308' AS DOUBLE PRECISION) AND e >= -960"
+        normal = f"v >= CAST('2.2250738585072014e-308' AS {d.double_type}) AND e >= -960"
         mantissa = f"CAST(v * {d.pow2('52 - e')} AS BIGINT)"
         summed = self.rows(f"""
             SELECT agent_id, e, SUM(CASE WHEN {normal} THEN {mantissa} END) AS total,
@@ -355,8 +362,8 @@ class SqlScorer:
             out[agent] = float(Fraction(exact_total) * Fraction(2) ** (low - 52 - shift.get(agent, 0)))
         for agent in sorted(odd):
             out[agent] = math.fsum(math.ldexp(float(v), -shift.get(agent, 0)) for (v,) in self.rows(
-                f"SELECT CAST({value} AS DOUBLE PRECISION) FROM {source} WHERE ({where}) AND agent_id = "
-                f"{_quote_list([agent])}"))
+                f"SELECT CAST({value} AS {d.double_type}) FROM {source} WHERE ({where}) AND agent_id = "
+                f"{d.literal(agent)}"))
         return out
 
     # ----------------------------------------------------------------------- aggregates
@@ -393,8 +400,9 @@ class SqlScorer:
         # The spread: sum of (x - mean)^2 with the mean computed above (the same double as pandas uses).
         # Each mean and scale travels as its shortest round-trip text, which every engine parses to the same double.
         shift = scale(counts["latency_max"], SPREAD_SCALE_AT, SPREAD_SCALE_BY)
-        means = ", ".join(f"({_quote_list([a])}, CAST({_quote_list([repr(float(m))])} AS DOUBLE PRECISION), "
-                          f"CAST({_quote_list([repr(math.ldexp(1.0, -int(k)))])} AS DOUBLE PRECISION))"
+        double = self.d.double_type
+        means = ", ".join(f"({self.d.literal(a)}, CAST({_quote_list([repr(float(m))])} AS {double}), "
+                          f"CAST({_quote_list([repr(math.ldexp(1.0, -int(k)))])} AS {double}))"
                           for a, m, k in zip(agents, latency_mean, shift) if not np.isnan(m))
         squares: dict[str, float] = {}
         if means:
