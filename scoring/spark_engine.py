@@ -1,0 +1,351 @@
+"""The Spark engine: the SQL engine's queries run by Apache Spark, where the runs live.
+
+:class:`Spark` is the SQL dialect; :class:`~scoring.sql_engine.SqlScorer` writes every query, so the
+per-row work (normalization, validation, cohort statistics, the radar window, medians, per-task
+counts) happens in Spark SQL and the same few rows per agent reach the same compute steps as the
+pandas engine. The numbers are the same to the bit: sums are exact integer-mantissa sums in
+``DECIMAL(38,0)`` rounded once in Python, medians are the two middle values averaged in Python,
+the window breaks ties on ``run_id`` compared byte by byte (Spark's binary collation), and text
+timestamps are read in UTC whatever the session's time zone.
+
+Sources: a Parquet or CSV path (local, or any Hadoop-compatible URI the cluster reads: ``hdfs://``,
+``s3a://``, a directory or a glob of part files), or a catalog table. The session is an existing
+one, a Spark Connect server (``sc://host:port``), or local mode. pyspark is an optional dependency
+(``requirements-spark.txt``): it is imported only inside the functions that need it.
+
+Row numbers in a validation report: a single Parquet file numbers its rows with Spark's
+``_metadata.row_index``; a single CSV file is read whole by one task (``multiLine``: a quoted field may
+hold a line break, so the file is not split) and its rows are numbered in reading order. Several
+files or a table have no row numbers: their problems name the run_id instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from .policy import CANONICAL_POLICY, Policy
+from .report import Report
+from .runs import Problem, RunsValidationError
+from .schema import Reason
+from .sql_engine import (
+    MAX_PROBLEMS,
+    ROW_COLUMN,
+    Dialect,
+    SqlScorer,
+    _kinds,
+    _normalize_names,
+    _renamed_source,
+    _required,
+    normalized_sql,
+    validation_queries,
+)
+
+# An ISO-8601 spelling (schema.ISO_8601_PATTERN) in parts, so that it can be rewritten in the one form
+# Spark's cast reads, with an explicit offset: date, hour, minute, second (with its fraction), "Z", the
+# offset's hours and minutes. As in the pandas engine, a zone needs a time, and only a capital Z is UTC.
+ISO_8601_PARTS = ("^([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ]([0-9]{2})(?::([0-9]{2})(?::([0-9]{2}(?:[.][0-9]+)?))?)?"
+                  "(?: ?(?:(Z)|([+-][0-9]{2})(?::?([0-9]{2}))?))?)?$(?!(?s:.))")
+
+# Session settings the queries rely on, set for the scoring and put back afterwards: string literals
+# with backslash escapes (Dialect.literal) and ANSI arithmetic (an overflow is an error, never a NULL).
+SETTINGS = {"spark.sql.parser.escapedStringLiterals": "false", "spark.sql.ansi.enabled": "true"}
+
+CSV_OPTIONS = {
+    # RFC 4180, as the other engines read CSV: a quote inside a quoted field is doubled; a ragged line is
+    # an error (FAILFAST), never padded with nulls; cells keep their surrounding spaces (SPEC 1 strips them).
+    "sep": ",", "quote": '"', "escape": '"', "encoding": "UTF-8", "mode": "FAILFAST",
+    "ignoreLeadingWhiteSpace": "false", "ignoreTrailingWhiteSpace": "false",
+    # A quoted field may span lines; the file is then read whole by one task, which numbers its rows.
+    "multiLine": "true",
+}
+PARQUET_SUFFIXES = (".parquet", ".pq")
+OTHER_SUFFIXES = (".json", ".jsonl", ".ndjson", ".txt", ".tsv", ".xlsx", ".eval")
+
+
+class Spark(Dialect):
+    """Spark SQL (Spark 4): what differs from DuckDB and PostgreSQL."""
+
+    name = "spark"
+    text_type = "STRING"  # binary collation (UTF8_BINARY): text compares by code point, as in Python
+    double_type = "DOUBLE"
+    timestamp_type = "TIMESTAMP"  # an instant (TIMESTAMP_LTZ); TIMESTAMPTZ is not a Spark type
+    wide_int = "DECIMAL(38,0)"
+    wide_bits = 125  # 10^38 > 2^126: one bit to spare if ceil(log2(n)) is computed one too small
+    materialize = True
+
+    def literal(self, value: object) -> str:
+        # Spark's string literals take backslash escapes (SETTINGS keeps it so): a backslash is doubled.
+        return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+    def trimmed(self, expr: str) -> str:
+        return f"trim(BOTH ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13) FROM {expr})"
+
+    def matches(self, expr: str, pattern: str) -> str:
+        # Java's $ also matches before a final line break; the lookahead makes it the end of the text.
+        return f"({expr} RLIKE '^(?:{pattern})$(?!(?s:.))')"
+
+    def non_finite(self, expr: str) -> str:
+        return f"(isnan({expr}) OR abs({expr}) = CAST('Infinity' AS DOUBLE))"
+
+    def timestamp(self, column: str, typed: bool = False) -> str:
+        if typed:
+            # An instant, or a wall-clock time (TIMESTAMP_NTZ, DATE) read as UTC: either orders as it is,
+            # and no session time zone enters a comparison.
+            return column
+        # Spark's cast reads some ISO spellings and not others (an hour without minutes before a zone) and
+        # reads a naive time in the session's time zone: each spelling is rewritten with an explicit offset.
+        text = self.trimmed(f"CAST({column} AS STRING)")
+
+        def part(i: int) -> str:
+            return f"regexp_extract({text}, '{ISO_8601_PARTS}', {i})"
+
+        def default(i: int) -> str:
+            return f"(CASE WHEN {part(i)} = '' THEN '00' ELSE {part(i)} END)"
+
+        offset = f"(CASE WHEN {part(6)} = '' THEN '+00:00' ELSE concat({part(6)}, ':', {default(7)}) END)"
+        spelled = f"concat({part(1)}, 'T', {default(2)}, ':', {default(3)}, ':', {default(4)}, {offset})"
+        return f"(CASE WHEN {text} RLIKE '{ISO_8601_PARTS}' THEN TRY_CAST({spelled} AS TIMESTAMP) END)"
+
+    def int_div(self, a: str, b: str) -> str:
+        return f"(({a}) div ({b}))"
+
+    def wide_pow2(self, expr: str) -> str:
+        # CAST(pow(2.0, e) AS DECIMAL) goes through the double's shortest decimal text (2^70 becomes
+        # 1180591620717411300000): the power is built from exact 64-bit shifts instead (e <= 125 - 53).
+        return (f"(CAST(shiftleft(CAST(1 AS BIGINT), least({expr}, 62)) AS DECIMAL(38,0)) * "
+                f"CAST(shiftleft(CAST(1 AS BIGINT), greatest(({expr}) - 62, 0)) AS DECIMAL(38,0)))")
+
+
+SPARK = Spark()
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+def local_session(conf: Mapping[str, str] | None = None):
+    """A local-mode SparkSession on every core (no UI), or the one this process already runs."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master("local[*]").appName("scoring")
+    settings = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                "spark.sql.shuffle.partitions": "8", **(conf or {})}
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def connect_session(url: str):
+    """A new session on a Spark Connect server (``sc://host:port``); the caller stops it."""
+    from pyspark.sql import SparkSession
+
+    if not url.startswith("sc://"):
+        raise ValueError(f"a Spark Connect URL starts with sc://, e.g. sc://localhost:15002 (got {url[:40]!r})")
+    return SparkSession.builder.remote(url).create()
+
+
+@contextmanager
+def _settings(spark) -> Iterator[None]:
+    previous = {key: spark.conf.get(key, None) for key in SETTINGS}
+    changed = {key: value for key, value in SETTINGS.items() if (previous[key] or "").lower() != value}
+    for key, value in changed.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key in changed:
+            if previous[key] is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, previous[key])
+
+
+def spark_error(exc: BaseException) -> str:
+    """What went wrong, from a Spark error: its error class and message, and its root cause's."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    found = [m.group(0).strip() for m in (re.search(r"\[[A-Z][A-Z0-9_.]+\].*", line) for line in lines) if m]
+    if not found:
+        return (lines[0] if lines else type(exc).__name__)[:300]
+    text = found[0] if len(found) == 1 else f"{found[0]} (caused by {found[-1]})"
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
+# --------------------------------------------------------------------------- sources
+
+
+@dataclasses.dataclass
+class _Source:
+    frame: Any  # a pyspark DataFrame
+    name: str  # for messages
+    row_number: Any  # a Column numbering the rows from 1, or None
+    file_order: bool  # whether rows have an order (one file) for the radar window without finished_at
+
+
+def _refuse(name: str, detail: str, column: str | None = None) -> RunsValidationError:
+    return RunsValidationError([Problem.of(Reason.FILE, None, column, detail=detail)], source=name)
+
+
+def _is_local(path: str) -> bool:
+    return "://" not in path and not path.startswith("file:") and not any(c in path for c in "*?[{")
+
+
+def _read_path(spark, path: str, *, local: bool) -> _Source:
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    name = Path(path.rstrip("/")).name or path
+    suffix = Path(name).suffix.lower()
+    if local and _is_local(path) and not Path(path).exists():
+        raise _refuse(name, f"cannot read {path}: no such file")
+    if suffix in OTHER_SUFFIXES:
+        raise _refuse(name, f"the Spark engine reads Parquet and CSV files; use the pandas engine for {suffix}")
+    csv = suffix == ".csv" or name.lower().endswith(".csv.gz")
+    try:
+        if csv:
+            # The header is read as a record, so that its names reach SPEC 1's duplicate-column check as
+            # written (Spark would rename a repeated name); every file's header must then match it.
+            first = spark.read.options(**{**CSV_OPTIONS, "header": "false"}).csv(path).limit(1).collect()
+            if not first:
+                raise _refuse(name, "the file is empty")
+            header = ["" if v is None else str(v) for v in first[0]]
+            _normalize_names(header)  # a repeated column is refused here, before Spark sees it
+            schema = StructType([StructField(h, StringType()) for h in header])
+            frame = (spark.read.options(**CSV_OPTIONS).option("header", "true").option("enforceSchema", "false")
+                     .schema(schema).csv(path))
+        else:
+            frame = spark.read.parquet(path)
+        files = frame.inputFiles()
+    except RunsValidationError as exc:
+        raise RunsValidationError(exc.problems, source=name) from None
+    except Exception as exc:  # pyspark raises its own and py4j's errors: one line of it is the reason
+        kind = "CSV" if csv else "Parquet (a CSV path ends in .csv)"
+        raise _refuse(name, f"not readable as {kind}: {spark_error(exc)}") from None
+    if len(files) != 1:
+        return _Source(frame, name, None, file_order=False)
+    if csv:
+        # One task reads the whole file in order (multiLine files are not split): the record's position in
+        # its partition is its row. monotonically_increasing_id() is partition << 33 plus that position.
+        position = F.monotonically_increasing_id() - F.shiftleft(F.spark_partition_id().cast("bigint"), 33)
+        return _Source(frame, name, position + 1, file_order=True)
+    return _Source(frame, name, F.col("_metadata.row_index") + 1, file_order=True)
+
+
+def _read_table(spark, table: str) -> _Source:
+    try:
+        frame = spark.table(table)  # a (multi-part) name, never SQL text
+        frame.columns  # noqa: B018 (resolves the table: a missing one fails here)
+    except Exception as exc:
+        raise _refuse(table, f"cannot read table {table}: {spark_error(exc)}") from None
+    return _Source(frame, table, None, file_order=False)
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def score_spark(path: str | Path | None = None, *, table: str | None = None, spark=None, remote: str | None = None,
+                policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
+                levels: Sequence[int] | None = None) -> Report:
+    """Score a Parquet or CSV ``path`` (or a catalog ``table``) with Spark.
+
+    ``spark`` is an existing SparkSession (classic or Connect); ``remote`` a Spark Connect URL to open a
+    session on (closed afterwards); with neither, a local-mode session. The session's settings are
+    left as they were (two are set while scoring: ``SETTINGS``); nothing is written to the catalog.
+    """
+    if (path is None) == (table is None):
+        raise ValueError("give either a path or a table")
+    own = None
+    if spark is None:
+        spark = own = connect_session(remote) if remote else local_session()
+    try:
+        with _settings(spark):
+            source = _read_table(spark, table) if table is not None else _read_path(spark, str(path),
+                                                                                    local=remote is None)
+            return _score(spark, source, policy, weights, levels)
+    finally:
+        if own is not None and remote:
+            own.stop()  # a Connect session releases its server state; local mode is left for the next call
+
+
+def _score(spark, source: _Source, policy: Policy, weights, levels) -> Report:
+    from pyspark.sql import functions as F
+
+    token = uuid.uuid4().hex[:12]
+    raw_view, runs_view = f"scoring_source_{token}", f"scoring_runs_{token}"
+    columns = list(source.frame.columns)
+    kinds = _kinds(dict(source.frame.dtypes))
+    numbered = source.frame.select(
+        *[F.col(_quoted(c)) for c in columns],
+        (source.row_number if source.row_number is not None else F.lit(None).cast("bigint")).alias(ROW_COLUMN))
+    try:
+        table_sql, names = _renamed_source(f"`{raw_view}`", columns, _quoted, keep=ROW_COLUMN)
+    except RunsValidationError as exc:
+        raise RunsValidationError(exc.problems, source=source.name) from None
+    _required(names, source.name)
+    has_finished_at = "finished_at" in names
+    if not has_finished_at and not source.file_order:
+        raise _refuse(source.name, "several files or a table have no file order: the radar window needs a "
+                                   "finished_at column", "finished_at")
+    renamed_kinds = {n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()}
+    normalized = normalized_sql(table_sql, SPARK, has_steps="steps" in names, has_finished_at=has_finished_at,
+                                row_number=ROW_COLUMN, kinds=renamed_kinds)
+
+    def execute(query: str) -> tuple[list[str], list[tuple]]:
+        frame = spark.sql(query)
+        return list(frame.columns), [tuple(row) for row in frame.collect()]
+
+    numbered.createOrReplaceTempView(raw_view)
+    try:
+        # Normalize once: the cached view is what every later query reads (it spills to disk if it must).
+        try:
+            spark.sql(f"CACHE TABLE `{runs_view}` AS {normalized}")
+        except Exception as exc:
+            raise _refuse(source.name, f"Spark could not read the runs: {spark_error(exc)}") from None
+        scorer = SqlScorer(execute, SPARK, f"`{runs_view}` AS runs", has_finished_at=has_finished_at,
+                           has_row_numbers=source.row_number is not None, policy=policy, kinds=renamed_kinds)
+        try:
+            scorer.validate(source.name)
+        except RunsValidationError as exc:
+            if source.row_number is None:
+                raise _by_run_id(scorer, exc) from None
+            raise
+        return scorer.report(weights, levels)
+    finally:
+        spark.sql(f"UNCACHE TABLE IF EXISTS `{runs_view}`")
+        spark.catalog.dropTempView(runs_view)
+        spark.catalog.dropTempView(raw_view)
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _by_run_id(scorer: SqlScorer, exc: RunsValidationError) -> RunsValidationError:
+    """The same refusal with each listed row named by its run_id (a source without row numbers)."""
+    rules = {(column, reason.code): (reason, condition, shown)
+             for column, reason, condition, shown in validation_queries(scorer.d, scorer.kinds)}
+    problems: list[Problem] = []
+    listed: set[tuple[str | None, str]] = set()
+    for problem in exc.problems:
+        key = (problem.column, problem.code)
+        if key not in rules or problem.reason.endswith("row(s) not listed"):
+            problems.append(problem)  # a duplicate run_id (named already), a count of more rows, a file problem
+            continue
+        if key in listed:
+            continue
+        listed.add(key)
+        reason, condition, shown = rules[key]
+        found = scorer.rows(f"SELECT run_id, {shown} FROM {scorer.runs} WHERE ({condition}) "
+                            f"ORDER BY run_id LIMIT {MAX_PROBLEMS}")
+        for run_id, value in found:
+            named = f"run_id {run_id!r}" if run_id else "run_id missing"
+            problems.append(Problem(None, problem.column, None if value is None else str(value),
+                                    f"{reason.text()} ({named})", reason.code))
+    return RunsValidationError(problems, source=exc.source, rows_read=exc.rows_read, can_exclude=False,
+                               total=exc.total)

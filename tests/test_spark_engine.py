@@ -1,0 +1,445 @@
+"""The Spark engine gives the same report as the pandas engine, to the bit (pyspark in local mode).
+
+One SparkSession for the whole run (local[2], one shuffle partition, no UI), whose time zone is
+America/Los_Angeles: timestamps must be read in UTC anyway. Under CI=true a missing Java or pyspark
+fails the suite; elsewhere it skips with the command that installs them. A Spark Connect server is
+started from the pyspark package on 127.0.0.1 for the --spark-remote tests.
+"""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import CANONICAL_POLICY, RunsValidationError, load_runs, score_runs
+from tests.test_properties import run_tables
+from tests.test_sql_engine import EDGE_CSV, HEADER, _parquet, assert_same_report
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "runs.csv"
+SESSION_ZONE = "America/Los_Angeles"
+# Test-only speed-ups for tiny inputs on two cores: no adaptive re-planning, and the JIT's quick tier
+# only (a short-lived JVM spends most of its time compiling otherwise).
+FAST_JVM = "-XX:TieredStopAtLevel=1"
+
+
+def _missing(message: str):
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def _needs_spark() -> None:
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        _missing("pyspark is not installed: pip install -r requirements-spark.txt")
+    if shutil.which("java") is None:
+        _missing("Java not found: run `bash scripts/ensure-test-deps` (Debian's openjdk-17-jre-headless)")
+
+
+@pytest.fixture(scope="session")
+def spark():
+    _needs_spark()
+    from scoring.spark_engine import local_session
+
+    warehouse = tempfile.mkdtemp(prefix="scoring-spark-warehouse-")
+    session = local_session({"spark.master": "local[2]", "spark.sql.shuffle.partitions": "1",
+                             "spark.sql.adaptive.enabled": "false", "spark.sql.session.timeZone": SESSION_ZONE,
+                             "spark.sql.warehouse.dir": warehouse, "spark.driver.extraJavaOptions": FAST_JVM})
+    try:
+        yield session
+    finally:
+        session.stop()
+        shutil.rmtree(warehouse, ignore_errors=True)
+
+
+def spark_doc(path, spark, **options) -> dict:
+    from scoring.spark_engine import score_spark
+
+    return json.loads(score_spark(path, spark=spark, **options).to_json_text())
+
+
+def pandas_doc(path, policy=CANONICAL_POLICY) -> dict:
+    return json.loads(score_runs(load_runs(path).runs, policy).to_json_text())
+
+
+def both(path, spark):
+    return spark_doc(path, spark), pandas_doc(path)
+
+
+def _typed_sample(path: Path) -> None:
+    typed = load_runs(SAMPLE).runs.drop(columns="source_row")
+    typed["status"] = typed["status"].astype(str)
+    typed.to_parquet(path, index=False)
+
+
+# --------------------------------------------------------------------------- the same report
+
+
+def test_sample_csv_gives_the_same_report(spark):
+    assert_same_report(*both(SAMPLE, spark))
+    assert spark.conf.get("spark.sql.session.timeZone") == SESSION_ZONE  # the session is left as it was
+
+
+def test_sample_parquet_gives_the_same_report(spark, tmp_path):
+    path = tmp_path / "runs.parquet"
+    _typed_sample(path)
+    assert_same_report(*both(path, spark))
+
+
+def test_edge_case_file_gives_the_same_report(spark, tmp_path):
+    path = tmp_path / "edge.csv"
+    path.write_text(EDGE_CSV)
+    sql, pandas = both(path, spark)
+    assert_same_report(sql, pandas)
+    agents = {a["agent_id"]: a for a in pandas["agents"]}
+    assert agents["floor"]["headline"]["zero_success_floor"] and agents["infra"]["headline"]["score"] is None
+
+
+def test_the_window_breaks_ties_on_run_id_in_code_point_order(spark, tmp_path):
+    import dataclasses
+
+    # Equal timestamps: r9 > r11 > r10 as text, and U+1F600 > U+FFFF by code point (not in UTF-16).
+    rows = EDGE_CSV.splitlines()[1:] + [f"{rid},cp,t1,completed,{ok},1000,0.01,1,2026-07-06T00:00:00Z"
+                                         for rid, ok in (("\U0001F600", "true"), ("\uffff", "false"),
+                                                         ("é", "false"), ("z", "false"))]
+    path = tmp_path / "ties.csv"
+    path.write_text(EDGE_CSV.splitlines()[0] + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    policy = dataclasses.replace(CANONICAL_POLICY, radar_window=1)
+    sql = spark_doc(path, spark, policy=policy)
+    pandas = pandas_doc(path, policy)
+    assert_same_report(sql, pandas)
+    agents = {a["agent_id"]: a["radar"]["axes"]["correctness"] for a in pandas["agents"]}
+    assert agents["ties"] == 100.0 and agents["cp"] == 100.0  # r9 and U+1F600 are the newest
+
+
+def _merged(tables: list[list[dict]]) -> list[dict]:
+    """Several random tables as one: each keeps its own agents and run ids, so one Spark run checks all."""
+    return [{**row, "run_id": f"{i}:{row['run_id']}", "agent_id": f"{i}:{row['agent_id']}"}
+            for i, rows in enumerate(tables) for row in rows]
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.lists(run_tables(min_size=1, max_size=80), min_size=5, max_size=5))
+def test_random_tables_give_the_same_report(spark, tmp_path, tables):
+    path = tmp_path / "random.parquet"
+    _parquet(_merged(tables), path)
+    assert_same_report(*both(path, spark))
+
+
+def test_means_agree_to_the_bit_at_rounding_halves_whatever_the_agent_id(spark, tmp_path):
+    # Agents named with a quote, a backslash and non-ASCII letters: they travel into SQL literals.
+    sets = {"o'brien": [f"{i},t,completed,true,2050,0.1" for i in range(10)],  # exact decimal half: 72.925
+            "back\\slash": ["0,t,completed,true,2050,0.1"],
+            "ünïcode 'q' \\n": [f"{i},t,completed,true,{1000 + i / 3:.12f},{0.1 + i / 7:.12f}" for i in range(40)]}
+    lines = [f"r{a}{row.split(',', 1)[0]},\"{agent}\",{row.split(',', 1)[1]}"
+             for a, (agent, rows) in enumerate(sets.items()) for row in rows]
+    path = tmp_path / "half.csv"
+    path.write_text(HEADER + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    sql, pandas = both(path, spark)
+    assert_same_report(sql, pandas)
+    assert {a["agent_id"] for a in sql["agents"]} == set(sets)
+
+
+def test_naive_timestamps_are_utc_whatever_the_session_time_zone(spark, tmp_path):
+    assert spark.conf.get("spark.sql.session.timeZone") == SESSION_ZONE
+    rows = ["naive,a,t0,completed,false,1000,0.01,3,2026-07-01T10:00:00"]
+    rows += [f"r{i:03d},a,t0,completed,true,1000,0.01,3,2026-07-01T11:{i // 60:02d}:{i % 60:02d}Z" for i in range(100)]
+    path = tmp_path / "naive.csv"
+    path.write_text(HEADER + ",steps,finished_at\n" + "\n".join(rows) + "\n")
+    sql, pandas = both(path, spark)
+    assert_same_report(sql, pandas)
+    # 10:00 UTC is older than the 100 runs after it (read in Los Angeles time it would be 17:00, the newest).
+    assert sql["agents"][0]["radar"]["axes"]["correctness"] == 100.0
+
+
+TIMESTAMP_SPELLINGS = [
+    d + t + z
+    for d in ("2026-07-01", "2026-02-30")
+    for t in ("", "T10", " 10", "T10:30", "T10:30:45", "T10:30:45.5", "T10:30:45.123456", "T10:30:45.1234567")
+    for z in ("", "Z", "z", "+05", "+0530", "+05:30", "-08", " Z", " +05:30", " -0800")
+] + ["2026-07-01T24:00:00", "yesterday", "2026-07-01 12:00:00 PST", "1969-12-31T23:59:59.9999999Z"]
+
+
+def test_every_iso_spelling_reads_as_the_pandas_engine_reads_it(spark):
+    from scoring.spark_engine import SPARK
+
+    frame = spark.createDataFrame([(s,) for s in TIMESTAMP_SPELLINGS], "t string")
+    frame.createOrReplaceTempView("spellings")
+    rows = spark.sql(f"SELECT t, unix_micros({SPARK.timestamp('t')}) FROM spellings").collect()
+    spark.catalog.dropTempView("spellings")
+    parsed = pd.to_datetime(pd.Series(TIMESTAMP_SPELLINGS), utc=True, format="ISO8601", errors="coerce")
+    expected = {s: None if pd.isna(p) else int(p.value // 1000) for s, p in zip(TIMESTAMP_SPELLINGS, parsed)}
+    assert {t: v for t, v in rows} == expected
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def test_invalid_rows_are_refused_with_the_pandas_row_numbers(spark, tmp_path):
+    from scoring.spark_engine import score_spark
+
+    path = tmp_path / "bad.csv"
+    path.write_text(EDGE_CSV.replace("w2,few,t1,completed", "w2,few,t1,done").replace(",2500,", ",-3,")
+                    .replace('i3,infra,t1,queued,,,,,', 'i3,infra,"t1\nsecond line",queued,,,,,')
+                    .replace("z3,", " z1,"))
+    with pytest.raises(RunsValidationError) as info:
+        score_spark(path, spark=spark)
+    with pytest.raises(RunsValidationError) as pandas_info:
+        load_runs(path)
+    found = {(p.row, p.column, p.code) for p in info.value.problems}
+    # A quoted field holding a line break is one record: the rows after it keep their numbers.
+    assert found == {(p.row, p.column, p.code) for p in pandas_info.value.problems}
+    assert {(9, "status"), (9, "latency_ms")} <= {(r, c) for r, c, _ in found} and (20, "run_id", "duplicate_run_id") in found
+
+
+def test_parquet_rows_are_numbered_from_the_file(spark, tmp_path):
+    from scoring.spark_engine import score_spark
+
+    path = tmp_path / "nan.parquet"
+    latency = [1000.0] * 2500
+    latency[1234], latency[2222] = float("nan"), -1.0
+    pq.write_table(pa.table({"run_id": [f"r{i}" for i in range(2500)], "agent_id": ["a"] * 2500,
+                             "task_id": ["t"] * 2500, "status": ["completed"] * 2500, "success": [True] * 2500,
+                             "latency_ms": latency, "cost_usd": [0.01] * 2500}), path, row_group_size=500)
+    with pytest.raises(RunsValidationError) as info:
+        score_spark(path, spark=spark)
+    assert [(p.row, p.column, p.code) for p in info.value.problems] == [(1235, "latency_ms", "not_finite"),
+                                                                       (2223, "latency_ms", "negative")]
+
+
+def test_whitespace_around_ids_status_and_outcomes_is_read_alike(spark, tmp_path):
+    from scoring.spark_engine import score_spark
+
+    path = tmp_path / "ws.csv"
+    path.write_text(HEADER + "\nr1,a,t1,completed\t,\ttrue,1000,0.01\n r2,a ,t1 , Completed ,TRUE ,1500,0.02\n")
+    assert_same_report(*both(path, spark))
+    dup = tmp_path / "dup.csv"
+    dup.write_text(HEADER + "\nr1,a,t1,completed,true,1000,0.01\n r1 ,a,t1,completed,true,1000,0.01\n")
+    with pytest.raises(RunsValidationError, match="duplicate run_id; first seen at row 1"):
+        score_spark(dup, spark=spark)
+
+
+@pytest.mark.parametrize("cell, column", [("1_000", "latency_ms"), ("0x10", "cost_usd"), ("1.5d", "latency_ms"),
+                                          ("2026-07-01 12:00:00 PST", "finished_at"), ("yesterday", "finished_at")])
+def test_both_engines_refuse_the_same_malformed_cells(spark, tmp_path, cell, column):
+    from scoring.spark_engine import score_spark
+
+    values = {"latency_ms": "1000", "cost_usd": "0.01", "finished_at": "2026-07-01T12:00:00Z"}
+    values[column] = cell
+    path = tmp_path / "bad.csv"
+    path.write_text(HEADER + ",finished_at\n" + f"r1,a,t,completed,true,{values['latency_ms']},"
+                    f"{values['cost_usd']},{values['finished_at']}\n")
+    for load in (lambda p: score_spark(p, spark=spark), load_runs):
+        with pytest.raises(RunsValidationError) as info:
+            load(path)
+        assert [(p.row, p.column) for p in info.value.problems] == [(1, column)], load
+
+
+@pytest.mark.parametrize("text, says", [
+    (EDGE_CSV.replace("cost_usd,", "price,"), "cost_usd"),
+    (EDGE_CSV.replace("run_id,agent_id", "run_id,Run ID"), "duplicate column"),
+    (EDGE_CSV.replace("f1,floor,t1,completed,false,910,0.004,3,", "f1,floor,t1,completed,false,910,"), "MALFORMED_CSV_RECORD"),
+    ("", "empty"),
+])
+def test_unreadable_files_are_refused_with_a_reason(spark, tmp_path, text, says):
+    from scoring.spark_engine import score_spark
+
+    path = tmp_path / "file.csv"
+    path.write_text(text)
+    with pytest.raises(RunsValidationError, match=says) as info:
+        score_spark(path, spark=spark)
+    assert "at org.apache" not in str(info.value)
+
+
+def test_other_formats_and_missing_files_are_refused(spark, tmp_path):
+    from scoring.spark_engine import score_spark
+
+    (tmp_path / "runs.jsonl").write_text("{}\n")
+    with pytest.raises(RunsValidationError, match="pandas engine for .jsonl"):
+        score_spark(tmp_path / "runs.jsonl", spark=spark)
+    with pytest.raises(RunsValidationError, match="no such file"):
+        score_spark(tmp_path / "absent.parquet", spark=spark)
+    pq.write_table(pa.table({"run_id": ["r1"], "finished_at": pa.array([1], pa.timestamp("ns", "UTC"))}),
+                   tmp_path / "ns.parquet")
+    with pytest.raises(RunsValidationError, match="not readable as Parquet"):
+        score_spark(tmp_path / "ns.parquet", spark=spark)
+
+
+# --------------------------------------------------------------------------- several files and tables
+
+
+def test_a_directory_of_part_files_gives_the_same_report(spark, tmp_path):
+    frame = pd.read_parquet(_typed_parquet(tmp_path))
+    parts = tmp_path / "runs"
+    parts.mkdir()
+    for i, start in enumerate(range(0, len(frame), 1000)):
+        frame.iloc[start:start + 1000].to_parquet(parts / f"part-{i:05d}.parquet", index=False)
+    assert_same_report(spark_doc(parts, spark), pandas_doc(SAMPLE))
+
+
+def _typed_parquet(tmp_path: Path) -> Path:
+    path = tmp_path / "typed.parquet"
+    _typed_sample(path)
+    return path
+
+
+def _catalog_table(spark, name: str, path: Path) -> None:
+    spark.sql(f"DROP TABLE IF EXISTS {name}")
+    spark.sql(f"CREATE TABLE {name} USING parquet LOCATION '{path}'")
+
+
+def test_a_catalog_table_gives_the_same_report(spark, tmp_path):
+    _catalog_table(spark, "catalog_runs", _typed_parquet(tmp_path))
+    from scoring.spark_engine import score_spark
+
+    doc = json.loads(score_spark(table="catalog_runs", spark=spark).to_json_text())
+    assert_same_report(doc, pandas_doc(SAMPLE))
+
+
+def test_a_table_names_invalid_rows_by_run_id(spark, tmp_path):
+    from scoring.spark_engine import score_spark
+
+    path = tmp_path / "bad.parquet"
+    pq.write_table(pa.table({"run_id": ["r1", "r2", "r3", "r3"], "agent_id": ["a"] * 4, "task_id": ["t"] * 4,
+                             "status": ["completed", "done", "completed", "failed"],
+                             "success": [True, False, None, None], "latency_ms": [1000.0, -1.0, float("nan"), 5.0],
+                             "cost_usd": [0.01] * 4, "finished_at": ["2026-07-01T00:00:00Z"] * 4}), path)
+    _catalog_table(spark, "bad_runs", path)
+    with pytest.raises(RunsValidationError) as info:
+        score_spark(table="bad_runs", spark=spark)
+    problems = [(p.row, p.column, p.value, p.reason) for p in info.value.problems]
+    assert all(row is None for row, *_ in problems)
+    assert (None, "status", "done", "unknown status; expected one of queued, running, completed, failed, timeout, "
+                                    "cancelled (run_id 'r2')") in problems
+    assert any(c == "latency_ms" and r.endswith("(run_id 'r3')") for _, c, _, r in problems)
+    assert (None, "run_id", "r3", "duplicate run_id") in problems
+    (tmp_path / "no_time").mkdir()
+    pq.write_table(pa.table({"run_id": ["r1"], "agent_id": ["a"], "task_id": ["t"], "status": ["completed"],
+                             "success": [True], "latency_ms": [1.0], "cost_usd": [0.01]}),
+                   tmp_path / "no_time" / "part-0.parquet")
+    _catalog_table(spark, "timeless_runs", tmp_path / "no_time")
+    with pytest.raises(RunsValidationError, match="needs a finished_at column"):
+        score_spark(table="timeless_runs", spark=spark)
+    with pytest.raises(RunsValidationError, match="cannot read table no_such_table"):
+        score_spark(table="no_such_table", spark=spark)
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def _cli(*args, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "scoring", "report", *map(str, args)], capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=600)
+
+
+def test_the_cli_prints_the_pandas_json_from_spark_for_csv_and_parquet(spark, tmp_path):
+    parquet = _typed_parquet(tmp_path)
+    # Both files in one local-mode process each, started together (each pays a JVM start).
+    env = {**os.environ, "PYSPARK_SUBMIT_ARGS": f'--driver-java-options "{FAST_JVM}" pyspark-shell'}
+    runs = [subprocess.Popen([sys.executable, "-m", "scoring", "report", str(path), "--engine", "spark"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+            for path in (SAMPLE, parquet)]
+    outputs = [run.communicate(timeout=600) for run in runs]
+    for run, (out, err) in zip(runs, outputs):
+        assert run.returncode == 0, err[-2000:]
+        assert "Traceback" not in err
+        assert out == _cli(SAMPLE).stdout  # the very same text as the pandas engine prints
+
+
+def test_cli_options_for_spark_are_checked_before_spark_starts():
+    for args, says in [(["--engine", "spark"], "either RUNS_FILE or --table"),
+                       ([SAMPLE, "--engine", "spark", "--table", "t"], "either RUNS_FILE or --table"),
+                       ([SAMPLE, "--spark-remote", "sc://localhost:1"], "--spark-remote needs --engine spark"),
+                       ([SAMPLE, "--table", "t"], "--table needs --db URL or --engine spark"),
+                       (["--engine", "spark", "--db", "postgresql://x/y", "--table", "t"], "--db scores"),
+                       ([SAMPLE, "--engine", "spark", "--intervals"], "need the pandas engine")]:
+        out = _cli(*args)
+        assert out.returncode == 2 and says in out.stderr, (args, out.stderr)
+
+
+# --------------------------------------------------------------------------- Spark Connect
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def connect_url():
+    """A Spark Connect server from the pyspark package, on 127.0.0.1 only, stopped at the end."""
+    _needs_spark()
+    from pyspark.find_spark_home import _find_spark_home
+
+    submit = Path(_find_spark_home()) / "bin" / "spark-submit"
+    if not list((submit.parent.parent / "jars").glob("spark-connect_*.jar")):
+        _missing("this pyspark has no Spark Connect server jar")
+    port = _free_port()
+    log = Path(tempfile.mkdtemp(prefix="scoring-spark-connect-")) / "server.log"
+    command = [str(submit), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+               "--master", "local[2]", "--driver-java-options", FAST_JVM,
+               "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
+               "--conf", f"spark.connect.grpc.binding.port={port}", "--conf", "spark.ui.enabled=false",
+               "--conf", "spark.sql.shuffle.partitions=1", "--conf", "spark.sql.adaptive.enabled=false",
+               "--conf", f"spark.sql.session.timeZone={SESSION_ZONE}"]
+    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")}
+    # spark-submit execs the JVM, which setpriv tells to die with this process: a killed test run leaves no server.
+    with open(log, "wb") as out:
+        server = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "--"] + command, stdout=out,
+                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail("the Spark Connect server did not start:\n" + log.read_text()[-3000:])
+                time.sleep(0.5)
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        server.terminate()  # SIGTERM: the JVM's shutdown hooks stop Spark
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        shutil.rmtree(log.parent, ignore_errors=True)
+
+
+def test_spark_connect_gives_the_same_report(connect_url, tmp_path):
+    from scoring.spark_engine import score_spark
+
+    path = tmp_path / "edge.csv"
+    path.write_text(EDGE_CSV)
+    doc = json.loads(score_spark(path, remote=connect_url).to_json_text())
+    assert_same_report(doc, pandas_doc(path))
+    with pytest.raises(RunsValidationError) as info:
+        score_spark(SAMPLE.parent / "no_such_runs.parquet", remote=connect_url)
+    assert "PATH_NOT_FOUND" in str(info.value)
+
+
+def test_the_cli_scores_through_spark_connect(connect_url, tmp_path):
+    parquet = _typed_parquet(tmp_path)
+    out = _cli(parquet, "--engine", "spark", "--spark-remote", connect_url)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout == _cli(SAMPLE).stdout
+    refused = _cli(parquet, "--engine", "spark", "--spark-remote", f"sc://127.0.0.1:{_free_port()}")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
