@@ -97,7 +97,7 @@ def _report_sql(args, weights, policy: Policy, levels: tuple[int, ...] | None, c
 
     try:
         if args.db:
-            report = sql_engine.score_postgres(args.db, args.table, policy, weights=weights, levels=levels)
+            report = sql_engine.score_postgres(args.db, args.table or "runs", policy, weights=weights, levels=levels)
         else:
             report = sql_engine.score_file_sql(args.inputs[0], policy, weights=weights, memory_limit=args.memory_limit,
                                                levels=levels)
@@ -143,6 +143,34 @@ def scorecard_table_text(report, card) -> str:
             + pd.DataFrame(rows).to_string(index=False) + "\n")
 
 
+def _report_spark(args, weights, policy: Policy, levels: tuple[int, ...] | None, card=None) -> int:
+    from . import spark_engine  # pyspark itself is imported inside, when a session is made
+
+    try:
+        path = args.inputs[0] if args.inputs else None
+        report = spark_engine.score_spark(path, table=args.table, remote=args.spark_remote, policy=policy,
+                                          weights=weights, levels=levels)
+    except ModuleNotFoundError as exc:
+        print(f"the Spark engine needs pyspark ({exc.name} is not installed): "
+              "pip install -r requirements-spark.txt", file=sys.stderr)
+        return 2
+    except RunsValidationError as exc:
+        print(exc.report(), file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except Exception as exc:  # a Spark or connection failure: its one line, not a Java stack trace
+        print(f"Spark failed: {spark_engine.spark_error(exc)}", file=sys.stderr)
+        return 2
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if args.format == "json":
+        return _write(_json_text(report.to_json(), report, card))
+    text = {"csv": report.to_csv_text, "table": lambda: table_text(report) + "\n"}[args.format]()
+    return _write(text + (scorecard_table_text(report, card) if card and args.format == "table" else ""))
+
+
 def intervals_json_text(runs, report, replicates: int | None, seed: int | None, card=None) -> str:
     """The SPEC 6 report with a top-level "bootstrap" object and an "intervals" object per agent."""
     from . import uncertainty
@@ -165,12 +193,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a runs file (CSV, JSON, JSON Lines or Parquet), or harness results: tau2-bench "
                              "Results JSON (a file or its results folder), a tau-bench results list, an Inspect AI "
                              "log (.eval/.json); several inputs give one report over all of them")
-    report.add_argument("--engine", choices=("pandas", "sql"), default="pandas",
-                        help="pandas (in memory, default) or sql (DuckDB, out of core; Parquet or CSV)")
+    report.add_argument("--engine", choices=("pandas", "sql", "spark"), default="pandas",
+                        help="pandas (in memory, default), sql (DuckDB, out of core; Parquet or CSV) or spark "
+                             "(Apache Spark: Parquet or CSV paths, any URI the cluster reads, or --table)")
     report.add_argument("--memory-limit", default=None, help="with --engine sql: DuckDB memory cap, e.g. 2GB")
     report.add_argument("--db", default=None, help="score a PostgreSQL table instead: postgresql://user@host/db "
                                                     "(password from PGPASSWORD or ~/.pgpass preferred)")
-    report.add_argument("--table", default="runs", help="with --db: the runs table (default: runs)")
+    report.add_argument("--table", default=None, help="with --db: the runs table (default: runs); with --engine "
+                                                       "spark: a catalog table, instead of RUNS_FILE")
+    report.add_argument("--spark-remote", default=None, metavar="URL",
+                        help="with --engine spark: a Spark Connect server, e.g. sc://host:15002 (default: local mode)")
     report.add_argument("--format", choices=("json", "csv", "table"), default="json")
     report.add_argument("--k", default=None, metavar="LEVELS",
                         help="pass^k levels to report, e.g. 1,2,3,4 (default: the policy's; same rule, SPEC 5)")
@@ -462,10 +494,27 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     if card is not None:
         weights = dict(card.weights)  # all five axes: the same path as --weights, so the same profile scores
         print(f"scorecard: {card.name} (axes it does not name weigh 0)", file=sys.stderr)
-    if (args.db is None) == (not args.inputs):
+    spark = args.engine == "spark"
+    if args.spark_remote and not spark:
+        parser.error("--spark-remote needs --engine spark")
+    if spark:
+        if args.db:
+            parser.error("--db scores a PostgreSQL table; --engine spark reads files or a catalog --table")
+        if (args.table is None) == (not args.inputs):
+            parser.error("with --engine spark, give either INPUT (a Parquet or CSV path) or --table NAME")
+        if len(args.inputs) > 1 or _import_requested(args):
+            parser.error("--engine spark reads one runs path or table; harness imports, --mapping and several "
+                         "inputs need the pandas engine")
+    elif (args.db is None) == (not args.inputs):
         parser.error("give either INPUT (a runs file or harness results) or --db URL (with --table)")
+    elif args.table is not None and not args.db:
+        parser.error("--table needs --db URL or --engine spark")
     policy = _policy(args.policy)
     levels = parse_levels(args.k, parser)
+    if spark:
+        if args.intervals or args.exclude_invalid:
+            parser.error("--intervals and --exclude-invalid need the pandas engine")
+        return _report_spark(args, weights, policy, levels, card)
     if args.db or args.engine == "sql":
         if args.intervals or args.exclude_invalid:
             parser.error("--intervals and --exclude-invalid need the pandas engine")
