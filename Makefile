@@ -11,12 +11,17 @@ $(VENV)/.installed: requirements.txt
 	$(PY) -m pip install --quiet -r requirements.txt
 	touch $@
 
+# The Spark engine is optional (pyspark is large): the tests install it, `make run` does not.
+$(VENV)/.installed-spark: $(VENV)/.installed requirements-spark.txt
+	$(PY) -m pip install --quiet -r requirements-spark.txt
+	touch $@
+
 run: $(VENV)/.installed
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true
 
-# Lint and types, then every test (browser and PostgreSQL suites included; their Debian packages are
-# installed when missing).
-test: $(VENV)/.installed lint
+# Lint and types, then every test (browser, PostgreSQL and Spark suites included; their Debian packages
+# are installed when missing).
+test: $(VENV)/.installed $(VENV)/.installed-spark lint
 	bash scripts/ensure-test-deps
 	$(PY) -m pytest
 

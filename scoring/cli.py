@@ -157,7 +157,7 @@ def _report_spark(args, weights, policy: Policy, levels: tuple[int, ...] | None,
     except RunsValidationError as exc:
         print(exc.report(), file=sys.stderr)
         return 2
-    except ValueError as exc:
+    except (ConnectionError, ValueError) as exc:
         print(str(exc), file=sys.stderr)
         return 2
     except Exception as exc:  # a Spark or connection failure: its one line, not a Java stack trace

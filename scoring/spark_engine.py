@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import socket
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -52,9 +53,11 @@ from .sql_engine import (
 ISO_8601_PARTS = ("^([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ]([0-9]{2})(?::([0-9]{2})(?::([0-9]{2}(?:[.][0-9]+)?))?)?"
                   "(?: ?(?:(Z)|([+-][0-9]{2})(?::?([0-9]{2}))?))?)?$(?!(?s:.))")
 
-# Session settings the queries rely on, set for the scoring and put back afterwards: string literals
-# with backslash escapes (Dialect.literal) and ANSI arithmetic (an overflow is an error, never a NULL).
-SETTINGS = {"spark.sql.parser.escapedStringLiterals": "false", "spark.sql.ansi.enabled": "true"}
+# Session settings the queries rely on, set for the scoring and put back afterwards: ANSI arithmetic, so
+# that a DECIMAL overflow is an error, never a NULL that SUM would skip (the certification in
+# SqlScorer.exact_sums keeps every sum below 2^126 < 10^38, so none is expected).
+SETTINGS = {"spark.sql.ansi.enabled": "true"}
+CONNECT_TIMEOUT_S = 10
 
 CSV_OPTIONS = {
     # RFC 4180, as the other engines read CSV: a quote inside a quoted field is doubled; a ragged line is
@@ -80,8 +83,10 @@ class Spark(Dialect):
     materialize = True
 
     def literal(self, value: object) -> str:
-        # Spark's string literals take backslash escapes (SETTINGS keeps it so): a backslash is doubled.
-        return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+        # A quote or a backslash is spelled chr(39), chr(92): never an escape, whose reading depends on the
+        # session (spark.sql.parser.escapedStringLiterals).
+        pieces = [f"chr({ord(p)})" if p in ("'", "\\") else f"'{p}'" for p in re.split(r"(['\\])", str(value)) if p]
+        return "''" if not pieces else pieces[0] if len(pieces) == 1 else f"concat({', '.join(pieces)})"
 
     def trimmed(self, expr: str) -> str:
         return f"trim(BOTH ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13) FROM {expr})"
@@ -146,8 +151,16 @@ def connect_session(url: str):
     """A new session on a Spark Connect server (``sc://host:port``); the caller stops it."""
     from pyspark.sql import SparkSession
 
-    if not url.startswith("sc://"):
-        raise ValueError(f"a Spark Connect URL starts with sc://, e.g. sc://localhost:15002 (got {url[:40]!r})")
+    found = re.fullmatch(r"sc://([^:/;]+|\[[0-9a-fA-F:]+\])(?::([0-9]{1,5}))?/?(;.*)?", url)
+    if not found:
+        raise ValueError("a Spark Connect URL reads sc://host[:port][/;option=value...], e.g. sc://localhost:15002")
+    host, port = found.group(1).strip("[]"), int(found.group(2) or 15002)
+    # The client retries a refused connection for ten minutes: a server that is not there is said at once.
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ConnectionError(f"cannot connect to the Spark Connect server at {host}:{port} ({why})") from None
     return SparkSession.builder.remote(url).create()
 
 

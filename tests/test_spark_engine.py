@@ -90,8 +90,14 @@ def _typed_sample(path: Path) -> None:
 
 
 def test_sample_csv_gives_the_same_report(spark):
-    assert_same_report(*both(SAMPLE, spark))
-    assert spark.conf.get("spark.sql.session.timeZone") == SESSION_ZONE  # the session is left as it was
+    spark.conf.set("spark.sql.ansi.enabled", "false")  # set to true while scoring, then put back
+    try:
+        assert_same_report(*both(SAMPLE, spark))
+        assert spark.conf.get("spark.sql.ansi.enabled") == "false"
+        assert spark.conf.get("spark.sql.session.timeZone") == SESSION_ZONE
+        assert not [t for t in spark.catalog.listTables() if t.name.startswith("scoring_")]  # no view left behind
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
 
 
 def test_sample_parquet_gives_the_same_report(spark, tmp_path):
@@ -132,9 +138,9 @@ def _merged(tables: list[list[dict]]) -> list[dict]:
             for i, rows in enumerate(tables) for row in rows]
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                   HealthCheck.function_scoped_fixture])
-@given(st.lists(run_tables(min_size=1, max_size=80), min_size=5, max_size=5))
+@given(st.lists(run_tables(min_size=1, max_size=80), min_size=8, max_size=8))
 def test_random_tables_give_the_same_report(spark, tmp_path, tables):
     path = tmp_path / "random.parquet"
     _parquet(_merged(tables), path)
@@ -184,7 +190,7 @@ def test_every_iso_spelling_reads_as_the_pandas_engine_reads_it(spark):
     spark.catalog.dropTempView("spellings")
     parsed = pd.to_datetime(pd.Series(TIMESTAMP_SPELLINGS), utc=True, format="ISO8601", errors="coerce")
     expected = {s: None if pd.isna(p) else int(p.value // 1000) for s, p in zip(TIMESTAMP_SPELLINGS, parsed)}
-    assert {t: v for t, v in rows} == expected
+    assert dict(rows) == expected
 
 
 # --------------------------------------------------------------------------- validation
@@ -204,7 +210,8 @@ def test_invalid_rows_are_refused_with_the_pandas_row_numbers(spark, tmp_path):
     found = {(p.row, p.column, p.code) for p in info.value.problems}
     # A quoted field holding a line break is one record: the rows after it keep their numbers.
     assert found == {(p.row, p.column, p.code) for p in pandas_info.value.problems}
-    assert {(9, "status"), (9, "latency_ms")} <= {(r, c) for r, c, _ in found} and (20, "run_id", "duplicate_run_id") in found
+    assert {(9, "status"), (9, "latency_ms")} <= {(r, c) for r, c, _ in found}
+    assert (20, "run_id", "duplicate_run_id") in found
 
 
 def test_parquet_rows_are_numbered_from_the_file(spark, tmp_path):
@@ -234,26 +241,32 @@ def test_whitespace_around_ids_status_and_outcomes_is_read_alike(spark, tmp_path
         score_spark(dup, spark=spark)
 
 
-@pytest.mark.parametrize("cell, column", [("1_000", "latency_ms"), ("0x10", "cost_usd"), ("1.5d", "latency_ms"),
-                                          ("2026-07-01 12:00:00 PST", "finished_at"), ("yesterday", "finished_at")])
-def test_both_engines_refuse_the_same_malformed_cells(spark, tmp_path, cell, column):
+MALFORMED = [("1_000", "latency_ms"), ("0x10", "cost_usd"), ("1.5d", "latency_ms"), ("Infinity", "cost_usd"),
+             ("2026-07-01 12:00:00 PST", "finished_at"), ("yesterday", "finished_at"), ("2026-07-01z", "finished_at")]
+
+
+def test_both_engines_refuse_the_same_malformed_cells(spark, tmp_path):
+    """Spark's casts read some of these (hex, '1.5d', 'yesterday', zone names); the spelling rules refuse them."""
     from scoring.spark_engine import score_spark
 
-    values = {"latency_ms": "1000", "cost_usd": "0.01", "finished_at": "2026-07-01T12:00:00Z"}
-    values[column] = cell
+    lines = []
+    for i, (cell, column) in enumerate([("", "")] + MALFORMED):
+        values = {"latency_ms": "1000", "cost_usd": "0.01", "finished_at": "2026-07-01T12:00:00Z", column: cell}
+        lines.append(f"r{i},a,t,completed,true,{values['latency_ms']},{values['cost_usd']},{values['finished_at']}")
     path = tmp_path / "bad.csv"
-    path.write_text(HEADER + ",finished_at\n" + f"r1,a,t,completed,true,{values['latency_ms']},"
-                    f"{values['cost_usd']},{values['finished_at']}\n")
+    path.write_text(HEADER + ",finished_at\n" + "\n".join(lines) + "\n")
+    expected = [(i + 2, column) for i, (_, column) in enumerate(MALFORMED)]
     for load in (lambda p: score_spark(p, spark=spark), load_runs):
         with pytest.raises(RunsValidationError) as info:
             load(path)
-        assert [(p.row, p.column) for p in info.value.problems] == [(1, column)], load
+        assert sorted((p.row, p.column) for p in info.value.problems) == expected, load
 
 
 @pytest.mark.parametrize("text, says", [
     (EDGE_CSV.replace("cost_usd,", "price,"), "cost_usd"),
     (EDGE_CSV.replace("run_id,agent_id", "run_id,Run ID"), "duplicate column"),
-    (EDGE_CSV.replace("f1,floor,t1,completed,false,910,0.004,3,", "f1,floor,t1,completed,false,910,"), "MALFORMED_CSV_RECORD"),
+    (EDGE_CSV.replace("f1,floor,t1,completed,false,910,0.004,3,", "f1,floor,t1,completed,false,910,"),
+     "MALFORMED_CSV_RECORD"),
     ("", "empty"),
 ])
 def test_unreadable_files_are_refused_with_a_reason(spark, tmp_path, text, says):
@@ -270,7 +283,7 @@ def test_other_formats_and_missing_files_are_refused(spark, tmp_path):
     from scoring.spark_engine import score_spark
 
     (tmp_path / "runs.jsonl").write_text("{}\n")
-    with pytest.raises(RunsValidationError, match="pandas engine for .jsonl"):
+    with pytest.raises(RunsValidationError, match=r"pandas engine for \.jsonl"):
         score_spark(tmp_path / "runs.jsonl", spark=spark)
     with pytest.raises(RunsValidationError, match="no such file"):
         score_spark(tmp_path / "absent.parquet", spark=spark)
@@ -361,15 +374,18 @@ def test_the_cli_prints_the_pandas_json_from_spark_for_csv_and_parquet(spark, tm
         assert out == _cli(SAMPLE).stdout  # the very same text as the pandas engine prints
 
 
-def test_cli_options_for_spark_are_checked_before_spark_starts():
+def test_cli_options_for_spark_are_checked_before_spark_starts(capsys):
+    from scoring.cli import main
+
     for args, says in [(["--engine", "spark"], "either RUNS_FILE or --table"),
                        ([SAMPLE, "--engine", "spark", "--table", "t"], "either RUNS_FILE or --table"),
                        ([SAMPLE, "--spark-remote", "sc://localhost:1"], "--spark-remote needs --engine spark"),
                        ([SAMPLE, "--table", "t"], "--table needs --db URL or --engine spark"),
                        (["--engine", "spark", "--db", "postgresql://x/y", "--table", "t"], "--db scores"),
                        ([SAMPLE, "--engine", "spark", "--intervals"], "need the pandas engine")]:
-        out = _cli(*args)
-        assert out.returncode == 2 and says in out.stderr, (args, out.stderr)
+        with pytest.raises(SystemExit) as exit_info:
+            main(["report", *map(str, args)])
+        assert exit_info.value.code == 2 and says in capsys.readouterr().err, args
 
 
 # --------------------------------------------------------------------------- Spark Connect
@@ -424,22 +440,20 @@ def connect_url():
         shutil.rmtree(log.parent, ignore_errors=True)
 
 
-def test_spark_connect_gives_the_same_report(connect_url, tmp_path):
-    from scoring.spark_engine import score_spark
-
-    path = tmp_path / "edge.csv"
-    path.write_text(EDGE_CSV)
-    doc = json.loads(score_spark(path, remote=connect_url).to_json_text())
-    assert_same_report(doc, pandas_doc(path))
-    with pytest.raises(RunsValidationError) as info:
-        score_spark(SAMPLE.parent / "no_such_runs.parquet", remote=connect_url)
-    assert "PATH_NOT_FOUND" in str(info.value)
-
-
 def test_the_cli_scores_through_spark_connect(connect_url, tmp_path):
     parquet = _typed_parquet(tmp_path)
     out = _cli(parquet, "--engine", "spark", "--spark-remote", connect_url)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout == _cli(SAMPLE).stdout
-    refused = _cli(parquet, "--engine", "spark", "--spark-remote", f"sc://127.0.0.1:{_free_port()}")
-    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert out.stdout == _cli(SAMPLE).stdout  # the same text: every number equal to the bit
+
+
+def test_spark_connect_refusals_are_one_line(connect_url):
+    from scoring.spark_engine import score_spark
+
+    with pytest.raises(RunsValidationError, match="PATH_NOT_FOUND"):
+        score_spark(SAMPLE.parent / "no_such_runs.parquet", remote=connect_url)
+    closed = f"sc://127.0.0.1:{_free_port()}"
+    with pytest.raises(ConnectionError, match=r"cannot connect to the Spark Connect server at 127\.0\.0\.1"):
+        score_spark(SAMPLE, remote=closed)
+    with pytest.raises(ValueError, match="sc://host"):
+        score_spark(SAMPLE, remote="http://127.0.0.1:15002")

@@ -1,0 +1,88 @@
+"""Benchmark: the Spark engine on 10,000,000 runs in local mode (both cores).
+
+Generates the runs straight to Parquet with DuckDB (as bench_sql.py does), then in one local-mode
+Spark session times the full report (``score_spark``) against a bare Spark
+``groupBy("agent_id").avg("latency_ms", "cost_usd")`` on the same file, each the median of a few
+repeats, and prints their ratio; then the DuckDB engine on the same file for reference, and whether
+its report is the same text. Nothing is asserted.
+
+    python bench/bench_spark.py [--runs 10000000] [--agents 500] [--repeat 3] [--driver-memory 4g]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_sql import GENERATE  # noqa: E402 (the same runs as the DuckDB benchmark)
+from scoring.spark_engine import local_session, score_spark  # noqa: E402
+from scoring.sql_engine import score_file_sql  # noqa: E402
+
+
+def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float], Any]:
+    times, result = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), times, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=10_000_000)
+    parser.add_argument("--agents", type=int, default=500)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--driver-memory", default="4g", help="the local-mode JVM's heap (spark.driver.memory)")
+    parser.add_argument("--keep", default=None, help="write the Parquet file here and keep it")
+    args = parser.parse_args()
+
+    import duckdb
+
+    with tempfile.TemporaryDirectory(dir=os.environ.get("BENCH_TMP", "/tmp")) as tmp:
+        path = Path(args.keep) if args.keep else Path(tmp) / "runs.parquet"
+        if not path.exists():
+            t0 = time.perf_counter()
+            con = duckdb.connect()
+            con.execute(f"SET temp_directory = '{tmp}'")
+            con.execute(GENERATE.format(agents=args.agents, runs=args.runs, path=str(path)))
+            con.close()
+            print(f"generated {args.runs:,} runs in {time.perf_counter() - t0:.1f} s "
+                  f"({path.stat().st_size / 1e6:,.0f} MB of Parquet)")
+
+        t0 = time.perf_counter()
+        spark = local_session({"spark.master": "local[2]", "spark.driver.memory": args.driver_memory})
+        print(f"Spark {spark.version} local[2], driver memory {args.driver_memory}: session in "
+              f"{time.perf_counter() - t0:.1f} s")
+
+        def bare():
+            frame = spark.read.parquet(str(path))
+            return frame.groupBy("agent_id").avg("latency_ms", "cost_usd").collect()
+
+        full, full_times, report = timed(lambda: score_spark(path, spark=spark), args.repeat)
+        base, base_times, _ = timed(bare, args.repeat)
+        show = ", ".join
+        print(f"full Spark report: {full:.1f} s (runs: {show(f'{t:.1f}' for t in full_times)}); "
+              f"{len(report.agents)} agents, leader {report.agents[0].agent_id} {report.agents[0].headline.score}")
+        print(f"bare groupBy(agent).avg(latency, cost): {base:.1f} s (runs: {show(f'{t:.1f}' for t in base_times)})")
+        print(f"ratio full / bare: {full / base:.1f}x")
+        spark.stop()
+
+        t0 = time.perf_counter()
+        duck = score_file_sql(path, threads=2, temp_directory=tmp)
+        print(f"DuckDB engine (reference, one run, 2 threads): {time.perf_counter() - t0:.1f} s; "
+              f"same report text as Spark: {'yes' if duck.to_json_text() == report.to_json_text() else 'NO'}")
+
+
+if __name__ == "__main__":
+    main()
