@@ -267,23 +267,30 @@ def score_spark(path: str | Path | None = None, *, table: str | None = None, spa
                 levels: Sequence[int] | None = None) -> Report:
     """Score a Parquet or CSV ``path`` (or a catalog ``table``) with Spark.
 
-    ``spark`` is an existing SparkSession (classic or Connect); ``remote`` a Spark Connect URL to open a
-    session on (closed afterwards); with neither, a local-mode session. The session's settings are
-    left as they were (two are set while scoring: ``SETTINGS``); nothing is written to the catalog.
+    ``spark`` is an existing SparkSession (classic or Connect), left running; ``remote`` a Spark Connect
+    URL to open a session on; with neither, a local-mode session (or the one this process runs). A
+    session opened here is stopped afterwards. The session's settings are left as they were
+    (``SETTINGS`` are set while scoring); nothing is written to the catalog.
     """
     if (path is None) == (table is None):
         raise ValueError("give either a path or a table")
     own = None
-    if spark is None:
-        spark = own = connect_session(remote) if remote else local_session()
+    if spark is None and remote:
+        spark = own = connect_session(remote)
+    elif spark is None:
+        from pyspark.sql import SparkSession
+
+        running = SparkSession.getActiveSession()
+        spark = local_session()
+        own = None if running is not None else spark
     try:
         with _settings(spark):
             source = _read_table(spark, table) if table is not None else _read_path(spark, str(path),
                                                                                     local=remote is None)
             return _score(spark, source, policy, weights, levels)
     finally:
-        if own is not None and remote:
-            own.stop()  # a Connect session releases its server state; local mode is left for the next call
+        if own is not None:
+            own.stop()  # a Connect session releases its server state; local mode ends its JVM
 
 
 def _score(spark, source: _Source, policy: Policy, weights, levels) -> Report:
