@@ -67,7 +67,6 @@ CSV_OPTIONS = {
     # A quoted field may span lines; the file is then read whole by one task, which numbers its rows.
     "multiLine": "true",
 }
-PARQUET_SUFFIXES = (".parquet", ".pq")
 OTHER_SUFFIXES = (".json", ".jsonl", ".ndjson", ".txt", ".tsv", ".xlsx", ".eval")
 
 
@@ -245,8 +244,10 @@ def _read_path(spark, path: str, *, local: bool) -> _Source:
     if csv:
         # One task reads the whole file in order (multiLine files are not split): the record's position in
         # its partition is its row. monotonically_increasing_id() is partition << 33 plus that position.
+        # (Were a file ever split, the rows of a part that does not start the file would have no number.)
         position = F.monotonically_increasing_id() - F.shiftleft(F.spark_partition_id().cast("bigint"), 33)
-        return _Source(frame, name, position + 1, file_order=True)
+        starts_the_file = F.col("_metadata.file_block_start") == 0
+        return _Source(frame, name, F.when(starts_the_file, position + 1), file_order=True)
     return _Source(frame, name, F.col("_metadata.row_index") + 1, file_order=True)
 
 
