@@ -3,10 +3,10 @@
 :class:`Spark` is the SQL dialect; :class:`~scoring.sql_engine.SqlScorer` writes every query, so the
 per-row work (normalization, validation, cohort statistics, the radar window, medians, per-task
 counts) happens in Spark SQL and the same few rows per agent reach the same compute steps as the
-pandas engine. The numbers are the same to the bit: sums are exact integer-mantissa sums in
-``DECIMAL(38,0)`` rounded once in Python, medians are the two middle values averaged in Python,
-the window breaks ties on ``run_id`` compared byte by byte (Spark's binary collation), and text
-timestamps are read in UTC whatever the session's time zone.
+pandas engine. The numbers are the same to the bit: sums are exact, the integer mantissas summed per
+agent and exponent in ``DECIMAL(38,0)`` and combined and rounded once in Python, medians are the two
+middle values averaged in Python, the window breaks ties on ``run_id`` compared byte by byte (Spark's
+binary collation), and text timestamps are read in UTC whatever the session's time zone.
 
 Sources: a Parquet or CSV path (local, or any Hadoop-compatible URI the cluster reads: ``hdfs://``,
 ``s3a://``, a directory or a glob of part files), or a catalog table. The session is an existing
@@ -33,7 +33,7 @@ from typing import Any
 from .policy import CANONICAL_POLICY, Policy
 from .report import Report
 from .runs import Problem, RunsValidationError
-from .schema import Reason
+from .schema import WHITESPACE, Reason
 from .sql_engine import (
     MAX_PROBLEMS,
     ROW_COLUMN,
@@ -54,8 +54,8 @@ ISO_8601_PARTS = ("^([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ]([0-9]{2})(?::([0-9]{2})(
                   "(?: ?(?:(Z)|([+-][0-9]{2})(?::?([0-9]{2}))?))?)?$(?!(?s:.))")
 
 # Session settings the queries rely on, set for the scoring and put back afterwards: ANSI arithmetic, so
-# that a DECIMAL overflow is an error, never a NULL that SUM would skip (the certification in
-# SqlScorer.exact_sums keeps every sum below 2^126 < 10^38, so none is expected).
+# that an overflow is an error, never a NULL that SUM would skip or a wrapped BIGINT (Spark.integer_sum
+# holds more than 2^73 mantissas per agent and exponent, so none is expected).
 SETTINGS = {"spark.sql.ansi.enabled": "true"}
 CONNECT_TIMEOUT_S = 10
 
@@ -77,9 +77,7 @@ class Spark(Dialect):
     text_type = "STRING"  # binary collation (UTF8_BINARY): text compares by code point, as in Python
     double_type = "DOUBLE"
     timestamp_type = "TIMESTAMP"  # an instant (TIMESTAMP_LTZ); TIMESTAMPTZ is not a Spark type
-    wide_int = "DECIMAL(38,0)"
-    wide_bits = 125  # 10^38 > 2^126: one bit to spare if ceil(log2(n)) is computed one too small
-    materialize = True
+    materialize = True  # the radar window is cached (CACHE TABLE), read by five queries
 
     def literal(self, value: object) -> str:
         # A quote or a backslash is spelled chr(39), chr(92): never an escape, whose reading depends on the
@@ -88,7 +86,8 @@ class Spark(Dialect):
         return "''" if not pieces else pieces[0] if len(pieces) == 1 else f"concat({', '.join(pieces)})"
 
     def trimmed(self, expr: str) -> str:
-        return f"trim(BOTH ' ' || chr(9) || chr(10) || chr(11) || chr(12) || chr(13) FROM {expr})"
+        # The characters themselves in the literal (none is a quote or a backslash): chr() is ASCII only.
+        return f"trim(BOTH {self.literal(WHITESPACE)} FROM {expr})"
 
     def matches(self, expr: str, pattern: str) -> str:
         # Java's $ also matches before a final line break; the lookahead makes it the end of the text.
@@ -119,11 +118,19 @@ class Spark(Dialect):
     def int_div(self, a: str, b: str) -> str:
         return f"(({a}) div ({b}))"
 
-    def wide_pow2(self, expr: str) -> str:
-        # CAST(pow(2.0, e) AS DECIMAL) goes through the double's shortest decimal text (2^70 becomes
-        # 1180591620717411300000): the power is built from exact 64-bit shifts instead (e <= 125 - 53).
-        return (f"(CAST(shiftleft(CAST(1 AS BIGINT), least({expr}, 62)) AS DECIMAL(38,0)) * "
-                f"CAST(shiftleft(CAST(1 AS BIGINT), greatest(({expr}) - 62, 0)) AS DECIMAL(38,0)))")
+    def integer_sum(self, expr: str) -> str:
+        # Spark's SUM of a BIGINT is a BIGINT: 1,024 mantissas (each below 2^53) would overflow it. A
+        # DECIMAL(38,0) sum holds below 10^38 > 2^126, i.e. more than 2^73 mantissas per (agent, exponent);
+        # the BIGINT -> DECIMAL cast is exact (a double -> DECIMAL cast would go through its decimal text).
+        return f"SUM(CAST({expr} AS DECIMAL(38,0)))"
+
+    def store(self, name: str, query: str) -> str:
+        # A cached temporary view (Spark has no temporary tables); _score drops it afterwards.
+        return f"CACHE TABLE {name} AS {query}"
+
+    # newest_cutoff: none. Spark has no top-n aggregate (collect_list would gather every run of an agent),
+    # and it needs no prefilter: ROW_NUMBER() ... WHERE position <= n is planned with a WindowGroupLimit,
+    # a top-n per agent taken before the shuffle.
 
 
 SPARK = Spark()
@@ -298,7 +305,7 @@ def _score(spark, source: _Source, policy: Policy, weights, levels) -> Report:
     from pyspark.sql import functions as F
 
     token = uuid.uuid4().hex[:12]
-    raw_view, runs_view = f"scoring_source_{token}", f"scoring_runs_{token}"
+    raw_view, runs_view, window_view = (f"scoring_{part}_{token}" for part in ("source", "runs", "window"))
     columns = list(source.frame.columns)
     kinds = _kinds(dict(source.frame.dtypes))
     numbered = source.frame.select(
@@ -330,6 +337,7 @@ def _score(spark, source: _Source, policy: Policy, weights, levels) -> Report:
             raise _refuse(source.name, f"Spark could not read the runs: {spark_error(exc)}") from None
         scorer = SqlScorer(execute, SPARK, f"`{runs_view}` AS runs", has_finished_at=has_finished_at,
                            has_row_numbers=source.row_number is not None, policy=policy, kinds=renamed_kinds)
+        scorer.window_table = window_view
         try:
             scorer.validate(source.name)
         except RunsValidationError as exc:
@@ -338,8 +346,9 @@ def _score(spark, source: _Source, policy: Policy, weights, levels) -> Report:
             raise
         return scorer.report(weights, levels)
     finally:
-        spark.sql(f"UNCACHE TABLE IF EXISTS `{runs_view}`")
-        spark.catalog.dropTempView(runs_view)
+        for view in (window_view, runs_view):
+            spark.sql(f"UNCACHE TABLE IF EXISTS `{view}`")
+            spark.catalog.dropTempView(view)
         spark.catalog.dropTempView(raw_view)
 
 

@@ -120,6 +120,14 @@ class Dialect:
         """An aggregate: the n-th largest value of ``column`` in the group (None: the dialect has none)."""
         return None
 
+    def integer_sum(self, expr: str) -> str:
+        """The exact SUM of a BIGINT expression (DuckDB: HUGEINT; PostgreSQL: NUMERIC; never a wrapped value)."""
+        return f"SUM({expr})"
+
+    def store(self, name: str, query: str) -> str:
+        """A statement that keeps the query's rows as the temporary table ``name`` (replacing one)."""
+        return f"CREATE OR REPLACE TEMP TABLE {name} AS {query}"
+
 
 class DuckDB(Dialect):
     name = "duckdb"
@@ -267,6 +275,8 @@ def _named(result: tuple[list[str], list[tuple]], cls, index: Mapping[str, int],
 class SqlScorer:
     """Runs the generated queries through ``execute`` and builds the Report."""
 
+    window_table = "radar_window"  # the radar window's temporary table, where the dialect stores it
+
     def __init__(self, execute: Execute, dialect: Dialect, runs: str, *, has_finished_at: bool,
                  has_row_numbers: bool, policy: Policy = CANONICAL_POLICY, kinds: Mapping[str, str] | None = None):
         """``runs`` names the normalized runs (a table, a view, or a parenthesised subquery with an alias)."""
@@ -338,12 +348,13 @@ class SqlScorer:
                                           ELSE 0 END) AS e FROM ({terms}) AS t"""
         # mantissa = v * 2^(52 - e): an integer in [2^52, 2^53), exactly, for a value that is neither
         # subnormal nor tiny (2^(52 - e) must not overflow a double). The mantissas are summed per agent and
-        # exponent by the database's own integer SUM (a 128-bit or arbitrary-precision result), and the few
-        # (agent, exponent) totals are combined exactly here, with one rounding at the end.
+        # exponent by an exact integer SUM (Dialect.integer_sum: 128-bit, arbitrary or DECIMAL(38,0)), and the
+        # few (agent, exponent) totals are combined exactly here, with one rounding at the end.
         normal = f"v >= CAST('2.2250738585072014e-308' AS {d.double_type}) AND e >= -960"
         mantissa = f"CAST(v * {d.pow2('52 - e')} AS BIGINT)"
+        mantissa_sum = d.integer_sum(f"CASE WHEN {normal} THEN {mantissa} END")
         summed = self.rows(f"""
-            SELECT agent_id, e, SUM(CASE WHEN {normal} THEN {mantissa} END) AS total,
+            SELECT agent_id, e, {mantissa_sum} AS total,
                    COUNT(*) FILTER (WHERE NOT ({normal})) AS odd
             FROM ({exact}) AS s GROUP BY agent_id, e""")
         totals: dict[str, list[tuple[int, int]]] = {}
@@ -444,8 +455,8 @@ class SqlScorer:
               FROM {source} WHERE {where}) AS ranked
             WHERE position <= {size}) AS w"""
         if self.d.materialize:  # the window is small (at most window x agents rows): computed once
-            self.execute(f"CREATE OR REPLACE TEMP TABLE radar_window AS SELECT * FROM {window}")
-            window = "radar_window AS w"
+            self.execute(self.d.store(self.window_table, f"SELECT * FROM {window}"))
+            window = f"{self.window_table} AS w"
         counts = _named(self.execute(f"""
             SELECT agent_id, COUNT(*) AS n_window, COUNT(success) AS n_known,
                    COUNT(*) FILTER (WHERE success) AS n_success, COUNT(latency_ms) AS n_lat,

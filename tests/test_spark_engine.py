@@ -161,6 +161,24 @@ def test_means_agree_to_the_bit_at_rounding_halves_whatever_the_agent_id(spark, 
     assert {a["agent_id"] for a in sql["agents"]} == set(sets)
 
 
+def test_sums_stay_exact_beyond_a_bigint_and_at_the_ends_of_the_double_range(spark, tmp_path):
+    # "many": 3,000 latencies in [2^20, 2^21), mantissas near 2^53: their sum passes 2^63 (a BIGINT SUM
+    # would fail under ANSI, or wrap without it). "huge": values near the largest double (the sums are
+    # scaled). "tiny": subnormal and tiny values (summed by math.fsum).
+    many = [(f"m{i}", "many", 2.0 ** 21 - 1 / (i + 3), 0.1 + i / 7) for i in range(3000)]
+    huge = [(f"h{i}", "huge", v, c) for i, (v, c) in enumerate([(1.7976931348623157e308, 1e308), (1.5e308, 1.2e308),
+                                                                 (1e308, 5e307), (1.0, 0.01), (8e307, 1.7e308)])]
+    tiny = [(f"t{i}", "tiny", v, c) for i, (v, c) in enumerate([(5e-324, 1e-320), (1e-310, 2.5e-308), (1e-300, 0.5)])]
+    rows = [{"run_id": rid, "agent_id": agent, "task_id": f"t{k % 7}", "status": "completed", "success": k % 3 > 0,
+             "latency_ms": latency, "cost_usd": cost, "steps": 3, "finished_at": f"2026-07-01T00:{k % 60:02d}:00Z"}
+            for k, (rid, agent, latency, cost) in enumerate(many + huge + tiny)]
+    path = tmp_path / "sums.parquet"
+    _parquet(rows, path)
+    sql, pandas = both(path, spark)
+    assert_same_report(sql, pandas)
+    assert {a["agent_id"] for a in sql["agents"]} == {"many", "huge", "tiny"}
+
+
 def test_naive_timestamps_are_utc_whatever_the_session_time_zone(spark, tmp_path):
     assert spark.conf.get("spark.sql.session.timeZone") == SESSION_ZONE
     rows = ["naive,a,t0,completed,false,1000,0.01,3,2026-07-01T10:00:00"]
@@ -377,8 +395,11 @@ def test_the_cli_prints_the_pandas_json_from_spark_for_csv_and_parquet(spark, tm
 def test_cli_options_for_spark_are_checked_before_spark_starts(capsys):
     from scoring.cli import main
 
-    for args, says in [(["--engine", "spark"], "either RUNS_FILE or --table"),
-                       ([SAMPLE, "--engine", "spark", "--table", "t"], "either RUNS_FILE or --table"),
+    either = "either INPUT (a Parquet or CSV path) or --table"
+    for args, says in [(["--engine", "spark"], either),
+                       ([SAMPLE, "--engine", "spark", "--table", "t"], either),
+                       ([SAMPLE, SAMPLE, "--engine", "spark"], "--engine spark reads one runs path or table"),
+                       ([SAMPLE, "--engine", "spark", "--from", "tau2"], "harness imports"),
                        ([SAMPLE, "--spark-remote", "sc://localhost:1"], "--spark-remote needs --engine spark"),
                        ([SAMPLE, "--table", "t"], "--table needs --db URL or --engine spark"),
                        (["--engine", "spark", "--db", "postgresql://x/y", "--table", "t"], "--db scores"),
