@@ -231,10 +231,11 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
          "success_text"),
     ]
     for column, text in (("latency_ms", "latency_text"), ("cost_usd", "cost_text"), ("steps", "steps_text")):
+        negative = f"{column} < 0 AND NOT {d.non_finite(column)}"  # -inf is not finite, and only that (SPEC 1)
         if kinds.get(column) == "numeric":  # a typed column: only the values themselves can be wrong
             shown = f"CAST({column} AS {d.text_type})"
             rules += [(column, Reason.NOT_FINITE, f"{column} IS NOT NULL AND {d.non_finite(column)}", shown),
-                      (column, Reason.NEGATIVE, f"{column} < 0", shown)]
+                      (column, Reason.NEGATIVE, negative, shown)]
             continue
         stripped = d.trimmed(text)
         token = f"lower({stripped}) IN ({_quote_list(sorted(NONFINITE_TOKENS))})"
@@ -242,7 +243,7 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
             (column, Reason.NOT_A_NUMBER, f"{text} IS NOT NULL AND {stripped} <> '' AND NOT {token} "
                                           f"AND NOT {d.matches(stripped, NUMBER_PATTERN)}", text),
             (column, Reason.NOT_FINITE, f"{token} OR ({column} IS NOT NULL AND {d.non_finite(column)})", text),
-            (column, Reason.NEGATIVE, f"{column} < 0", text),
+            (column, Reason.NEGATIVE, negative, text),
         ]
     rules.append(("steps", Reason.NOT_WHOLE,
                   f"steps IS NOT NULL AND NOT {d.non_finite('steps')} AND steps >= 0 AND steps <> floor(steps)",

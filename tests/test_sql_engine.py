@@ -202,6 +202,22 @@ def test_the_sql_engine_refuses_nan_in_parquet(tmp_path):
     assert [(p.row, p.column, p.reason) for p in info.value.problems] == [(2, "latency_ms", "not a finite number")]
 
 
+def test_negative_infinity_is_refused_as_not_finite_only_as_the_pandas_engine_refuses_it(tmp_path):
+    text = tmp_path / "inf.csv"
+    text.write_text(HEADER + "\nr1,a,t,completed,true,-inf,0.01\nr2,a,t,completed,true,1000,-Infinity\n")
+    typed = tmp_path / "inf.parquet"
+    pq.write_table(pa.table({"run_id": ["r1", "r2"], "agent_id": ["a"] * 2, "task_id": ["t"] * 2,
+                             "status": ["completed"] * 2, "success": [True, True],
+                             "latency_ms": [float("-inf"), 1000.0], "cost_usd": [0.01, float("-inf")]}), typed)
+    for path in (text, typed):
+        listed = []
+        for load in (score_file_sql, load_runs):
+            with pytest.raises(RunsValidationError) as info:
+                load(path)
+            listed.append([(p.row, p.column, p.code) for p in info.value.problems])
+        assert listed[0] == listed[1] == [(1, "latency_ms", "not_finite"), (2, "cost_usd", "not_finite")], path
+
+
 def test_whitespace_around_ids_status_and_outcomes_is_read_alike(tmp_path):
     path = tmp_path / "ws.csv"
     path.write_text(HEADER + "\nr1,a,t1,completed\t,\ttrue,1000,0.01\n r2,a ,t1 , Completed ,TRUE ,1500,0.02\n")
