@@ -280,6 +280,47 @@ def test_both_engines_refuse_the_same_malformed_cells(spark, tmp_path):
         assert sorted((p.row, p.column) for p in info.value.problems) == expected, load
 
 
+def test_every_spelling_the_rules_allow_and_unicode_whitespace_read_alike(spark, tmp_path):
+    """The loader's spelling lists (tests/test_arrow_path.py): ids, numbers and times around which any
+    character Python's str.strip() removes (schema.WHITESPACE) may stand, as CSV and as Parquet text."""
+    from tests.test_arrow_path import IDS, NUMBERS, STATUSES, STEPS, SUCCESS, TIMES, files
+
+    rows = [[(f"r{i}", f"r{i} ", f"\u2003r{i}", f"\x85r{i}\u3000")[i % 4], IDS[i % len(IDS)],
+             IDS[(5 * i) % len(IDS)], STATUSES[i % len(STATUSES)], SUCCESS[i % len(SUCCESS)],
+             NUMBERS[i % len(NUMBERS)], NUMBERS[(3 * i) % len(NUMBERS)], STEPS[i % len(STEPS)], TIMES[i % len(TIMES)]]
+            for i in range(300)]
+    for name, data in files(rows).items():
+        if name == "x.json":
+            continue
+        path = tmp_path / name
+        path.write_bytes(data)
+        assert_same_report(*both(path, spark), name)
+
+
+def test_invalid_cells_are_refused_row_for_row_as_the_pandas_engine_refuses_them(spark, tmp_path):
+    from scoring.spark_engine import score_spark
+    from tests.test_arrow_path import BAD_NUMBERS, BAD_STEPS, BAD_TIMES, files
+
+    good = ["r0", "a", "t", "completed", "true", "12.5", "0.01", "3", "2026-07-01T00:00:00Z"]
+    bad = [(5, v) for v in BAD_NUMBERS] + [(6, v) for v in BAD_NUMBERS] + [(7, v) for v in BAD_STEPS] + \
+        [(8, v) for v in BAD_TIMES] + [(3, "done"), (3, "İ"), (4, "maybe"), (4, "2")]
+    rows = [[f"r{i}"] + good[1:] for i in range(2 * len(bad))]
+    for i, (column, value) in enumerate(bad):  # every other row, one bad cell each
+        rows[2 * i + 1][column] = value
+    for name, data in files(rows).items():
+        if name == "x.json":
+            continue
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(RunsValidationError) as spark_info:
+            score_spark(path, spark=spark)
+        with pytest.raises(RunsValidationError) as pandas_info:
+            load_runs(path)
+        listed = [[(p.row, p.column, p.value, p.code) for p in info.value.problems]
+                  for info in (spark_info, pandas_info)]
+        assert listed[0] == listed[1], name
+
+
 @pytest.mark.parametrize("text, says", [
     (EDGE_CSV.replace("cost_usd,", "price,"), "cost_usd"),
     (EDGE_CSV.replace("run_id,agent_id", "run_id,Run ID"), "duplicate column"),
