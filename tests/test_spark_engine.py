@@ -423,14 +423,15 @@ def test_the_cli_prints_the_pandas_json_from_spark_for_csv_and_parquet(spark, tm
     parquet = _typed_parquet(tmp_path)
     # Both files in one local-mode process each, started together (each pays a JVM start).
     env = {**os.environ, "PYSPARK_SUBMIT_ARGS": f'--driver-java-options "{FAST_JVM}" pyspark-shell'}
-    runs = [subprocess.Popen([sys.executable, "-m", "scoring", "report", str(path), "--engine", "spark"],
+    card = ["--scorecard", str(ROOT / "sample_data" / "scorecards" / "speed-first.json")]
+    runs = [subprocess.Popen([sys.executable, "-m", "scoring", "report", str(path), "--engine", "spark", *extra],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
-            for path in (SAMPLE, parquet)]
+            for path, extra in ((SAMPLE, []), (parquet, card))]
     outputs = [run.communicate(timeout=600) for run in runs]
-    for run, (out, err) in zip(runs, outputs):
+    for run, (out, err), extra in zip(runs, outputs, ([], card)):
         assert run.returncode == 0, err[-2000:]
         assert "Traceback" not in err
-        assert out == _cli(SAMPLE).stdout  # the very same text as the pandas engine prints
+        assert out == _cli(SAMPLE, *extra).stdout  # the very same text as the pandas engine prints
 
 
 def test_cli_options_for_spark_are_checked_before_spark_starts(capsys):
