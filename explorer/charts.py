@@ -7,7 +7,9 @@ labels understand a subset of HTML, and never enters a hover template as code.
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping, Sequence
+import textwrap
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -24,15 +26,56 @@ PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e
 COMPONENT_COLORS = {"success": "#2ca02c", "execution": "#1f77b4", "cost": "#ff7f0e", "floor": "#d62728"}
 
 
+@dataclass(frozen=True)
+class ChartTheme:
+    """The neutral colours of a chart, picked for the app's light or dark background.
+
+    The categorical colours (agents, components) read on both backgrounds; what must follow the
+    theme are the neutral ones: the anchor curve and its points, totals, annotations, guides.
+    ``background`` is the background the app draws behind the chart (Streamlit's own).
+    """
+
+    name: str
+    ink: str  # the main neutral mark: anchor curves and points, totals
+    muted: str  # secondary text and marks: annotations, dominated agents
+    faint: str  # many marks at once: the other agents on an anchor curve
+    guide: str  # reference lines and connectors
+    accent: str  # the one agent a page is about
+    background: str
+    template: str
+
+
+LIGHT = ChartTheme("light", ink="#31333F", muted="#5E6270", faint="rgba(94,98,112,0.45)", guide="#A3A8B8",
+                   accent="#D62728", background="#FFFFFF", template="plotly_white")
+DARK = ChartTheme("dark", ink="#FAFAFA", muted="#B5B9C6", faint="rgba(200,204,214,0.5)", guide="#6B7080",
+                  accent="#FF6B6B", background="#0E1117", template="plotly_dark")
+
+
+def theme_for(kind: str | None) -> ChartTheme:
+    """The chart theme of the app's theme type ("light" or "dark"; anything else is light)."""
+    return DARK if kind == "dark" else LIGHT
+
+
 def safe(text: object) -> str:
     """Escape user text for plotly labels (they accept a subset of HTML)."""
     return html.escape(str(text), quote=True)
 
 
-def _layout(fig: go.Figure, title: str, height: int = 380, **kwargs) -> go.Figure:
-    kwargs.setdefault("margin", {"l": 60, "r": 20, "t": 60, "b": 50})
-    fig.update_layout(title={"text": title, "x": 0.0, "xanchor": "left"}, height=height, template="plotly_white",
-                      **kwargs)
+TITLE_CHARS = 40  # a chart title wraps after this many characters: it fits a phone's width (390 px)
+AXIS_CHARS = 38
+
+
+def wrap(text: str, width: int = TITLE_CHARS) -> str:
+    """Plotly never wraps a title or an axis label: break it between words (HTML line breaks)."""
+    return "<br>".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)) or text
+
+
+def _layout(fig: go.Figure, title: str, height: int = 380, theme: ChartTheme | None = None, **kwargs) -> go.Figure:
+    theme = theme or LIGHT
+    lines = wrap(title).count("<br>") + 1
+    margin = {"l": 60, "r": 20, "t": 40 + 22 * lines, "b": 50, **kwargs.pop("margin", {})}
+    fig.update_layout(title={"text": wrap(title), "x": 0.0, "xanchor": "left"}, height=height + 22 * (lines - 1),
+                      margin=margin, template=theme.template, **kwargs)
     return fig
 
 
@@ -41,7 +84,8 @@ def _value_text(value: float, unit: str) -> str:
 
 
 def anchor_curve(anchors: Anchors, *, title: str, x_label: str, value: float | None = None,
-                 value_label: str = "", others: Mapping[str, float] | None = None) -> go.Figure:
+                 value_label: str = "", others: Mapping[str, float] | None = None,
+                 theme: ChartTheme = LIGHT) -> go.Figure:
     """The clamped piecewise-linear map with its anchors as points, one value marked, others faint.
 
     The x range runs a little past both ends so the clamps are visible as flat segments.
@@ -56,10 +100,10 @@ def anchor_curve(anchors: Anchors, *, title: str, x_label: str, value: float | N
     unit = anchors.unit
     fig = go.Figure()
     fig.add_trace(go.Scatter(
-        x=line_x, y=line_y, mode="lines", name="map", line={"color": "#444", "width": 2},
+        x=line_x, y=line_y, mode="lines", name="map", line={"color": theme.ink, "width": 2},
         hoverinfo="skip", showlegend=False))
     fig.add_trace(go.Scatter(
-        x=xs, y=scores, mode="markers", name="anchors", marker={"size": 10, "color": "#444"},
+        x=xs, y=scores, mode="markers", name="anchors", marker={"size": 10, "color": theme.ink},
         customdata=[fmt.anchor_x(x, unit) for x in xs],
         hovertemplate="anchor %{customdata} → score %{y:.0f}<extra></extra>"))
     if others:
@@ -67,26 +111,27 @@ def anchor_curve(anchors: Anchors, *, title: str, x_label: str, value: float | N
         ox = np.array([others[n] for n in names], dtype=float)
         fig.add_trace(go.Scatter(
             x=ox, y=100 * np.array([anchors(x) for x in ox]), mode="markers", name="other agents",
-            marker={"size": 8, "color": "rgba(120,120,120,0.35)"},
+            marker={"size": 8, "color": theme.faint},
             customdata=[[safe(n), _value_text(x, unit)] for n, x in zip(names, ox)],
             hovertemplate="%{customdata[0]}: %{customdata[1]} → %{y:.2f}<extra></extra>"))
     if value is not None:
         y = 100 * anchors(value)
         fig.add_trace(go.Scatter(
             x=[value], y=[y], mode="markers", name=safe(value_label) or "this agent",
-            marker={"size": 15, "color": "#d62728", "symbol": "diamond", "line": {"width": 1, "color": "white"}},
+            marker={"size": 15, "color": theme.accent, "symbol": "diamond",
+                    "line": {"width": 1, "color": theme.background}},
             customdata=[[safe(value_label), _value_text(value, unit)]],
             hovertemplate="%{customdata[0]}: %{customdata[1]} → score %{y:.2f}<extra></extra>"))
-        fig.add_vline(x=value, line={"color": "#d62728", "dash": "dot", "width": 1})
+        fig.add_vline(x=value, line={"color": theme.accent, "dash": "dot", "width": 1})
     log = unit == "USD"
     # Ticks at the anchors themselves: the axis reads like the anchor table.
-    fig.update_xaxes(title=x_label, type="log" if log else "linear", tickvals=list(xs),
+    fig.update_xaxes(title=wrap(x_label, AXIS_CHARS), type="log" if log else "linear", tickvals=list(xs),
                      ticktext=[fmt.anchor_x(x, unit).replace(" ms", "").replace(" steps", "") for x in xs])
     fig.update_yaxes(title="score (0–100)", range=[-5, 105])
-    return _layout(fig, title, legend={"orientation": "h", "y": -0.25})
+    return _layout(fig, title, theme=theme, legend={"orientation": "h", "y": -0.3})
 
 
-def contribution_waterfall(headline: Headline) -> go.Figure:
+def contribution_waterfall(headline: Headline, theme: ChartTheme = LIGHT) -> go.Figure:
     """The 40/30/30 contributions stacking up to the headline score (with the floor when it applies)."""
     parts = headline.contributions() or {}
     p = headline.policy
@@ -110,12 +155,13 @@ def contribution_waterfall(headline: Headline) -> go.Figure:
         textposition="outside", hovertemplate="%{x}: %{customdata}<extra></extra>",
         increasing={"marker": {"color": COMPONENT_COLORS["success"]}},
         decreasing={"marker": {"color": COMPONENT_COLORS["floor"]}},
-        totals={"marker": {"color": "#444"}}, connector={"line": {"color": "#bbb"}}))
+        totals={"marker": {"color": theme.ink}}, connector={"line": {"color": theme.guide}}, cliponaxis=False))
     fig.update_yaxes(title="points of the 0–100 score", range=[0, 110])
-    return _layout(fig, f"How {safe(headline.agent_id)}'s headline score adds up", showlegend=False)
+    return _layout(fig, f"How {safe(headline.agent_id)}'s headline score adds up", theme=theme, showlegend=False)
 
 
-def radar_chart(radars: Sequence[Radar], axis_order: Sequence[str] = RADAR_AXES) -> go.Figure:
+def radar_chart(radars: Sequence[Radar], axis_order: Sequence[str] = RADAR_AXES,
+                theme: ChartTheme = LIGHT) -> go.Figure:
     """Overlay radar (Scatterpolar) of the chosen agents; an unavailable axis is a gap in the outline."""
     fig = go.Figure()
     labels = [AXIS_LABELS[a] for a in axis_order]
@@ -131,15 +177,20 @@ def radar_chart(radars: Sequence[Radar], axis_order: Sequence[str] = RADAR_AXES)
             line={"color": PALETTE[i % len(PALETTE)], "width": 2}, fill="none",
             customdata=[[safe(radar.agent_id), h] for h in hover + hover[:1]],
             hovertemplate="%{customdata[0]}<br>%{customdata[1]}<extra></extra>"))
+    # The axis labels sit outside the circle: side margins wide enough for "Tool efficiency" on a phone.
     fig.update_layout(polar={"radialaxis": {"range": [0, 100], "tickvals": [0, 25, 50, 75, 100],
-                                            "title": {"text": ""}},
-                             "angularaxis": {"direction": "clockwise"}})
-    return _layout(fig, "Fitness radar (0–100 per axis; gaps are unavailable axes)", height=480,
-                   legend={"orientation": "h", "y": -0.1})
+                                            "title": {"text": ""}, "tickfont": {"size": 10}},
+                             "angularaxis": {"direction": "clockwise", "tickfont": {"size": 12}}})
+    return _layout(fig, "Fitness radar (0–100 per axis; gaps are unavailable axes)", height=480, theme=theme,
+                   legend={"orientation": "h", "y": -0.1}, margin={"l": 70, "r": 70})
 
 
-def pass_k_bars(summary_rows: Iterable[tuple[str, dict[int, float] | None]], levels: Sequence[int]) -> go.Figure:
-    """Grouped bars: pass^k per agent for the public levels (agents with no qualifying task are listed empty)."""
+def pass_k_bars(summary_rows: Iterable[tuple[str, dict[int, float] | None]], levels: Sequence[int],
+                theme: ChartTheme = LIGHT) -> go.Figure:
+    """Grouped bars: pass^k per agent for the public levels (agents with no qualifying task are listed empty).
+
+    A bar of exactly 0 has no height: it is labelled "0%" so that it does not read as missing data.
+    """
     rows = list(summary_rows)
     agents = [safe(a) for a, _ in rows]
     fig = go.Figure()
@@ -147,19 +198,22 @@ def pass_k_bars(summary_rows: Iterable[tuple[str, dict[int, float] | None]], lev
         values = [None if p is None else p[k] for _, p in rows]
         fig.add_trace(go.Bar(
             x=agents, y=values, name=f"pass^{k}", marker={"color": PALETTE[j % len(PALETTE)]},
+            text=["0%" if v == 0 else "" for v in values], textposition="outside", cliponaxis=False,
+            textfont={"color": theme.ink, "size": 11},
             customdata=[fmt.pct(v) if v is not None else "no qualifying task" for v in values],
             hovertemplate=f"%{{x}}<br>pass^{k}: %{{customdata}}<extra></extra>"))
     for agent, (_, p) in zip(agents, rows):
         if p is None:  # no qualifying task: undefined, which must not look like a 0% bar
             fig.add_annotation(x=agent, y=0.02, text="no qualifying task", textangle=-90, showarrow=False,
-                               yanchor="bottom", font={"color": "#888", "size": 11})
+                               yanchor="bottom", font={"color": theme.muted, "size": 11})
     fig.update_yaxes(title="mean over qualifying tasks", tickformat=".0%", range=[0, 1.05])
     fig.update_xaxes(title="agent")
-    return _layout(fig, "Repeatability: pass^k per agent", barmode="group",
+    return _layout(fig, "Repeatability: pass^k per agent", theme=theme, barmode="group",
                    legend={"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"})
 
 
-def pass_k_curve(curves: Mapping[str, Mapping[int, float]], marked: Sequence[int] = ()) -> go.Figure:
+def pass_k_curve(curves: Mapping[str, Mapping[int, float]], marked: Sequence[int] = (),
+                 theme: ChartTheme = LIGHT) -> go.Figure:
     """pass^k against k (1 up to the largest outcome count) for each agent."""
     fig = go.Figure()
     for i, (agent, curve) in enumerate(curves.items()):
@@ -170,14 +224,14 @@ def pass_k_curve(curves: Mapping[str, Mapping[int, float]], marked: Sequence[int
             customdata=[[safe(agent), fmt.pct(curve[k])] for k in ks],
             hovertemplate="%{customdata[0]}<br>pass^%{x}: %{customdata[1]}<extra></extra>"))
     for k in marked:
-        fig.add_vline(x=k, line={"color": "#bbb", "dash": "dot"})
+        fig.add_vline(x=k, line={"color": theme.guide, "dash": "dot"})
     fig.update_xaxes(title="k (attempts that must all succeed)", rangemode="tozero")
     fig.update_yaxes(title="mean pass^k over qualifying tasks", tickformat=".0%", range=[0, 1.05])
-    return _layout(fig, "pass^k curve: how fast repeat success falls with k",
+    return _layout(fig, "pass^k curve: how fast repeat success falls with k", theme=theme,
                    legend={"orientation": "h", "y": -0.25})
 
 
-def pass_k_histogram(values: Sequence[float], *, agent: str, k: int) -> go.Figure:
+def pass_k_histogram(values: Sequence[float], *, agent: str, k: int, theme: ChartTheme = LIGHT) -> go.Figure:
     """Distribution of per-task pass^k for one agent (qualifying tasks only), in 10% bins."""
     values = [v for v in values if v is not None and not np.isnan(v)]
     edges = np.linspace(0, 1, 11)
@@ -188,52 +242,90 @@ def pass_k_histogram(values: Sequence[float], *, agent: str, k: int) -> go.Figur
         hovertemplate="pass^" + str(k) + " in %{customdata}: %{y} task(s)<extra></extra>"))
     fig.update_xaxes(title=f"per-task pass^{k}", tickformat=".0%", tickvals=edges[::2], range=[0, 1])
     fig.update_yaxes(title="qualifying tasks", tickformat="d", rangemode="tozero")
-    return _layout(fig, f"Per-task pass^{k} for {safe(agent)}", showlegend=False)
+    return _layout(fig, f"Per-task pass^{k} for {safe(agent)}", theme=theme, showlegend=False)
 
 
-def policy_anchor_figures(policy: Policy) -> list[go.Figure]:
+def policy_anchor_figures(policy: Policy, theme: ChartTheme = LIGHT) -> list[go.Figure]:
     """The three anchor maps of a policy, unmarked, for the methodology page."""
     axes = {"latency_anchors": ("latency (ms)", ""), "cost_anchors": ("cost per run (USD)", "; log scale"),
             "steps_anchors": ("steps per run", "")}
-    return [anchor_curve(getattr(policy, field), x_label=x_label,
+    return [anchor_curve(getattr(policy, field), x_label=x_label, theme=theme,
                          title=f"{FIELD_BY_NAME[field].label} ({policy.provenance[field]}{note})")
             for field, (x_label, note) in axes.items()]
 
 
-def interval_chart(rows: Sequence[tuple[str, float, float, float, int]]) -> go.Figure:
+def interval_axis(rows: Sequence[tuple[str, float, float, float, int]]) -> tuple[float, float]:
+    """The score axis of an interval chart, fitted to the data: every score, and every interval end that is
+    not more than three typical interval widths beyond the scores (a very wide interval — an agent with a
+    handful of runs — would otherwise squeeze the others to a few pixels). Never beyond 0-100."""
+    if not rows:
+        return (0.0, 100.0)
+    scores = [r[1] for r in rows]
+    half = float(np.median([max(r[1] - r[2], r[3] - r[1]) for r in rows]))
+    reach = 3 * half + 1.0
+    low = max(min(r[2] for r in rows), min(scores) - reach)
+    high = min(max(r[3] for r in rows), max(scores) + reach)
+    pad = max(0.5, 0.05 * (high - low))
+    return (max(low - pad, -1.0), min(high + pad, 101.0))
+
+
+def interval_chart(rows: Sequence[tuple[str, float, float, float, int]], *, floored: Collection[str] = (),
+                   theme: ChartTheme = LIGHT) -> go.Figure:
     """Headline score per agent with its bootstrap interval as an error bar, coloured by tie group.
 
-    ``rows``: (agent, score, low, high, tie group) in leaderboard order, best at the top.
+    ``rows``: (agent, score, low, high, tie group) in leaderboard order, best at the top. The score
+    axis is fitted to the data (:func:`interval_axis`), not started at 0, where intervals a few points
+    wide would be a few pixels. An interval that runs past the axis ends in an arrow labelled with
+    its end. ``floored`` agents (score 0 by the zero-success floor, an interval of no width) would
+    stretch the axis to 0: they are drawn at its left end as an arrow labelled with their score.
     """
     fig = go.Figure()
-    groups = sorted({r[4] for r in rows})
-    for g in groups:
-        part = [r for r in rows if r[4] == g]
-        fig.add_trace(go.Scatter(
-            x=[r[1] for r in part], y=[safe(r[0]) for r in part], mode="markers", name=f"tie group {g}",
-            marker={"size": 11, "color": PALETTE[(g - 1) % len(PALETTE)]},
-            error_x={"type": "data", "symmetric": False, "array": [r[3] - r[1] for r in part],
-                     "arrayminus": [r[1] - r[2] for r in part], "thickness": 2, "width": 6},
-            customdata=[[safe(r[0]), fmt.score(r[1]), fmt.score(r[2]), fmt.score(r[3]), r[4]] for r in part],
-            hovertemplate="%{customdata[0]}: %{customdata[1]}<br>95% interval %{customdata[2]} – "
-                          "%{customdata[3]}<br>tie group %{customdata[4]}<extra></extra>"))
+    fitted = [r for r in rows if r[0] not in floored] or list(rows)
+    x_range = interval_axis(fitted)
+    off_axis = {r[0] for r in rows} - {r[0] for r in fitted}
+    for g in sorted({r[4] for r in rows}):
+        inside = [r for r in rows if r[4] == g and r[0] not in off_axis]
+        outside = [r for r in rows if r[4] == g and r[0] in off_axis]
+        color = PALETTE[(g - 1) % len(PALETTE)]
+        if inside:
+            fig.add_trace(go.Scatter(
+                x=[r[1] for r in inside], y=[safe(r[0]) for r in inside], mode="markers", name=f"tie group {g}",
+                marker={"size": 11, "color": color},
+                error_x={"type": "data", "symmetric": False, "array": [r[3] - r[1] for r in inside],
+                         "arrayminus": [r[1] - r[2] for r in inside], "thickness": 2, "width": 6},
+                customdata=[[safe(r[0]), fmt.score(r[1]), fmt.score(r[2]), fmt.score(r[3]), r[4]] for r in inside],
+                hovertemplate="%{customdata[0]}: %{customdata[1]}<br>95% interval %{customdata[2]} – "
+                              "%{customdata[3]}<br>tie group %{customdata[4]}<extra></extra>"))
+        ends = [(r, x_range[0], r[2], "triangle-left", "middle right") for r in inside if r[2] < x_range[0]]
+        ends += [(r, x_range[1], r[3], "triangle-right", "middle left") for r in inside if r[3] > x_range[1]]
+        ends += [(r, x_range[0], r[1], "triangle-left", "middle right") for r in outside]
+        if ends:
+            fig.add_trace(go.Scatter(
+                x=[x for _, x, _, _, _ in ends], y=[safe(r[0]) for r, _, _, _, _ in ends], mode="markers+text",
+                name=f"tie group {g}: off the axis", showlegend=False, cliponaxis=False,
+                marker={"size": 12, "color": color, "symbol": [m for _, _, _, m, _ in ends]},
+                text=[f"{fmt.score(v)}{' (floor)' if r[0] in off_axis else ''}" for r, _, v, _, _ in ends],
+                textposition=[p for _, _, _, _, p in ends], textfont={"color": theme.muted, "size": 11},
+                customdata=[[safe(r[0]), fmt.score(v), "score (zero-success floor)" if r[0] in off_axis
+                             else "interval end"] for r, _, v, _, _ in ends],
+                hovertemplate="%{customdata[0]}: %{customdata[2]} %{customdata[1]}, off the axis<extra></extra>"))
     fig.update_yaxes(title="agent (leaderboard order)", autorange="reversed", type="category")
-    fig.update_xaxes(title="headline score with 95% bootstrap interval")
+    fig.update_xaxes(title="score, 95% bootstrap interval", range=list(x_range))
     return _layout(fig, "Headline scores and their bootstrap intervals", height=max(320, 38 * len(rows) + 120),
-                   legend={"orientation": "h", "y": -0.15})
+                   theme=theme, legend={"orientation": "h", "y": -0.15})
 
 
 def frontier_chart(points: Mapping[str, tuple[float, float]], frontier: set[str], *, x_label: str,
-                   title: str, unit: str) -> go.Figure:
+                   title: str, unit: str, theme: ChartTheme = LIGHT) -> go.Figure:
     """Success rate against an average (cost or latency) per agent, the Pareto frontier highlighted."""
     names = list(points)
     fig = go.Figure()
     on = sorted((n for n in names if n in frontier), key=lambda n: points[n][0])
     fig.add_trace(go.Scatter(
         x=[points[n][0] for n in on], y=[points[n][1] for n in on], mode="lines", name="Pareto frontier",
-        line={"color": "#d62728", "dash": "dash"}, hoverinfo="skip"))
-    for label, members, color in (("on the frontier", on, "#d62728"),
-                                  ("dominated", [n for n in names if n not in frontier], "#7f7f7f")):
+        line={"color": theme.accent, "dash": "dash"}, hoverinfo="skip"))
+    for label, members, color in (("on the frontier", on, theme.accent),
+                                  ("dominated", [n for n in names if n not in frontier], theme.muted)):
         fig.add_trace(go.Scatter(
             x=[points[n][0] for n in members], y=[points[n][1] for n in members], mode="markers+text",
             # Only frontier agents are labelled: dominated ones cluster; hover names them.
@@ -246,9 +338,9 @@ def frontier_chart(points: Mapping[str, tuple[float, float]], frontier: set[str]
     if unit == "USD":
         ticks = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]
         fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"${v:g}" for v in ticks])
-    fig.update_xaxes(title=x_label)
+    fig.update_xaxes(title=wrap(x_label, AXIS_CHARS))
     fig.update_yaxes(title="success rate (completed runs)", tickformat=".0%", range=[-0.05, 1.1])
-    return _layout(fig, title, height=420, legend={"orientation": "h", "y": -0.2})
+    return _layout(fig, title, height=420, theme=theme, legend={"orientation": "h", "y": -0.25})
 
 
 # --------------------------------------------------------------------------- issue 15: where the points went
@@ -437,3 +529,77 @@ def pass_k_over_time(frame, agents: Sequence[str], k: int) -> go.Figure:
     fig.update_yaxes(title=f"pass^{k} as of the day", tickformat=".0%", range=[-0.02, 1.02])
     fig.update_xaxes(title="day (UTC); outcomes finished by its end")
     return _layout(fig, f"pass^{k} over time", height=380, legend={"orientation": "h", "y": -0.25})
+
+
+def rank_moves(diff, *, theme: ChartTheme = LIGHT, limit: int = 60) -> go.Figure:
+    """Each agent's rank under the canonical policy (left) joined to its rank under the sandbox (right).
+
+    ``diff`` is ``scoring.sandbox.rank_diff``'s table. A line rising to the right is an agent that climbs;
+    colours: climbs, falls, stays. Agents unranked under either policy have no line. With more than
+    ``limit`` ranked agents, the ``limit`` largest moves are drawn.
+    """
+    rows = [r for r in diff.to_dict("records") if _present(r["Canonical rank"]) and _present(r["Sandbox rank"])]
+    rows = sorted(rows, key=lambda r: (-abs(int(r["Rank move"])), int(r["Canonical rank"])))[:limit]
+    colors = {1: COMPONENT_COLORS["success"], -1: theme.accent, 0: theme.muted}
+    fig = go.Figure()
+    for direction, label in ((1, "climbs"), (-1, "falls"), (0, "same rank")):
+        members = [r for r in rows if (int(r["Rank move"]) > 0) - (int(r["Rank move"]) < 0) == direction]
+        xs: list = []
+        ys: list = []
+        data: list = []
+        for r in members:
+            xs += ["canonical", "sandbox", None]
+            ys += [int(r["Canonical rank"]), int(r["Sandbox rank"]), None]
+            row = [safe(r["Agent"]), int(r["Canonical rank"]), int(r["Sandbox rank"]), f"{int(r['Rank move']):+d}"]
+            data += [row, row, row]
+        if members:
+            fig.add_trace(go.Scatter(
+                x=xs, y=ys, mode="lines+markers", name=label, line={"color": colors[direction], "width": 2},
+                marker={"size": 8}, customdata=data, connectgaps=False,
+                hovertemplate="%{customdata[0]}: rank %{customdata[1]} → %{customdata[2]} "
+                              "(%{customdata[3]})<extra></extra>"))
+    names = {int(r["Sandbox rank"]): f"{safe(r['Agent'])} ({int(r['Rank move']):+d})" for r in rows}
+    left = {int(r["Canonical rank"]): safe(r["Agent"]) for r in rows}
+    ranks = sorted(set(names) | set(left))
+    fig.update_yaxes(title="rank", autorange="reversed", tickvals=ranks, range=None, dtick=1,
+                     showgrid=False, zeroline=False)
+    fig.update_xaxes(tickvals=["canonical", "sandbox"], ticktext=["canonical policy", "sandbox policy"])
+    fig.add_trace(go.Scatter(x=["sandbox"] * len(names), y=list(names), text=["  " + n for n in names.values()],
+                             mode="text",
+                             textposition="middle right", showlegend=False, hoverinfo="skip", cliponaxis=False,
+                             textfont={"color": theme.ink, "size": 11}))
+    height = max(320, 26 * len(ranks) + 140)
+    return _layout(fig, "Rank moves: canonical → sandbox", height=height, theme=theme,
+                   legend={"orientation": "h", "y": -0.12}, margin={"r": 170})
+
+
+def _present(value) -> bool:
+    return value is not None and value == value and str(value) != "<NA>"
+
+
+def contribution_bars(headlines: Sequence[Headline], *, theme: ChartTheme = LIGHT) -> go.Figure:
+    """Every agent's headline score as stacked points from success, execution and cost (leaderboard order).
+
+    An agent at the zero-success floor shows its score of 0 (the weighted parts it would have had are in
+    its hover text); an unranked agent has no bar.
+    """
+    ranked = [h for h in headlines if h.ranked]
+    agents = [safe(h.agent_id) for h in ranked]
+    fig = go.Figure()
+    for part, label in (("success", "success"), ("execution", "execution"), ("cost", "cost")):
+        values = [0.0 if h.zero_success_floor else (h.contributions() or {}).get(part, 0.0) for h in ranked]
+        weights = {"success": "success_weight", "execution": "execution_weight", "cost": "cost_weight"}
+        fig.add_trace(go.Bar(
+            x=agents, y=values, name=label, marker={"color": COMPONENT_COLORS[part]},
+            customdata=[[f"{(h.contributions() or {}).get(part, 0.0):.2f}", f"{getattr(h.policy, weights[part]):.0%}",
+                         " (floored to 0)" if h.zero_success_floor else ""] for h in ranked],
+            hovertemplate=f"%{{x}}<br>{label} (%{{customdata[1]}}): %{{customdata[0]}} points%{{customdata[2]}}"
+                          "<extra></extra>"))
+    fig.add_trace(go.Scatter(
+        x=agents, y=[h.score for h in ranked], mode="text", text=[fmt.score(h.score) for h in ranked],
+        textposition="top center", showlegend=False, hoverinfo="skip", cliponaxis=False,
+        textfont={"color": theme.ink, "size": 11}))
+    fig.update_yaxes(title="points of the 0–100 score", range=[0, 105])
+    fig.update_xaxes(title="agent (leaderboard order)")
+    return _layout(fig, "Headline scores by component", theme=theme, barmode="stack",
+                   legend={"orientation": "h", "y": 1.08, "x": 1, "xanchor": "right"})
