@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import data, imports, pages, settings
+from explorer import data, imports, pages, settings, state
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 
@@ -12,6 +12,16 @@ navigation = pages.navigation()
 
 deployment = settings.current()
 UPLOAD_MB = int(st.get_option("server.maxUploadSize"))
+page = pages.page_for(navigation.url_path)
+
+# The session's first URL: the dataset it names is chosen before the sidebar draws its source widgets.
+link_source = state.read_link({c.name: c.tables for c in deployment.connections}, page.name)
+if link_source is not None and link_source.kind == "connection" and link_source.connection and link_source.table:
+    st.session_state.update(source_kind="PostgreSQL table", db_connection=link_source.connection,
+                            db_table=link_source.table)
+    data.use_connection(link_source.connection, link_source.table)
+elif link_source is not None and link_source.waits_for_data:
+    st.session_state["source_kind"] = "Upload a file"
 
 with st.sidebar:
     st.subheader("Data source")
@@ -43,5 +53,21 @@ with st.sidebar:
         for warning in result.loaded.warnings:
             st.caption(":material/info: " + fmt.plain(warning))
     st.caption(f"Policy {fmt.plain(CANONICAL_POLICY.version)}")
+    link_slot = st.empty()
 
-navigation.run()
+dataset = data.current_dataset()
+state.settle_link([a.agent_id for a in result.report.agents] if isinstance(result, data.Scored) else None,
+                  dataset.digest)
+state.show_link_notices(page.name)
+expected = state.waiting_for(dataset.digest)
+if expected:
+    st.info(f"This link was made on an uploaded dataset whose sha256 starts with `{expected}`. Upload that file "
+            "in the sidebar to see the same view; until then the data shown is "
+            f"{fmt.plain(dataset.name)}.", icon=":material/link:")
+
+try:
+    navigation.run()
+finally:  # after the page: its link carries what the page's widgets just set (even when the page stopped early)
+    with link_slot.container():
+        state.copy_link(page, state.encode_source(dataset.kind, connection=dataset.connection, table=dataset.table,
+                                                  sha256=dataset.digest))

@@ -39,6 +39,11 @@ PAGES: tuple[PageSpec, ...] = (
 PAGE_BY_NAME = {p.name: p for p in PAGES}
 
 
+def page_for(url_path: str) -> PageSpec:
+    """The page of a URL path ("" is the home page); an unknown path is the home page, as Streamlit shows it."""
+    return next((p for p in PAGES if p.url_path == url_path), PAGES[0])
+
+
 def navigation():
     """Streamlit's navigation over :data:`PAGES` (the first page is the default)."""
     import streamlit as st

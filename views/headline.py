@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import badges, charts, data, drill, tables, ui
+from explorer import badges, charts, data, drill, state, tables, ui
 from explorer import format as fmt
 from scoring.methodology import execution_formula, worked_formula
 
@@ -19,10 +19,11 @@ policy = report.policy
 
 agents = [a.agent_id for a in report.agents]
 drill.focus(agents, "headline_agent")
-agent_id = st.selectbox("Agent", agents, key="headline_agent",
+agent_id = st.selectbox("Agent", agents, **state.bound("agent", "headline_agent", agents),
                         format_func=lambda a: f"#{report.agent(a).rank} {a}" if report.agent(a).rank
                         else f"{a} (unranked)")
 drill.set_focus(agent_id, "headline_agent")
+state.put("agent", agent_id)  # the link names the agent shown, however it was chosen (here, or elsewhere)
 h = report.agent(agent_id).headline
 badges.badge_row(scored, agent_id, key="headline")
 account = drill.accounts(scored)[agent_id]

@@ -1,10 +1,9 @@
 import streamlit as st
 
-from explorer import badges, charts, data, drill, tables, ui
+from explorer import badges, charts, data, drill, state, tables, ui
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 from scoring.methodology import execution_formula
-from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
 
 st.title("Leaderboard")
 st.caption(f"The canonical headline composite (0–100): {CANONICAL_POLICY.success_weight:.0%} success rate + "
@@ -26,12 +25,14 @@ if scored.loaded.excluded_rows:
     st.warning(f"{scored.loaded.excluded_rows:,} invalid row(s) of {scored.loaded.rows_read:,} were excluded "
                "on request; these scores are computed without them.", icon=":material/warning:")
 
-show_intervals = st.toggle("Show bootstrap 95% intervals and tie groups", key="leaderboard_intervals",
+show_intervals = st.toggle("Show bootstrap 95% intervals and tie groups",
+                           **state.bound("intervals", "leaderboard_intervals"),
                            help="Is the gap between neighbours real? Agents in one tie group are not clearly "
                                 "separated by these data. The canonical scores do not change.")
 board = tables.leaderboard(report)
 if show_intervals:
-    iv = data.intervals(scored, DEFAULT_REPLICATES, DEFAULT_SEED)
+    replicates, seed = state.get("replicates"), state.get("seed")
+    iv = data.intervals(scored, replicates, seed)
     board = tables.with_intervals(board, iv)
 selected = ui.table(
     board,
@@ -99,7 +100,7 @@ ui.table(counts, key="accounting",
 if show_intervals:
     st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv)), width="stretch",
                     key="leaderboard_interval_chart")
-    st.caption(f"{DEFAULT_REPLICATES:,} bootstrap replicates of each agent's completed runs (seed {DEFAULT_SEED}); "
+    st.caption(f"{replicates:,} bootstrap replicates of each agent's completed runs (seed {seed}); "
                "change them on *Is the difference real?*.")
 
 left, right = st.columns(2)

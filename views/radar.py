@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import charts, data, scorecards, tables, ui
+from explorer import charts, data, scorecards, state, tables, ui
 from explorer import format as fmt
 from scoring import RADAR_AXES, check_weights
 
@@ -15,21 +15,22 @@ defaults = policy.radar_weights
 
 
 def reset_weights() -> None:
-    for axis in RADAR_AXES:
-        st.session_state[f"weight_{axis}"] = round(100 * defaults[axis])
+    state.put("weights", state.DEFAULT_WEIGHTS)
+    for axis, weight in zip(RADAR_AXES, state.DEFAULT_WEIGHTS):
+        st.session_state[f"weight_{axis}"] = weight
     scorecards.forget()
 
 
 scorecards.controls()  # above the sliders: loading a scorecard sets them
 
 st.subheader("Viewer weights")
-for axis in RADAR_AXES:  # defaults live in session state only: the reset button and a scorecard write them
-    st.session_state.setdefault(f"weight_{axis}", round(100 * defaults[axis]))
 columns = st.columns(len(RADAR_AXES))
 weights = {}
-for column, axis in zip(columns, RADAR_AXES):
+for i, (column, axis) in enumerate(zip(columns, RADAR_AXES)):  # seeded from the view state (or a scorecard)
     weights[axis] = column.slider(tables.AXIS_LABELS[axis], 0, 100, step=5, format="%d%%",
-                                  key=f"weight_{axis}") / 100
+                                  **state.bound("weights", f"weight_{axis}", part=i)) / 100
+# The view state follows the sliders whoever moved them (the viewer, the reset button or a scorecard).
+state.put("weights", tuple(round(100 * weights[a]) for a in RADAR_AXES))
 weights = scorecards.applied_weights(check_weights(weights, policy))
 total = sum(weights.values())
 shares = "  ·  ".join(f"{tables.AXIS_LABELS[a]} {fmt.weight(w / total) if total else fmt.DASH}"
@@ -42,8 +43,8 @@ right.button("Reset weights", on_click=reset_weights, icon=":material/restart_al
 
 agents = [a.agent_id for a in report.agents]
 ranking = tables.profile_ranking(report, weights)
-chosen = st.multiselect("Agents on the radar", agents, default=list(ranking["Agent"][:3]), key="radar_agents",
-                        max_selections=len(charts.PALETTE))
+chosen = st.multiselect("Agents on the radar", agents, max_selections=len(charts.PALETTE),
+                        **state.bound("agents", "radar_agents", agents, fallback=list(ranking["Agent"][:3])))
 
 left, right = st.columns([3, 2])
 with left:

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import charts, data, tables, tau2_reading, ui
+from explorer import charts, data, state, tables, tau2_reading, ui
 from explorer import format as fmt
 
 st.title("Repeatability")
@@ -45,7 +45,7 @@ st.caption("k runs from 1 to the agent's largest outcome count; a task with fewe
 st.subheader("Per-task detail")
 if with_tasks:
     left, right = st.columns([1, 1])
-    agent_id = left.selectbox("Agent", with_tasks, key="task_agent")
+    agent_id = left.selectbox("Agent", with_tasks, **state.bound("agent", "task_agent", with_tasks))
     k = right.radio("Level", levels, horizontal=True, format_func=lambda k: f"pass^{k}", key="task_k")
     task_rows = tables.task_table(report, agent_id)
     left, right = st.columns([3, 2])

@@ -1,11 +1,14 @@
 import streamlit as st
 
-from explorer import data, ui
+from explorer import data, state, ui
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
+from scoring.policy import HEADLINE_WEIGHTS
 from scoring.receipt import build_receipt, receipt_json, receipt_markdown
 from scoring.sandbox import (
     PolicyError,
+    balance_weights,
+    changed_constants,
     largest_moves_first,
     load_policy,
     policy_from_dict,
@@ -21,14 +24,17 @@ st.caption("Try other constants and see what they would do. The canonical policy
 scored = data.require_scores()
 canonical = scored.report
 
-if "sandbox_base" not in st.session_state:
-    st.session_state["sandbox_base"] = policy_to_dict(CANONICAL_POLICY)
-    st.session_state["sandbox_generation"] = 0
+st.session_state.setdefault("sandbox_generation", 0)
+if f"success_weight_{st.session_state['sandbox_generation']}" not in st.session_state:
+    # A first visit, or back from another page (Streamlit dropped the editor's widgets): the editor starts
+    # from the view state, i.e. the link's or the last visit's changed constants.
+    st.session_state["sandbox_base"] = {**policy_to_dict(CANONICAL_POLICY), **state.get("policy")}
 
 def load_base(d: dict) -> None:
     """Start the editor from ``d`` (a new widget generation, so every field shows the new values)."""
     st.session_state["sandbox_base"] = d
     st.session_state["sandbox_generation"] += 1
+    state.put("policy", changed_constants(d))
 
 base = st.session_state["sandbox_base"]
 gen = st.session_state["sandbox_generation"]
@@ -53,6 +59,12 @@ st.subheader("Constants")
 st.caption("Each constant shows where it comes from and its canonical value; edited ones are marked. "
            "The three headline weights must sum to 1.")
 edited = ui.policy_editor(base, policy_to_dict(CANONICAL_POLICY), CANONICAL_POLICY.provenance, gen)
+weight_names = HEADLINE_WEIGHTS
+weight_sum = sum(float(edited[n]) for n in weight_names)
+if abs(weight_sum - 1) > 1e-9 and weight_sum > 0 and all(float(edited[n]) >= 0 for n in weight_names):
+    st.button(f"Balance the headline weights to 1 (they sum to {weight_sum:.2f}; proportions kept)",
+              on_click=lambda: load_base({**edited, **balance_weights({n: edited[n] for n in weight_names})}),
+              icon=":material/balance:", key="balance_weights")
 
 try:
     sandbox = policy_from_dict(edited)
@@ -60,6 +72,7 @@ except PolicyError as error:
     st.error("These edits are refused:\n\n" + "\n".join(f"- **{fmt.plain(e.field)}**: {fmt.plain(e.message)}"
                                                         for e in error.errors), icon=":material/block:")
     st.stop()
+state.put("policy", changed_constants(policy_to_dict(sandbox)))
 
 same = policy_to_dict(sandbox) | {"version": ""} == policy_to_dict(CANONICAL_POLICY) | {"version": ""}
 st.info(f"Sandbox policy **{sandbox.version}** — not canonical."
@@ -85,7 +98,8 @@ st.caption("Everything needed to re-check one agent's numbers: the policy's cons
            "agent's runs, every intermediate value and the final numbers. Re-check with "
            "`python -m scoring verify RECEIPT.json RUNS_FILE`.")
 left, right = st.columns(2)
-agent_id = left.selectbox("Agent", [a.agent_id for a in canonical.agents], key="receipt_agent")
+agents = [a.agent_id for a in canonical.agents]
+agent_id = left.selectbox("Agent", agents, **state.bound("agent", "receipt_agent", agents))
 which = right.radio("Policy", ["Canonical", "Sandbox"], horizontal=True, key="receipt_policy")
 report = canonical if which == "Canonical" else sandbox_report
 runs = scored.runs[scored.runs["agent_id"] == agent_id]

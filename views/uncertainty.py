@@ -1,9 +1,9 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, data, tables, ui
+from explorer import charts, data, state, tables, ui
 from explorer import format as fmt
-from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED, frontier_points, pareto_frontier
+from scoring.uncertainty import frontier_points, pareto_frontier
 
 st.title("Is the difference real?")
 st.caption("Added views beside the canonical numbers, which none of them changes: bootstrap intervals, tie "
@@ -14,8 +14,8 @@ report = scored.report
 policy = report.policy
 
 left, right, _ = st.columns([1, 1, 2])
-replicates = left.number_input("Bootstrap replicates", 100, 5000, DEFAULT_REPLICATES, step=100, key="replicates")
-seed = right.number_input("Seed", 0, 2**31 - 1, DEFAULT_SEED, step=1, key="seed")
+replicates = left.number_input("Bootstrap replicates", 100, 5000, step=100, **state.bound("replicates", "replicates"))
+seed = right.number_input("Seed", 0, 2**31 - 1, step=1, **state.bound("seed", "seed"))
 iv = data.intervals(scored, int(replicates), int(seed))
 
 st.subheader("Intervals and tie groups")
@@ -55,5 +55,6 @@ for panel, axis, label, unit in ((left, "cost", "average cost per completed run 
                         width="stretch", key=f"frontier_{axis}")
 
 st.subheader("Sensitivity of one agent")
-agent_id = st.selectbox("Agent", [a.agent_id for a in report.agents], key="sensitivity_agent")
+agents = [a.agent_id for a in report.agents]
+agent_id = st.selectbox("Agent", agents, **state.bound("agent", "sensitivity_agent", agents))
 ui.what_if(report.agent(agent_id), policy, key="outcomes_needed")

@@ -1,0 +1,614 @@
+"""The view's state: what a link carries, kept across pages and mirrored in the URL.
+
+One table, :data:`KEYS`, lists every piece of state a link can carry: its query parameter, its
+kind, bounds and default, and the pages whose link carries it. Adding a piece of state is one
+row here (and, for a new kind of value, one parser and one encoder in :data:`KINDS`).
+
+Every query parameter is hostile input (a deployed demo is public): at most :data:`MAX_PARAMS`
+parameters and :data:`MAX_VALUE_CHARS` characters a value are read, each value is parsed by its
+kind with explicit bounds, agent ids must exist in the dataset shown, sandbox constants go through
+the policy's one validator (``scoring.policy``), and anything refused is ignored with a specific
+notice (the caller escapes it before it reaches markdown). Nothing here does work that grows with
+what a viewer sends beyond those bounds.
+
+A link never carries a secret: a database source is named by the operator's connection name and
+table only (a viewer's own database URL is never put in a link), an uploaded file by the first
+hex digits of its sha256.
+
+The pure part (``parse``, ``encode``, ``parse_source``) is tested without Streamlit; the functions
+at the end tie it to ``st.session_state`` and ``st.query_params``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from scoring import CANONICAL_POLICY, RADAR_AXES
+from scoring.policy import FIELD_BY_NAME, FIELDS, FieldSpec, PolicyError, policy_from_dict, policy_to_dict
+from scoring.scorecard import LINK_PARAMS as SCORECARD_LINK_PARAMS
+from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
+
+MAX_PARAMS = 40  # query parameters read from one link; the rest are ignored with a notice
+MAX_VALUE_CHARS = 500  # characters of one value; a longer value is ignored unread
+MAX_REPEATS = 10  # values of one repeated parameter (e.g. agents=a&agents=b)
+SHOWN_CHARS = 60  # characters of a refused value quoted back in a notice
+SHA_CHARS = 16  # hex digits of a dataset's sha256 a link carries
+STREAMLIT_PARAMS = frozenset({"embed", "embed_options"})  # Streamlit's own; not ours to judge
+# The radar page's Team Scorecard parameters: read and validated by explorer.scorecards, kept in its link.
+SCORECARD_PARAMS = frozenset(SCORECARD_LINK_PARAMS)
+# Parameters a page reads itself (its own names, validated there) and keeps in its link: the Runs page's filter
+# (explorer.drill: its ``agent`` is a filter of runs, not the agent shown) and the radar page's scorecard.
+PAGE_PARAMS: dict[str, frozenset[str]] = {"radar": SCORECARD_PARAMS,
+                                          "runs": frozenset({"agent", "task", "status", "outcome", "cohort"})}
+POLICY_PREFIX = "policy."
+
+Kind = Literal["agent", "agents", "weights", "flag", "integer", "policy"]
+
+
+@dataclass(frozen=True)
+class StateKey:
+    """One piece of view state: its query parameter (and session key), kind, bounds, default and pages.
+
+    ``pages`` are the page names (``explorer.pages``) whose link carries the value; every page
+    keeps it in session state. ``low``/``high``/``step`` bound an integer or each weight;
+    ``max_items`` bounds a list.
+    """
+
+    name: str
+    kind: Kind
+    pages: tuple[str, ...]
+    meaning: str
+    default: Any = None
+    low: int = 0
+    high: int = 0
+    step: int = 1
+    max_items: int = 1
+
+    def describe(self) -> str:
+        if self.kind == "integer":
+            return f"a whole number from {self.low:,} to {self.high:,}"
+        if self.kind == "weights":
+            return (f"{len(RADAR_AXES)} whole numbers from {self.low} to {self.high} in steps of {self.step}, "
+                    f"separated by commas ({', '.join(RADAR_AXES)})")
+        if self.kind == "flag":
+            return "1 or 0"
+        if self.kind == "agents":
+            return f"up to {self.max_items} agent ids (the parameter repeated)"
+        return "an agent id of the dataset shown"
+
+
+DEFAULT_WEIGHTS = tuple(round(100 * CANONICAL_POLICY.radar_weights[a]) for a in RADAR_AXES)
+
+KEYS: tuple[StateKey, ...] = (
+    StateKey("agent", "agent", ("headline", "repeatability", "uncertainty", "sandbox"), "the agent shown"),
+    StateKey("agents", "agents", ("radar",), "the agents on the radar", max_items=10),
+    StateKey("weights", "weights", ("radar",), "the radar weights, in percent", default=DEFAULT_WEIGHTS,
+             low=0, high=100, step=5, max_items=len(RADAR_AXES)),
+    StateKey("intervals", "flag", ("leaderboard",), "whether the leaderboard shows bootstrap intervals",
+             default=False),
+    StateKey("replicates", "integer", ("leaderboard", "uncertainty"), "bootstrap replicates",
+             default=DEFAULT_REPLICATES, low=100, high=5000),
+    StateKey("seed", "integer", ("leaderboard", "uncertainty"), "the bootstrap seed", default=DEFAULT_SEED,
+             low=0, high=2**31 - 1),
+    StateKey("policy", "policy", ("sandbox",), "the sandbox policy's changed constants "
+             f"({POLICY_PREFIX}<constant>=value)", default={}),
+)
+KEY_BY_NAME = {k.name: k for k in KEYS}
+# State that names agents waits for its dataset when a link expects one (the others apply at once).
+AGENT_KINDS = ("agent", "agents")
+
+
+@dataclass
+class Parsed:
+    """The values a link sets (by state name) and a notice for everything it set that was refused."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- reading one value
+
+
+def _shown(text: str) -> str:
+    text = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 1] + "…"
+    return f"'{text}'"
+
+
+_INTEGER = re.compile(r"[+]?\d{1,12}")
+_NUMBER = re.compile(r"[+-]?(\d{1,15}(\.\d{0,15})?|\.\d{1,15})([eE][+-]?\d{1,3})?")
+
+
+def _integer(text: str) -> int | None:
+    return int(text) if _INTEGER.fullmatch(text.strip()) else None
+
+
+def _number(text: str) -> float | None:
+    text = text.strip()
+    if not _NUMBER.fullmatch(text):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None
+
+
+class _Refused(ValueError):
+    """A value of a known parameter that is not allowed: the message says why (without the value)."""
+
+
+def _parse_agent(key: StateKey, values: list[str], agents: Collection[str]) -> str:
+    agent = values[0]
+    if agent not in agents:
+        raise _Refused(f"{_shown(agent)} is not an agent of the dataset shown")
+    return agent
+
+
+def _parse_agents(key: StateKey, values: list[str], agents: Collection[str]) -> list[str]:
+    unknown = [a for a in values if a not in agents]
+    if unknown:
+        raise _Refused(f"{', '.join(_shown(a) for a in unknown[:3])}{' …' if len(unknown) > 3 else ''} "
+                       "not an agent of the dataset shown")
+    if len(values) > key.max_items:
+        raise _Refused(f"at most {key.max_items} agents, got {len(values)}")
+    return list(dict.fromkeys(values))
+
+
+def _parse_weights(key: StateKey, values: list[str], agents: Collection[str]) -> tuple[int, ...]:
+    parts = values[0].split(",")
+    numbers = [_integer(p) for p in parts]
+    if len(parts) != len(RADAR_AXES) or any(n is None for n in numbers):
+        raise _Refused(f"must be {key.describe()}, got {_shown(values[0])}")
+    weights = tuple(int(n) for n in numbers if n is not None)
+    if any(not key.low <= w <= key.high or w % key.step for w in weights):
+        raise _Refused(f"must be {key.describe()}, got {_shown(values[0])}")
+    return weights
+
+
+_FLAGS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
+
+
+def _parse_flag(key: StateKey, values: list[str], agents: Collection[str]) -> bool:
+    flag = _FLAGS.get(values[0].strip().lower())
+    if flag is None:
+        raise _Refused(f"must be {key.describe()}, got {_shown(values[0])}")
+    return flag
+
+
+def _parse_integer(key: StateKey, values: list[str], agents: Collection[str]) -> int:
+    number = _integer(values[0])
+    if number is None or not key.low <= number <= key.high:
+        raise _Refused(f"must be {key.describe()}, got {_shown(values[0])}")
+    return number
+
+
+def _encode_number(value: float) -> str:
+    """The shortest text that reads back as the same float (500.0 -> '500', 0.4 -> '0.4')."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
+def policy_value_text(spec: FieldSpec, value: Any) -> str:
+    """One sandbox constant as a link writes it: a number, 'k,k,k', 'w,w,w,w,w' or 'x:s,x:s'."""
+    if spec.kind == "anchors":
+        return ",".join(f"{_encode_number(x)}:{_encode_number(s)}" for x, s in zip(value["xs"], value["scores"]))
+    if spec.kind == "weights":
+        return ",".join(_encode_number(value[a]) for a in RADAR_AXES)
+    if spec.kind == "levels":
+        return ",".join(str(int(k)) for k in value)
+    return str(int(value)) if spec.kind == "integer" else _encode_number(value)
+
+
+def policy_value(spec: FieldSpec, text: str) -> Any:
+    """One sandbox constant read from a link (the inverse of :func:`policy_value_text`); _Refused if unreadable.
+
+    Only the shape is read here (bounded by the field's item count); the policy's validator judges the values.
+    """
+    items = text.split(",")
+    if spec.kind == "number":
+        number = _number(text)
+        if number is None:
+            raise _Refused(f"must be a number, got {_shown(text)}")
+        return number
+    if spec.kind == "integer":
+        whole = _integer(text)
+        if whole is None:
+            raise _Refused(f"must be a whole number, got {_shown(text)}")
+        return whole
+    if spec.kind == "levels":
+        if len(items) > spec.max_items:
+            raise _Refused(f"at most {spec.max_items} levels, got {len(items)}")
+        levels = [_integer(p) for p in items]
+        if any(k is None for k in levels):
+            raise _Refused(f"must be whole numbers separated by commas, got {_shown(text)}")
+        return levels
+    if spec.kind == "weights":
+        weights = [_number(p) for p in items]
+        if len(items) != len(RADAR_AXES) or any(w is None for w in weights):
+            raise _Refused(f"must be {len(RADAR_AXES)} numbers separated by commas ({', '.join(RADAR_AXES)}), "
+                           f"got {_shown(text)}")
+        return dict(zip(RADAR_AXES, weights))
+    if len(items) > spec.max_items:
+        raise _Refused(f"at most {spec.max_items} anchors, got {len(items)}")
+    pairs = [p.split(":") for p in items]
+    xs, scores = [_number(p[0]) for p in pairs if len(p) == 2], [_number(p[1]) for p in pairs if len(p) == 2]
+    if len(xs) != len(items) or any(v is None for v in xs + scores):
+        raise _Refused(f"must be position:score pairs separated by commas, got {_shown(text)}")
+    return {"xs": xs, "scores": scores}
+
+
+def _base_field(name: str) -> str:
+    """The constant a validator error names ('cost_anchors.xs[2]' -> 'cost_anchors')."""
+    return re.split(r"[.\[]", name, maxsplit=1)[0]
+
+
+def parse_policy(texts: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
+    """Sandbox constants from ``policy.<constant>`` texts: the changes the policy's validator accepts, and
+    a notice for each refused one (an unknown constant, an unreadable value, a value out of bounds, weights
+    that no longer sum to 1 — every constant an error names is dropped and the rest judged again)."""
+    notices: list[str] = []
+    changes: dict[str, Any] = {}
+    for name, text in texts.items():
+        spec = FIELD_BY_NAME.get(name)
+        if spec is None:
+            notices.append(f"{POLICY_PREFIX}{_shown(name)[1:-1]}: not a policy constant; ignored")
+            continue
+        try:
+            changes[name] = policy_value(spec, text)
+        except _Refused as exc:
+            notices.append(f"{POLICY_PREFIX}{name}: {exc}; ignored")
+    for _ in range(len(FIELDS) + 1):  # each round drops at least one constant
+        try:
+            policy_from_dict(changes)
+        except PolicyError as error:
+            named = {n for e in error.errors for part in e.field.split(" + ")
+                     if (n := _base_field(part.strip())) in changes}
+            for e in error.errors:
+                notices.append(f"{POLICY_PREFIX}{e.field}: {e.message}; ignored")
+            if not named:  # cannot happen for a dict of known constants; never loop on it
+                return {}, notices
+            changes = {k: v for k, v in changes.items() if k not in named}
+        else:
+            break
+    canonical = policy_to_dict(CANONICAL_POLICY)
+    return {k: v for k, v in changes.items() if v != canonical[k]}, notices
+
+
+Parser = Callable[[StateKey, list[str], Collection[str]], Any]
+KINDS: dict[str, Parser] = {"agent": _parse_agent, "agents": _parse_agents, "weights": _parse_weights,
+                            "flag": _parse_flag, "integer": _parse_integer}
+
+
+def bounded(params: Mapping[str, Sequence[str] | str]) -> tuple[dict[str, list[str]], list[str]]:
+    """The query parameters within the limits (count, value length, repeats), and a notice for each cut."""
+    notices: list[str] = []
+    out: dict[str, list[str]] = {}
+    names = list(params)
+    if len(names) > MAX_PARAMS:
+        notices.append(f"the link has {len(names)} parameters; only the first {MAX_PARAMS} are read")
+        names = names[:MAX_PARAMS]
+    for name in names:
+        raw = params[name]
+        values = [raw] if isinstance(raw, str) else list(raw)
+        shown = _shown(name)[1:-1]
+        if len(name) > 100:
+            notices.append(f"{shown}: a parameter name longer than 100 characters; ignored")
+            continue
+        if len(values) > MAX_REPEATS:
+            notices.append(f"{shown}: given {len(values)} times; only the first {MAX_REPEATS} are read")
+            values = values[:MAX_REPEATS]
+        long = [v for v in values if len(v) > MAX_VALUE_CHARS]
+        if long:
+            notices.append(f"{shown}: a value longer than {MAX_VALUE_CHARS} characters; ignored")
+            values = [v for v in values if len(v) <= MAX_VALUE_CHARS]
+        if values:
+            out[name] = values
+    return out, notices
+
+
+def parse(params: Mapping[str, Sequence[str] | str], agents: Collection[str], *,
+          only: Collection[str] | None = None, page: str | None = None) -> Parsed:
+    """The state a link sets: every parameter of :data:`KEYS` read by its kind, each refusal a notice.
+
+    ``agents`` are the dataset's agent ids (an agent parameter must name one). ``only`` limits the
+    state read (by name); other known parameters are then skipped silently. The data source's own
+    parameters (``data``, ``sha``) are read by :func:`parse_source`; the parameters ``page`` reads itself
+    (:data:`PAGE_PARAMS`) are skipped.
+    """
+    own = PAGE_PARAMS.get(page or "", frozenset())
+    params, notices = bounded({k: v for k, v in params.items() if k not in own})
+    parsed = Parsed(notices=notices)
+    policy_texts: dict[str, str] = {}
+    for name, values in params.items():
+        if name in STREAMLIT_PARAMS or name in SOURCE_PARAMS or name in SCORECARD_PARAMS:
+            continue
+        if name.startswith(POLICY_PREFIX):
+            if only is None or "policy" in only:
+                policy_texts[name[len(POLICY_PREFIX):]] = values[0]
+            continue
+        key = KEY_BY_NAME.get(name)
+        if key is None:
+            parsed.notices.append(f"{_shown(name)[1:-1]}: not a setting this explorer reads; ignored")
+            continue
+        if only is not None and name not in only:
+            continue
+        if key.kind != "agents" and len(values) > 1:
+            parsed.notices.append(f"{name}: given {len(values)} times; the first is used")
+        try:
+            parsed.values[name] = KINDS[key.kind](key, values, agents)
+        except _Refused as exc:
+            parsed.notices.append(f"{name}: {exc}; ignored")
+    if policy_texts:
+        changes, notes = parse_policy(policy_texts)
+        parsed.notices += notes
+        if changes:
+            parsed.values["policy"] = changes
+    return parsed
+
+
+def encode(values: Mapping[str, Any], page: str) -> dict[str, str | list[str]]:
+    """The query parameters of ``page``'s link: the values of its keys that differ from their defaults."""
+    out: dict[str, str | list[str]] = {}
+    for key in KEYS:
+        if page not in key.pages or key.name not in values:
+            continue
+        value = values[key.name]
+        if value is None or value == key.default:
+            continue
+        if key.kind == "agents":
+            out[key.name] = [str(a) for a in value]
+        elif key.kind == "weights":
+            out[key.name] = ",".join(str(int(w)) for w in value)
+        elif key.kind == "flag":
+            out[key.name] = "1" if value else "0"
+        elif key.kind == "policy":
+            out.update({f"{POLICY_PREFIX}{name}": policy_value_text(FIELD_BY_NAME[name], v)
+                        for name, v in sorted(value.items(), key=lambda item: _FIELD_ORDER[item[0]])})
+        else:
+            out[key.name] = str(value)
+    return out
+
+
+_FIELD_ORDER = {f.name: i for i, f in enumerate(FIELDS)}
+
+
+# --------------------------------------------------------------------------- the data source of a link
+
+SOURCE_PARAMS = ("data", "sha")
+_SHA = re.compile("[0-9a-f]{" + str(SHA_CHARS) + "}")
+_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,100}")
+
+
+@dataclass(frozen=True)
+class Source:
+    """The dataset a link was made on: the sample, an operator's connection and table, or a file by its hash."""
+
+    kind: Literal["sample", "connection", "upload", "import", "url"] = "sample"
+    connection: str | None = None
+    table: str | None = None
+    sha: str | None = None  # first SHA_CHARS hex digits of the dataset's sha256
+
+    @property
+    def waits_for_data(self) -> bool:
+        """Whether the link's agents wait until the viewer provides the dataset (an upload)."""
+        return self.kind in ("upload", "import") and self.sha is not None
+
+
+def encode_source(kind: str, *, connection: str | None = None, table: str | None = None,
+                  sha256: str | None = None) -> dict[str, str]:
+    """The source parameters of a link: none for the sample; an operator's connection by name and table;
+    an upload by the start of its sha256. A viewer's own database URL is never written (it may hold a
+    password): the link says only that it was made on one."""
+    if kind == "sample":
+        return {}
+    if kind == "connection" and connection and table:
+        return {"data": f"db:{connection}/{table}"}
+    if kind in ("upload", "import") and sha256:
+        return {"data": kind, "sha": sha256[:SHA_CHARS]}
+    return {"data": "url"}
+
+
+def parse_source(params: Mapping[str, Sequence[str] | str],
+                 connections: Mapping[str, Collection[str]]) -> tuple[Source, list[str]]:
+    """The dataset a link names, checked against the operator's ``connections`` (name -> tables); notices
+    for a source this deployment cannot open (the sample is shown instead)."""
+    params, _ = bounded({k: v for k, v in params.items() if k in SOURCE_PARAMS})
+    data = params.get("data", [None])[0]
+    sha = params.get("sha", [None])[0]
+    if data is None or data == "sample":
+        return Source(), []
+    if sha is not None and not _SHA.fullmatch(sha.lower()):
+        return Source(), [f"sha: must be {SHA_CHARS} hex digits, got {_shown(sha)}; ignored"]
+    sha = sha.lower() if sha else None
+    if data in ("upload", "import"):
+        if sha is None:
+            return Source(), [f"data={data}: the link gives no sha; the sample data is shown"]
+        return Source("upload" if data == "upload" else "import", sha=sha), []
+    if data == "url":
+        return Source(), ["data=url: the link was made on a database the viewer typed in, which a link cannot "
+                          "name; the sample data is shown"]
+    if data.startswith("db:") and "/" in data:
+        name, table = data[3:].split("/", 1)
+        if not _NAME.fullmatch(name) or not _NAME.fullmatch(table) or table not in connections.get(name, ()):
+            return Source(), [f"data: {_shown(data)} is not a connection and table this deployment offers; "
+                              "the sample data is shown"]
+        return Source("connection", connection=name, table=table, sha=sha), []
+    return Source(), [f"data: must be sample, upload, import or db:<connection>/<table>, got {_shown(data)}; "
+                      "the sample data is shown"]
+
+
+# --------------------------------------------------------------------------- Streamlit: session and URL
+
+STORE = "view_state"  # state name -> value, shared by every page of the session
+LINK = "view_link"  # what the session's first URL asked for: Link
+NOTICES = "view_notices"  # (page url path, notices) shown on the page the link opened
+
+
+@dataclass
+class Link:
+    """The session's first URL: its source, the parameters that still wait for their dataset, and notices."""
+
+    source: Source
+    waiting: dict[str, list[str]]  # agent parameters kept until the expected dataset is shown
+    notices: list[str]
+
+
+def _st():
+    import streamlit as st
+
+    return st
+
+
+def read_link(connections: Mapping[str, Collection[str]], page: str = "") -> Source | None:
+    """On the session's first run, read its URL: the source it names (to load before anything is scored) and
+    the settings that do not depend on the dataset. None on every later run."""
+    st = _st()
+    if STORE in st.session_state:
+        return None
+    st.session_state[STORE] = {}
+    params = {name: st.query_params.get_all(name) for name in list(st.query_params)[:MAX_PARAMS + 1]}
+    own = PAGE_PARAMS.get(page, frozenset())  # the landing page's own parameters: it reads them itself
+    params = {k: v for k, v in params.items() if k not in own}
+    source, notices = parse_source(params, connections)
+    free = parse(params, (), only=[k.name for k in KEYS if k.kind not in AGENT_KINDS])
+    st.session_state[STORE].update(free.values)
+    waiting = {k: v for k, v in params.items() if k in KEY_BY_NAME and KEY_BY_NAME[k].kind in AGENT_KINDS}
+    st.session_state[LINK] = Link(source, waiting, notices + free.notices)
+    return source
+
+
+def settle_link(agents: Collection[str] | None, sha256: str | None) -> None:
+    """Apply the link's agent settings once the dataset it expects is shown (at once unless it expects an
+    upload). ``agents`` is None while the dataset is refused."""
+    st = _st()
+    link: Link | None = st.session_state.get(LINK)
+    if link is None or agents is None:
+        return
+    if link.source.waits_for_data and not (sha256 or "").startswith(link.source.sha or "-"):
+        return
+    parsed = parse(link.waiting, agents, only=[k.name for k in KEYS if k.kind in AGENT_KINDS])
+    st.session_state[STORE].update(parsed.values)
+    link.notices += parsed.notices
+    link.waiting = {}
+    link.source = Source()  # settled: the link's dataset is shown (or it never named one)
+
+
+def waiting_for(sha256: str | None) -> str | None:
+    """The sha256 prefix a link waits for when the dataset shown is not it (None: nothing waits)."""
+    link: Link | None = _st().session_state.get(LINK)
+    if link is None or not link.source.waits_for_data or not link.waiting:
+        return None
+    return None if (sha256 or "").startswith(link.source.sha or "-") else link.source.sha
+
+
+def take_notices() -> list[str]:
+    """The link's notices (unescaped text), once: the caller shows them."""
+    link: Link | None = _st().session_state.get(LINK)
+    if link is None or not link.notices:
+        return []
+    notices, link.notices = link.notices, []
+    return notices
+
+
+def get(name: str) -> Any:
+    """The current value of a piece of state (its default when nothing set it)."""
+    store = _st().session_state.setdefault(STORE, {})
+    return store.get(name, KEY_BY_NAME[name].default)
+
+
+def put(name: str, value: Any) -> None:
+    _st().session_state.setdefault(STORE, {})[name] = value
+
+
+def bound(name: str, key: str, options: Sequence[Any] | None = None, *, part: int | None = None,
+          fallback: Any = None) -> dict[str, Any]:
+    """Keyword arguments that tie a widget to the state ``name``: its ``key``, seeded from the state when the
+    widget has no value yet (a first visit, or the page was left and its widgets dropped), and an
+    ``on_change`` that writes the viewer's choice back. ``options`` are the widget's choices (a value not
+    among them is not seeded); ``part`` is an index into a tuple value (one slider of the weights);
+    ``fallback`` seeds the widget when the state has no value (a default that depends on the data, such
+    as the radar's top three agents: it is not written to the state, so a link leaves it out).
+
+    The widget must not be given its own ``value``/``index``/``default``: the state is its only source.
+    """
+    st = _st()
+    if key not in st.session_state:
+        value = get(name)
+        if value is None:
+            value = fallback
+        if part is not None and value is not None:
+            value = value[part]
+        if isinstance(value, list) and options is not None:
+            value = [v for v in value if v in options]
+        elif options is not None and value not in options:
+            value = None
+        if value is not None:
+            st.session_state[key] = value
+    return {"key": key, "on_change": _write_back, "args": (name, key, part)}
+
+
+def _write_back(name: str, key: str, part: int | None) -> None:
+    st = _st()
+    value = st.session_state[key]
+    if part is not None:
+        current = list(get(name))
+        current[part] = value
+        value = tuple(current)
+    put(name, list(value) if isinstance(value, list) else value)
+
+
+def write_url(page: str, source: Mapping[str, str]) -> dict[str, str | list[str]]:
+    """Mirror the state of ``page`` (and the data source) in the URL; returns the parameters written."""
+    st = _st()
+    current = {k: st.query_params.get_all(k) for k in st.query_params}
+    params: dict[str, str | list[str]] = {**source, **encode(st.session_state.get(STORE, {}), page)}
+    # What the page put in its link itself (the radar's scorecard, the Runs page's filter) stays there.
+    params.update({k: v for k, v in current.items() if k in PAGE_PARAMS.get(page, ())})
+    wanted = {k: (v if isinstance(v, list) else [v]) for k, v in params.items()}
+    if current != wanted:
+        st.query_params.from_dict(params)
+    return params
+
+
+def link_url(base: str, url_path: str, params: Mapping[str, str | list[str]]) -> str:
+    """The full link of a page: the scheme and host of ``base`` (the URL the browser opened), the page's
+    path and its query parameters.
+
+    >>> link_url("http://localhost:8501/radar?x=1", "headline", {"agent": "a b"})
+    'http://localhost:8501/headline?agent=a+b'
+    """
+    parts = urlsplit(base or "")
+    query = urlencode(params, doseq=True)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + url_path.lstrip("/"), query, ""))
+
+
+def show_link_notices(page: str) -> None:
+    """The link's refusals, on the page the link opened (escaped: they quote what the link said)."""
+    st = _st()
+    taken = take_notices()
+    if taken:
+        st.session_state[NOTICES] = (page, taken)
+    shown_on, notices = st.session_state.get(NOTICES, ("", []))
+    if notices and shown_on == page:
+        from . import format as fmt
+
+        st.warning("Some of this link's settings were not applied:\n\n"
+                   + "\n".join(f"- {fmt.plain(n)}" for n in notices[:12])
+                   + (f"\n- … and {len(notices) - 12} more" if len(notices) > 12 else ""),
+                   icon=":material/link_off:")
+
+
+def copy_link(page, source: Mapping[str, str]) -> str:
+    """Mirror ``page``'s state in the URL and offer its full link to copy (st.code has a copy button)."""
+    st = _st()
+    params = write_url(page.name, source)
+    url = link_url(str(st.context.url or ""), page.url_path, params)
+    with st.popover("Copy link", icon=":material/link:", width="stretch",
+                    help="A link to this page with its settings: paste it in the meeting chat"):
+        st.caption("This page with its settings. Copy it with the button at the right of the box.")
+        st.code(url, language=None, wrap_lines=True)
+        if source.get("data") in ("upload", "import"):
+            st.caption("It opens on an upload: whoever opens it is asked for the same file (by its sha256).")
+    return url

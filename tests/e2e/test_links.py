@@ -1,0 +1,78 @@
+"""Real-browser checks of links: a URL opens the same view in a fresh browser, state survives page changes."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import RERUN_COUNTER_JS, TIMEOUT_MS, VIEWPORT, AppSession
+from test_browser import press_on_slider, selectbox_value, slider
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def fresh(browser, app_url):
+    """Open a URL in another, fresh browser context (a new Streamlit session, nothing shared)."""
+    contexts = []
+
+    def open_url(url: str) -> AppSession:
+        context = browser.new_context(viewport=VIEWPORT)
+        context.set_default_timeout(TIMEOUT_MS)
+        context.add_init_script(RERUN_COUNTER_JS)
+        contexts.append(context)
+        session = AppSession(context.new_page(), app_url)
+        session.page.goto(url, timeout=TIMEOUT_MS)
+        session.settle()
+        return session
+
+    yield open_url
+    for context in contexts:
+        context.close()
+
+
+def copied_link(app: AppSession) -> str:
+    """The link the "Copy link" control offers (the text its copy button copies)."""
+    app.page.locator("[data-testid='stSidebar']").get_by_role("button", name="Copy link").click()
+    code = app.page.locator("[data-testid='stPopoverBody'] [data-testid='stCode'] code")
+    code.wait_for(timeout=TIMEOUT_MS)
+    text = code.inner_text().strip()
+    app.page.keyboard.press("Escape")
+    return text
+
+
+def test_headline_opens_the_agent_a_link_names(app, sample_report):
+    second = sample_report.agents[1].agent_id
+    app.goto(f"headline?agent={second}")
+    assert selectbox_value(app, "Agent") == f"#2 {second}"
+
+
+def test_a_radar_weight_is_kept_across_pages_and_reaches_a_fresh_browser(app, fresh):
+    app.goto("radar")
+    press_on_slider(app, "Correctness", "End")
+    assert slider(app, "Correctness").get_attribute("aria-valuetext") == "100%"
+    app.open_from_sidebar("Headline composite")
+    app.open_from_sidebar("Fitness radar")
+    assert slider(app, "Correctness").get_attribute("aria-valuetext") == "100%"
+    assert "weights=100" in app.page.url
+    link = copied_link(app)
+    assert link.startswith(app.base_url + "/radar?") and "weights=100%2C20%2C20%2C20%2C20" in link
+    other = fresh(link)
+    assert slider(other, "Correctness").get_attribute("aria-valuetext") == "100%"
+    assert slider(other, "Cost").get_attribute("aria-valuetext") == "20%"
+
+
+def test_a_copied_headline_link_opens_the_same_agent(app, fresh):
+    app.goto("headline?agent=null-pointer")
+    link = copied_link(app)
+    assert "/headline?agent=null-pointer" in link
+    other = fresh(link)
+    assert selectbox_value(other, "Agent") == "#10 null-pointer"
+    assert "Zero-success floor applies" in other.main_text()
+
+
+def test_a_hostile_link_shows_a_notice_and_the_default_view(app):
+    app.goto("headline?agent=%3Cscript%3Ealert(1)%3C/script%3E&seed=-1&weights=x")
+    text = app.main_text()
+    assert "Some of this link's settings were not applied" in text
+    assert "is not an agent of the dataset shown" in text and "seed: must be a whole number" in text
+    assert selectbox_value(app, "Agent").startswith("#1 ")
+    assert "Traceback" not in text

@@ -1,0 +1,120 @@
+"""Links: the app's URL carries the view, across pages and into a fresh session (AppTest through app.py)."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+TIMEOUT = 60
+
+
+def app(**params: str | list[str]) -> AppTest:
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    for name, value in params.items():
+        at.query_params[name] = value
+    return at
+
+
+def go(at: AppTest, page: str) -> AppTest:
+    at.switch_page(f"views/{page}.py")
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def warnings(at: AppTest) -> str:
+    return "\n".join(w.value for w in at.warning)
+
+
+def link_text(at: AppTest) -> str:
+    return "\n".join(c.value for c in at.sidebar.code)
+
+
+def test_headline_reads_the_agent_from_the_link():
+    at = go(app(agent="crashy-runner"), "headline")
+    assert at.selectbox(key="headline_agent").value == "crashy-runner"
+    assert "agent=crashy-runner" in link_text(at)
+
+
+def test_the_agent_is_shared_by_the_pages_and_kept_after_leaving():
+    at = go(app(), "headline")
+    at.selectbox(key="headline_agent").set_value("newcomer").run()
+    go(at, "leaderboard")
+    go(at, "uncertainty")
+    assert at.selectbox(key="sensitivity_agent").value == "newcomer"
+    go(at, "headline")
+    assert at.selectbox(key="headline_agent").value == "newcomer"
+    assert at.query_params["agent"] == "newcomer"
+
+
+def test_radar_weights_survive_another_page_and_reach_the_url():
+    at = go(app(), "radar")
+    at.slider(key="weight_correctness").set_value(60).run()
+    assert at.query_params["weights"] == "60,20,20,20,20"
+    go(at, "headline")
+    assert "weights" not in at.query_params  # the headline's link does not carry the radar's weights
+    go(at, "radar")
+    assert at.slider(key="weight_correctness").value == 60
+    assert "weights=60%2C20%2C20%2C20%2C20" in link_text(at)
+
+
+def test_a_link_opens_the_radar_with_its_weights_and_agents():
+    at = go(app(weights="0,50,50,0,0", agents=["null-pointer", "newcomer"]), "radar")
+    assert [at.slider(key=f"weight_{a}").value for a in
+            ("correctness", "latency", "cost", "tool_efficiency", "robustness")] == [0, 50, 50, 0, 0]
+    assert at.multiselect(key="radar_agents").value == ["null-pointer", "newcomer"]
+    assert not at.warning
+
+
+def test_sandbox_edits_survive_another_page_and_open_from_a_link():
+    at = go(app(), "sandbox")
+    at.number_input(key="success_weight_0").set_value(0.3).run()
+    at.number_input(key="cost_weight_0").set_value(0.4).run()
+    assert at.query_params["policy.success_weight"] == "0.3"
+    go(at, "leaderboard")
+    go(at, "sandbox")
+    assert at.number_input(key="success_weight_0").value == 0.3
+    fresh = go(app(**{"policy.success_weight": "0.3", "policy.cost_weight": "0.4"}), "sandbox")
+    assert fresh.number_input(key="success_weight_0").value == 0.3
+    assert fresh.number_input(key="cost_weight_0").value == 0.4
+    assert "+sandbox-" in "\n".join(i.value for i in fresh.info)
+
+
+def test_the_leaderboard_link_carries_the_intervals_toggle_and_bootstrap_settings():
+    at = go(app(intervals="1", replicates="200", seed="7"), "leaderboard")
+    assert at.toggle(key="leaderboard_intervals").value is True
+    assert "200 bootstrap replicates" in "\n".join(c.value for c in at.caption) and "(seed 7)" in \
+        "\n".join(c.value for c in at.caption)
+    go(at, "uncertainty")
+    assert (at.number_input(key="replicates").value, at.number_input(key="seed").value) == (200, 7)
+
+
+def test_hostile_parameters_give_a_clear_notice_never_a_traceback():
+    at = go(app(agent="<img src=x onerror=alert(1)>", weights="1e999,,", seed="-5", replicates="9" * 600,
+                intervals="maybe", data="db:../../etc/passwd", colour="red",
+                **{"policy.success_weight": "NaN", "policy.radar_window": "-1"}), "headline")
+    shown = warnings(at)
+    text = shown.replace("\\", "")  # markdown escapes removed: the text a reader sees
+    for expected in ("is not an agent of the dataset shown", "weights: must be 5 whole numbers",
+                     "seed: must be a whole number", "replicates: a value longer than", "intervals: must be 1 or 0",
+                     "is not a connection and table this deployment offers", "colour: not a setting",
+                     "policy.success_weight: must be a number", "policy.radar_window"):
+        assert expected in text, expected
+    assert "<img" not in shown.replace("\\<img", "")  # escaped before it reached markdown
+    assert at.selectbox(key="headline_agent").value == "steady-pro"  # the default, not the refused agent
+
+
+def test_a_link_to_an_upload_waits_for_that_file():
+    at = go(app(data="upload", sha="0123456789abcdef", agent="someone"), "headline")
+    assert "sha256 starts with `0123456789abcdef`" in "\n".join(i.value for i in at.info)
+    assert "someone" not in warnings(at)  # the agent is judged once the expected file is shown
+
+
+def test_balance_weights_scales_the_headline_weights_to_1_and_keeps_them_in_the_link():
+    at = go(app(), "sandbox")
+    at.number_input(key="success_weight_0").set_value(0.5).run()
+    assert "must sum to 1" in "\n".join(e.value for e in at.error)
+    at.button(key="balance_weights").click().run()
+    values = [at.number_input(key=f"{n}_1").value for n in ("success_weight", "execution_weight", "cost_weight")]
+    assert values == [0.46, 0.27, 0.27]
+    assert not at.error
+    assert at.query_params["policy.success_weight"] == "0.46"

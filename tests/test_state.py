@@ -1,0 +1,177 @@
+"""The view state a link carries: every query parameter read as hostile input (explorer.state, no Streamlit)."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer import state
+from scoring import CANONICAL_POLICY
+from scoring.policy import FIELDS, policy_from_dict, policy_to_dict
+
+AGENTS = ["steady-pro", "swift-lite", "crashy-runner"]
+
+
+def test_a_good_link_sets_every_piece_of_state():
+    parsed = state.parse({"agent": "swift-lite", "agents": ["steady-pro", "crashy-runner"],
+                          "weights": "60,10,10,10,10", "intervals": "1", "replicates": "500", "seed": "7",
+                          "policy.success_weight": "0.3", "policy.cost_weight": "0.4"}, AGENTS)
+    assert parsed.notices == []
+    assert parsed.values == {"agent": "swift-lite", "agents": ["steady-pro", "crashy-runner"],
+                             "weights": (60, 10, 10, 10, 10), "intervals": True, "replicates": 500, "seed": 7,
+                             "policy": {"success_weight": 0.3, "cost_weight": 0.4}}
+
+
+@pytest.mark.parametrize("page", ["leaderboard", "headline", "radar", "uncertainty", "sandbox"])
+def test_encode_then_parse_gives_the_same_state(page):
+    values = {"agent": "crashy-runner", "agents": ["swift-lite"], "weights": (20, 0, 40, 20, 20),
+              "intervals": True, "replicates": 2000, "seed": 123,
+              "policy": {"success_weight": 0.5, "cost_weight": 0.2,
+                         "latency_anchors": {"xs": [400.0, 2000.0, 5000.0, 10000.0],
+                                             "scores": [1.0, 0.8, 0.5, 0.0]}}}
+    encoded = state.encode(values, page)
+    parsed = state.parse(encoded, AGENTS)
+    assert parsed.notices == []
+    carried = {k.name for k in state.KEYS if page in k.pages}
+    assert parsed.values == {k: v for k, v in values.items() if k in carried}
+
+
+def test_defaults_are_left_out_of_a_link():
+    defaults = {k.name: k.default for k in state.KEYS}
+    for page in ("leaderboard", "radar", "sandbox"):
+        assert state.encode(defaults, page) == {}
+
+
+def test_a_policy_equal_to_the_canonical_one_is_not_a_change():
+    canonical = policy_to_dict(CANONICAL_POLICY)
+    parsed = state.parse({"policy.success_weight": str(canonical["success_weight"])}, AGENTS)
+    assert "policy" not in parsed.values and parsed.notices == []
+
+
+@pytest.mark.parametrize(("params", "expected"), [
+    ({"agent": "nobody"}, "agent: 'nobody' is not an agent of the dataset shown; ignored"),
+    ({"agent": "<script>alert(1)</script>"}, "is not an agent of the dataset shown"),
+    ({"weights": "60,10,10"}, "weights: must be 5 whole numbers from 0 to 100 in steps of 5"),
+    ({"weights": "61,10,10,10,10"}, "weights: must be 5 whole numbers"),
+    ({"weights": "-5,10,10,10,10"}, "weights: must be 5 whole numbers"),
+    ({"weights": "nan,10,10,10,10"}, "weights: must be 5 whole numbers"),
+    ({"weights": "1e308,10,10,10,10"}, "weights: must be 5 whole numbers"),
+    ({"intervals": "maybe"}, "intervals: must be 1 or 0, got 'maybe'"),
+    ({"replicates": "99"}, "replicates: must be a whole number from 100 to 5,000, got '99'"),
+    ({"replicates": "9" * 400}, "replicates: must be a whole number from 100 to 5,000"),
+    ({"seed": "-1"}, "seed: must be a whole number from 0 to 2,147,483,647, got '-1'"),
+    ({"seed": "0x10"}, "seed: must be a whole number"),
+    ({"agents": AGENTS + ["ghost"]}, "agents: 'ghost' not an agent of the dataset shown"),
+    ({"colour": "red"}, "colour: not a setting this explorer reads; ignored"),
+    ({"policy.nope": "1"}, "policy.nope: not a policy constant; ignored"),
+    ({"policy.success_weight": "abc"}, "policy.success_weight: must be a number, got 'abc'; ignored"),
+    ({"policy.success_weight": "inf"}, "policy.success_weight: must be a number"),
+    ({"policy.success_weight": "0.9"}, "must sum to 1"),
+    ({"policy.latency_anchors": "1:2:3"}, "policy.latency_anchors: must be position:score pairs"),
+    ({"policy.pass_k_levels": ",".join(["1"] * 500)}, "policy.pass_k_levels"),
+])
+def test_a_bad_parameter_is_ignored_with_a_specific_notice(params, expected):
+    parsed = state.parse(params, AGENTS)
+    assert parsed.values == {}
+    assert len(parsed.notices) >= 1
+    assert expected in " ".join(parsed.notices)
+
+
+def test_one_bad_parameter_does_not_spoil_the_others():
+    parsed = state.parse({"agent": "swift-lite", "seed": "x", "weights": "0,0,0,0,100"}, AGENTS)
+    assert parsed.values == {"agent": "swift-lite", "weights": (0, 0, 0, 0, 100)}
+    assert [n.split(":")[0] for n in parsed.notices] == ["seed"]
+
+
+def test_an_invalid_sandbox_constant_is_dropped_and_the_valid_ones_kept():
+    parsed = state.parse({"policy.success_weight": "0.3", "policy.cost_weight": "0.4",
+                          "policy.radar_window": "-3"}, AGENTS)
+    assert parsed.values["policy"] == {"success_weight": 0.3, "cost_weight": 0.4}
+    assert any(n.startswith("policy.radar_window") for n in parsed.notices)
+    policy_from_dict({**policy_to_dict(CANONICAL_POLICY), **parsed.values["policy"]})  # the policy is valid
+
+
+def test_a_link_is_bounded_before_anything_is_read():
+    many = {f"p{i}": "x" for i in range(5000)}
+    parsed = state.parse(many, AGENTS)
+    assert f"only the first {state.MAX_PARAMS} are read" in parsed.notices[0]
+    assert len(parsed.notices) <= state.MAX_PARAMS + 1
+    long_value = state.parse({"agent": "a" * 100_000}, AGENTS)
+    assert long_value.values == {}
+    assert f"longer than {state.MAX_VALUE_CHARS} characters" in long_value.notices[0]
+    assert all(len(n) < 400 for n in long_value.notices)  # a refused value is quoted shortened
+    repeated = state.parse({"agents": ["steady-pro"] * 1000}, AGENTS)
+    assert repeated.values == {"agents": ["steady-pro"]}
+    assert f"only the first {state.MAX_REPEATS} are read" in repeated.notices[0]
+    long_name = state.parse({"x" * 1000: "1"}, AGENTS)
+    assert long_name.values == {} and "longer than 100 characters" in long_name.notices[0]
+
+
+def test_streamlit_and_source_parameters_are_not_reported_as_unknown():
+    parsed = state.parse({"embed": "true", "data": "upload", "sha": "0" * 16}, AGENTS)
+    assert parsed.notices == [] and parsed.values == {}
+
+
+def test_only_limits_what_is_read():
+    parsed = state.parse({"agent": "swift-lite", "seed": "5"}, (), only=["seed"])
+    assert parsed.values == {"seed": 5} and parsed.notices == []
+
+
+def test_every_policy_constant_survives_a_link():
+    values = policy_to_dict(CANONICAL_POLICY)
+    for spec in FIELDS:
+        text = state.policy_value_text(spec, values[spec.name])
+        assert state.policy_value(spec, text) == values[spec.name] or \
+            list(state.policy_value(spec, text)) == list(values[spec.name])
+
+
+# --------------------------------------------------------------------------- the data source
+
+
+def test_the_sample_is_the_default_source():
+    assert state.parse_source({}, {}) == (state.Source(), [])
+    assert state.encode_source("sample") == {}
+
+
+def test_an_upload_is_named_by_its_hash_prefix():
+    sha = "ab" * 32
+    params = state.encode_source("upload", sha256=sha)
+    assert params == {"data": "upload", "sha": sha[:state.SHA_CHARS]}
+    source, notices = state.parse_source(params, {})
+    assert notices == [] and source.kind == "upload" and source.waits_for_data and sha.startswith(source.sha)
+
+
+def test_a_viewers_own_database_url_is_never_put_in_a_link():
+    params = state.encode_source("url", connection="postgresql://u:secret@h/db", table="runs")
+    assert params == {"data": "url"}
+    assert "secret" not in str(params)
+    source, notices = state.parse_source(params, {})
+    assert source == state.Source() and "cannot name" in notices[0]
+
+
+def test_an_operators_connection_must_exist():
+    connections = {"prod": ["runs", "runs_2026"]}
+    params = state.encode_source("connection", connection="prod", table="runs_2026")
+    assert params == {"data": "db:prod/runs_2026"}
+    source, notices = state.parse_source(params, connections)
+    assert (source.kind, source.connection, source.table, notices) == ("connection", "prod", "runs_2026", [])
+    for bad in ("db:prod/secret_table", "db:other/runs", "db:../../etc/passwd", "db:prod/runs;drop"):
+        source, notices = state.parse_source({"data": bad}, connections)
+        assert source == state.Source() and "not a connection and table this deployment offers" in notices[0]
+
+
+@pytest.mark.parametrize(("params", "expected"), [
+    ({"data": "upload"}, "the link gives no sha"),
+    ({"data": "upload", "sha": "xyz"}, "sha: must be 16 hex digits"),
+    ({"data": "ftp://x"}, "data: must be sample, upload, import or db:<connection>/<table>"),
+])
+def test_a_bad_source_falls_back_to_the_sample_with_a_notice(params, expected):
+    source, notices = state.parse_source(params, {})
+    assert source == state.Source() and expected in notices[0]
+
+
+def test_a_pages_own_parameters_are_left_to_it():
+    runs_link = {"agent": ["a", "b"], "task": "t1", "status": "failed", "seed": "5"}
+    parsed = state.parse(runs_link, ["a", "b"], page="runs")
+    assert parsed.values == {"seed": 5} and parsed.notices == []
+    scorecard = state.parse({"scorecard": "speed-first", "scorecard_weights": "correctness:1"}, [], page="radar")
+    assert scorecard.notices == [] and scorecard.values == {}
