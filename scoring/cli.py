@@ -245,6 +245,28 @@ def build_parser() -> argparse.ArgumentParser:
                        help="write the SVG here (a folder: the badge's own file name inside it); default stdout")
     badge.set_defaults(kind=None, agent=None, experiment=None, mapping=None, scorer=None)
     _limit_options(badge)
+    pack = sub.add_parser("pack", help="write a review pack: one self-contained HTML file (or its PDF) with the "
+                                       "leaderboard, decompositions, radar, pass^k, intervals and methodology")
+    pack.add_argument("inputs", nargs="+", metavar="INPUT",
+                      help="a runs file, or harness results imported as for `report`")
+    pack.add_argument("-o", "--output", required=True, metavar="FILE",
+                      help="review.html (interactive charts, plotly.js embedded: opens offline) or review.pdf "
+                           "(printed by headless Chromium)")
+    pack.add_argument("--policy", default=None, metavar="POLICY_JSON",
+                      help="a sandbox policy (JSON): its changed constants and the rank changes are added")
+    pack.add_argument("--weights", default="", help="radar viewer weights, e.g. correctness=0.4,latency=0.15")
+    pack.add_argument("--radar", action="append", default=None, metavar="AGENT",
+                      help="an agent drawn on the radar (repeat for several; default: the top 3 by profile score)")
+    pack.add_argument("--no-intervals", action="store_true", help="leave the bootstrap intervals out (faster)")
+    pack.add_argument("--replicates", type=int, default=None, help="bootstrap replicates (default 1000)")
+    pack.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed)")
+    pack.add_argument("--exclude-invalid", action="store_true",
+                      help="exclude invalid rows (the pack says how many) instead of refusing the file")
+    pack.add_argument("--chromium", default=None, metavar="PATH",
+                      help="the Chromium that prints a PDF (default: $EXPLORER_CHROMIUM, else chromium on PATH, "
+                           "else /usr/bin/chromium)")
+    _import_options(pack)
+    _limit_options(pack)
     explain = sub.add_parser("explain", help="where one agent's headline points went, what overtakes the agent "
                                              "above, which tasks and runs cost points, which runs each measure reads")
     explain.add_argument("runs_file")
@@ -483,6 +505,88 @@ def run_explain(args, limits: Limits) -> int:
     return _write(explain_table_text(explanation, top) + "\n")
 
 
+def input_dataset(args, loaded: LoadedRuns, limits: Limits):
+    """The dataset the inputs make, named as the app names it: one runs file by the sha256 of its bytes, an
+    import by the digest of its files' hashes, names, tags and mapping (the app's upload of the same files
+    gives the same digest)."""
+    from explorer.downloads import DatasetInfo, file_sha256, import_digest
+
+    def sha(path: Path) -> str:
+        if not path.is_dir():
+            return file_sha256(path)
+        lines = [f"{p.relative_to(path).as_posix()}\t{file_sha256(p)}" for p in sorted(path.rglob("*")) if p.is_file()]
+        return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
+
+    paths = [Path(p) for p in args.inputs]
+    runs, rows_read, excluded = len(loaded.runs), loaded.rows_read, loaded.excluded_rows
+    if len(paths) == 1 and not _import_requested(args) and (
+            args.kind == "runs" or looks_like_runs_file(args.inputs[0], limits)):
+        return DatasetInfo(paths[0].name, sha(paths[0]), runs, rows_read=rows_read, excluded_rows=excluded)
+    mapping = _mapping(args.mapping)
+    tags = _per_input(args.experiment, args.inputs, "--experiment")
+    names = [p.name for p in paths]
+    from .importers import mapping_to_json
+
+    digest = import_digest(names, [sha(p) for p in paths], tags, mapping_to_json(mapping) if mapping else None)
+    name = names[0] if len(names) == 1 else f"{len(names)} files"
+    return DatasetInfo(name + (" (mapped)" if mapping else ""), digest, runs, kind="import",
+                       hash_of="import of the files", rows_read=rows_read, excluded_rows=excluded)
+
+
+def run_pack(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
+    import shlex
+    import time
+
+    from explorer.pack import PackView, PdfUnavailable, build_pack, find_chromium, missing_chromium_message, pack_pdf
+
+    started = time.perf_counter()
+    suffix = Path(args.output).suffix.lower()
+    if suffix not in (".html", ".htm", ".pdf"):
+        parser.error(f"-o: the pack is written as .html or .pdf, got {args.output!r}")
+    if suffix == ".pdf" and find_chromium(args.chromium) is None:
+        raise _Refused(f"pack: {missing_chromium_message(args.chromium)}")
+    try:
+        weights = parse_weights(args.weights)
+    except ValueError as exc:
+        parser.error(f"--weights: {exc}")
+    for name, value, low, high in (("--replicates", args.replicates, 1, 100_000), ("--seed", args.seed, 0, 2**63)):
+        if value is not None and not low <= value <= high:
+            parser.error(f"{name}: must be from {low:,} to {high:,}, got {value:,}")
+    policy = _policy(args.policy)
+    loaded = load_inputs(args, limits, exclude_invalid=args.exclude_invalid)
+    dataset = input_dataset(args, loaded, limits)
+    canonical = score_runs(loaded.runs, CANONICAL_POLICY, weights=weights)
+    unknown = [a for a in args.radar or [] if a not in {x.agent_id for x in canonical.agents}]
+    if unknown:
+        raise _Refused(f"--radar: no agent {unknown[0]!r} in {', '.join(args.inputs)}")
+    sandbox = score_runs(loaded.runs, policy, weights=weights) if policy is not CANONICAL_POLICY else None
+    intervals = None
+    if not args.no_intervals:
+        from . import uncertainty
+
+        intervals = uncertainty.bootstrap_intervals(
+            loaded.runs, canonical, replicates=args.replicates or uncertainty.DEFAULT_REPLICATES,
+            seed=uncertainty.DEFAULT_SEED if args.seed is None else args.seed)
+    command = "python -m scoring " + shlex.join(["pack", *args.argv])
+    document = build_pack(canonical, dataset, intervals=intervals, sandbox=sandbox,
+                          view=PackView(weights=weights, radar_agents=args.radar or (), command=command))
+    if suffix == ".pdf":
+        try:
+            data = pack_pdf(document, chromium=args.chromium)
+        except PdfUnavailable as exc:
+            raise _Refused(f"pack: {exc}") from None
+    else:
+        data = document.encode("utf-8", "surrogatepass")
+    try:
+        Path(args.output).write_bytes(data)
+    except OSError as exc:
+        raise _Refused(f"pack: cannot write {args.output} ({exc.strerror})") from None
+    print(f"pack: wrote {args.output} ({len(data):,} bytes; {len(canonical.agents):,} agents, "
+          f"{dataset.runs:,} runs, sha256 {dataset.short_sha}; {time.perf_counter() - started:.1f} s)",
+          file=sys.stderr)
+    return 0
+
+
 def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     try:
         weights = parse_weights(args.weights)
@@ -601,11 +705,15 @@ def run_badge(args, limits: Limits) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
+    args.argv = argv[1:]
     limits = limits_from(args, parser)
     command = {"verify": run_verify, "receipt": run_receipt, "explain": run_explain,
                "badge": run_badge}.get(args.command)
     try:
+        if args.command == "pack":
+            return run_pack(args, limits, parser)
         return command(args, limits) if command else run_report(args, limits, parser)
     except _Refused as exc:
         print(str(exc), file=sys.stderr)
