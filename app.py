@@ -69,5 +69,7 @@ try:
     navigation.run()
 finally:  # after the page: its link carries what the page's widgets just set (even when the page stopped early)
     with link_slot.container():
-        state.copy_link(page, state.encode_source(dataset.kind, connection=dataset.connection, table=dataset.table,
-                                                  sha256=dataset.digest))
+        link = state.copy_link(page, state.encode_source(dataset.kind, connection=dataset.connection,
+                                                         table=dataset.table, sha256=dataset.digest))
+        if isinstance(result, data.Scored):
+            data.pack_downloads(result, link, state.view())

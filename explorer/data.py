@@ -17,7 +17,7 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -33,6 +33,7 @@ from . import format as fmt
 from . import imports
 from . import settings as settings_module
 from .cache import BoundedCache
+from .downloads import DatasetInfo, file_name, runs_sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_PATH = ROOT / "sample_data" / "runs.csv"
@@ -579,3 +580,58 @@ def sandbox_report(scored_data: Scored, policy):
     dataset = current_dataset()
     return _sandbox_report((dataset.kind, dataset.digest, dataset.exclude_invalid), policy.version, policy,
                            scored_data)
+
+
+def dataset_info(scored_data: Scored) -> DatasetInfo:
+    """The shown dataset as a download names it: a file (or an import of files) by its digest; a database
+    table, which has no bytes of its own, by the sha256 of its validated runs (computed once, cached)."""
+    dataset = current_dataset()
+    loaded = scored_data.loaded
+    counts: dict[str, Any] = {"rows_read": loaded.rows_read, "excluded_rows": loaded.excluded_rows}
+    if dataset.kind in ("connection", "url"):
+        sha = _cache().get_or_compute(("runs_sha256", dataset.kind, dataset.digest, dataset.exclude_invalid),
+                                      lambda: runs_sha256(scored_data.runs), lambda _: 200)
+        return DatasetInfo(dataset.name, sha, len(loaded.runs), kind="table",
+                           hash_of="validated runs (CSV, run_id order)", **counts)
+    kind = "import" if dataset.kind == "import" else "file"
+    return DatasetInfo(dataset.name, dataset.digest, len(loaded.runs), kind=kind,
+                       hash_of="import of the files" if kind == "import" else "file bytes", **counts)
+
+
+def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any]) -> None:
+    """The review pack of the current view as HTML (and PDF when Chromium is here), built when clicked.
+
+    ``view`` is the view state (``explorer.state``): the radar's weights and agents, the agent shown, the
+    bootstrap settings and the sandbox's changed constants all go into the pack.
+    """
+    from scoring import RADAR_AXES
+    from scoring.policy import policy_from_dict, policy_to_dict
+    from scoring.uncertainty import bootstrap_intervals
+
+    from .pack import PackView, build_pack, find_chromium, pack_pdf
+
+    dataset, info = current_dataset(), dataset_info(scored_data)
+    replicates, seed, changes = int(view["replicates"]), int(view["seed"]), dict(view.get("policy") or {})
+    weights = {a: w / 100 for a, w in zip(RADAR_AXES, view["weights"])}
+    sandbox = policy_from_dict({**policy_to_dict(CANONICAL_POLICY), **changes}) if changes else None
+    pack_view = PackView(weights=weights, radar_agents=tuple(view.get("agents") or ()), agent=view.get("agent"),
+                         link=link)
+
+    def document() -> str:  # runs on the click: everything it reads was captured above
+        intervals = _cache().get_or_compute(
+            ("intervals", dataset.kind, dataset.digest, dataset.exclude_invalid, replicates, seed),
+            lambda: bootstrap_intervals(scored_data.runs, scored_data.report, replicates=replicates, seed=seed),
+            lambda iv: 2_000 * (len(iv.agents) + 1))
+        return build_pack(scored_data.report, info, intervals=intervals, view=pack_view,
+                          sandbox=score_runs(scored_data.runs, sandbox) if sandbox is not None else None)
+
+    policy_version = sandbox.version if sandbox is not None else CANONICAL_POLICY.version
+    st.download_button("Review pack (HTML)", document, file_name=file_name("review", info, policy_version, "html"),
+                       mime="text/html", icon=":material/download:", width="stretch", on_click="ignore",
+                       help="One self-contained file for the minutes: every chart and table of this view, the "
+                            "methodology and the dataset's sha256; opens offline.")
+    if find_chromium() is not None:
+        st.download_button("Review pack (PDF)", lambda: pack_pdf(document()), on_click="ignore",
+                           file_name=file_name("review", info, policy_version, "pdf"), mime="application/pdf",
+                           icon=":material/picture_as_pdf:", width="stretch",
+                           help="The same pack printed to A4 by headless Chromium (takes a few seconds)")

@@ -518,6 +518,11 @@ def get(name: str) -> Any:
     return store.get(name, KEY_BY_NAME[name].default)
 
 
+def view() -> dict[str, Any]:
+    """Every piece of state with its current value (its default when nothing set it)."""
+    return {key.name: get(key.name) for key in KEYS}
+
+
 def put(name: str, value: Any) -> None:
     _st().session_state.setdefault(STORE, {})[name] = value
 

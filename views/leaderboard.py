@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import badges, charts, data, drill, state, tables, ui
+from explorer import badges, charts, data, downloads, drill, state, tables, ui
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 from scoring.methodology import execution_formula
@@ -30,6 +30,7 @@ show_intervals = st.toggle("Show bootstrap 95% intervals and tie groups",
                            help="Is the gap between neighbours real? Agents in one tie group are not clearly "
                                 "separated by these data. The canonical scores do not change.")
 board = tables.leaderboard(report)
+iv = None
 if show_intervals:
     replicates, seed = state.get("replicates"), state.get("seed")
     iv = data.intervals(scored, replicates, seed)
@@ -103,10 +104,15 @@ if show_intervals:
     st.caption(f"{replicates:,} bootstrap replicates of each agent's completed runs (seed {seed}); "
                "change them on *Is the difference real?*.")
 
+info = data.dataset_info(scored)
 left, right = st.columns(2)
-left.download_button("Download the report (JSON)", report.to_json_text(), file_name="scoring-report.json",
+left.download_button("Download the report (JSON)", downloads.report_json(report, info, intervals=iv),
+                     file_name=downloads.file_name("report", info, report.policy.version, "json"),
                      mime="application/json", icon=":material/download:", width="stretch")
-right.download_button("Download the report (CSV)", report.to_csv_text(), file_name="scoring-report.csv",
+right.download_button("Download the report (CSV)", downloads.report_csv(report, info, intervals=iv),
+                      file_name=downloads.file_name("report", info, report.policy.version, "csv"),
                       mime="text/csv", icon=":material/download:", width="stretch")
+st.caption(f"Each file names the dataset ({fmt.plain(info.name)}, sha256 `{info.short_sha}`…), the policy and the "
+           "date" + (", and carries the intervals shown" if iv is not None else "") + ".")
 
 badges.badge_row(scored, key="leaderboard")

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import data, state, ui
+from explorer import charts, data, downloads, state, ui
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 from scoring.policy import HEADLINE_WEIGHTS
@@ -78,8 +78,9 @@ same = policy_to_dict(sandbox) | {"version": ""} == policy_to_dict(CANONICAL_POL
 st.info(f"Sandbox policy **{sandbox.version}** — not canonical."
         + (" Its constants are still identical to the canonical ones: edit one above." if same else ""),
         icon=":material/science:")
+info = data.dataset_info(scored)
 st.download_button("Download this sandbox policy (JSON)", policy_json(sandbox),
-                   file_name=f"policy-{sandbox.version}.json", mime="application/json",
+                   file_name=f"policy_{downloads.slug(sandbox.version, 80)}.json", mime="application/json",
                    icon=":material/download:")
 
 st.subheader("Rank changes: canonical against sandbox")
@@ -91,7 +92,19 @@ st.caption(f"Canonical: {canonical.policy.version} · Sandbox: {sandbox.version}
            "the agent climbs under the sandbox policy.")
 ui.table(diff, {"Canonical score": fmt.score, "Sandbox score": fmt.score,
                 "Score delta": lambda v: f"{v:+.2f}", "Rank move": lambda v: f"{v:+.0f}"},
-         key="rank_diff")
+         key="rank_diff",
+         columns={"Crossings": st.column_config.TextColumn(
+             width="medium", help="A rule the agent crosses under the sandbox policy: the zero-success floor now "
+                                  "applies or is lifted; the consistency gate is now met or no longer met")})
+st.caption("**Crossings**: a rule the agent crosses under the sandbox policy — the zero-success floor now applies "
+           "or is lifted, the consistency gate is now met or no longer met.")
+st.download_button("Download the rank changes (CSV)",
+                   downloads.rank_changes_csv(diff, canonical.policy.version, sandbox.version, info,
+                                              changed_constants(policy_to_dict(sandbox))),
+                   file_name=downloads.file_name("rank-changes", info, sandbox.version, "csv"), mime="text/csv",
+                   icon=":material/download:")
+st.plotly_chart(charts.rank_moves(diff, theme=charts.theme_for(st.context.theme.type)), width="stretch",
+                key="rank_moves")
 
 st.subheader("Score receipts")
 st.caption("Everything needed to re-check one agent's numbers: the policy's constants, a content hash of the "
@@ -104,11 +117,12 @@ which = right.radio("Policy", ["Canonical", "Sandbox"], horizontal=True, key="re
 report = canonical if which == "Canonical" else sandbox_report
 runs = scored.runs[scored.runs["agent_id"] == agent_id]
 receipt = build_receipt(report.agent(agent_id), runs)
-stem = f"receipt-{report.policy.version}"
 left, right = st.columns(2)
-left.download_button("Download the receipt (JSON)", receipt_json(receipt), file_name=f"{stem}.json",
+left.download_button("Download the receipt (JSON)", receipt_json(receipt),
+                     file_name=downloads.file_name("receipt", info, report.policy.version, "json", agent=agent_id),
                      mime="application/json", icon=":material/download:", width="stretch")
-right.download_button("Download the receipt (Markdown)", receipt_markdown(receipt), file_name=f"{stem}.md",
+right.download_button("Download the receipt (Markdown)", receipt_markdown(receipt),
+                      file_name=downloads.file_name("receipt", info, report.policy.version, "md", agent=agent_id),
                       mime="text/markdown", icon=":material/download:", width="stretch")
 with st.expander("Preview the receipt"):
     st.markdown(fmt.dollars_safe(receipt_markdown(receipt)))

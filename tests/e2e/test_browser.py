@@ -12,6 +12,7 @@ report of the same data.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import math
@@ -388,10 +389,14 @@ def test_report_downloads(app, sample_report):
     shown = app.grid(0).column("Agent")
     assert shown == agents
 
+    sha = hashlib.sha256(SAMPLE_PATH.read_bytes()).hexdigest()
     name, text = download(app, "Download the report (JSON)")
-    assert name == "scoring-report.json"
+    assert name == f"report_{POLICY_VERSION}_{sha[:12]}.json"  # what it is: the policy and the dataset
     report = json.loads(text, parse_constant=no_nan_constant)
     assert report["policy_version"] == POLICY_VERSION
+    assert report.pop("dataset") == {"name": "runs.csv", "kind": "file", "sha256": sha, "sha256_of": "file bytes",
+                                     "runs": 2796, "rows_read": 2796, "excluded_rows": 0}
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", report.pop("generated_at"))
     assert [a["agent_id"] for a in report["agents"]] == shown
     assert len(report["agents"]) == 10 and report["agents"][0]["agent_id"] == "steady-pro"
     for entry, a in zip(report["agents"], sample_report.agents):
@@ -399,8 +404,10 @@ def test_report_downloads(app, sample_report):
     assert report == json.loads(sample_report.to_json_text())
 
     name, text = download(app, "Download the report (CSV)")
-    assert name == "scoring-report.csv"
+    assert name == f"report_{POLICY_VERSION}_{sha[:12]}.csv"
     rows = list(csv.DictReader(io.StringIO(text)))
+    assert {(r["policy_version"], r["dataset_name"], r["dataset_sha256"]) for r in rows} == {
+        (POLICY_VERSION, "runs.csv", sha)}
     assert [r["agent_id"] for r in rows] == shown
     assert [r["rank"] for r in rows] == [str(a.rank) if a.rank else "" for a in sample_report.agents]
     assert "NaN" not in text and "None" not in text

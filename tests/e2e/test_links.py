@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
-from conftest import RERUN_COUNTER_JS, TIMEOUT_MS, VIEWPORT, AppSession
-from test_browser import press_on_slider, selectbox_value, slider
+from conftest import RERUN_COUNTER_JS, SAMPLE_PATH, TIMEOUT_MS, VIEWPORT, AppSession
+from test_browser import download, press_on_slider, selectbox_value, slider
 
 pytestmark = pytest.mark.browser
 
@@ -76,3 +78,35 @@ def test_a_hostile_link_shows_a_notice_and_the_default_view(app):
     assert "is not an agent of the dataset shown" in text and "seed: must be a whole number" in text
     assert selectbox_value(app, "Agent").startswith("#1 ")
     assert "Traceback" not in text
+
+
+def test_the_review_pack_downloads_and_opens_offline_with_every_agent(app, browser, sample_report, tmp_path):
+    app.goto("radar?weights=60%2C10%2C10%2C10%2C10")
+    sha = hashlib.sha256(SAMPLE_PATH.read_bytes()).hexdigest()
+    name, text = download(app, "Review pack (HTML)")
+    assert name == f"review_{sample_report.policy.version}_{sha[:12]}.html"
+    assert sha in text and "Correctness 60.0%" in text  # the dataset, and the view's radar weights
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    context = browser.new_context(viewport=VIEWPORT, offline=True)
+    try:
+        page = context.new_page()
+        asked: list[str] = []
+        page.on("request", lambda r: asked.append(r.url) if not r.url.startswith("file:") else None)
+        page.goto(path.as_uri(), timeout=TIMEOUT_MS)
+        page.wait_for_function("document.querySelectorAll('.js-plotly-plot .main-svg').length >= 5",
+                               timeout=TIMEOUT_MS)
+        shown = page.locator("main").inner_text()
+        for agent in sample_report.agents:
+            assert agent.agent_id in shown and f"{agent.headline.score:.2f}" in shown, agent.agent_id
+        assert asked == []  # nothing fetched: it opens offline
+    finally:
+        context.close()
+
+
+def test_receipt_downloads_are_named_by_agent_policy_and_dataset(app, sample_report):
+    app.goto("sandbox?agent=swift-lite")
+    sha = hashlib.sha256(SAMPLE_PATH.read_bytes()).hexdigest()[:12]
+    name, text = download(app, "Download the receipt (JSON)")
+    assert name == f"receipt_swift-lite_{sample_report.policy.version}_{sha}.json"
+    assert '"agent_id": "swift-lite"' in text
