@@ -484,7 +484,7 @@ def run_receipt(args, limits: Limits) -> int:
     except KeyError:
         raise _Refused(f"no agent {args.agent_id!r} in {', '.join(args.inputs)}") from None
     runs = loaded.runs[loaded.runs["agent_id"] == args.agent_id]
-    receipt = build_receipt(agent, runs)
+    receipt = build_receipt(agent, runs, dataset=input_dataset(args, loaded, limits).to_json())
     return _write(receipt_markdown(receipt) if args.markdown else receipt_json(receipt))
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -49,18 +50,30 @@ def runs_hash(agent_runs: pd.DataFrame) -> str:
     return digest.hexdigest()
 
 
-def build_receipt(agent: AgentReport, agent_runs: pd.DataFrame) -> dict[str, Any]:
-    """The receipt of one agent (use the runs frame the report was computed from, filtered to the agent)."""
+# Where a receipt was made (the dataset's name and sha256, the date): kept for the reader, never recomputed
+# by ``verify`` (the runs file given to it may be named otherwise; its agent's runs are what is checked).
+PROVENANCE_KEYS = ("dataset", "generated_at")
+
+
+def build_receipt(agent: AgentReport, agent_runs: pd.DataFrame, *, dataset: Mapping[str, Any] | None = None,
+                  generated_at: str | None = None) -> dict[str, Any]:
+    """The receipt of one agent (use the runs frame the report was computed from, filtered to the agent).
+
+    ``dataset`` (e.g. ``{"name": ..., "sha256": ...}``) and ``generated_at`` say where and when it was made.
+    """
     h, r, p = agent.headline, agent.radar, agent.repeatability
     policy = h.policy
     profile = r.profile()
     tasks = p.tasks
+    where = {**({"dataset": dict(dataset)} if dataset is not None else {}),
+             **({"generated_at": generated_at} if generated_at is not None else {})}
     return {
         "format": RECEIPT_FORMAT,
         "policy_version": policy.version,
         "policy": policy_to_dict(policy),
         "policy_constants_sha256": constants_hash(policy_to_dict(policy)),
         "agent_id": agent.agent_id,
+        **where,
         "input": {"runs": len(agent_runs), "sha256": runs_hash(agent_runs)},
         "headline": {
             **h.to_json(),
@@ -110,6 +123,9 @@ def receipt_markdown(receipt: dict[str, Any]) -> str:
         "",
         f"- Policy: {code(receipt['policy_version'])}" + (" — **sandbox policy, not canonical**" if sandbox else ""),
         f"- Input: {code(receipt['input']['runs'])} runs, sha256 {code(receipt['input']['sha256'])}",
+        *([f"- Dataset: {code(receipt['dataset'].get('name'))}, sha256 {code(receipt['dataset'].get('sha256'))}"]
+          if isinstance(receipt.get("dataset"), dict) else []),
+        *([f"- Made: {code(receipt['generated_at'])} (UTC)"] if receipt.get("generated_at") else []),
         "- Re-check: `python -m scoring verify RECEIPT.json RUNS_FILE`",
         "",
         "## Headline composite",
@@ -153,6 +169,9 @@ def receipt_problems(receipt: Any) -> list[ReceiptError]:
     problems = [ReceiptError(k, f"must be {kinds[t]}, got "
                                 f"{'nothing' if k not in receipt else kinds.get(type(receipt[k]), 'something else')}")
                 for k, t in _SHAPE.items() if not isinstance(receipt.get(k), t)]
+    problems += [ReceiptError(k, f"must be {kinds[t]}, got {kinds.get(type(receipt[k]), 'something else')}")
+                 for k, t in (("dataset", dict), ("generated_at", str))
+                 if k in receipt and not isinstance(receipt[k], t)]
     if problems:
         return problems
     if receipt["format"] != RECEIPT_FORMAT:
@@ -227,7 +246,7 @@ def verify(receipt: dict[str, Any], runs: pd.DataFrame) -> list[str]:
     agent_runs.attrs.update(runs.attrs)
     report = score_runs(agent_runs.reset_index(drop=True), policy)
     recomputed = build_receipt(report.agent(agent_id), agent_runs)
-    problems = _differences(receipt, recomputed)
+    problems = _differences({k: v for k, v in receipt.items() if k not in PROVENANCE_KEYS}, recomputed)
     if is_sandbox(policy) != ("+sandbox-" in str(receipt.get("policy_version"))):
         problems.insert(0, "policy_version: sandbox label does not match the constants")
     return problems

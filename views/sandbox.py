@@ -116,7 +116,7 @@ agent_id = left.selectbox("Agent", agents, **state.bound("agent", "receipt_agent
 which = right.radio("Policy", ["Canonical", "Sandbox"], horizontal=True, key="receipt_policy")
 report = canonical if which == "Canonical" else sandbox_report
 runs = scored.runs[scored.runs["agent_id"] == agent_id]
-receipt = build_receipt(report.agent(agent_id), runs)
+receipt = build_receipt(report.agent(agent_id), runs, dataset=info.to_json(), generated_at=downloads.now_utc())
 left, right = st.columns(2)
 left.download_button("Download the receipt (JSON)", receipt_json(receipt),
                      file_name=downloads.file_name("receipt", info, report.policy.version, "json", agent=agent_id),

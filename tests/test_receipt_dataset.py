@@ -1,0 +1,63 @@
+"""Receipts say which dataset they were made on and when; verify re-checks the agent's runs, not those labels."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer import downloads
+from scoring import load_runs, score_runs
+from scoring.receipt import build_receipt, receipt_markdown, receipt_problems, verify
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "runs.csv"
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return load_runs(SAMPLE).runs
+
+
+@pytest.fixture(scope="module")
+def receipt(runs):
+    report = score_runs(runs)
+    dataset = downloads.DatasetInfo("runs.csv", downloads.file_sha256(SAMPLE), len(runs))
+    return build_receipt(report.agent("swift-lite"), runs[runs["agent_id"] == "swift-lite"],
+                         dataset=dataset.to_json(), generated_at="2026-11-30T12:00:00Z")
+
+
+def test_a_receipt_names_its_dataset_and_date(receipt):
+    assert receipt["dataset"]["name"] == "runs.csv"
+    assert receipt["dataset"]["sha256"] == downloads.file_sha256(SAMPLE)
+    assert receipt["generated_at"] == "2026-11-30T12:00:00Z"
+    text = receipt_markdown(receipt)
+    assert f"sha256 `{downloads.file_sha256(SAMPLE)}`" in text and "2026-11-30T12:00:00Z" in text
+
+
+def test_a_receipt_with_its_dataset_still_verifies(receipt, runs):
+    assert verify(receipt, runs) == []
+
+
+def test_the_dataset_labels_must_have_their_shape(receipt):
+    for key, bad, expected in (("dataset", "runs.csv", "dataset: must be an object, got text"),
+                               ("generated_at", 5, "generated_at: must be text")):
+        broken = {**copy.deepcopy(receipt), key: bad}
+        assert any(expected in str(p) for p in receipt_problems(broken)), key
+
+
+def test_a_receipt_without_dataset_labels_is_still_valid(receipt, runs):
+    old = {k: v for k, v in receipt.items() if k not in ("dataset", "generated_at")}
+    assert receipt_problems(old) == [] and verify(old, runs) == []
+
+
+def test_the_cli_receipt_names_the_runs_file_by_its_sha256():
+    out = subprocess.run([sys.executable, "-m", "scoring", "receipt", str(SAMPLE), "swift-lite"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["dataset"]["name"] == "runs.csv" and doc["dataset"]["sha256"] == downloads.file_sha256(SAMPLE)
