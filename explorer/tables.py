@@ -256,3 +256,8 @@ def compare_tasks(comparison) -> pd.DataFrame:
         "Success rate B": t["success_rate_b"].astype("Float64").to_numpy(),
         "Difference": t["difference"].astype("Float64").to_numpy(),
     })
+
+
+def floored(report: Report) -> list[str]:
+    """The agents at the zero-success floor (score 0 whatever else they measure)."""
+    return [a.agent_id for a in report.agents if a.headline.zero_success_floor]

@@ -86,6 +86,13 @@ def _default_format(column: pd.Series) -> Callable[[object], str]:
     return str
 
 
+def chart_theme():
+    """The chart colours of the viewer's theme (light or dark), from the browser's active Streamlit theme."""
+    from .charts import theme_for
+
+    return theme_for(st.context.theme.type)
+
+
 PROVENANCE_BADGE = {"published": ":blue-badge[published]", "explorer-defined": ":orange-badge[explorer-defined]"}
 
 

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import badges, charts, data, drill, state, tables, ui
+from explorer import badges, charts, data, drill, glossary, state, tables, ui
 from explorer import format as fmt
 from scoring.methodology import execution_formula, worked_formula
 
@@ -50,11 +50,11 @@ if h.zero_success_floor:
 
 left, right = st.columns([3, 2])
 with left:
-    st.plotly_chart(charts.contribution_waterfall(h), width="stretch", key="waterfall")
+    st.plotly_chart(charts.contribution_waterfall(h, theme=ui.chart_theme()), width="stretch", key="waterfall")
 with right:
     st.subheader("In words")
     st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in h.explain()))
-st.code(worked_formula(h), language=None)
+st.code(worked_formula(h), language=None, wrap_lines=True)
 
 st.subheader("Where the points went")
 points = explained.points
@@ -146,11 +146,12 @@ for column, (what, anchors, field, score, recorded, show, x_label) in zip(st.col
     with column:
         st.plotly_chart(charts.anchor_curve(
             anchors, title=f"{what.capitalize()}: average {show(average)} → {fmt.factor(score)}", x_label=x_label,
-            value=average, value_label=agent_id, others=others), width="stretch", key=f"{what}_curve")
+            value=average, value_label=agent_id, others=others, theme=ui.chart_theme()),
+            width="stretch", key=f"{what}_curve")
         if recorded == 0:
             st.warning(f"No completed run recorded a {what}: {what} score 0 (data-quality flag).")
 
-st.subheader("Consistency gate")
+st.subheader("Consistency gate", help=glossary.tooltip("pstdev"))
 gate = policy.consistency_min_latencies
 gate_cols = st.columns(3)
 gate_cols[0].metric("Recorded latencies", f"{h.latency_runs:,}", help=f"{gate} needed for a measured consistency")

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import badges, charts, data, downloads, drill, state, tables, ui
+from explorer import badges, charts, data, downloads, drill, glossary, state, tables, ui
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 from scoring.methodology import execution_formula
@@ -11,6 +11,8 @@ st.caption(f"The canonical headline composite (0–100): {CANONICAL_POLICY.succe
            f"{CANONICAL_POLICY.cost_weight:.0%} cost, over all completed runs. Open *Headline composite* for why "
            "each score is what it is.")
 
+AGENT_COLUMN_PX = 250  # wide enough for a 30-character agent id
+
 scored = data.require_scores()
 report, runs = scored.report, scored.runs
 
@@ -18,7 +20,7 @@ cols = st.columns([1, 1, 1, 2])
 cols[0].metric("Runs", fmt.count(len(runs)))
 cols[1].metric("Agents", fmt.count(len(report.agents)))
 cols[2].metric("Tasks", fmt.count(runs["task_id"].nunique()))
-cols[3].metric("Policy version", report.policy.version)
+cols[3].markdown(f"Policy version\n\n`{report.policy.version}`")  # a metric would cut the version short
 if scored.imported is not None:
     data.show_import_report(scored.imported)
 if scored.loaded.excluded_rows:
@@ -37,13 +39,23 @@ if show_intervals:
     board = tables.with_intervals(board, iv)
 selected = ui.table(
     board,
+    # One scale per kind of measure: the 0–100 score; every 0–1 factor as a percentage; latency and cost in units.
     {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score, "Success rate": fmt.pct2,
-     "Execution": fmt.factor,
-     "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor, "Avg cost (USD)": fmt.usd},
+     "Execution": fmt.pct2, "Avg latency (ms)": fmt.ms, "Consistency": fmt.pct2, "Cost score": fmt.pct2,
+     "Avg cost (USD)": fmt.usd},
     key="leaderboard", select="single-row",
-    columns={"Score": st.column_config.Column(help="Headline composite, 0–100, two decimals"),
-             "Execution": st.column_config.Column(help=execution_formula(report.policy)),
-             "Flags": st.column_config.TextColumn(width="medium")},
+    columns={"Rank": st.column_config.Column(pinned=True),
+             "Agent": st.column_config.TextColumn(pinned=True, width=AGENT_COLUMN_PX,
+                                                  help="The agent's id (the column stays in view when scrolling)"),
+             "Score": st.column_config.Column(help="Headline composite, 0–100, two decimals"),
+             "Execution": st.column_config.Column(help=f"{execution_formula(report.policy)}; a 0–1 factor shown "
+                                                       "as a percentage"),
+             "Consistency": st.column_config.Column(help="clamp(1 − pstdev ÷ mean, 0, 1) of the latencies; a 0–1 "
+                                                         "factor shown as a percentage. " + glossary.explain("pstdev")),
+             "Cost score": st.column_config.Column(help="The average cost through the cost anchors; a 0–1 factor "
+                                                        "shown as a percentage"),
+             "Flags": st.column_config.TextColumn(width="large"),
+             **({"Tie group": st.column_config.Column(help=glossary.explain("tie group"))} if iv is not None else {})},
 )
 st.caption("Flags: **zero-success floor** — completed runs but none successful, so the score is 0; "
            f"**neutral consistency** — fewer than {report.policy.consistency_min_latencies} recorded latencies, "
@@ -99,10 +111,10 @@ ui.table(counts, key="accounting",
                   "pass^k outcomes": st.column_config.Column(help="terminal runs with a known outcome")})
 
 if show_intervals:
-    st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv)), width="stretch",
-                    key="leaderboard_interval_chart")
-    st.caption(f"{replicates:,} bootstrap replicates of each agent's completed runs (seed {seed}); "
-               "change them on *Is the difference real?*.")
+    st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv), floored=tables.floored(report),
+                                          theme=ui.chart_theme()), width="stretch", key="leaderboard_interval_chart")
+    st.caption(f"**Tie groups** (the colours): {glossary.explain('tie group')} {replicates:,} bootstrap "
+               f"replicates of each agent's completed runs (seed {seed}); change them on *Is the difference real?*.")
 
 info = data.dataset_info(scored)
 left, right = st.columns(2)

@@ -28,7 +28,7 @@ ui.table(constants, key="constants")
 st.header("Normalization anchors")
 st.caption("Straight lines between consecutive anchors; below the first anchor the first score, above the last "
            "the last score.")
-figures = charts.policy_anchor_figures(policy)
+figures = charts.policy_anchor_figures(policy, theme=ui.chart_theme())
 for column, field, figure in zip(st.columns(3), ("latency_anchors", "cost_anchors", "steps_anchors"), figures):
     anchors = getattr(policy, field)
     with column:

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import charts, data, scorecards, state, tables, ui
+from explorer import charts, data, glossary, scorecards, state, tables, ui
 from explorer import format as fmt
 from scoring import RADAR_AXES, check_weights
 
@@ -23,7 +23,7 @@ def reset_weights() -> None:
 
 scorecards.controls()  # above the sliders: loading a scorecard sets them
 
-st.subheader("Viewer weights")
+st.subheader("Viewer weights", help=glossary.tooltip("profile score", "window", "p50"))
 columns = st.columns(len(RADAR_AXES))
 weights = {}
 for i, (column, axis) in enumerate(zip(columns, RADAR_AXES)):  # seeded from the view state (or a scorecard)
@@ -48,7 +48,8 @@ chosen = st.multiselect("Agents on the radar", agents, max_selections=len(charts
 
 left, right = st.columns([3, 2])
 with left:
-    st.plotly_chart(charts.radar_chart([report.agent(a).radar for a in chosen]), width="stretch", key="radar")
+    st.plotly_chart(charts.radar_chart([report.agent(a).radar for a in chosen], theme=ui.chart_theme()),
+                    width="stretch", key="radar")
 with right:
     st.subheader("Unavailable axes")
     gaps = [(a, axis) for a in chosen for axis in RADAR_AXES if report.agent(a).radar.axes[axis] is None]

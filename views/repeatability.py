@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import charts, data, state, tables, tau2_reading, ui
+from explorer import charts, data, glossary, state, tables, tau2_reading, ui
 from explorer import format as fmt
 
 st.title("Repeatability")
@@ -21,7 +21,7 @@ st.markdown(
 )
 
 summary = [(a.agent_id, a.repeatability.pass_k) for a in report.agents]
-st.plotly_chart(charts.pass_k_bars(summary, levels), width="stretch", key="pass_k_bars")
+st.plotly_chart(charts.pass_k_bars(summary, levels, theme=ui.chart_theme()), width="stretch", key="pass_k_bars")
 ui.table(tables.repeatability_summary(report), {f"pass^{k}": lambda v: fmt.pct(v, 2) for k in levels},
          key="pass_k_summary",
          columns={"Qualifying tasks": st.column_config.Column(
@@ -34,12 +34,12 @@ if unqualified:
 st.caption("These are the canonical numbers (the published rule). tau2-bench's reading of the same outcomes, "
            "labelled as a comparison, is at the end of the page.")
 
-st.subheader("The pass^k curve")
+st.subheader("The pass^k curve", help=glossary.tooltip("pass^k"))
 with_tasks = [a.agent_id for a in report.agents if a.repeatability.pass_k is not None]
 chosen = st.multiselect("Agents", with_tasks, default=with_tasks[:4], key="curve_agents",
                         max_selections=len(charts.PALETTE))
 curves = {a: report.agent(a).repeatability.curve() for a in chosen}
-st.plotly_chart(charts.pass_k_curve(curves, marked=levels), width="stretch", key="pass_k_curve")
+st.plotly_chart(charts.pass_k_curve(curves, marked=levels, theme=ui.chart_theme()), width="stretch", key="pass_k_curve")
 st.caption("k runs from 1 to the agent's largest outcome count; a task with fewer than k outcomes contributes 0.")
 
 st.subheader("Per-task detail")
@@ -58,7 +58,7 @@ if with_tasks:
                    f"(fewer than {policy.pass_k_min_outcomes} outcomes; shown without pass^k).")
     with right:
         values = task_rows.loc[task_rows["Qualifies"], f"pass^{k}"].astype(float).tolist()
-        st.plotly_chart(charts.pass_k_histogram(values, agent=agent_id, k=k), width="stretch",
+        st.plotly_chart(charts.pass_k_histogram(values, agent=agent_id, k=k, theme=ui.chart_theme()), width="stretch",
                         key="pass_k_histogram")
 else:
     st.info("No agent has a task with enough outcomes for pass^k.")

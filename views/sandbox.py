@@ -103,7 +103,7 @@ st.download_button("Download the rank changes (CSV)",
                                               changed_constants(policy_to_dict(sandbox))),
                    file_name=downloads.file_name("rank-changes", info, sandbox.version, "csv"), mime="text/csv",
                    icon=":material/download:")
-st.plotly_chart(charts.rank_moves(diff, theme=charts.theme_for(st.context.theme.type)), width="stretch",
+st.plotly_chart(charts.rank_moves(diff, theme=ui.chart_theme()), width="stretch",
                 key="rank_moves")
 
 st.subheader("Score receipts")

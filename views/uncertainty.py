@@ -1,7 +1,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import charts, data, state, tables, ui
+from explorer import charts, data, glossary, state, tables, ui
 from explorer import format as fmt
 from scoring.uncertainty import frontier_points, pareto_frontier
 
@@ -14,16 +14,19 @@ report = scored.report
 policy = report.policy
 
 left, right, _ = st.columns([1, 1, 2])
-replicates = left.number_input("Bootstrap replicates", 100, 5000, step=100, **state.bound("replicates", "replicates"))
-seed = right.number_input("Seed", 0, 2**31 - 1, step=1, **state.bound("seed", "seed"))
+replicates = left.number_input("Bootstrap replicates", 100, 5000, step=100,
+                               help=glossary.tooltip("bootstrap", "replicates"),
+                               **state.bound("replicates", "replicates"))
+seed = right.number_input("Seed", 0, 2**31 - 1, step=1, help=glossary.tooltip("seed"), **state.bound("seed", "seed"))
 iv = data.intervals(scored, int(replicates), int(seed))
 
-st.subheader("Intervals and tie groups")
+st.subheader("Intervals and tie groups", help=glossary.tooltip("percentile interval", "tie group"))
 st.caption("95% percentile intervals: each agent's completed runs resampled with replacement for the headline; "
            "outcomes resampled within each task for pass^k. Walking down the leaderboard, an agent joins the "
            "current tie group while its upper bound reaches the lower bound of the group's first agent. "
            "Agents in one group are not clearly separated by these data.")
-st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv)), width="stretch", key="interval_chart")
+st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv), floored=tables.floored(report),
+                                      theme=ui.chart_theme()), width="stretch", key="interval_chart")
 rows = []
 for a in report.agents:
     x = iv.agents[a.agent_id]
@@ -42,7 +45,7 @@ for column in ("Score", "Score low", "Score high"):
     table[column] = table[column].astype("Float64")
 ui.table(table, {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score}, key="interval_table")
 
-st.subheader("Cost–accuracy and latency–accuracy frontiers")
+st.subheader("Cost–accuracy and latency–accuracy frontiers", help=glossary.tooltip("Pareto frontier"))
 st.caption("An agent is on the Pareto frontier when no other agent has both a success rate at least as high "
            "and an average at least as low, one of them strictly.")
 left, right = st.columns(2)
@@ -51,7 +54,8 @@ for panel, axis, label, unit in ((left, "cost", "average cost per completed run 
     points = frontier_points(report, axis)
     with panel:
         st.plotly_chart(charts.frontier_chart(points, pareto_frontier(points), x_label=label, unit=unit,
-                                              title=f"Success rate against average {axis}"),
+                                              title=f"Success rate against average {axis}",
+                                              theme=ui.chart_theme()),
                         width="stretch", key=f"frontier_{axis}")
 
 st.subheader("Sensitivity of one agent")
