@@ -118,3 +118,14 @@ def test_balance_weights_scales_the_headline_weights_to_1_and_keeps_them_in_the_
     assert values == [0.46, 0.27, 0.27]
     assert not at.error
     assert at.query_params["policy.success_weight"] == "0.46"
+
+
+def test_a_scorecard_link_is_the_radar_pages_own_and_stays_in_its_link():
+    at = go(app(scorecard="speed-first"), "radar")
+    assert "not a setting" not in warnings(at)
+    assert at.query_params["scorecard"] == "speed-first"
+    assert "scorecard=speed-first" in link_text(at)
+    weights = at.query_params["weights"]  # the sliders the scorecard set, kept when the page is left
+    go(at, "headline")
+    go(at, "radar")
+    assert at.query_params["weights"] == weights
