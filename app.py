@@ -65,11 +65,19 @@ if expected:
             "in the sidebar to see the same view; until then the data shown is "
             f"{fmt.plain(dataset.name)}.", icon=":material/link:")
 
-try:
-    navigation.run()
-finally:  # after the page: its link carries what the page's widgets just set (even when the page stopped early)
+link_source_params = state.encode_source(dataset.kind, connection=dataset.connection, table=dataset.table,
+                                         sha256=dataset.digest)
+
+
+def link_and_pack(when: str) -> None:
     with link_slot.container():
-        link = state.copy_link(page, state.encode_source(dataset.kind, connection=dataset.connection,
-                                                         table=dataset.table, sha256=dataset.digest))
+        link = state.copy_link(page, link_source_params, key=when)
         if isinstance(result, data.Scored):
-            data.pack_downloads(result, link, state.view())
+            data.pack_downloads(result, link, state.view(), key=when)
+
+
+# Drawn before the page (it stays when the page stops early, e.g. on refused sandbox edits) and drawn again
+# after it, in the same place: the link then carries what the page's own code just set (sandbox edits).
+link_and_pack("before")
+navigation.run()
+link_and_pack("after")

@@ -598,7 +598,7 @@ def dataset_info(scored_data: Scored) -> DatasetInfo:
                        hash_of="import of the files" if kind == "import" else "file bytes", **counts)
 
 
-def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any]) -> None:
+def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any], *, key: str = "") -> None:
     """The review pack of the current view as HTML (and PDF when Chromium is here), built when clicked.
 
     ``view`` is the view state (``explorer.state``): the radar's weights and agents, the agent shown, the
@@ -628,10 +628,12 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any]) -> N
     policy_version = sandbox.version if sandbox is not None else CANONICAL_POLICY.version
     st.download_button("Review pack (HTML)", document, file_name=file_name("review", info, policy_version, "html"),
                        mime="text/html", icon=":material/download:", width="stretch", on_click="ignore",
+                       key=f"pack_html_{key}",
                        help="One self-contained file for the minutes: every chart and table of this view, the "
                             "methodology and the dataset's sha256; opens offline.")
     if find_chromium() is not None:
         st.download_button("Review pack (PDF)", lambda: pack_pdf(document()), on_click="ignore",
+                           key=f"pack_pdf_{key}",
                            file_name=file_name("review", info, policy_version, "pdf"), mime="application/pdf",
                            icon=":material/picture_as_pdf:", width="stretch",
                            help="The same pack printed to A4 by headless Chromium (takes a few seconds)")

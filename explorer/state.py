@@ -443,6 +443,8 @@ def parse_source(params: Mapping[str, Sequence[str] | str],
 
 STORE = "view_state"  # state name -> value, shared by every page of the session
 LINK = "view_link"  # what the session's first URL asked for: Link
+VERSION = "view_version"  # raised when a link sets state that widgets already drawn must take
+SEEDED = "view_seeded"  # widget key -> the VERSION it was last seeded at
 NOTICES = "view_notices"  # (page url path, notices) shown on the page the link opened
 
 
@@ -490,6 +492,8 @@ def settle_link(agents: Collection[str] | None, sha256: str | None) -> None:
         return
     parsed = parse(link.waiting, agents, only=[k.name for k in KEYS if k.kind in AGENT_KINDS])
     st.session_state[STORE].update(parsed.values)
+    if parsed.values:  # widgets already drawn (on the data shown before the upload) take the link's values
+        st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
     link.notices += parsed.notices
     link.waiting = {}
     link.source = Source()  # settled: the link's dataset is shown (or it never named one)
@@ -530,7 +534,8 @@ def put(name: str, value: Any) -> None:
 def bound(name: str, key: str, options: Sequence[Any] | None = None, *, part: int | None = None,
           fallback: Any = None) -> dict[str, Any]:
     """Keyword arguments that tie a widget to the state ``name``: its ``key``, seeded from the state when the
-    widget has no value yet (a first visit, or the page was left and its widgets dropped), and an
+    widget has no value yet (a first visit, or the page was left and its widgets dropped) or when a link
+    set the state after the widget was drawn (its agents, once the upload it waited for is shown), and an
     ``on_change`` that writes the viewer's choice back. ``options`` are the widget's choices (a value not
     among them is not seeded); ``part`` is an index into a tuple value (one slider of the weights);
     ``fallback`` seeds the widget when the state has no value (a default that depends on the data, such
@@ -539,7 +544,10 @@ def bound(name: str, key: str, options: Sequence[Any] | None = None, *, part: in
     The widget must not be given its own ``value``/``index``/``default``: the state is its only source.
     """
     st = _st()
-    if key not in st.session_state:
+    seeded = st.session_state.setdefault(SEEDED, {})
+    version = st.session_state.get(VERSION, 0)
+    if key not in st.session_state or seeded.get(key, version) != version:
+        seeded[key] = version
         value = get(name)
         if value is None:
             value = fallback
@@ -605,12 +613,12 @@ def show_link_notices(page: str) -> None:
                    icon=":material/link_off:")
 
 
-def copy_link(page, source: Mapping[str, str]) -> str:
+def copy_link(page, source: Mapping[str, str], *, key: str = "") -> str:
     """Mirror ``page``'s state in the URL and offer its full link to copy (st.code has a copy button)."""
     st = _st()
     params = write_url(page.name, source)
     url = link_url(str(st.context.url or ""), page.url_path, params)
-    with st.popover("Copy link", icon=":material/link:", width="stretch",
+    with st.popover("Copy link", icon=":material/link:", width="stretch", key=f"copy_link_{key}",
                     help="A link to this page with its settings: paste it in the meeting chat"):
         st.caption("This page with its settings. Copy it with the button at the right of the box.")
         st.code(url, language=None, wrap_lines=True)

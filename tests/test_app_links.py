@@ -129,3 +129,11 @@ def test_a_scorecard_link_is_the_radar_pages_own_and_stays_in_its_link():
     go(at, "headline")
     go(at, "radar")
     assert at.query_params["weights"] == weights
+
+
+def test_the_link_is_offered_even_when_the_page_stops_early():
+    at = go(app(), "sandbox")
+    at.number_input(key="success_weight_0").set_value(0.5).run()  # refused: the page stops at the error
+    assert "must sum to 1" in "\n".join(e.value for e in at.error)
+    assert link_text(at).endswith("/sandbox")
+    assert [b.label for b in at.sidebar.get("download_button")][:1] == ["Review pack (HTML)"]

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 from conftest import RERUN_COUNTER_JS, SAMPLE_PATH, TIMEOUT_MS, VIEWPORT, AppSession
-from test_browser import download, press_on_slider, selectbox_value, slider
+from test_browser import download, press_on_slider, selectbox_value, slider, upload, write_csv
 
 pytestmark = pytest.mark.browser
 
@@ -110,3 +110,23 @@ def test_receipt_downloads_are_named_by_agent_policy_and_dataset(app, sample_rep
     name, text = download(app, "Download the receipt (JSON)")
     assert name == f"receipt_swift-lite_{sample_report.policy.version}_{sha}.json"
     assert '"agent_id": "swift-lite"' in text
+
+
+def test_a_link_made_on_an_upload_waits_for_that_file_then_opens_the_view(app, fresh, tmp_path):
+    rows = [(f"{agent}-{i}", agent, f"t{i % 3}", "completed", "true" if i % 3 else "false", 800 + 10 * i, 0.01, 2,
+             f"2026-07-01T00:{i:02d}:00Z") for agent in ("alpha-agent", "beta-agent") for i in range(12)]
+    path = write_csv(tmp_path / "meeting.csv", rows)
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    app.goto("headline")
+    upload(app, path)
+    pick = app.page.locator("[data-testid='stSelectbox']").get_by_role("combobox", name="Agent").first
+    app.interact(lambda: (pick.click(), app.page.get_by_role("option", name="beta-agent").click()),
+                 description="choosing beta-agent")
+    link = copied_link(app)
+    assert f"data=upload&sha={sha[:16]}" in link and "agent=beta-agent" in link
+    other = fresh(link)
+    assert f"sha256 starts with {sha[:16]}" in other.main_text()  # the sample is shown meanwhile
+    file_input = other.page.locator("[data-testid='stSidebar'] input[type='file']")  # the uploader is already open
+    other.interact(lambda: file_input.set_input_files(str(path)), description="uploading the link's file")
+    assert selectbox_value(other, "Agent").endswith("beta-agent")
+    assert "sha256 starts with" not in other.main_text()
