@@ -26,6 +26,7 @@ import streamlit as st
 
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
 from scoring.database import ConnectFailed, ConnectionSpec, SourceRefused, check_table_name, parse_viewer_url
+from scoring.downloads import DatasetInfo, file_name, runs_sha256
 from scoring.importers import ImportReport, MappingError, combine, import_file, mapping_from_json, mapping_to_json
 from scoring.runs import Problem
 
@@ -33,7 +34,6 @@ from . import format as fmt
 from . import imports
 from . import settings as settings_module
 from .cache import BoundedCache
-from .downloads import DatasetInfo, file_name, runs_sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_PATH = ROOT / "sample_data" / "runs.csv"

@@ -29,13 +29,13 @@ from plotly.offline import get_plotlyjs
 
 from scoring import RADAR_AXES, Report, check_weights
 from scoring.axes import AXIS_LABELS
+from scoring.downloads import DatasetInfo, now_utc
 from scoring.methodology import anchor_rows, execution_formula, headline_formula, rules, worked_formula
 from scoring.policy import FIELD_BY_NAME, FIELDS, policy_to_dict
 from scoring.sandbox import changed_constants, rank_diff
 
 from . import charts, tables
 from . import format as fmt
-from .downloads import DatasetInfo, now_utc
 from .glossary import GLOSSARY
 
 CHART_AGENTS = 40  # agents drawn in a bar or interval chart; the tables list every agent

@@ -509,7 +509,7 @@ def input_dataset(args, loaded: LoadedRuns, limits: Limits):
     """The dataset the inputs make, named as the app names it: one runs file by the sha256 of its bytes, an
     import by the digest of its files' hashes, names, tags and mapping (the app's upload of the same files
     gives the same digest)."""
-    from explorer.downloads import DatasetInfo, file_sha256, import_digest
+    from scoring.downloads import DatasetInfo, file_sha256, import_digest
 
     def sha(path: Path) -> str:
         if not path.is_dir():
@@ -537,6 +537,8 @@ def run_pack(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     import shlex
     import time
 
+    # The one place the core reaches into explorer/: the pack is the app's charts and tables as a file, so it is
+    # built by the same code as the pages (explorer.pack imports plotly, never streamlit).
     from explorer.pack import PackView, PdfUnavailable, build_pack, find_chromium, missing_chromium_message, pack_pdf
 
     started = time.perf_counter()

@@ -90,3 +90,16 @@ def test_a_sixth_axis_added_to_the_registry_reaches_every_output(tmp_path):
     assert "evidence" in found["receipt"]
     assert "weight_evidence" in found["sliders"]
     assert found["exception"] == []
+
+
+def test_the_scoring_package_never_imports_streamlit():
+    """Every module of scoring/ (and explorer.pack, which `python -m scoring pack` uses) imports without
+    streamlit: the core runs in a CLI, a notebook or a Spark driver."""
+    code = ("import importlib, pkgutil, sys, scoring\n"
+            "for m in pkgutil.walk_packages(scoring.__path__, 'scoring.'):\n"
+            "    if not m.name.endswith('__main__'): importlib.import_module(m.name)\n"
+            "import explorer.pack\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'streamlit'))\n")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.strip() == "[]"

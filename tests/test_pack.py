@@ -1,4 +1,4 @@
-"""The review pack (explorer.pack), the download naming (explorer.downloads) and `python -m scoring pack`."""
+"""The review pack (explorer.pack), the download naming (scoring.downloads) and `python -m scoring pack`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from explorer import downloads, pack
-from scoring import CANONICAL_POLICY, load_runs, runs_from_records, score_runs
+from explorer import pack
+from scoring import CANONICAL_POLICY, downloads, load_runs, runs_from_records, score_runs
 from scoring.policy import policy_from_dict, policy_json, policy_to_dict
 from scoring.uncertainty import bootstrap_intervals
 

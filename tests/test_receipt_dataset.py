@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer import downloads
-from scoring import load_runs, score_runs
+from scoring import downloads, load_runs, score_runs
 from scoring.receipt import build_receipt, receipt_markdown, receipt_problems, verify
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,8 +1,8 @@
 import streamlit as st
 
-from explorer import badges, charts, data, downloads, drill, glossary, state, tables, ui
+from explorer import badges, charts, data, drill, glossary, state, tables, ui
 from explorer import format as fmt
-from scoring import CANONICAL_POLICY
+from scoring import CANONICAL_POLICY, downloads
 from scoring.methodology import execution_formula
 
 st.title("Leaderboard")

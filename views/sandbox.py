@@ -1,8 +1,8 @@
 import streamlit as st
 
-from explorer import charts, data, downloads, state, ui
+from explorer import charts, data, state, ui
 from explorer import format as fmt
-from scoring import CANONICAL_POLICY
+from scoring import CANONICAL_POLICY, downloads
 from scoring.policy import HEADLINE_WEIGHTS
 from scoring.receipt import build_receipt, receipt_json, receipt_markdown
 from scoring.sandbox import (

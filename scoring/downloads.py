@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from scoring.report import Report, neutralize_cell
+from .report import Report, neutralize_cell
 
 SHORT_SHA = 12  # hex digits of the dataset's sha256 in a file name
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
