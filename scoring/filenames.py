@@ -12,8 +12,8 @@ def file_slug(text: str, max_chars: int = SLUG_MAX_CHARS) -> str:
     """``text`` as a piece of a file name: ASCII letters, digits, ``.``, ``_`` and single ``-``, lower case.
 
     Letters with diacritics keep their base letter; anything else becomes ``-``. The result never
-    starts with a dot or a dash (no hidden file, no option), is at most ``max_chars`` long, and is
-    empty when nothing of ``text`` survives.
+    starts or ends with a dot, a dash or an underscore (no hidden file, no option), is at most
+    ``max_chars`` long, and is empty when nothing of ``text`` survives (``file_slug("_")`` is '').
 
     Examples
     --------
@@ -23,4 +23,4 @@ def file_slug(text: str, max_chars: int = SLUG_MAX_CHARS) -> str:
     ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
     slug = re.sub(r"[^a-z0-9._]+", "-", ascii_text)
     slug = re.sub(r"\.{2,}", ".", slug)
-    return slug[:max_chars].strip("-.")
+    return slug[:max_chars].strip("-._")

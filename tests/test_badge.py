@@ -281,3 +281,9 @@ def test_names_a_slug_would_merge_stay_apart(a, b):
 def test_file_name_refuses_a_hash_that_is_not_a_sha256():
     with pytest.raises(ValueError, match="64 hex digits"):
         badge_file_name("a", VERSION, "../etc/passwd")
+
+
+@pytest.mark.parametrize("name", ["_", "__x__", "._-", "-_a"])
+def test_underscores_at_the_ends_of_a_name_are_dropped_like_dots_and_dashes(name):
+    """Found by the property above in CI: an agent called '_' gave 'badge-_-...'."""
+    assert SAFE_FILE_NAME.fullmatch(badge_file_name(name, VERSION, SHA))
