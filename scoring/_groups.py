@@ -79,7 +79,8 @@ class AgentGroups:
         sums = _pairwise_segment_sums(wide, self.codes, self.starts)
         rounded = sums.astype(np.float64)
         rows = np.diff(np.append(self.starts, len(values))).astype(np.float64)
-        levels = np.ceil(np.log2(np.maximum(rows, 1.0)))
+        # Error bound gamma_k * sum: k = (BLOCK - 1) additions in a block, then one per pairwise level.
+        levels = (_BLOCK - 1) + np.ceil(np.log2(np.maximum(np.ceil(rows / _BLOCK), 1.0)))
         unit = np.finfo(np.longdouble).eps / 2
         error = (levels * unit / (1 - levels * unit) * 1.0001).astype(np.longdouble) * sums
         # The midpoint between ``rounded`` and its neighbour on the side of the extended sum.
@@ -95,12 +96,18 @@ class AgentGroups:
         return rounded
 
 
+_BLOCK = 32  # rows summed in order before the pairwise levels (one pass instead of five)
+
+
 def _pairwise_segment_sums(values: np.ndarray, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Sums of contiguous segments (rows of one code), each added pairwise: level by level, neighbours
-    within a segment are combined, so an error grows with log2 of the segment length, not the length."""
+    """Sums of contiguous segments (rows of one code): blocks of ``_BLOCK`` rows added in order, then
+    the block sums added pairwise, level by level (neighbours within a segment are combined), so an
+    error grows with the block size plus log2 of the number of blocks, not with the segment length."""
     position = np.arange(len(values)) - starts[codes]
+    width = _BLOCK
     while len(values) > len(starts):
-        half = position // 2
+        half = position // width
+        width = 2
         change = np.empty(len(values), dtype=bool)
         change[0] = True
         change[1:] = (codes[1:] != codes[:-1]) | (half[1:] != half[:-1])

@@ -120,3 +120,48 @@ def test_average_latency_is_the_correctly_rounded_sum_over_the_count(values):
              "latency_ms": v, "cost_usd": None} for i, v in enumerate(values)]
     headline = score_runs(runs_from_records(rows)).agents[0].headline
     assert headline.avg_latency_ms == math.fsum(values) / len(values)
+
+
+def test_exact_totals_equal_fsum_over_long_and_adversarial_segments():
+    """Per-agent sums over segments from 1 to 5,000 rows (blocks of 32 in order, then pairwise): each equals
+    math.fsum of the agent's values, including values spread over 60 binary orders and near-halfway sums."""
+    import math
+
+    import numpy as np
+
+    from scoring._groups import AgentGroups
+
+    rng = np.random.default_rng(7)
+    for trial in range(6):
+        sizes = rng.integers(1, 5000, size=12)
+        codes = np.repeat(np.arange(len(sizes)), sizes)
+        values = np.ldexp(rng.random(len(codes)), rng.integers(-30, 30, size=len(codes)))
+        if trial % 2:  # many copies of values whose sum lies near a rounding midpoint of the double
+            values = np.where(rng.random(len(codes)) < 0.5, 1.0 + 2.0 ** -52, 2.0 ** -53)
+        mask = rng.random(len(codes)) < 0.9
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        groups = AgentGroups(agents=tuple(map(str, range(len(sizes)))), codes=codes, completed=mask,
+                             terminal=mask, known=mask, succeeded=mask, starts=starts)
+        got = groups.exact_total(mask, values)
+        for i, (start, size) in enumerate(zip(starts, sizes)):
+            chunk = values[start:start + size][mask[start:start + size]]
+            assert got[i] == math.fsum(chunk.tolist()), (trial, i, size)
+
+
+def test_an_exact_midpoint_hidden_below_extended_precision_is_rounded_as_fsum_rounds_it():
+    """1 + 2^-52 followed by 2^12 values of 2^-65: the exact total is the midpoint 1 + 2^-52 + 2^-53, which
+    rounds to even (1 + 2^-51); each tiny value is below half a unit of 1 in extended precision, so an
+    extended sum that adds them to the 1 one at a time misses the midpoint. The total must be fsum's."""
+    import math
+
+    import numpy as np
+
+    from scoring._groups import AgentGroups
+
+    values = np.concatenate(([1.0 + 2.0 ** -52], np.full(2 ** 12, 2.0 ** -65)))
+    mask = np.ones(len(values), dtype=bool)
+    groups = AgentGroups(agents=("a",), codes=np.zeros(len(values), dtype=np.int64), completed=mask, terminal=mask,
+                         known=mask, succeeded=mask, starts=np.array([0]))
+    expected = math.fsum(values.tolist())
+    assert expected == 1.0 + 2.0 ** -51
+    assert groups.exact_total(mask, values)[0] == expected
