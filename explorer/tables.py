@@ -24,6 +24,7 @@ def leaderboard(report: Report) -> pd.DataFrame:
             "Rank": a.rank,
             "Agent": a.agent_id,
             "Score": h.score,
+            "Flags": ", ".join(h.flags),
             "Success rate": h.success_rate,
             "Execution": h.execution_score,
             "Avg latency (ms)": h.avg_latency_ms,
@@ -31,11 +32,11 @@ def leaderboard(report: Report) -> pd.DataFrame:
             "Cost score": h.cost_score,
             "Avg cost (USD)": h.avg_cost_usd,
             "Completed runs": h.completed_runs,
-            "Flags": ", ".join(h.flags),
         })
-    frame = pd.DataFrame(rows, columns=["Rank", "Agent", "Score", "Success rate", "Execution",
+    # Flags beside the score: a 0.00 or an unranked row says why in the columns that stay in view.
+    frame = pd.DataFrame(rows, columns=["Rank", "Agent", "Score", "Flags", "Success rate", "Execution",
                                         "Avg latency (ms)", "Consistency", "Cost score", "Avg cost (USD)",
-                                        "Completed runs", "Flags"])
+                                        "Completed runs"])
     frame["Rank"] = frame["Rank"].astype("Int64")
     for column in ("Score", "Success rate", "Execution", "Avg latency (ms)", "Consistency",
                    "Cost score", "Avg cost (USD)"):

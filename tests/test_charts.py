@@ -366,8 +366,8 @@ def test_report_csv_neutralizes_agent_ids_and_keeps_numbers():
 
 # --------------------------------------------------------------------------- explorer.tables
 
-LEADERBOARD_COLUMNS = ["Rank", "Agent", "Score", "Success rate", "Execution", "Avg latency (ms)", "Consistency",
-                       "Cost score", "Avg cost (USD)", "Completed runs", "Flags"]
+LEADERBOARD_COLUMNS = ["Rank", "Agent", "Score", "Flags", "Success rate", "Execution", "Avg latency (ms)",
+                       "Consistency", "Cost score", "Avg cost (USD)", "Completed runs"]
 
 
 def test_leaderboard_order_and_columns(report):

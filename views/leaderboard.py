@@ -54,7 +54,8 @@ selected = ui.table(
                                                          "factor shown as a percentage. " + glossary.explain("pstdev")),
              "Cost score": st.column_config.Column(help="The average cost through the cost anchors; a 0–1 factor "
                                                         "shown as a percentage"),
-             "Flags": st.column_config.TextColumn(width="large"),
+             "Flags": st.column_config.TextColumn(width="medium", help="Why a score is 0, neutral or missing; "
+                                                                       "see below the table"),
              **({"Tie group": st.column_config.Column(help=glossary.explain("tie group"))} if iv is not None else {})},
 )
 st.caption("Flags: **zero-success floor** — completed runs but none successful, so the score is 0; "
