@@ -107,6 +107,11 @@ def _report_sql(args, weights, policy: Policy, levels: tuple[int, ...] | None, c
     except (ConnectionError, ValueError) as exc:
         print(sql_engine.redact(str(exc)), file=sys.stderr)
         return 2
+    return _print_report(report, args, card)
+
+
+def _print_report(report, args, card) -> int:
+    """An engine's report on stdout in the chosen format (its warnings on stderr)."""
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if args.format == "json":
@@ -163,12 +168,7 @@ def _report_spark(args, weights, policy: Policy, levels: tuple[int, ...] | None,
     except Exception as exc:  # a Spark or connection failure: its one line, not a Java stack trace
         print(f"Spark failed: {spark_engine.spark_error(exc)}", file=sys.stderr)
         return 2
-    for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if args.format == "json":
-        return _write(_json_text(report.to_json(), report, card))
-    text = {"csv": report.to_csv_text, "table": lambda: table_text(report) + "\n"}[args.format]()
-    return _write(text + (scorecard_table_text(report, card) if card and args.format == "table" else ""))
+    return _print_report(report, args, card)
 
 
 def intervals_json_text(runs, report, replicates: int | None, seed: int | None, card=None) -> str:
