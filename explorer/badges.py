@@ -27,9 +27,10 @@ from . import format as fmt
 SHORT_HASH = 12  # as the badge's tooltip shows it
 
 
-@st.cache_resource(max_entries=4, show_spinner="Hashing the table's runs for the badge…")
-def _runs_sha256(key: tuple, _scored: data.Scored) -> str:
-    return runs_hash(_scored.runs)
+def _runs_sha256(key: tuple, scored: data.Scored) -> str:
+    """The runs' hash, once per dataset, in the shared bounded cache (no client can clear it)."""
+    return data.derived("badge_runs_sha256", key, lambda: runs_hash(scored.runs), lambda _: 200,
+                        spinner="Hashing the table's runs for the badge…")
 
 
 def _one_file(dataset: data.Dataset) -> bool:

@@ -25,13 +25,13 @@ from typing import Any, Literal, TypeVar
 import streamlit as st
 
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
-from scoring.database import ConnectFailed, ConnectionSpec, SourceRefused, check_table_name, parse_viewer_url
+from scoring.database import ConnectionSpec, SourceRefused, check_table_name, parse_viewer_url
 from scoring.downloads import DatasetInfo, file_name, runs_sha256
-from scoring.importers import ImportReport, MappingError, combine, import_file, mapping_from_json, mapping_to_json
+from scoring.importers import ImportReport, MappingError, mapping_from_json, mapping_to_json
 from scoring.runs import Problem
 
 from . import format as fmt
-from . import imports
+from . import imports, untrusted
 from . import settings as settings_module
 from .cache import BoundedCache
 
@@ -89,8 +89,7 @@ def _size_of(result: Scored | Refused) -> int:
     if isinstance(result, Refused):
         return 1_000 + 300 * len(result.error.problems)
     runs = result.runs.memory_usage(deep=True, index=False).sum()
-    tasks = sum(a.repeatability.qualifying_tasks + a.repeatability.excluded_tasks for a in result.report.agents)
-    return int(runs + 200 * tasks + 20_000 * len(result.report.agents))
+    return int(runs + report_size(result.report))
 
 
 # One cache per server process, outside Streamlit's caches: a clear-cache message from any client
@@ -106,6 +105,9 @@ def _cache() -> BoundedCache:
             s = settings_module.current()
             _DATASETS = BoundedCache(s.cache_memory, s.cache_idle_seconds)
             threading.Thread(target=_sweep, args=(_DATASETS,), name="explorer-cache-sweeper", daemon=True).start()
+            # The workers that read uploads fork from one server process, started now rather than at the first
+            # upload (it loads pandas, pyarrow and scoring once).
+            threading.Thread(target=_start_workers, name="explorer-forkserver", daemon=True).start()
         return _DATASETS
 
 
@@ -116,12 +118,32 @@ def _sweep(cache: BoundedCache) -> None:
         cache.trim()
 
 
+def _start_workers() -> None:
+    from scoring.worker import start_forkserver
+
+    start_forkserver()
+
+
 def _score_bytes(name: str, exclude_invalid: bool, data: bytes) -> Scored | Refused:
+    """The sample (our own file): read in this process."""
     try:
         loaded = load_runs(data, name=name, exclude_invalid=exclude_invalid, limits=settings_module.current().limits)
     except RunsValidationError as error:
         return Refused(error)
     return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY))
+
+
+def _in_worker(fn: Callable[..., untrusted.Outcome], args: tuple, what: str) -> Scored | Refused:
+    """Untrusted reading, validating and scoring in a worker process under the deployment's limits."""
+    limits = settings_module.current().limits
+    try:
+        outcome = untrusted.run(fn, (*args, limits), limits, what)
+    except RunsValidationError as error:  # a limit breached: the worker was stopped
+        return Refused(error)
+    if outcome.error is not None:
+        return Refused(outcome.error, outcome.imported)
+    assert outcome.loaded is not None and outcome.report is not None
+    return Scored(outcome.loaded, outcome.report, outcome.imported)
 
 
 def _sample_bytes() -> bytes:
@@ -173,10 +195,15 @@ def upload_facts(uploads: list, names: list[str] | None = None) -> list[tuple[st
     for stale in set(facts) - set(ids):
         del facts[stale]
     limits = settings_module.current().limits
-    for file_id, upload, name in zip(ids, uploads, names or [_file_name(u) for u in uploads]):
-        if file_id not in facts:
-            data = upload.getvalue()
-            kind = "mapping" if imports.is_mapping_file(data) else imports.upload_kind(data, name, limits)
+    names = names or [_file_name(u) for u in uploads]
+    new = [(file_id, upload, name) for file_id, upload, name in zip(ids, uploads, names) if file_id not in facts]
+    if new:  # detecting a kind parses the file: in a worker, like every untrusted read
+        datas, new_names = [u.getvalue() for _, u, _ in new], [n for _, _, n in new]
+        try:
+            kinds = untrusted.run(untrusted.upload_kinds, (datas, new_names, limits), limits, ", ".join(new_names))
+        except RunsValidationError:
+            kinds = ["runs"] * len(new)  # the loader, in its own worker, then says why the file is refused
+        for (file_id, _, _), data, kind in zip(new, datas, kinds):
             facts[file_id] = (hashlib.sha256(data).hexdigest(), kind)
     return [facts[i] for i in ids]
 
@@ -246,13 +273,14 @@ def mapping_source() -> MappingSource | None:
 
 def source_table(source: MappingSource):
     """Every column of the table to map (``scoring.runs.RawRuns``), or its Refused; read once, cached."""
-    from .mapping_form import read_table
-
     def compute():
+        limits = settings_module.current().limits
         try:
-            return read_table(source.upload.getvalue(), source.name, settings_module.current().limits)
+            table = untrusted.run(untrusted.read_table, (source.upload.getvalue(), source.name, limits), limits,
+                                  source.name)
         except RunsValidationError as error:
             return Refused(error)
+        return Refused(table) if isinstance(table, RunsValidationError) else table
 
     def size(value) -> int:
         if isinstance(value, Refused):
@@ -395,44 +423,23 @@ def exclude_invalid_rows() -> None:
 
 
 def _read_table(spec: ConnectionSpec, table: str, exclude_invalid: bool) -> Scored | Refused:
-    from scoring.sql_engine import load_postgres_runs
-
-    try:
-        loaded = load_postgres_runs(spec, table, exclude_invalid=exclude_invalid,
-                                    limits=settings_module.current().limits)
-    except RunsValidationError as error:
-        return Refused(error)
-    except ConnectFailed as exc:
-        return Refused(RunsValidationError([Problem(None, None, None, str(exc))], source=table, can_exclude=False))
-    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY))
+    return _in_worker(untrusted.read_database, (spec, table, exclude_invalid), table)
 
 
 def _import_uploads(dataset: Dataset, uploads: list) -> Scored | Refused:
     """Import, validate and score uploaded files (SPEC 7): one report over all of them."""
-    limits = settings_module.current().limits
     tags = list(dataset.experiments) or [None] * len(uploads)
     names = list(dataset.file_names) or [_file_name(u) for u in uploads]
-    try:
-        mapping = mapping_from_json(dataset.mapping) if dataset.mapping else None
-        imported = combine([import_file(u.getvalue(), name, experiment=tag, mapping=mapping, limits=limits)
-                            for u, name, tag in zip(uploads, names, tags)], limits=limits)
-    except RunsValidationError as error:
-        return Refused(error)
-    except ValueError as exc:  # a mapping refused (MappingError): it came from this session's page
-        return Refused(RunsValidationError([Problem(None, None, None, str(exc))], source=dataset.name,
-                                           can_exclude=False))
-    try:
-        loaded = imported.validate(exclude_invalid=dataset.exclude_invalid)
-    except RunsValidationError as error:
-        return Refused(error, imported.report)
-    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY), imported.report)
+    return _in_worker(untrusted.import_files, ([u.getvalue() for u in uploads], names, tags, dataset.mapping,
+                                               dataset.exclude_invalid, dataset.name), dataset.name)
 
 
 def _compute(dataset: Dataset) -> Scored | Refused:
     if dataset.kind == "sample":
         return _score_bytes(dataset.name, dataset.exclude_invalid, _sample_bytes())
     if dataset.kind == "upload":
-        return _score_bytes(dataset.name, dataset.exclude_invalid, st.session_state[UPLOAD_KEY].getvalue())
+        return _in_worker(untrusted.score_file, (dataset.name, st.session_state[UPLOAD_KEY].getvalue(),
+                                                 dataset.exclude_invalid), dataset.name)
     if dataset.kind == "import":
         return _import_uploads(dataset, st.session_state[IMPORT_KEY])
     s = settings_module.current()
@@ -570,16 +577,19 @@ def intervals(scored_data: Scored, replicates: int, seed: int):
         bar.empty()
 
 
-@st.cache_resource(max_entries=8, show_spinner="Scoring under the sandbox policy…")
-def _sandbox_report(key: tuple, version: str, _policy, _scored: Scored):
-    return score_runs(_scored.runs, _policy)
+def report_size(report: Report) -> int:
+    """Bytes a report holds, as the cache budget counts them (per agent and per task it qualifies)."""
+    tasks = sum(a.repeatability.qualifying_tasks + a.repeatability.excluded_tasks for a in report.agents)
+    return 200 * tasks + 20_000 * len(report.agents) + 10_000
 
 
 def sandbox_report(scored_data: Scored, policy):
-    """The current dataset scored under a sandbox policy (cached per dataset and policy label)."""
+    """The current dataset scored under a sandbox policy, once per dataset and policy (whose version names its
+    constants' hash), in the shared bounded cache: no client's clear-cache message can empty it."""
     dataset = current_dataset()
-    return _sandbox_report((dataset.kind, dataset.digest, dataset.exclude_invalid), policy.version, policy,
-                           scored_data)
+    key = ("sandbox", dataset.kind, dataset.digest, dataset.exclude_invalid, policy.version)
+    with st.spinner("Scoring under the sandbox policy…", show_time=True):
+        return _cache().get_or_compute(key, lambda: score_runs(scored_data.runs, policy), report_size)
 
 
 def dataset_info(scored_data: Scored) -> DatasetInfo:

@@ -7,6 +7,10 @@ A viewer can change none of this. Environment variables win over ``[explorer]`` 
 |---|---|---|---|
 | memory budget per file or table | `EXPLORER_MAX_MEMORY` | `max_memory` | 1GB |
 | rows per file or table | `EXPLORER_MAX_ROWS` | `max_rows` | 5,000,000 |
+| agents / tasks per dataset | `EXPLORER_MAX_AGENTS` / `_TASKS` | `max_agents` / `max_tasks` | 10,000 / 100,000 |
+| events per Inspect sample | `EXPLORER_MAX_EVENTS` | `max_events` | 100,000 |
+| CPU seconds to read, validate and score one input | `EXPLORER_MAX_CPU_SECONDS` | `max_cpu_seconds` | 60 |
+| resident memory the worker may use beyond the budget | `EXPLORER_WORKER_OVERHEAD` | `worker_overhead` | 350MB |
 | memory all cached datasets may hold | `EXPLORER_CACHE_MEMORY` | `cache_memory` | 2GB |
 | idle minutes before a cached dataset is dropped | `EXPLORER_CACHE_IDLE_MINUTES` | `cache_idle_minutes` | 30 |
 | viewers may type a database URL | `EXPLORER_ALLOW_DATABASE_URL` | `allow_database_url` | false |
@@ -63,7 +67,12 @@ def read_settings(environ: Mapping[str, str], secrets: Mapping[str, Any]) -> Set
     settings = Settings()
     limits = settings.limits
     for env, key, parse, field in (("EXPLORER_MAX_MEMORY", "max_memory", parse_size, "max_memory"),
-                                   ("EXPLORER_MAX_ROWS", "max_rows", int, "max_rows")):
+                                   ("EXPLORER_MAX_ROWS", "max_rows", int, "max_rows"),
+                                   ("EXPLORER_MAX_AGENTS", "max_agents", int, "max_agents"),
+                                   ("EXPLORER_MAX_TASKS", "max_tasks", int, "max_tasks"),
+                                   ("EXPLORER_MAX_EVENTS", "max_events", int, "max_events"),
+                                   ("EXPLORER_MAX_CPU_SECONDS", "max_cpu_seconds", int, "max_cpu_seconds"),
+                                   ("EXPLORER_WORKER_OVERHEAD", "worker_overhead", parse_size, "worker_overhead")):
         value = pick(env, key)
         if value is not None:
             try:

@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import difflib
 import hashlib
+import io
 import json
 import sys
 from pathlib import Path
@@ -20,12 +21,13 @@ import pandas as pd
 
 from . import format as fmt
 from .importers import KINDS, Imported, MappingError, combine, detect, import_file, mapping_from_json
-from .limits import DEFAULT_LIMITS, Limits, parse_size
+from .limits import DEFAULT_LIMITS, WORKER_OVERHEAD, Limits, format_size, parse_size
 from .policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
 from .radar import check_weights
 from .repeatability import check_levels
 from .report import score_runs
-from .runs import LoadedRuns, RunsValidationError, load_runs
+from .runs import LoadedRuns, RunsValidationError, check_work, load_runs
+from .worker import LimitExceeded, WorkerFailed, run_limited
 
 
 def parse_weights(text: str) -> dict[str, float]:
@@ -294,25 +296,36 @@ def _import_options(command: argparse.ArgumentParser) -> None:
                          help="Inspect AI logs: the scorer whose value is the outcome (default: the first)")
 
 
+_COUNT_OPTIONS = (("max_rows", "--max-rows", "most runs one file may hold"),
+                  ("max_agents", "--max-agents", "most distinct agents one input may hold"),
+                  ("max_tasks", "--max-tasks", "most distinct tasks one input may hold"),
+                  ("max_events", "--max-events", "most events one Inspect sample may hold"),
+                  ("max_cpu_seconds", "--max-cpu-seconds", "CPU seconds reading, validating and scoring may take"))
+
+
 def _limit_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--max-memory", default=None, metavar="SIZE",
-                         help=f"memory budget for the decoded runs of one file, e.g. 4GB (default "
-                              f"{DEFAULT_LIMITS.max_memory // 10**9}GB); larger files are refused before reading")
-    command.add_argument("--max-rows", type=int, default=None, metavar="N",
-                         help=f"most runs one file may hold (default {DEFAULT_LIMITS.max_rows:,})")
+                         help=f"memory budget for one input, e.g. 4GB (default "
+                              f"{DEFAULT_LIMITS.max_memory // 10**9}GB): decoded runs beyond it are refused before "
+                              f"reading, and the worker reading the input is stopped past it plus "
+                              f"{WORKER_OVERHEAD // 10**6} MB of resident memory")
+    for field, option, text in _COUNT_OPTIONS:
+        command.add_argument(option, type=int, default=None, metavar="N",
+                             help=f"{text} (default {getattr(DEFAULT_LIMITS, field):,})")
 
 
 def limits_from(args, parser: argparse.ArgumentParser) -> Limits:
-    """The input limits: the defaults, with --max-memory and --max-rows where given."""
+    """The input limits: the defaults, with --max-memory, --max-rows, ... where given."""
     changes: dict[str, int] = {}
     try:
         if getattr(args, "max_memory", None) is not None:
             changes["max_memory"] = parse_size(args.max_memory)
-        if getattr(args, "max_rows", None) is not None:
-            changes["max_rows"] = args.max_rows
+        for field, _, _ in _COUNT_OPTIONS:
+            if getattr(args, field, None) is not None:
+                changes[field] = getattr(args, field)
         return dataclasses.replace(DEFAULT_LIMITS, **changes)
     except ValueError as exc:
-        parser.error(f"--max-memory / --max-rows: {exc}")
+        parser.error(f"--max-*: {exc}")
         raise  # parser.error exits; this line is never reached
 
 
@@ -334,7 +347,7 @@ class _Refused(Exception):
 
 def _load(path: str, limits: Limits, **options):
     try:
-        return load_runs(path, limits=limits, **options)
+        return check_work(load_runs(path, limits=limits, **options), limits)
     except RunsValidationError as exc:
         hint = ""
         if exc.problems and all(p.code == "missing_column" for p in exc.problems):
@@ -431,7 +444,7 @@ def load_inputs(args, limits: Limits, *, exclude_invalid: bool = False) -> Loade
     for line in imported.report.text().splitlines():
         print(f"import: {line}", file=sys.stderr)
     try:
-        loaded = imported.validate(exclude_invalid=exclude_invalid)
+        loaded = check_work(imported.validate(exclude_invalid=exclude_invalid), limits)
     except RunsValidationError as exc:
         raise _Refused(exc.report()) from None
     shown = set(imported.report.all_warnings())
@@ -711,6 +724,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.argv = argv[1:]
     limits = limits_from(args, parser)
+    if getattr(args, "engine", None) == "spark":  # the cluster (or local JVM) has its own memory settings
+        return _run(args, limits, parser)
+    what = ", ".join(getattr(args, "inputs", None) or []) or getattr(args, "file", None) or "the input"
+    try:
+        code, out, err = run_limited(_run_captured, (args, limits, parser), max_rss=limits.max_resident,
+                                     max_cpu=limits.max_cpu_seconds, what=what,
+                                     memory_setting=f"--max-memory {format_size(limits.max_memory)} + "
+                                                    f"{format_size(WORKER_OVERHEAD)} for the worker itself",
+                                     cpu_setting="--max-cpu-seconds", method="fork")
+    except (LimitExceeded, WorkerFailed) as exc:
+        print(f"{what}: refused: {exc}", file=sys.stderr)
+        return 2
+    if err:
+        sys.stderr.write(err)
+    if out:
+        _write(out)
+    return code
+
+
+def _run(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     command = {"verify": run_verify, "receipt": run_receipt, "explain": run_explain,
                "badge": run_badge}.get(args.command)
     try:
@@ -720,3 +753,16 @@ def main(argv: list[str] | None = None) -> int:
     except _Refused as exc:
         print(str(exc), file=sys.stderr)
         return 2
+
+
+def _run_captured(args, limits: Limits, parser: argparse.ArgumentParser) -> tuple[int, str, str]:
+    """:func:`_run` in the worker: what it prints comes back as text (the parent prints it)."""
+    out, err = io.StringIO(), io.StringIO()
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = _run(args, limits, parser)
+    except SystemExit as exc:  # argparse's parser.error: its message is already on stderr
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+    return code, out.getvalue(), err.getvalue()

@@ -19,6 +19,12 @@ _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
           "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
 
 
+# The worker's fixed share: Python, pandas, pyarrow, inspect_ai and ``scoring`` loaded (about 170 MB resident,
+# measured) and the allocator's slack. With the parent's own interpreter (about 110 MB for the CLI), the whole
+# process tree stays within the budget plus 500 MB.
+WORKER_OVERHEAD = 350 * 10**6
+
+
 @dataclass(frozen=True)
 class Limits:
     """How much one input may hold: every reader of runs checks these before it parses."""
@@ -28,15 +34,42 @@ class Limits:
     max_columns: int = 1_000
     max_line_bytes: int = 16 * 2**20  # one CSV line or JSON Lines record
     max_json_depth: int = 64
+    max_agents: int = 10_000  # distinct agent ids in one dataset
+    max_tasks: int = 100_000  # distinct task ids in one dataset
+    max_events: int = 100_000  # events in one Inspect sample
+    max_cpu_seconds: int = 60  # CPU time to read, validate and score one input (the worker's limit)
+    worker_overhead: int = WORKER_OVERHEAD  # resident memory the worker may use beyond max_memory
 
     def __post_init__(self) -> None:
-        for name in ("max_rows", "max_memory", "max_columns", "max_line_bytes", "max_json_depth"):
+        for name in ("max_rows", "max_memory", "max_columns", "max_line_bytes", "max_json_depth", "max_agents",
+                     "max_tasks", "max_events", "max_cpu_seconds", "worker_overhead"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")
 
+    @property
+    def max_resident(self) -> int:
+        """The resident memory the worker reading one input may reach: the budget plus the worker's own
+        interpreter and libraries (``worker_overhead``)."""
+        return self.max_memory + self.worker_overhead
+
 
 DEFAULT_LIMITS = Limits()
+
+
+def count_error(count: int, what: str, limit: int, name: str) -> str | None:
+    """The refusal of ``count`` things against ``limit`` (named as its setting), or None when within it.
+
+    Examples
+    --------
+    >>> count_error(12_000, "agents", 10_000, "max_agents")
+    'the input has 12,000 agents, more than the limit of 10,000 (max_agents)'
+    >>> count_error(3, "agents", 10_000, "max_agents") is None
+    True
+    """
+    if count <= limit:
+        return None
+    return f"the input has {count:,} {what}, more than the limit of {limit:,} ({name})"
 
 
 def parse_size(text: str | int) -> int:

@@ -135,6 +135,26 @@ class LoadedRuns:
         return bool(self.runs.attrs.get("has_finished_at", False))
 
 
+def check_work(loaded: LoadedRuns, limits: Limits) -> LoadedRuns:
+    """Refuse validated runs with more agents or tasks than ``limits`` allow (scoring works per agent and task).
+
+    Every untrusted input passes here between validation and scoring; the refusal names the limit and
+    both numbers.
+    """
+    from .limits import count_error
+
+    runs = loaded.runs
+    for column, what, limit, setting in (("agent_id", "agents", limits.max_agents, "max_agents"),
+                                         ("task_id", "tasks", limits.max_tasks, "max_tasks")):
+        ids = runs[column]
+        count = len(ids.cat.categories) if isinstance(ids.dtype, pd.CategoricalDtype) else int(ids.nunique())
+        reason = count_error(count, what, limit, setting)
+        if reason is not None:
+            raise RunsValidationError([Problem.of(Reason.FILE, None, column, detail=reason)], source=loaded.source,
+                                      rows_read=loaded.rows_read, can_exclude=False)
+    return loaded
+
+
 def _show(value: str, limit: int = 60) -> str:
     text = value if len(value) <= limit else value[: limit - 1] + "…"
     return repr(text)

@@ -16,10 +16,14 @@ nesting against ``max_json_depth``), and every refusal is a
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import math
 import re
-from collections.abc import Iterable
+import struct
+import zipfile
+import zlib
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -584,3 +588,161 @@ def text_or_problem(doc: Any, path: str) -> tuple[str | None, str | None]:
     return value.strip(), None
 
 
+
+
+# --------------------------------------------------------------------------- archives and streamed JSON
+
+_LOCAL_HEADER = b"PK\x03\x04"
+ZIP_ZSTD = 93
+_READ = 1 << 20  # compressed bytes fed to the inflater at a time
+_INFLATE = 1 << 20  # most bytes one inflate step may produce
+
+
+class _Inflated(io.RawIOBase):
+    """One zip member's bytes, inflated from its local header on, counted as they are produced.
+
+    The archive's directory and local header may lie about a member's size: what counts is what
+    the inflater produces. Past ``budget`` bytes the read stops with a refusal; a member that
+    inflates to another size than its directory declares is refused at its end.
+    """
+
+    def __init__(self, data: bytes, entry: zipfile.ZipInfo, budget: int, name: str, limits: Limits):
+        super().__init__()
+        self.entry, self.budget, self.name, self.limits = entry, budget, name, limits
+        start = entry.header_offset
+        if data[start:start + 4] != _LOCAL_HEADER:
+            raise file_error(name, f"archive member {entry.filename}: no local header where the directory says")
+        name_len, extra_len = struct.unpack("<HH", data[start + 26:start + 30])
+        begin = start + 30 + name_len + extra_len
+        self.inflater: Any = None
+        self.reader: Any = None
+        if entry.compress_type == zipfile.ZIP_STORED:
+            self.reader = io.BytesIO(data[begin:begin + entry.compress_size])
+        elif entry.compress_type == zipfile.ZIP_DEFLATED:
+            self.view = memoryview(data)[begin:]
+            self.inflater = zlib.decompressobj(-15)
+        elif entry.compress_type == ZIP_ZSTD:  # what Inspect writes
+            import zstandard
+
+            self.reader = zstandard.ZstdDecompressor().stream_reader(
+                io.BytesIO(data[begin:begin + entry.compress_size]), read_size=_READ, read_across_frames=False)
+        else:
+            raise file_error(name, f"archive member {entry.filename}: compression method {entry.compress_type} "
+                                   "is not read (only stored, deflated and zstd members)")
+        self.position, self.produced, self.pending, self.done = 0, 0, b"", False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while not self.pending and not self.done:
+            self.pending = self._step()
+        n = min(len(buffer), len(self.pending))
+        buffer[:n] = self.pending[:n]
+        self.pending = self.pending[n:]
+        return n
+
+    def _step(self) -> bytes:
+        try:
+            if self.reader is not None:  # at most _INFLATE bytes per read, whatever the frame says
+                chunk = self.reader.read(_INFLATE)
+                self.done = not chunk
+            else:
+                source = self.inflater.unconsumed_tail or bytes(self.view[self.position:self.position + _READ])
+                if not self.inflater.unconsumed_tail:
+                    self.position += len(source)
+                if not source:
+                    raise file_error(self.name, f"archive member {self.entry.filename}: the compressed data ends "
+                                                "early")
+                chunk = self.inflater.decompress(source, _INFLATE)
+                self.done = self.inflater.eof
+        except RunsValidationError:
+            raise
+        except Exception as exc:
+            raise file_error(self.name, f"archive member {self.entry.filename}: not readable ({exc})") from None
+        self.produced += len(chunk)
+        if self.produced > self.budget:
+            declared = format_size(self.entry.file_size)
+            raise file_error(self.name, f"archive member {self.entry.filename} inflates to more than "
+                                        f"{format_size(self.budget)} (its directory says {declared}); the archive "
+                                        f"may unpack to at most {format_size(self.limits.max_memory)} (max_memory); "
+                                        "refused while unpacking")
+        if self.done and self.produced != self.entry.file_size:
+            raise file_error(self.name, f"archive member {self.entry.filename} inflates to {self.produced:,} bytes, "
+                                        f"not the {self.entry.file_size:,} its directory declares: refused")
+        return chunk
+
+
+def check_archive(data: bytes, name: str, limits: Limits, *, json_members: Callable[[str], str | None]) -> int:
+    """Unpack every member of a zip archive once, counting the bytes actually produced; refuse past the budget.
+
+    ``json_members(filename)`` says, for a member that is JSON, what its events live under (see
+    :func:`scan_json`), or None for a member that is not JSON. Each JSON member is streamed through
+    :func:`scan_json` (nesting and events). Returns the unpacked size. Memory: one chunk at a time.
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            entries = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise file_error(name, f"not readable as a zip archive: {exc}") from None
+    check_rows(len(entries), name, limits, "archive entries")
+    total = 0
+    for entry in entries:
+        member = _Inflated(data, entry, limits.max_memory - total, name, limits)
+        events = json_members(entry.filename)
+        if events is None:
+            while member.read(_INFLATE):
+                pass
+        else:
+            scan_json(io.BufferedReader(member, _INFLATE), f"{name}: {entry.filename}", limits, events_at=events)
+        total += member.produced
+    return total
+
+
+_SCALARS = frozenset({"null", "boolean", "integer", "double", "number", "string"})
+
+
+def scan_json(stream: BinaryIO, where: str, limits: Limits, *, events_at: str = "") -> None:
+    """Stream a JSON document once: refuse nesting past ``max_json_depth`` and an events list past ``max_events``.
+
+    ``events_at`` is the key path of a sample's events list with ``*`` for any list item
+    (``"events"`` in a ``.eval`` sample member, ``"samples.*.events"`` in a ``.json`` log; empty: no
+    events counted). Nothing is kept but a stack of keys, so the memory is that of one chunk.
+    """
+    import ijson
+
+    target = tuple(events_at.split(".")) if events_at else None
+    keys: list[str] = []  # per open container: its last key (maps) or "*" (lists)
+    counting: list[bool] = []  # per open container: it is an events list
+    count = 0
+    try:
+        for event, value in ijson.basic_parse(stream, use_float=True):
+            if event == "map_key":
+                keys[-1] = value
+                continue
+            if counting and counting[-1] and (event in _SCALARS or event in ("start_map", "start_array")):
+                count += 1
+                if count > 100 * limits.max_events:  # counted on only so far: the message gives a number
+                    raise _too_many_events(where, f"more than {count - 1:,}", limits)
+            if event in ("start_map", "start_array"):
+                if len(keys) >= limits.max_json_depth:
+                    raise file_error(where, f"the JSON nests {len(keys) + 1} levels deep (and may go deeper), more "
+                                            f"than the limit of {limits.max_json_depth} (max_json_depth); refused "
+                                            "while reading")
+                is_events = event == "start_array" and target is not None and len(keys) == len(target) and all(
+                    t in ("*", k) for t, k in zip(target, keys))
+                counting.append(is_events)
+                keys.append("*" if event == "start_array" else "")
+                if is_events:
+                    count = 0
+            elif event in ("end_map", "end_array"):
+                keys.pop()
+                if counting.pop() and count > limits.max_events:
+                    raise _too_many_events(where, f"{count:,}", limits)
+    except ijson.JSONError as exc:
+        raise file_error(where, f"not valid JSON ({' '.join(str(exc).split())[:200]})") from None
+
+
+def _too_many_events(where: str, count: str, limits: Limits) -> RunsValidationError:
+    return file_error(where, f"a sample has {count} events, more than the limit of {limits.max_events:,} "
+                             "(max_events)")

@@ -10,6 +10,7 @@ of everything it would unpack to) against ``max_memory``, its sample count again
 from __future__ import annotations
 
 import io
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -21,11 +22,13 @@ from ._base import (
     MappedColumn,
     Records,
     agent_with_experiment,
+    check_archive,
     check_rows,
     file_error,
     imported_from,
     is_naive_timestamp,
     json_depth,
+    scan_json,
     trial_count_warnings,
 )
 
@@ -84,7 +87,15 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
         if depth > limits.max_json_depth:
             raise file_error(name, f"the JSON nests {depth} levels deep, more than the limit of "
                                    f"{limits.max_json_depth} (max_json_depth)")
-    log = _read_log(data, fmt, name, path)
+        scan_json(io.BytesIO(data), name, limits, events_at="samples.*.events")
+    if fmt == "eval" and path is None:
+        # From a file the reader skips what no run column needs (events are most of a log); from bytes it cannot.
+        with tempfile.TemporaryDirectory(prefix="inspect-") as folder:
+            copy = Path(folder) / "log.eval"
+            copy.write_bytes(data)
+            log = _read_log(data, fmt, name, copy)
+    else:
+        log = _read_log(data, fmt, name, path)
     samples = log.samples
     if not samples:
         raise file_error(name, "the log has no samples (written with log_samples=False, header only, "
@@ -113,7 +124,9 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
 
 
 def _check_zip(data: bytes, name: str, limits: Limits) -> None:
-    """Bound a .eval archive by its directory alone: unpacked size and sample entries."""
+    """Bound a .eval archive: its directory first (declared sizes, sample entries), then every member
+    unpacked once, counting the bytes it really produces, each JSON member within the nesting and
+    events limits (a directory can lie; the inflater cannot)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             entries = archive.infolist()
@@ -125,6 +138,14 @@ def _check_zip(data: bytes, name: str, limits: Limits) -> None:
                                f"{format_size(limits.max_memory)} (max_memory); refused before reading")
     check_rows(sum(e.filename.startswith("samples/") for e in entries), name, limits, "samples")
     check_rows(len(entries), name, limits, "archive entries")
+    check_archive(data, name, limits, json_members=_member_events)
+
+
+def _member_events(filename: str) -> str | None:
+    """Where a .eval member's events are ("events" in a sample), "" for other JSON, None for other files."""
+    if not filename.endswith(".json"):
+        return None
+    return "events" if filename.startswith("samples/") else ""
 
 
 def _read_log(data: bytes, fmt: str, name: str, path: Path | None):

@@ -1,0 +1,107 @@
+"""The app's untrusted work, as functions a worker process runs (``scoring.worker``): no streamlit here.
+
+Each function reads, validates and scores what a viewer chose (an uploaded file, several files, a
+database table) and returns an :class:`Outcome` of plain values that travels back to the server
+cheaply; ``explorer.data`` runs them through :func:`run` under the deployment's memory and CPU limits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
+from scoring.database import ConnectFailed, ConnectionSpec
+from scoring.importers import ImportReport, combine, import_file, mapping_from_json
+from scoring.limits import Limits, format_size
+from scoring.runs import Problem, RawRuns, check_work
+from scoring.worker import LimitExceeded, WorkerFailed, run_limited
+
+from . import imports
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Scores, or the refusal; ``imported`` says how harness files became runs (SPEC 7)."""
+
+    loaded: LoadedRuns | None = None
+    report: Report | None = None
+    error: RunsValidationError | None = None
+    imported: ImportReport | None = None
+
+
+def _scored(loaded: LoadedRuns, limits: Limits, imported: ImportReport | None = None) -> Outcome:
+    try:
+        check_work(loaded, limits)
+    except RunsValidationError as error:
+        return Outcome(error=error, imported=imported)
+    return Outcome(loaded, score_runs(loaded.runs, CANONICAL_POLICY), imported=imported)
+
+
+def score_file(name: str, data: bytes, exclude_invalid: bool, limits: Limits) -> Outcome:
+    """One runs table (SPEC 1)."""
+    try:
+        loaded = load_runs(data, name=name, exclude_invalid=exclude_invalid, limits=limits)
+    except RunsValidationError as error:
+        return Outcome(error=error)
+    return _scored(loaded, limits)
+
+
+def import_files(datas: list[bytes], names: list[str], tags: list[str | None], mapping: str | None,
+                 exclude_invalid: bool, dataset: str, limits: Limits) -> Outcome:
+    """Harness files (or one table through a mapping) imported into one dataset (SPEC 7)."""
+    try:
+        parsed = mapping_from_json(mapping) if mapping else None
+        imported = combine([import_file(data, name, experiment=tag, mapping=parsed, limits=limits)
+                            for data, name, tag in zip(datas, names, tags)], limits=limits)
+    except RunsValidationError as error:
+        return Outcome(error=error)
+    except ValueError as exc:  # a mapping refused (MappingError): it came from this session's page
+        return Outcome(error=RunsValidationError([Problem(None, None, None, str(exc))], source=dataset,
+                                                 can_exclude=False))
+    try:
+        loaded = imported.validate(exclude_invalid=exclude_invalid)
+    except RunsValidationError as error:
+        return Outcome(error=error, imported=imported.report)
+    return _scored(loaded, limits, imported.report)
+
+
+def read_database(spec: ConnectionSpec, table: str, exclude_invalid: bool, limits: Limits) -> Outcome:
+    """A PostgreSQL table, read-only, in batches that stop at the limits."""
+    from scoring.sql_engine import load_postgres_runs
+
+    try:
+        loaded = load_postgres_runs(spec, table, exclude_invalid=exclude_invalid, limits=limits)
+    except RunsValidationError as error:
+        return Outcome(error=error)
+    except ConnectFailed as exc:
+        return Outcome(error=RunsValidationError([Problem(None, None, None, str(exc))], source=table,
+                                                 can_exclude=False))
+    return _scored(loaded, limits)
+
+
+def upload_kinds(datas: list[bytes], names: list[str], limits: Limits) -> list[str]:
+    """Each uploaded file's kind ("mapping", "tau2", "inspect", "runs", ...), detected from its content."""
+    return ["mapping" if imports.is_mapping_file(data) else imports.upload_kind(data, name, limits)
+            for data, name in zip(datas, names)]
+
+
+def read_table(data: bytes, name: str, limits: Limits) -> RawRuns | RunsValidationError:
+    """Every column of a table to map (the *Map a table* page), or why it cannot be read."""
+    from .mapping_form import read_table as read
+
+    try:
+        return read(data, name, limits)
+    except RunsValidationError as error:
+        return error
+
+
+def run(fn, args: tuple, limits: Limits, what: str):
+    """``fn(*args)`` in a worker under the deployment's limits; a breach comes back as a RunsValidationError."""
+    try:
+        return run_limited(fn, args, max_rss=limits.max_resident, max_cpu=limits.max_cpu_seconds, what=what,
+                           method="forkserver",
+                           memory_setting=f"EXPLORER_MAX_MEMORY {format_size(limits.max_memory)} + "
+                                          f"{format_size(limits.max_resident - limits.max_memory)} for the worker",
+                           cpu_setting="EXPLORER_MAX_CPU_SECONDS")
+    except (LimitExceeded, WorkerFailed) as exc:
+        raise RunsValidationError([Problem(None, None, None, str(exc))], source=what, can_exclude=False) from None
