@@ -662,11 +662,11 @@ class _Inflated(io.RawIOBase):
             raise file_error(self.name, f"archive member {self.entry.filename}: not readable ({exc})") from None
         self.produced += len(chunk)
         if self.produced > self.budget:
-            declared = format_size(self.entry.file_size)
-            raise file_error(self.name, f"archive member {self.entry.filename} inflates to more than "
-                                        f"{format_size(self.budget)} (its directory says {declared}); the archive "
-                                        f"may unpack to at most {format_size(self.limits.max_memory)} (max_memory); "
-                                        "refused while unpacking")
+            unpacked = self.limits.max_memory - self.budget + self.produced
+            raise file_error(self.name, f"unpacking stopped at {format_size(unpacked)}, more than the limit of "
+                                        f"{format_size(self.limits.max_memory)} (max_memory): archive member "
+                                        f"{self.entry.filename} alone gave {format_size(self.produced)} where its "
+                                        f"directory says {format_size(self.entry.file_size)}")
         if self.done and self.produced != self.entry.file_size:
             raise file_error(self.name, f"archive member {self.entry.filename} inflates to {self.produced:,} bytes, "
                                         f"not the {self.entry.file_size:,} its directory declares: refused")

@@ -1,0 +1,199 @@
+"""Issue 21: no file can take the room down. Untrusted input is read in a worker under a resident-memory
+and CPU-time limit; archives are unpacked counting the bytes they really produce; agents, tasks and
+events per sample are bounded. Every refusal names the limit and both numbers, without a traceback.
+
+The hostile files are generated small (``tests/hostile_files.py``) and the limits set small, so the
+tests take seconds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hostile_files import PROBE, bomb_eval, deep_eval, events_eval, runs_csv
+
+from scoring import cli
+from scoring.importers import import_file
+from scoring.limits import DEFAULT_LIMITS, Limits
+from scoring.runs import Problem, RunsValidationError, check_work, load_runs
+from scoring.worker import LimitExceeded, run_limited
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = Limits(max_memory=5_000_000, max_events=1_000)
+MB = 10**6
+
+
+def refusal(data: bytes, name: str, limits: Limits = DEFAULT_LIMITS, kind: str | None = None) -> str:
+    with pytest.raises(RunsValidationError) as info:
+        import_file(data, name, limits=limits, kind=kind)
+    return info.value.report()
+
+
+# --------------------------------------------------------------------------- archives (.eval)
+
+
+def test_a_zip_whose_directory_lies_is_refused_on_the_bytes_it_really_produces():
+    data = bomb_eval(20 * MB)  # says 2,000 bytes; inflates to 20 MB
+    assert len(data) < 100_000
+    text = refusal(data, "bomb.eval", SMALL)
+    assert re.search(r"unpacking stopped at 5\.\d MB, more than the limit of 5\.0 MB \(max_memory\)", text)
+    assert re.search(r"samples/easy_epoch_1\.json alone gave 5\.\d MB where its directory says 2\.0 KB", text)
+
+
+def test_a_lying_member_within_the_budget_is_refused_too():
+    text = refusal(bomb_eval(200_000), "lie.eval")
+    assert "inflates to 200,000 bytes, not the 2,000 its directory declares" in text
+
+
+def test_nesting_inside_an_eval_member_is_bounded():
+    text = refusal(deep_eval(5_000), "deep.eval")
+    assert "samples/" in text
+    assert "nests 65 levels deep (and may go deeper), more than the limit of 64 (max_json_depth)" in text
+
+
+def test_events_per_sample_are_bounded_with_both_numbers():
+    text = refusal(events_eval(1_500), "events.eval", SMALL)
+    assert "a sample has 1,500 events, more than the limit of 1,000 (max_events)" in text
+
+
+def test_events_at_the_limit_pass_the_scan():
+    text = refusal(events_eval(1_000), "events.eval", SMALL)  # refused later: the sample is not a real one
+    assert "max_events" not in text and "not readable as an Inspect log" in text
+
+
+def test_a_json_log_counts_events_too():
+    body = b'{"eval": {}, "samples": [{"id": 1, "events": [' + b",".join([b"{}"] * 1_001) + b"]}]}"
+    assert "a sample has 1,001 events, more than the limit of 1,000" in refusal(body, "log.json", SMALL, "inspect")
+
+
+# --------------------------------------------------------------------------- agents, tasks, every real file
+
+
+def test_agents_and_tasks_per_dataset_are_bounded():
+    loaded = load_runs(runs_csv(agents=30, tasks=7, runs_per_agent=2), name="many.csv")
+    assert check_work(loaded, Limits(max_agents=30, max_tasks=7)) is loaded
+    with pytest.raises(RunsValidationError, match=r"30 agents, more than the limit of 20 \(max_agents\)"):
+        check_work(loaded, Limits(max_agents=20))
+    with pytest.raises(RunsValidationError, match=r"7 tasks, more than the limit of 6 \(max_tasks\)"):
+        check_work(loaded, Limits(max_tasks=6))
+
+
+def _real_files() -> list[Path]:
+    fixtures = ROOT / "tests" / "fixtures"
+    files = [*sorted((fixtures / "tau2").glob("*.json")), fixtures / "tau2" / "grok-3-folder",
+             *sorted((fixtures / "tau-bench").glob("*.json")), PROBE, ROOT / "sample_data" / "runs.csv"]
+    shared = Path("/work/shared/data/tau2")
+    return files + sorted(shared.glob("*.json"))
+
+
+@pytest.mark.parametrize("path", _real_files(), ids=lambda p: p.name)
+def test_the_default_limits_let_every_real_file_through(path: Path):
+    loaded = import_file(path, limits=DEFAULT_LIMITS).validate(exclude_invalid=True)
+    assert check_work(loaded, DEFAULT_LIMITS) is loaded and len(loaded.runs)
+
+
+# --------------------------------------------------------------------------- the worker
+
+
+def _allocate(n: int) -> int:
+    block = bytearray(n)
+    for i in range(0, n, 4096):
+        block[i] = 1
+    return len(block)
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+def _refuse() -> None:
+    raise RunsValidationError([Problem(3, "agent_id", "x", "bad")], source="f.csv", rows_read=9)
+
+
+def _frame() -> pd.DataFrame:
+    return pd.DataFrame({"a": ["x" * 10] * 1000, "b": range(1000)})
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_a_worker_past_its_memory_limit_is_stopped_and_the_next_one_works(method: str):
+    with pytest.raises(LimitExceeded) as info:
+        run_limited(_allocate, (600 * MB,), max_rss=250 * MB, max_cpu=60, what="big.csv", method=method)
+    assert info.value.limit == "memory" and info.value.reached > info.value.allowed == 250 * MB
+    assert str(info.value).startswith("reading big.csv took ")
+    assert "of resident memory, more than the limit of 250.0 MB; the work was stopped" in str(info.value)
+    assert run_limited(_allocate, (MB,), max_rss=250 * MB, max_cpu=60, method=method) == MB
+
+
+def test_a_worker_past_its_cpu_limit_is_stopped():
+    with pytest.raises(LimitExceeded) as info:
+        run_limited(_spin, (), max_rss=500 * MB, max_cpu=1, method="fork")
+    assert info.value.limit == "cpu" and info.value.reached > 1
+    assert "s of CPU time, more than the limit of 1 s" in str(info.value)
+
+
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_a_refusal_and_a_frame_come_back_whole(method: str):
+    with pytest.raises(RunsValidationError) as info:
+        run_limited(_refuse, (), max_rss=500 * MB, max_cpu=60, method=method)
+    assert info.value.problems == [Problem(3, "agent_id", "x", "bad")] and info.value.rows_read == 9
+    frame = run_limited(_frame, (), max_rss=500 * MB, max_cpu=60, method=method)
+    frame.loc[0, "b"] = 5  # writable: pandas may write into what comes back
+    assert frame["b"].sum() == sum(range(1000)) + 5
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(["report", *argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def test_the_cli_refuses_a_lying_eval(capsys, tmp_path):
+    path = tmp_path / "bomb.eval"
+    path.write_bytes(bomb_eval(20 * MB))
+    code, out, err = _cli(capsys, str(path), "--max-memory", "5MB")
+    assert code == 2 and not out and "more than the limit of 5.0 MB (max_memory)" in err
+
+
+def test_the_cli_refuses_too_many_agents_events_and_nesting(capsys, tmp_path):
+    (tmp_path / "many.csv").write_bytes(runs_csv(agents=30))
+    code, _, err = _cli(capsys, str(tmp_path / "many.csv"), "--max-agents", "20")
+    assert code == 2 and "30 agents, more than the limit of 20 (max_agents)" in err
+    (tmp_path / "events.eval").write_bytes(events_eval(1_500))
+    code, _, err = _cli(capsys, str(tmp_path / "events.eval"), "--max-events", "1000")
+    assert code == 2 and "a sample has 1,500 events, more than the limit of 1,000 (max_events)" in err
+    (tmp_path / "deep.eval").write_bytes(deep_eval(5_000))
+    code, _, err = _cli(capsys, str(tmp_path / "deep.eval"))
+    assert code == 2 and "more than the limit of 64 (max_json_depth)" in err
+
+
+def test_the_cli_stops_its_worker_past_the_cpu_limit(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "run_report", lambda *args: _spin())  # the worker is forked: it runs this
+    code, out, err = _cli(capsys, "sample_data/runs.csv", "--max-cpu-seconds", "1")
+    assert code == 2 and not out
+    assert "s of CPU time, more than the limit of 1 s (--max-cpu-seconds); the work was stopped" in err
+
+
+def test_the_cli_stops_its_worker_past_the_memory_limit(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "run_report", lambda *args: _allocate(800 * MB))
+    code, out, err = _cli(capsys, "sample_data/runs.csv", "--max-memory", "1MB")
+    assert code == 2 and not out
+    assert "of resident memory, more than the limit of 351.0 MB (--max-memory 1.0 MB + 350.0 MB" in err
+
+
+def test_the_cli_still_scores_within_the_limits(capsys):
+    code, out, _ = _cli(capsys, "sample_data/runs.csv", "--format", "csv", "--max-cpu-seconds", "60")
+    assert code == 0 and out.startswith("rank,agent_id,headline_score,") and len(out.splitlines()) > 3
+
+
+def test_limits_refuse_nonsense():
+    with pytest.raises(ValueError, match="max_events must be a whole number of at least 1"):
+        dataclasses.replace(DEFAULT_LIMITS, max_events=0)
