@@ -87,7 +87,7 @@ def runs_csv(agents: int, runs_per_agent: int = 1, tasks: int = 1, run_id_width:
     lines = [HEADER]
     n = 0
     for a in range(agents):
-        for r in range(runs_per_agent):
+        for _ in range(runs_per_agent):
             n += 1
             run_id = f"r{n}".ljust(run_id_width, "x")
             lines.append(f"{run_id},agent-{a},task-{n % tasks},completed,true,1000,0.01,3,"
