@@ -19,8 +19,11 @@ log only), so the error text cannot be used to scan ports or probe for files.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import re
+import socket
+import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,6 +56,7 @@ class ConnectionSpec:
     password: str | None = field(default=None, repr=False)
     extra: tuple[tuple[str, str], ...] = ()
     trusted: bool = False  # True for operator configuration
+    guarded: bool = False  # a viewer's host no allow-list names: every address it resolves to is checked
 
     def location(self) -> str:
         """host:port/database, without user or password, for labels."""
@@ -81,6 +85,43 @@ def _host_ok(host: str) -> bool:
     return bool(_HOSTNAME.fullmatch(host) or (":" in host and _IPV6.fullmatch(host)))
 
 
+def normalize_host(host: str) -> str:
+    """A host as the resolver will read it: an address in any form as its canonical text, a name in lower case.
+
+    The C resolver reads ``2130706433``, ``0x7f000001``, ``0177.0.0.1`` and ``127.1`` all as
+    127.0.0.1, and ``::ffff:127.0.0.1`` reaches the same socket, so the allow-list and the loopback
+    check compare the address, never the spelling.
+
+    Examples
+    --------
+    >>> [normalize_host(h) for h in ("2130706433", "0x7f000001", "0177.0.0.1", "127.1", "::ffff:7f00:1", "DB.Example.")]
+    ['127.0.0.1', '127.0.0.1', '127.0.0.1', '127.0.0.1', '127.0.0.1', 'db.example']
+    """
+    host = host.strip().lower().rstrip(".")
+    if ":" in host:
+        try:
+            address = ipaddress.IPv6Address(host)
+        except ValueError:
+            return host
+        return str(address.ipv4_mapped or address)
+    try:
+        return socket.inet_ntoa(socket.inet_aton(host))  # every form inet_aton reads, as the resolver does
+    except OSError:
+        return host
+
+
+def _internal(address: str) -> bool:
+    """An address a stranger must not reach on the server's side: loopback, unspecified, link-local (cloud
+    metadata), multicast or reserved."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address == "localhost" or address.endswith(".localhost")
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_loopback or ip.is_unspecified or ip.is_link_local or ip.is_multicast or ip.is_reserved
+
+
 def parse_viewer_url(url: str, allowed_hosts: tuple[str, ...] = ()) -> ConnectionSpec:
     """A viewer's ``postgresql://user:password@host:port/database``, refused unless it is only that.
 
@@ -106,8 +147,13 @@ def parse_viewer_url(url: str, allowed_hosts: tuple[str, ...] = ()) -> Connectio
     host = parts.hostname or ""
     if not host or "," in netloc_host or "%" in netloc_host or not _host_ok(host):
         raise SourceRefused("the host must be one host name or IP address (no unix socket path, no list of hosts)")
-    if allowed_hosts and host.lower() not in {h.lower() for h in allowed_hosts}:
+    host = normalize_host(host)
+    allowed = {normalize_host(h) for h in allowed_hosts}
+    if allowed and host not in allowed:
         raise SourceRefused(f"the host {host!r} is not one this deployment allows; ask its operator")
+    if host not in allowed and _internal(host):
+        raise SourceRefused(f"the host {host!r} is this server or its own network; a deployment allows it only "
+                            "by listing it (EXPLORER_DATABASE_URL_HOSTS)")
     database = unquote(parts.path.lstrip("/")) or "postgres"
     if "/" in database or "\x00" in database or len(database) > 63:
         raise SourceRefused("the database name must be one name of at most 63 characters")
@@ -117,7 +163,8 @@ def parse_viewer_url(url: str, allowed_hosts: tuple[str, ...] = ()) -> Connectio
         raise SourceRefused("the user and password must not contain a NUL character")
     if port is not None and not 0 < port < 65536:
         raise SourceRefused("the URL's port must be a number from 1 to 65535")
-    return ConnectionSpec(host=host, port=port or 5432, database=database, user=user, password=password)
+    return ConnectionSpec(host=host, port=port or 5432, database=database, user=user, password=password,
+                          guarded=host not in allowed)
 
 
 @dataclass(frozen=True)
@@ -167,14 +214,41 @@ class ConnectFailed(ConnectionError):
 
 
 def connect(spec: ConnectionSpec):
-    """A psycopg connection (not autocommit; the caller sets the transaction read-only)."""
+    """A psycopg connection (not autocommit; the caller sets the transaction read-only).
+
+    For a viewer's URL, a host no allow-list names is resolved here once and every address checked
+    (a name can resolve to this server); the connection then goes to that checked address. Any
+    failure answers after the connect timeout, whatever the reason, so a refused port (fast) and a
+    filtered one (slow) cannot be told apart by time.
+    """
     import psycopg
 
+    start = time.monotonic()
+    kwargs = spec.connect_kwargs()
     try:
-        return psycopg.connect(**spec.connect_kwargs(), autocommit=False)
-    except psycopg.Error as exc:
+        if spec.guarded and not spec.trusted:
+            kwargs["hostaddr"] = _checked_address(spec.host, spec.port)
+        return psycopg.connect(**kwargs, autocommit=False)
+    except (psycopg.Error, OSError) as exc:
         log.warning("database connection to %s failed: %s", spec.location(), redact(str(exc)))
+        if not spec.trusted:
+            answer_after(start, CONNECT_TIMEOUT_S)
         raise ConnectFailed() from None
+
+
+def _checked_address(host: str, port: int) -> str:
+    """The one address a viewer's host is reached at, refused (OSError) if any address it names is internal."""
+    addresses = {normalize_host(str(info[4][0])) for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
+    if not addresses or any(_internal(a) for a in addresses):
+        raise OSError(f"{host} resolves to an address of this server or its network: {sorted(addresses)}")
+    return sorted(addresses)[0]
+
+
+def answer_after(start: float, seconds: float, clock=time.monotonic, sleep=time.sleep) -> None:
+    """Wait until ``seconds`` have passed since ``start`` (no oracle by time)."""
+    left = seconds - (clock() - start)
+    if left > 0:
+        sleep(left)
 
 
 def redact(text: str) -> str:

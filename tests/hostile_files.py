@@ -31,21 +31,26 @@ def eval_with_member(member: str, body: bytes, *, declared: int | None = None, b
         target.writestr(member, body, zipfile.ZIP_DEFLATED)
     data = bytearray(out.getvalue())
     if declared is not None:
-        crc = zlib.crc32(body[:declared])
-        with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
-            offset = archive.getinfo(member).header_offset
-        struct.pack_into("<I", data, offset + 14, crc)
-        struct.pack_into("<I", data, offset + 22, declared)
-        name = member.encode()
-        central = data.find(b"PK\x01\x02", offset)
-        while central != -1:
-            name_len = struct.unpack_from("<H", data, central + 28)[0]
-            if bytes(data[central + 46:central + 46 + name_len]) == name:
-                struct.pack_into("<I", data, central + 16, crc)
-                struct.pack_into("<I", data, central + 24, declared)
-                break
-            central = data.find(b"PK\x01\x02", central + 4)
+        lie_about(data, member, declared, zlib.crc32(body[:declared]))
     return bytes(data)
+
+
+def lie_about(data: bytearray, member: str, declared: int, crc: int) -> bytearray:
+    """Make ``member``'s local header and directory entry claim ``declared`` bytes with checksum ``crc``."""
+    with zipfile.ZipFile(io.BytesIO(bytes(data))) as archive:
+        offset = archive.getinfo(member).header_offset
+    struct.pack_into("<I", data, offset + 14, crc)
+    struct.pack_into("<I", data, offset + 22, declared)
+    name = member.encode()
+    central = data.find(b"PK\x01\x02", offset)
+    while central != -1:
+        name_len = struct.unpack_from("<H", data, central + 28)[0]
+        if bytes(data[central + 46:central + 46 + name_len]) == name:
+            struct.pack_into("<I", data, central + 16, crc)
+            struct.pack_into("<I", data, central + 24, declared)
+            break
+        central = data.find(b"PK\x01\x02", central + 4)
+    return data
 
 
 def _member_bytes(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:

@@ -197,3 +197,52 @@ def test_the_cli_still_scores_within_the_limits(capsys):
 def test_limits_refuse_nonsense():
     with pytest.raises(ValueError, match="max_events must be a whole number of at least 1"):
         dataclasses.replace(DEFAULT_LIMITS, max_events=0)
+
+
+# --------------------------------------------------------------------------- viewer URLs
+
+
+@pytest.mark.parametrize("host", ["2130706433", "0x7f000001", "0177.0.0.1", "127.1", "0x7f.1", "[::ffff:127.0.0.1]",
+                                  "[::ffff:7f00:1]", "[::1]", "localhost", "LocalHost", "0.0.0.0", "0",
+                                  "169.254.169.254", "2852039166"])
+def test_a_viewer_url_cannot_reach_this_server_in_any_spelling(host: str):
+    from scoring.database import SourceRefused, parse_viewer_url
+
+    with pytest.raises(SourceRefused, match="this server or its own network"):
+        parse_viewer_url(f"postgresql://u:p@{host}:5432/x")
+
+
+@pytest.mark.parametrize("host", ["2130706433", "0x7f000001", "127.1", "[::ffff:127.0.0.1]"])
+def test_the_allow_list_compares_addresses_not_spellings(host: str):
+    from scoring.database import SourceRefused, parse_viewer_url
+
+    spec = parse_viewer_url(f"postgresql://u:p@{host}:5432/x", ("127.0.0.1",))
+    assert spec.host == "127.0.0.1" and not spec.guarded
+    with pytest.raises(SourceRefused, match="not one this deployment allows"):
+        parse_viewer_url(f"postgresql://u:p@{host}:5432/x", ("db.example.com",))
+    assert parse_viewer_url("postgresql://u@DB.Example.COM/x", ("db.example.com.",)).host == "db.example.com"
+
+
+def test_a_name_that_resolves_to_this_server_is_refused_at_connect(monkeypatch):
+    from scoring import database
+
+    monkeypatch.setattr(database.socket, "getaddrinfo", lambda *a, **k: [(2, 1, 6, "", ("127.0.0.2", 5432))])
+    waits: list[float] = []
+    monkeypatch.setattr(database, "answer_after", lambda start, seconds: waits.append(seconds))
+    spec = database.parse_viewer_url("postgresql://u:p@rebind.example.com/x")
+    assert spec.guarded
+    with pytest.raises(database.ConnectFailed):
+        database.connect(spec)
+    assert waits == [database.CONNECT_TIMEOUT_S]
+
+
+def test_a_failed_connection_answers_after_the_same_delay_whatever_the_reason():
+    from scoring.database import answer_after
+
+    for failed_after in (0.2, 4.0, 9.9):  # a refused port, a wrong password, a filtered port
+        slept: list[float] = []
+        answer_after(100.0, 10, clock=lambda t=100.0 + failed_after: t, sleep=slept.append)
+        assert sum(slept) + failed_after == pytest.approx(10)
+    slept = []
+    answer_after(100.0, 10, clock=lambda: 111.0, sleep=slept.append)  # already past: no wait
+    assert slept == []
