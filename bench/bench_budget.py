@@ -161,8 +161,8 @@ def run_cli(paths: list[Path], max_memory: str | None) -> None:
             _, err = proc.communicate()
         seconds = time.perf_counter() - t0
         lines = [line for line in err.decode(errors="replace").splitlines() if line.strip()]
-        message = next((line.strip(" -") for line in lines if "limit" in line or "refused" in line.lower()),
-                       lines[-1] if lines else "scored")
+        message = next((line.strip(" -") for line in lines if "limit" in line),
+                       lines[-1].strip(" -") if lines and proc.returncode else "scored")
         traceback = " **TRACEBACK**" if "Traceback" in err.decode(errors="replace") else ""
         print(f"| {path.name} | {path.stat().st_size / 1e6:,.1f} MB | {proc.returncode} | {seconds:.1f} | "
               f"{peak[0] / MB:,.0f} MB | {message[:160]}{traceback} |", flush=True)
@@ -300,7 +300,7 @@ def main() -> None:
     files.add_argument("folder", type=Path)
     cli = sub.add_parser("cli")
     cli.add_argument("folder", type=Path)
-    cli.add_argument("--max-memory", default="500MB")
+    cli.add_argument("--max-memory", default="500MB", help="'' for the default limits")
     cli.add_argument("--also", nargs="*", type=Path, default=[], help="more files (honest ones)")
     server = sub.add_parser("server")
     server.add_argument("folder", type=Path)

@@ -60,6 +60,11 @@ def test_events_per_sample_are_bounded_with_both_numbers():
     assert "a sample has 1,500 events, more than the limit of 1,000 (max_events)" in text
 
 
+def test_counting_events_stops_at_twice_the_limit():
+    text = refusal(events_eval(2_500), "events.eval", SMALL)
+    assert "a sample has more than 2,000 events, more than the limit of 1,000 (max_events)" in text
+
+
 def test_events_at_the_limit_pass_the_scan():
     text = refusal(events_eval(1_000), "events.eval", SMALL)  # refused later: the sample is not a real one
     assert "max_events" not in text and "not readable as an Inspect log" in text

@@ -722,7 +722,7 @@ def scan_json(stream: BinaryIO, where: str, limits: Limits, *, events_at: str = 
                 continue
             if counting and counting[-1] and (event in _SCALARS or event in ("start_map", "start_array")):
                 count += 1
-                if count > 100 * limits.max_events:  # counted on only so far: the message gives a number
+                if count > 2 * limits.max_events:  # counted on only so far (time): the message gives a number
                     raise _too_many_events(where, f"more than {count - 1:,}", limits)
             if event in ("start_map", "start_array"):
                 if len(keys) >= limits.max_json_depth:
