@@ -17,6 +17,7 @@ server's resident memory after each. Nothing is asserted; the figures go in the 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import subprocess
 import sys
@@ -100,7 +101,7 @@ def long_ids_parquet(path: Path, column: str, runs: int = 400_000, width: int = 
     writer.close()
 
 
-FILES: dict[str, Callable[[Path], None]] = {
+FILES: dict[str, Callable[[Path], object]] = {
     "bomb-2GB.eval": bomb_eval_file,
     "events-3M.eval": events_eval_file,
     "deep-200k.eval": lambda p: p.write_bytes(deep_eval(200_000)),
@@ -157,7 +158,7 @@ def run_cli(paths: list[Path], max_memory: str | None) -> None:
             cmd += ["--max-memory", max_memory]
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        with peak_of(lambda pid=proc.pid: pid) as peak:
+        with peak_of(functools.partial(int, proc.pid)) as peak:
             _, err = proc.communicate()
         seconds = time.perf_counter() - t0
         lines = [line for line in err.decode(errors="replace").splitlines() if line.strip()]

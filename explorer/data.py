@@ -29,6 +29,7 @@ from scoring.database import ConnectionSpec, SourceRefused, check_table_name, pa
 from scoring.downloads import DatasetInfo, file_name, runs_sha256
 from scoring.importers import ImportReport, MappingError, mapping_from_json, mapping_to_json
 from scoring.runs import Problem
+from scoring.worker import Usage
 
 from . import format as fmt
 from . import imports, untrusted
@@ -72,6 +73,7 @@ class Scored:
     loaded: LoadedRuns
     report: Report
     imported: ImportReport | None = None  # how harness files became runs (SPEC 7)
+    received: int = 0  # bytes of the worker's answer: what this process holds of it, at least
 
     @property
     def runs(self):
@@ -89,7 +91,7 @@ def _size_of(result: Scored | Refused) -> int:
     if isinstance(result, Refused):
         return 1_000 + 300 * len(result.error.problems)
     runs = result.runs.memory_usage(deep=True, index=False).sum()
-    return int(runs + report_size(result.report))
+    return max(int(runs + report_size(result.report)), result.received)
 
 
 # One cache per server process, outside Streamlit's caches: a clear-cache message from any client
@@ -136,14 +138,15 @@ def _score_bytes(name: str, exclude_invalid: bool, data: bytes) -> Scored | Refu
 def _in_worker(fn: Callable[..., untrusted.Outcome], args: tuple, what: str) -> Scored | Refused:
     """Untrusted reading, validating and scoring in a worker process under the deployment's limits."""
     limits = settings_module.current().limits
+    usage: list[Usage] = []
     try:
-        outcome = untrusted.run(fn, (*args, limits), limits, what)
+        outcome = untrusted.run(fn, (*args, limits), limits, what, usage)
     except RunsValidationError as error:  # a limit breached: the worker was stopped
         return Refused(error)
     if outcome.error is not None:
         return Refused(outcome.error, outcome.imported)
     assert outcome.loaded is not None and outcome.report is not None
-    return Scored(outcome.loaded, outcome.report, outcome.imported)
+    return Scored(outcome.loaded, outcome.report, outcome.imported, usage[0].received if usage else 0)
 
 
 def _sample_bytes() -> bytes:

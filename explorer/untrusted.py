@@ -7,16 +7,20 @@ cheaply; ``explorer.data`` runs them through :func:`run` under the deployment's 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
 from scoring.database import ConnectFailed, ConnectionSpec
 from scoring.importers import ImportReport, combine, import_file, mapping_from_json
 from scoring.limits import Limits, format_size
 from scoring.runs import Problem, RawRuns, check_work
-from scoring.worker import LimitExceeded, WorkerFailed, run_limited
+from scoring.worker import LimitExceeded, Usage, WorkerFailed, run_limited
 
 from . import imports
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -95,11 +99,12 @@ def read_table(data: bytes, name: str, limits: Limits) -> RawRuns | RunsValidati
         return error
 
 
-def run(fn, args: tuple, limits: Limits, what: str):
-    """``fn(*args)`` in a worker under the deployment's limits; a breach comes back as a RunsValidationError."""
+def run(fn: Callable[..., T], args: tuple, limits: Limits, what: str, usage: list[Usage] | None = None) -> T:
+    """``fn(*args)`` in a worker under the deployment's limits; a breach comes back as a RunsValidationError.
+    ``usage`` receives what the worker used and the size of its answer."""
     try:
         return run_limited(fn, args, max_rss=limits.max_resident, max_cpu=limits.max_cpu_seconds, what=what,
-                           method="forkserver",
+                           method="forkserver", usage=usage,
                            memory_setting=f"EXPLORER_MAX_MEMORY {format_size(limits.max_memory)} + "
                                           f"{format_size(limits.max_resident - limits.max_memory)} for the worker",
                            cpu_setting="EXPLORER_MAX_CPU_SECONDS")

@@ -33,8 +33,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .limits import format_size
-
 T = TypeVar("T")
 
 POLL_SECONDS = 0.02
@@ -48,8 +46,8 @@ class LimitExceeded(Exception):
     def __init__(self, limit: str, allowed: float, reached: float, what: str = "the input", setting: str = ""):
         self.limit, self.allowed, self.reached, self.what, self.setting = limit, allowed, reached, what, setting
         if limit == "memory":
-            text = (f"reading {what} took {format_size(reached)} of resident memory, more than the limit of "
-                    f"{format_size(allowed)}")
+            text = (f"reading {what} took {reached / 1e6:,.0f} MB of resident memory, more than the limit of "
+                    f"{allowed / 1e6:,.0f} MB")
         else:
             text = f"reading {what} took {reached:.2f} s of CPU time, more than the limit of {allowed:g} s"
         super().__init__(f"{text}{f' ({setting})' if setting else ''}; the work was stopped")
@@ -61,10 +59,12 @@ class WorkerFailed(Exception):
 
 @dataclass(frozen=True)
 class Usage:
-    """The largest resident memory and the CPU seconds the worker's tree was seen to use."""
+    """The largest resident memory and the CPU seconds the worker's tree was seen to use, and the bytes of its
+    answer (what the parent holds of it: the pickle and its out-of-band buffers)."""
 
     peak_rss: int = 0
     cpu_seconds: float = 0.0
+    received: int = 0
 
 
 # --------------------------------------------------------------------------- measuring a process tree
@@ -160,8 +160,10 @@ def _send(conn: multiprocessing.connection.Connection, value: Any) -> None:
         conn.send_bytes(raw)
 
 
-def _receive(conn: multiprocessing.connection.Connection) -> Any:
+def _receive(conn: multiprocessing.connection.Connection, counted: list[int] | None = None) -> Any:
     head_size, sizes = conn.recv()
+    if counted is not None:
+        counted.append(head_size + sum(sizes))
     head = conn.recv_bytes(head_size + 1)
     buffers = []
     for size in sizes:
@@ -256,12 +258,12 @@ def run_limited(fn: Callable[..., T], args: Sequence[Any] = (), *, max_rss: int,
         outbox.close()
     pid = process.pid
     assert pid is not None
-    peak, used, answer = 0, 0.0, None
+    peak, used, answer, received = 0, 0.0, None, [0]
     try:
         while True:
             if receiver.poll(POLL_SECONDS):
                 try:
-                    answer = _receive(receiver)
+                    answer = _receive(receiver, received)
                 except (EOFError, OSError):
                     answer = None
                 break
@@ -281,7 +283,7 @@ def run_limited(fn: Callable[..., T], args: Sequence[Any] = (), *, max_rss: int,
         process.join(5)
         receiver.close()
         if usage is not None:
-            usage.append(Usage(peak, used))
+            usage.append(Usage(peak, used, sum(received)))
     if answer is None:
         code = process.exitcode
         if code is not None and -code in (signal.SIGXCPU, signal.SIGKILL) and used >= max_cpu:

@@ -130,7 +130,7 @@ def test_a_worker_past_its_memory_limit_is_stopped_and_the_next_one_works(method
         run_limited(_allocate, (600 * MB,), max_rss=250 * MB, max_cpu=60, what="big.csv", method=method)
     assert info.value.limit == "memory" and info.value.reached > info.value.allowed == 250 * MB
     assert str(info.value).startswith("reading big.csv took ")
-    assert "of resident memory, more than the limit of 250.0 MB; the work was stopped" in str(info.value)
+    assert "of resident memory, more than the limit of 250 MB; the work was stopped" in str(info.value)
     assert run_limited(_allocate, (MB,), max_rss=250 * MB, max_cpu=60, method=method) == MB
 
 
@@ -191,7 +191,7 @@ def test_the_cli_stops_its_worker_past_the_memory_limit(capsys, monkeypatch):
     monkeypatch.setattr(cli, "run_report", lambda *args: _allocate(800 * MB))
     code, out, err = _cli(capsys, "sample_data/runs.csv", "--max-memory", "1MB")
     assert code == 2 and not out
-    assert "of resident memory, more than the limit of 351.0 MB (--max-memory 1.0 MB + 350.0 MB" in err
+    assert "of resident memory, more than the limit of 351 MB (--max-memory 1.0 MB + 350.0 MB" in err
 
 
 def test_the_cli_still_scores_within_the_limits(capsys):
