@@ -5,7 +5,7 @@ A viewer can change none of this. Environment variables win over ``[explorer]`` 
 
 | setting | environment | secrets.toml `[explorer]` | default |
 |---|---|---|---|
-| memory budget per file or table | `EXPLORER_MAX_MEMORY` | `max_memory` | 1GB |
+| memory budget per file or table | `EXPLORER_MAX_MEMORY` | `max_memory` | 2GB |
 | rows per file or table | `EXPLORER_MAX_ROWS` | `max_rows` | 5,000,000 |
 | agents / tasks per dataset | `EXPLORER_MAX_AGENTS` / `_TASKS` | `max_agents` / `max_tasks` | 10,000 / 100,000 |
 | events per Inspect sample | `EXPLORER_MAX_EVENTS` | `max_events` | 100,000 |

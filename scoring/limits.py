@@ -5,8 +5,9 @@ checks these limits *before* it decompresses or parses, so a small file can neve
 amount of memory or time. The refusal names the limit and both numbers.
 
 The one setting an operator usually changes is the memory budget: the decoded size of the runs a
-single file (or table) may hold in memory, 1 GB by default (sized for a 24 GB, 2-core machine
-serving a few viewers at once). The CLI takes ``--max-memory`` and ``--max-rows``; the app reads
+single file (or table) may hold in memory, 2 GB by default (sized for a 24 GB, 2-core machine
+serving a few viewers at once; a 5,000,000-run table needs about 1.5 GB
+resident). The CLI takes ``--max-memory`` and ``--max-rows``; the app reads
 ``EXPLORER_MAX_MEMORY`` and ``EXPLORER_MAX_ROWS`` from the environment (see ``explorer.settings``).
 """
 
@@ -30,7 +31,7 @@ class Limits:
     """How much one input may hold: every reader of runs checks these before it parses."""
 
     max_rows: int = 5_000_000
-    max_memory: int = 10**9  # decoded bytes of runs (text as UTF-8, numbers as 8 bytes)
+    max_memory: int = 2 * 10**9  # decoded bytes of runs (UTF-8 text, 8-byte numbers); resident: + worker_overhead
     max_columns: int = 1_000
     max_line_bytes: int = 16 * 2**20  # one CSV line or JSON Lines record
     max_json_depth: int = 64
