@@ -499,6 +499,22 @@ def derived(what: str, extra: Hashable, compute: Callable[[], T], size_of: Calla
         return _cache().get_or_compute(key, compute, size_of)
 
 
+FIGURE_BYTES = 150_000  # what one chart holds as plotly objects, as the cache budget counts it (an estimate)
+
+
+def figure(what: str, extra: Hashable, build: Callable[[], T]) -> T:
+    """A chart of the current dataset, built once per dataset and ``extra`` (everything else it shows: the agent,
+    the theme, the weights...) for every session, in the shared bounded cache. Streamlit only reads a figure (it
+    serializes a copy of it), so one object serves every session; nobody may change a figure this returns."""
+    return derived("figure:" + what, extra, build, lambda _: FIGURE_BYTES)
+
+
+def table_frame(what: str, extra: Hashable, build: Callable[[], Any]) -> Any:
+    """A table (a DataFrame) of the current dataset, built once per dataset and ``extra`` for every session, in
+    the shared bounded cache; nobody may change a frame this returns (``explorer.ui.table`` only reads it)."""
+    return derived("table:" + what, extra, build, lambda frame: int(frame.memory_usage(deep=True).sum()) + 2_000)
+
+
 def show_import_report(report: ImportReport, *, expanded: bool = False) -> None:
     """What the import mapped (with source units), what it could not, and its warnings (SPEC 7)."""
     with st.expander(f"Import report: {imports.report_summary(report)}", expanded=expanded,
