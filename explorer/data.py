@@ -457,7 +457,17 @@ def scored() -> Scored | Refused:
     dataset = current_dataset()
     key = (dataset.kind, dataset.digest, dataset.exclude_invalid)
     with st.spinner("Validating and scoring the runs…", show_time=True):
-        return _cache().get_or_compute(key, lambda: _compute(dataset), _size_of)
+        return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset), _size_of)
+
+
+def _scored_and_warmed(dataset: Dataset) -> Scored | Refused:
+    """Score a dataset; then explain its agents for every session ahead of time (``explorer.drill.warm``)."""
+    from . import drill
+
+    result = _compute(dataset)
+    if isinstance(result, Scored):
+        drill.warm(dataset, result)
+    return result
 
 
 def require_scores() -> Scored:
@@ -488,10 +498,11 @@ T = TypeVar("T")
 
 
 def derived(what: str, extra: Hashable, compute: Callable[[], T], size_of: Callable[[T], int],
-            spinner: str | None = None) -> T:
+            spinner: str | None = None, *, dataset: Dataset | None = None) -> T:
     """A result computed from the current dataset (an explanation, the task matrix, a series over time), once
-    per dataset and ``extra``, held in the same bounded cache as the scores (so within the same budget)."""
-    dataset = current_dataset()
+    per dataset and ``extra``, held in the same bounded cache as the scores (so within the same budget).
+    ``dataset`` names the dataset where there is no session (a thread of the server's own)."""
+    dataset = dataset or current_dataset()
     key = (what, dataset.kind, dataset.digest, dataset.exclude_invalid, extra)
     if spinner is None:
         return _cache().get_or_compute(key, compute, size_of)
