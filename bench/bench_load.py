@@ -621,6 +621,18 @@ async def _page_cpu(server: AppServer, repeats: int, run_timeout: float) -> Page
     return measured
 
 
+def wait_idle(server: AppServer, quiet: float = 0.05, period: float = 1.0, limit: float = 180.0) -> float:
+    """Wait until the server uses under ``quiet`` CPU seconds in ``period`` seconds (its background work, such as
+    explanations computed ahead of time, is done), at most ``limit`` seconds; returns the seconds waited."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        before = server.cpu()
+        time.sleep(period)
+        if server.cpu() - before < quiet:
+            break
+    return time.monotonic() - started
+
+
 def page_cpu(server: AppServer, repeats: int = 5, run_timeout: float = 60.0) -> PageCpu:
     """Server CPU per rerun of every page, of a slider move and of a new session's first page."""
     return asyncio.run(_page_cpu(server, repeats, run_timeout))
@@ -747,6 +759,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"warm-up failed: {warm.error_samples}")
             first = _ms(warm.latencies["open"][0]) if warm.reruns else "—"
             print(f"warm-up (1 session, not counted): first run {first} ms, server RSS {_mb(server.rss())} MB",
+                  flush=True)
+            waited = wait_idle(server)
+            print(f"server idle after {waited:.0f} s (background work done), server RSS {_mb(server.rss())} MB",
                   flush=True)
             if args.page_cpu:
                 report_page_cpu(page_cpu(server, args.page_cpu, args.run_timeout))
