@@ -50,6 +50,7 @@ bench-uploads: $(VENV)/.installed
 
 # Concurrent sessions over Streamlit's websocket protocol against the app it starts on 127.0.0.1;
 # e.g. make bench-load LOAD_ARGS="--sessions 2,5 --rounds 3".
+LOAD_ARGS ?= --sessions 10,40 --rounds 5
 bench-load: $(VENV)/.installed
 	$(PY) bench/bench_load.py $(LOAD_ARGS)
 

@@ -110,12 +110,20 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
-def rss_bytes(pid: int) -> int:
-    """VmRSS of a process and all its descendants (0 for any that vanished)."""
-    tree, todo, total = _children(), [pid], 0
+def _tree(pid: int) -> list[int]:
+    """A process and all its descendants."""
+    tree, todo, found = _children(), [pid], []
     while todo:
         p = todo.pop()
+        found.append(p)
         todo.extend(tree.get(p, ()))
+    return found
+
+
+def rss_bytes(pid: int) -> int:
+    """VmRSS of a process and all its descendants (0 for any that vanished)."""
+    total = 0
+    for p in _tree(pid):
         try:
             with open(f"/proc/{p}/status") as f:
                 for line in f:
@@ -125,6 +133,19 @@ def rss_bytes(pid: int) -> int:
         except OSError:
             pass
     return total
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and all its descendants, in seconds (0 for any that vanished)."""
+    ticks = 0
+    for p in _tree(pid):
+        try:
+            with open(f"/proc/{p}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of proc(5))
+        except (OSError, IndexError, ValueError):
+            pass
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 class AppServer:
@@ -178,6 +199,10 @@ class AppServer:
 
     def rss(self) -> int:
         return rss_bytes(self.proc.pid) if self.proc and self.proc.poll() is None else 0
+
+    def cpu(self) -> float:
+        """CPU seconds the server has used so far (user + system)."""
+        return cpu_seconds(self.proc.pid) if self.proc and self.proc.poll() is None else 0.0
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -524,6 +549,7 @@ class LevelResult:
     wall: float
     peak_rss: int
     after_rss: int
+    cpu: float = 0.0  # server CPU seconds (user + system) during the level
 
 
 async def _run_level(url: str, sessions: int, rounds: int, run_timeout: float, level_timeout: float,
@@ -554,11 +580,62 @@ async def _run_level(url: str, sessions: int, rounds: int, run_timeout: float, l
 def run_level(server: AppServer, sessions: int, rounds: int, run_timeout: float, level_timeout: float,
               think: float = 0.0, settle: float = 3.0) -> LevelResult:
     with RssSampler(server) as sampler:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), server.cpu()
         stats = asyncio.run(_run_level(server.url, sessions, rounds, run_timeout, level_timeout, think))
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, server.cpu() - cpu
     time.sleep(settle)  # let the server close the sessions' script runners
-    return LevelResult(sessions, stats, wall, sampler.peak, server.rss())
+    return LevelResult(sessions, stats, wall, sampler.peak, server.rss(), cpu)
+
+
+@dataclass
+class PageCpu:
+    """Server CPU seconds per rerun, one session at a time (no other session running)."""
+
+    first_page: list[float] = field(default_factory=list)  # a new session's first run (the default page)
+    pages: dict[str, float] = field(default_factory=dict)  # page title -> mean CPU s of a switch to it
+    slider: float = float("nan")  # mean CPU s of a radar weight-slider move
+
+
+async def _page_cpu(server: AppServer, repeats: int, run_timeout: float) -> PageCpu:
+    measured = PageCpu()
+    for _ in range(repeats):  # new sessions, one after the other
+        async with Session(server.url, run_timeout) as session:
+            before = server.cpu()
+            await session.open("")
+            measured.first_page.append(server.cpu() - before)
+    async with Session(server.url, run_timeout) as session:
+        await session.open("")
+        for url_path, (_, title) in list(session.pages.items()):
+            await session.switch(url_path)  # once unmeasured: the page's first run fills what it caches
+            before = server.cpu()
+            for _ in range(repeats):
+                await session.switch(url_path)
+            measured.pages[title] = (server.cpu() - before) / repeats
+        await session.switch("radar")
+        before = server.cpu()
+        for i in range(repeats):
+            key = RADAR_WEIGHT_KEYS[i % len(RADAR_WEIGHT_KEYS)]
+            current = session.sliders[session.slider_id(key)]
+            await session.move_slider(key, next(v for v in SLIDER_VALUES if v != current))
+        measured.slider = (server.cpu() - before) / repeats
+    return measured
+
+
+def wait_idle(server: AppServer, quiet: float = 0.05, period: float = 1.0, limit: float = 180.0) -> float:
+    """Wait until the server uses under ``quiet`` CPU seconds in ``period`` seconds (its background work, such as
+    explanations computed ahead of time, is done), at most ``limit`` seconds; returns the seconds waited."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        before = server.cpu()
+        time.sleep(period)
+        if server.cpu() - before < quiet:
+            break
+    return time.monotonic() - started
+
+
+def page_cpu(server: AppServer, repeats: int = 5, run_timeout: float = 60.0) -> PageCpu:
+    """Server CPU per rerun of every page, of a slider move and of a new session's first page."""
+    return asyncio.run(_page_cpu(server, repeats, run_timeout))
 
 
 # --------------------------------------------------------------------------------------------
@@ -591,15 +668,25 @@ def print_table(header: list[str], rows: list[list[str]]) -> None:
         print("  ".join(c.rjust(w) for c, w in zip(row, widths)), flush=True)
 
 
+def report_page_cpu(measured: PageCpu) -> None:
+    print()
+    print("server CPU per rerun (ms), one session at a time:")
+    rows = [["a new session's first page (median)", _ms(percentile(measured.first_page, 50))],
+            ["radar weight-slider move", _ms(measured.slider)]]
+    rows += [[f"switch to {title}", _ms(cpu)] for title, cpu in measured.pages.items()]
+    print_table(["run", "CPU ms"], rows)
+
+
 def report(levels: list[LevelResult]) -> None:
     print()
     print_table(
         ["sessions", "reruns done", "errors/timeouts", "p50 ms", "p95 ms", "peak RSS MB", "after RSS MB",
-         "wall s", "reruns/s"],
+         "wall s", "reruns/s", "CPU ms/rerun"],
         [[str(lv.sessions), f"{lv.stats.reruns:,}", f"{lv.stats.errors}/{lv.stats.timeouts}",
           _ms(percentile(lv.stats.all_latencies, 50)), _ms(percentile(lv.stats.all_latencies, 95)),
           _mb(lv.peak_rss), _mb(lv.after_rss), f"{lv.wall:.1f}",
-          f"{lv.stats.reruns / lv.wall:.1f}" if lv.wall else "—"] for lv in levels])
+          f"{lv.stats.reruns / lv.wall:.1f}" if lv.wall else "—",
+          _ms(lv.cpu / lv.stats.reruns) if lv.stats.reruns else "—"] for lv in levels])
     print()
     print("p50 / p95 rerun latency (ms) by action, and what came back:")
     print_table(
@@ -637,6 +724,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="seconds one level may take in all (default 900)")
     parser.add_argument("--think-ms", type=float, default=0.0,
                         help="pause before each action, ms (default 0: every session reruns back to back)")
+    parser.add_argument("--page-cpu", type=int, default=5, metavar="N",
+                        help="reruns per page when measuring the server CPU of each page, one session at a "
+                             "time, before the levels (default 5; 0 skips it)")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                         help="one more argument for `streamlit run`, repeatable; e.g. "
@@ -670,6 +760,11 @@ def main(argv: list[str] | None = None) -> int:
             first = _ms(warm.latencies["open"][0]) if warm.reruns else "—"
             print(f"warm-up (1 session, not counted): first run {first} ms, server RSS {_mb(server.rss())} MB",
                   flush=True)
+            waited = wait_idle(server)
+            print(f"server idle after {waited:.0f} s (background work done), server RSS {_mb(server.rss())} MB",
+                  flush=True)
+            if args.page_cpu:
+                report_page_cpu(page_cpu(server, args.page_cpu, args.run_timeout))
             for n in args.sessions:
                 level = run_level(server, n, args.rounds, args.run_timeout, args.level_timeout, args.think_ms / 1000)
                 levels.append(level)

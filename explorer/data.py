@@ -467,7 +467,17 @@ def scored() -> Scored | Refused:
     dataset = current_dataset()
     key = (dataset.kind, dataset.digest, dataset.exclude_invalid)
     with st.spinner("Validating and scoring the runs…", show_time=True):
-        return _cache().get_or_compute(key, lambda: _compute(dataset), _size_of)
+        return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset), _size_of)
+
+
+def _scored_and_warmed(dataset: Dataset) -> Scored | Refused:
+    """Score a dataset; then explain its agents for every session ahead of time (``explorer.drill.warm``)."""
+    from . import drill
+
+    result = _compute(dataset)
+    if isinstance(result, Scored):
+        drill.warm(dataset, result)
+    return result
 
 
 def require_scores() -> Scored:
@@ -498,15 +508,32 @@ T = TypeVar("T")
 
 
 def derived(what: str, extra: Hashable, compute: Callable[[], T], size_of: Callable[[T], int],
-            spinner: str | None = None) -> T:
+            spinner: str | None = None, *, dataset: Dataset | None = None) -> T:
     """A result computed from the current dataset (an explanation, the task matrix, a series over time), once
-    per dataset and ``extra``, held in the same bounded cache as the scores (so within the same budget)."""
-    dataset = current_dataset()
+    per dataset and ``extra``, held in the same bounded cache as the scores (so within the same budget).
+    ``dataset`` names the dataset where there is no session (a thread of the server's own)."""
+    dataset = dataset or current_dataset()
     key = (what, dataset.kind, dataset.digest, dataset.exclude_invalid, extra)
     if spinner is None:
         return _cache().get_or_compute(key, compute, size_of)
     with st.spinner(spinner, show_time=True):
         return _cache().get_or_compute(key, compute, size_of)
+
+
+FIGURE_BYTES = 150_000  # what one chart holds as plotly objects, as the cache budget counts it (an estimate)
+
+
+def figure(what: str, extra: Hashable, build: Callable[[], T]) -> T:
+    """A chart of the current dataset, built once per dataset and ``extra`` (everything else it shows: the agent,
+    the theme, the weights...) for every session, in the shared bounded cache. Streamlit only reads a figure (it
+    serializes a copy of it), so one object serves every session; nobody may change a figure this returns."""
+    return derived("figure:" + what, extra, build, lambda _: FIGURE_BYTES)
+
+
+def table_frame(what: str, extra: Hashable, build: Callable[[], Any]) -> Any:
+    """A table (a DataFrame) of the current dataset, built once per dataset and ``extra`` for every session, in
+    the shared bounded cache; nobody may change a frame this returns (``explorer.ui.table`` only reads it)."""
+    return derived("table:" + what, extra, build, lambda frame: int(frame.memory_usage(deep=True).sum()) + 2_000)
 
 
 def show_import_report(report: ImportReport, *, expanded: bool = False) -> None:

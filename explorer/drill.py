@@ -17,6 +17,8 @@ agents it asks for, never for all agents at once unless the page shows all of th
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
@@ -156,27 +158,51 @@ def _frame_bytes(*frames: pd.DataFrame) -> int:
     return int(sum(f.memory_usage(deep=True, index=False).sum() for f in frames)) + 10_000
 
 
-def explanation(scored: data.Scored, agent_id: str) -> Explanation:
+def explanation(scored: data.Scored, agent_id: str, dataset: data.Dataset | None = None) -> Explanation:
     """Points lost, overtake, influence and accounting of one agent (``scoring.explain.explain``)."""
     def size(e: Explanation) -> int:
         return _frame_bytes(e.influence.tasks, e.influence.runs)
 
     return data.derived("explain", agent_id, lambda: explain(scored.runs, agent_id, scored.report), size,
-                        spinner=None)
+                        spinner=None, dataset=dataset)
 
 
-def agent_fixes(scored: data.Scored, agent_id: str) -> Fixes:
+def agent_fixes(scored: data.Scored, agent_id: str, dataset: data.Dataset | None = None) -> Fixes:
     """What fixing each task's unsuccessful runs is worth (``scoring.fixes.fixes``)."""
     return data.derived("fixes", agent_id, lambda: fixes(scored.runs, agent_id, scored.report),
-                        lambda f: _frame_bytes(f.tasks, f.totals))
+                        lambda f: _frame_bytes(f.tasks, f.totals), dataset=dataset)
 
 
-def agent_costliest(scored: data.Scored, agent_id: str) -> Costliest:
+def agent_costliest(scored: data.Scored, agent_id: str, dataset: data.Dataset | None = None) -> Costliest:
     """The agent's costliest tasks and runs, removed together (``scoring.fixes.costliest``)."""
-    e = explanation(scored, agent_id)
+    e = explanation(scored, agent_id, dataset)
     return data.derived("costliest", agent_id, lambda: costliest(scored.runs, agent_id, e.influence,
                                                                  scored.report.policy, e.headline),
-                        lambda c: 2_000 + 40 * len(c.task_runs))
+                        lambda c: 2_000 + 40 * len(c.task_runs), dataset=dataset)
+
+
+WARM_MAX_RUNS = 200_000  # larger datasets are explained agent by agent, when a page asks (explorer-defined)
+
+
+def warm(dataset: data.Dataset, scored: data.Scored) -> threading.Thread | None:
+    """Explain every ranked agent of a newly scored dataset on a thread of its own, in rank order: a link or a
+    click to any agent's Headline page then finds its explanation, fixes and costliest tasks computed (once, for
+    every session, in the shared bounded cache). Datasets above :data:`WARM_MAX_RUNS` runs are not warmed."""
+    if len(scored.runs) > WARM_MAX_RUNS:
+        return None
+
+    def run() -> None:
+        for agent in scored.report.agents:
+            if agent.headline.ranked:
+                try:
+                    agent_fixes(scored, agent.agent_id, dataset)
+                    agent_costliest(scored, agent.agent_id, dataset)
+                except Exception:  # the page asking for this agent computes (and reports) it itself
+                    logging.getLogger(__name__).exception("explaining %r ahead of time failed", agent.agent_id)
+
+    thread = threading.Thread(target=run, name="explorer-warm-explanations", daemon=True)
+    thread.start()
+    return thread
 
 
 def accounts(scored: data.Scored) -> dict[str, Accounting]:

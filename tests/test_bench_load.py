@@ -109,3 +109,12 @@ def test_the_client_cache_answers_ref_hash_messages():
         assert not result.errors and result.title == "Fitness radar"
     assert second.cached >= 1
     assert "Cost 33.3%" in _renormalized(first) and "Cost 40.7%" in _renormalized(second)  # 40/120, 55/135
+
+
+def test_server_cpu_is_counted_per_page(server):
+    # Cumulative CPU of the server's processes: it never goes down, and one run of each page is measured.
+    before = server.cpu()
+    measured = bl.page_cpu(server, repeats=1)
+    assert server.cpu() >= before > 0
+    assert set(measured.pages) == {p.title for p in PAGES}
+    assert len(measured.first_page) == 1 and all(cpu >= 0 for cpu in [*measured.pages.values(), measured.slider])

@@ -1,3 +1,5 @@
+from functools import partial
+
 import streamlit as st
 
 from explorer import badges, charts, data, drill, glossary, state, tables, ui
@@ -50,7 +52,9 @@ if h.zero_success_floor:
 
 left, right = st.columns([3, 2])
 with left:
-    st.plotly_chart(charts.contribution_waterfall(h, theme=ui.chart_theme()), width="stretch", key="waterfall")
+    theme = ui.chart_theme()
+    st.plotly_chart(data.figure("waterfall", (agent_id, theme.name), lambda: charts.contribution_waterfall(
+        h, theme=theme)), width="stretch", key="waterfall")
 with right:
     st.subheader("In words")
     st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in h.explain()))
@@ -61,10 +65,12 @@ points = explained.points
 assert points is not None  # a ranked agent has a composite
 left, right = st.columns([3, 2])
 with left:
-    st.plotly_chart(charts.points_lost_chart(points), width="stretch", key="points_lost")
+    st.plotly_chart(data.figure("points_lost", agent_id, lambda: charts.points_lost_chart(points)), width="stretch",
+                    key="points_lost")
 with right:
-    ui.table(tables.points_table(points), {"Weight": fmt.factor, "Factor": fmt.factor, "Earned": fmt.points,
-                                           "Max": fmt.points, "Lost": fmt.points}, key="points_table")
+    ui.table(data.table_frame("points", agent_id, lambda: tables.points_table(points)),
+             {"Weight": fmt.factor, "Factor": fmt.factor, "Earned": fmt.points, "Max": fmt.points, "Lost": fmt.points},
+             key="points_table")
     st.caption("Earned = weight × factor × 100 and lost = max − earned, per component; earned and lost add up "
                "to 100, and the earned points (after the floor or the rounding) to the score.")
 
@@ -82,7 +88,8 @@ else:
     st.markdown(fmt.render(ahead.facts()[0]) + " Each component changed alone, the others as they are, and the "
                 "smallest change that reaches it (exact, by inverting the composite):")
     st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in ahead.facts()[1:]))
-    ui.table(tables.overtake_table(ahead).drop(columns=["How"]), key="overtake_table",
+    ui.table(data.table_frame("overtake", agent_id, lambda: tables.overtake_table(ahead).drop(columns=["How"])),
+             key="overtake_table",
              columns={"Reachable alone": st.column_config.CheckboxColumn(
                  help="Whether changing this component alone, the others as they are, can reach the score needed")})
 found_fixes = drill.agent_fixes(scored, agent_id)
@@ -90,7 +97,8 @@ if len(found_fixes.tasks):
     st.markdown("**What fixing a task's unsuccessful runs is worth** (what to fix first on top):")
     if found_fixes.facts():
         st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in found_fixes.facts()))
-    fix_rows = tables.fixes_table(found_fixes, rows=FIXES_SHOWN)
+    fix_rows = data.table_frame("fixes", (agent_id, FIXES_SHOWN), lambda: tables.fixes_table(found_fixes,
+                                                                                        rows=FIXES_SHOWN))
     if ahead is None:  # no agent above: nothing to overtake
         fix_rows = fix_rows.drop(columns=["Overtakes"])
     ui.table(fix_rows, {"Score if fixed": fmt.score, "Change": fmt.score},
@@ -108,11 +116,11 @@ st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in
                        drill.agent_costliest(scored, agent_id).facts() + found.facts()))
 left, right = st.columns([2, 3])
 with left:
-    st.plotly_chart(charts.influence_bars(found.tasks.head(TASKS_CHARTED),
-                                          title=f"The {TASKS_CHARTED} costliest tasks"),
-                    width="stretch", key="influence_bars")
+    st.plotly_chart(data.figure("influence_bars", (agent_id, TASKS_CHARTED), lambda: charts.influence_bars(
+        found.tasks.head(TASKS_CHARTED), title=f"The {TASKS_CHARTED} costliest tasks")),
+        width="stretch", key="influence_bars")
 with right:
-    task_rows = tables.influence_tasks_table(found, policy)
+    task_rows = data.table_frame("influence_tasks", agent_id, lambda: tables.influence_tasks_table(found, policy))
     chosen = ui.table(task_rows, {"Points if removed": lambda v: f"{v:+.3f}", "Score if removed": fmt.score},
                       key="influence_tasks", height=420, select="single-row",
                       columns={"Points if removed": st.column_config.Column(
@@ -125,7 +133,8 @@ with right:
     else:
         st.caption("Select a task (the box at the left of its row) to open its runs.")
 st.markdown(f"**The {RUNS_SHOWN} runs that cost the most** (removing one alone raises the score the most):")
-ui.table(tables.influence_runs_table(found.costliest_runs(RUNS_SHOWN), policy),
+ui.table(data.table_frame("influence_runs", (agent_id, RUNS_SHOWN), lambda: tables.influence_runs_table(
+    found.costliest_runs(RUNS_SHOWN), policy)),
          {"Points if removed": lambda v: f"{v:+.4f}", "Score if removed": fmt.score}, key="influence_runs")
 drill.runs_link(drill.RunsFilter(agents=(agent_id,)), "Open all its runs (order them costliest first there)")
 
@@ -144,9 +153,9 @@ for column, (what, anchors, field, score, recorded, show, x_label) in zip(st.col
     others = {a.agent_id: getattr(a.headline, field) for a in report.agents
               if a.agent_id != agent_id and getattr(a.headline, field) is not None}
     with column:
-        st.plotly_chart(charts.anchor_curve(
-            anchors, title=f"{what.capitalize()}: average {show(average)} → {fmt.factor(score)}", x_label=x_label,
-            value=average, value_label=agent_id, others=others, theme=ui.chart_theme()),
+        st.plotly_chart(data.figure(f"{what}_curve", (agent_id, theme.name), partial(
+            charts.anchor_curve, anchors, title=f"{what.capitalize()}: average {show(average)} → {fmt.factor(score)}",
+            x_label=x_label, value=average, value_label=agent_id, others=others, theme=theme)),
             width="stretch", key=f"{what}_curve")
         if recorded == 0:
             st.warning(f"No completed run recorded a {what}: {what} score 0 (data-quality flag).")

@@ -112,17 +112,20 @@ ui.table(counts, key="accounting",
                   "pass^k outcomes": st.column_config.Column(help="terminal runs with a known outcome")})
 
 if show_intervals:
-    st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv), floored=tables.floored(report),
-                                          theme=ui.chart_theme()), width="stretch", key="leaderboard_interval_chart")
+    theme = ui.chart_theme()
+    st.plotly_chart(data.figure("interval_chart", (replicates, seed, theme.name), lambda: charts.interval_chart(
+        tables.interval_points(report, iv), floored=tables.floored(report), theme=theme)),
+        width="stretch", key="leaderboard_interval_chart")
     st.caption(f"**Tie groups** (the colours): {glossary.explain('tie group')} {replicates:,} bootstrap "
                f"replicates of each agent's completed runs (seed {seed}); change them on *Is the difference real?*.")
 
 info = data.dataset_info(scored)
 left, right = st.columns(2)
-left.download_button("Download the report (JSON)", downloads.report_json(report, info, intervals=iv),
+# The files are made when clicked (their date is the click's), not on every rerun of the page.
+left.download_button("Download the report (JSON)", lambda: downloads.report_json(report, info, intervals=iv),
                      file_name=downloads.file_name("report", info, report.policy.version, "json"),
                      mime="application/json", icon=":material/download:", width="stretch")
-right.download_button("Download the report (CSV)", downloads.report_csv(report, info, intervals=iv),
+right.download_button("Download the report (CSV)", lambda: downloads.report_csv(report, info, intervals=iv),
                       file_name=downloads.file_name("report", info, report.policy.version, "csv"),
                       mime="text/csv", icon=":material/download:", width="stretch")
 st.caption(f"Each file names the dataset ({fmt.plain(info.name)}, sha256 `{info.short_sha}`…), the policy and the "

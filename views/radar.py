@@ -48,8 +48,9 @@ chosen = st.multiselect("Agents on the radar", agents, max_selections=len(charts
 
 left, right = st.columns([3, 2])
 with left:
-    st.plotly_chart(charts.radar_chart([report.agent(a).radar for a in chosen], theme=ui.chart_theme()),
-                    width="stretch", key="radar")
+    theme = ui.chart_theme()
+    st.plotly_chart(data.figure("radar", (tuple(chosen), theme.name), lambda: charts.radar_chart(
+        [report.agent(a).radar for a in chosen], theme=theme)), width="stretch", key="radar")
 with right:
     st.subheader("Unavailable axes")
     gaps = [(a, axis) for a in chosen for axis in RADAR_AXES if report.agent(a).radar.axes[axis] is None]
