@@ -1,6 +1,6 @@
-"""The console command (``agentscore``, installed with the package): every subcommand of
-``python -m scoring``, plus ``serve`` (the app), ``sample`` (the bundled sample runs) and ``methodology``
-(the published methodology), which are registered here.
+"""The console command (``agentscore``, installed with the package ``scoring-methodology-explorer``): every
+subcommand of ``python -m scoring``, plus ``serve`` (the app), ``sample`` (the bundled sample runs) and
+``methodology`` (the published methodology), which are registered here.
 """
 
 from __future__ import annotations

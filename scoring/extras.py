@@ -7,7 +7,7 @@ and Spark engines, Inspect AI logs and the review pack need the packages of thei
 
 from __future__ import annotations
 
-DISTRIBUTION = "agentscore"
+DISTRIBUTION = "scoring-methodology-explorer"  # pyproject.toml's name (the command is `agentscore`)
 
 # The top-level module a feature imports -> the extra that installs it.
 EXTRA_OF_MODULE: dict[str, str] = {
@@ -20,7 +20,7 @@ def install_hint(extra: str) -> str:
     """The command that installs an extra, with the clone's equivalent.
 
     >>> install_hint("sql")
-    "pip install 'agentscore[sql]' (in a clone: pip install -r requirements.txt)"
+    "pip install 'scoring-methodology-explorer[sql]' (in a clone: pip install -r requirements.txt)"
     """
     requirements = "requirements-spark.txt" if extra == "spark" else "requirements.txt"
     return f"pip install '{DISTRIBUTION}[{extra}]' (in a clone: pip install -r {requirements})"
@@ -30,8 +30,8 @@ def missing_module_message(module: str | None, feature: str = "this command", ex
     """What to install when ``module`` is missing for ``feature``; None for a module no extra provides.
 
     >>> print(missing_module_message("duckdb", "--engine sql"))  # doctest: +NORMALIZE_WHITESPACE
-    --engine sql needs duckdb, which is not installed: pip install 'agentscore[sql]'
-    (in a clone: pip install -r requirements.txt)
+    --engine sql needs duckdb, which is not installed:
+    pip install 'scoring-methodology-explorer[sql]' (in a clone: pip install -r requirements.txt)
     >>> missing_module_message("numpy") is None
     True
     """
