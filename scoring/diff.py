@@ -25,6 +25,7 @@ difference of the two sets' published numbers, new minus baseline.
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import math
 import sys
@@ -337,8 +338,7 @@ def markdown_text(d: Diff, threshold: float | None = None) -> str:
     decimals = d.policy.score_decimals
     icon = {"better": "better", "worse": "**worse**", "no real change": "no real change"}
     lines = ["### Agent scores: new against baseline", ""]
-    lines += _wrap(f"Policy `{_short(d.policy.version, 60)}`; every change is new minus baseline, in headline "
-                   "points.")
+    lines += _wrap(f"Policy {_code(d.policy.version, 60)}; every change is new minus baseline, in headline points.")
     lines.append("")
     if d.agents:
         lines += _md_table(["Agent", "Baseline", "New", "Change", f"{d.confidence:.0%} interval", "Verdict"],
@@ -353,7 +353,9 @@ def markdown_text(d: Diff, threshold: float | None = None) -> str:
         if names:
             lines += _wrap(", ".join(_code(n, 60) for n in names), f"- {title}: ")
     for a in d.agents:
-        lines += ["", "<details>", f"<summary>{_code(a.agent_id, 60)}: {a.verdict}</summary>", ""]
+        # Inside <summary> Markdown is not read: the name is escaped HTML in a <code> element.
+        summary = f"<code>{html.escape(_short(a.agent_id, 50))}</code>: {a.verdict}"
+        lines += ["", "<details>", f"<summary>{summary}</summary>", ""]
         lines += _md_table(["Measure", "Baseline", "New", "Change"], _detail_rows(a, decimals))
         lines.append("")
         for title, tasks in (("Newly solved", a.newly_solved), ("Newly failed", a.newly_failed)):

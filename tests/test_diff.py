@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -151,6 +152,19 @@ def test_markdown_never_wider_than_100_columns(agent: str, task: str):
     new = frame(records(agent, {task: 0, "t2": 3}, runs_per_task=3), records("y" + agent, {"t": 3}, 3))
     md = markdown_text(diff_runs(base, new, replicates=20), 1.0)
     assert max(len(line) for line in md.splitlines()) <= MARKDOWN_WIDTH
+    summaries = [line for line in md.splitlines() if line.startswith("<summary>")]
+    assert summaries and all("<" not in s[len("<summary><code>"):-len("</summary>")].replace("</code>", "")
+                             for s in summaries)  # a name never opens a tag
+
+
+def test_markdown_escapes_names_in_html_and_tables():
+    name = "<img src=x onerror=alert(1)>|`x`"
+    md = markdown_text(diff_runs(frame(records(name, ALL_WON)), frame(records(name, ALL_WON)), replicates=20))
+    assert "<summary><code>&lt;img src=x onerror=alert(1)&gt;|`x`</code>: no real change</summary>" in md
+    assert "| `<img src=x onerror=alert(…` |" in md  # a code span (shortened): its text is never markup
+    assert all("<img" not in re.sub(r"`[^`]*`", "", line) for line in md.splitlines())
+    wide = diff_runs(frame(records("a|b`c", ALL_WON)), frame(records("a|b`c", ALL_WON)), replicates=20)
+    assert "| `a\\|b'c` |" in markdown_text(wide)  # | escaped, ` replaced
 
 
 # --------------------------------------------------------------------------- the command (issue 25's Done-when)
