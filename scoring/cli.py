@@ -735,7 +735,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m scoring") -> int:
         return 2
 
 
-def _feature(args) -> str:
+def _feature(args: argparse.Namespace) -> str:
     """The optional feature a command line asks for, in its own words."""
     if args.command == "report" and args.engine != "pandas":
         return f"--engine {args.engine}"

@@ -11,6 +11,7 @@ into ``~/.cache/scoring-explorer-tests/`` and reused.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -182,3 +183,76 @@ def test_recipe_passes_on_unchanged_harness_results(venv, wheel, tmp_path):
     summary = (tmp_path / "summary.md").read_text()
     assert "| `xai/grok-3-mini@airline` | 47.64 | 47.64 | +0.00 | +0.00 to +0.00 | no real change |" in summary
     assert "Gate: fail on a real drop of 1 point or more: passed." in summary
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_the_app_starts_from_the_wheel_with_its_extra(tmp_path_factory, wheel):
+    """``pip install 'wheel[app]'`` in another fresh environment: ``agentscore serve`` answers its health check,
+    and the app's script runs headless on the bundled sample (Streamlit's AppTest) without an exception."""
+    pins = core_pins() + [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()
+                          if line.startswith(("streamlit==", "plotly=="))]
+    key = hashlib.sha256(f"{sys.version_info[:2]}{pins}app".encode()).hexdigest()[:12]
+    house = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "scoring-explorer-tests" / f"app-{key}"
+    if not (house / ".complete").exists():
+        house.mkdir(parents=True, exist_ok=True)
+        constraints = house / "constraints.txt"
+        constraints.write_text("\n".join(pins) + "\n")
+        _run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary", ":all:", "-d", str(house), "-c",
+              str(constraints), f"{wheel}[app]"])
+        (house / ".complete").touch()
+    where = tmp_path_factory.mktemp("appvenv") / "env"
+    _run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(where)])
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "PIP_", "VIRTUAL_ENV"))}
+    env.update(PATH=f"{where / 'bin'}{os.pathsep}{env.get('PATH', '')}", PIP_CONFIG_FILE=os.devnull)
+    work = tmp_path_factory.mktemp("appwork")
+    _run([str(where / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile", "--no-index",
+          "--find-links", str(house), f"{wheel}[app]"], env=env, cwd=work)
+    check = ("from streamlit.testing.v1 import AppTest\n"
+             "from explorer.pages import APP_DIR\n"
+             "at = AppTest.from_file(str(APP_DIR / 'app.py'), default_timeout=240).run()\n"
+             "assert not at.exception, [e.value for e in at.exception]\n"
+             "print(APP_DIR)\n"
+             "print(' '.join(c.value for c in at.caption))\n")
+    ran = _run([str(where / "bin" / "python"), "-c", check], env=env, cwd=work)
+    app_dir, captions = ran.stdout.splitlines()[:2]
+    assert app_dir.endswith("site-packages/explorer/_app")
+    assert "2,796 runs" in captions and "10 agents" in captions
+
+    import urllib.request
+
+    port = free_port()
+    server = subprocess.Popen([str(where / "bin" / "agentscore"), "serve", "--port", str(port), "--address",
+                               "127.0.0.1"], env=env, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+    try:
+        answer = None
+        for _ in range(600):  # polls the health endpoint (up to about 5 minutes on a loaded machine)
+            if server.poll() is not None:
+                break
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+                    answer = response.read().decode()
+                    break
+            except OSError:
+                server_wait(server)
+        assert answer == "ok", server.stdout.read() if server.poll() is not None else "no answer"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def server_wait(server: subprocess.Popen[str]) -> None:
+    """Wait half a second for the server to exit (it usually does not): the health poll's pace."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        server.wait(timeout=0.5)
