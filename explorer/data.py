@@ -19,7 +19,6 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import streamlit as st
@@ -28,6 +27,7 @@ from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, l
 from scoring.database import ConnectionSpec, SourceRefused, check_table_name, parse_viewer_url
 from scoring.downloads import DatasetInfo, file_name, runs_sha256
 from scoring.importers import ImportReport, MappingError, mapping_from_json, mapping_to_json
+from scoring.resources import SAMPLE_RUNS
 from scoring.runs import Problem
 from scoring.worker import Usage
 
@@ -36,8 +36,7 @@ from . import imports, untrusted
 from . import settings as settings_module
 from .cache import BoundedCache
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_PATH = ROOT / "sample_data" / "runs.csv"
+SAMPLE_PATH = SAMPLE_RUNS  # package data: sample_data/runs.csv in a clone
 UPLOAD_TYPES = ["csv", "json", "jsonl", "ndjson", "parquet", "pq", "eval"]
 STATE_KEY = "dataset"
 UPLOAD_KEY = "upload_file"  # the uploader's UploadedFile (any object with getvalue()); never a copy of its bytes

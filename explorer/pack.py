@@ -30,6 +30,7 @@ from plotly.offline import get_plotlyjs
 from scoring import RADAR_AXES, Report, check_weights
 from scoring.axes import AXIS_LABELS
 from scoring.downloads import DatasetInfo, now_utc
+from scoring.extras import install_hint
 from scoring.methodology import anchor_rows, execution_formula, headline_formula, rules, worked_formula
 from scoring.policy import FIELD_BY_NAME, FIELDS, policy_to_dict
 from scoring.sandbox import changed_constants, rank_diff
@@ -354,8 +355,8 @@ def pack_pdf(document: str, *, chromium: str | None = None, timeout_s: float = P
         from playwright.sync_api import Error as PlaywrightError
         from playwright.sync_api import sync_playwright
     except ImportError:
-        raise PdfUnavailable("a PDF is printed through Playwright, which is not installed "
-                             "(pip install playwright; its own browser download is not needed)") from None
+        raise PdfUnavailable("a PDF is printed through Playwright, which is not installed: "
+                             f"{install_hint('pack')}; its own browser download is not needed") from None
     expected = figure_count(document)
     if not _PDF_LOCK.acquire(timeout=timeout_s):
         raise PdfUnavailable("another PDF is being printed; try again in a minute")

@@ -6,6 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# The app's files: in a clone app.py and views/ at its root; installed from a wheel, explorer/_app/ holds them
+# (in a clone that folder only links to them).
+_CLONE = (ROOT / "app.py").is_file() and (ROOT / "views").is_dir()
+APP_DIR = ROOT if _CLONE else Path(__file__).resolve().parent / "_app"
 
 
 @dataclass(frozen=True)
@@ -19,7 +23,7 @@ class PageSpec:
 
     @property
     def path(self) -> Path:
-        return ROOT / "views" / f"{self.name}.py"
+        return APP_DIR / "views" / f"{self.name}.py"
 
 
 PAGES: tuple[PageSpec, ...] = (

@@ -8,15 +8,17 @@ sufficient statistics, which any engine can supply) and a compute step (``*_from
 
 from .axes import AXES, RADAR_AXES
 from .headline import Headline, composite, headline_scores, leaderboard_order
+from .notebook import score
 from .policy import CANONICAL_POLICY, Anchors, Policy
 from .radar import Profile, Radar, check_weights, fitness_radar, profile_score
 from .repeatability import Repeatability, pass_hat_k, repeatability, task_outcomes
 from .report import AgentReport, Report, score_runs
+from .resources import SAMPLE_RUNS
 from .runs import LoadedRuns, Problem, RunsValidationError, load_runs, runs_from_records, validate_runs
 
 __all__ = [
-    "AXES", "CANONICAL_POLICY", "RADAR_AXES", "AgentReport", "Anchors", "Headline", "LoadedRuns", "Policy",
-    "Problem", "Profile", "Radar", "Repeatability", "Report", "RunsValidationError", "check_weights", "composite",
-    "fitness_radar", "headline_scores", "leaderboard_order", "load_runs", "pass_hat_k", "profile_score",
-    "repeatability", "runs_from_records", "score_runs", "task_outcomes", "validate_runs",
+    "AXES", "CANONICAL_POLICY", "RADAR_AXES", "SAMPLE_RUNS", "AgentReport", "Anchors", "Headline", "LoadedRuns",
+    "Policy", "Problem", "Profile", "Radar", "Repeatability", "Report", "RunsValidationError", "check_weights",
+    "composite", "fitness_radar", "headline_scores", "leaderboard_order", "load_runs", "pass_hat_k", "profile_score",
+    "repeatability", "runs_from_records", "score", "score_runs", "task_outcomes", "validate_runs",
 ]

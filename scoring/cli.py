@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import format as fmt
+from .extras import install_hint, missing_module_message
 from .importers import KINDS, Imported, MappingError, combine, detect, import_file, mapping_from_json
 from .limits import DEFAULT_LIMITS, WORKER_OVERHEAD, Limits, format_size, parse_size
 from .policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
@@ -158,8 +159,9 @@ def _report_spark(args, weights, policy: Policy, levels: tuple[int, ...] | None,
         report = spark_engine.score_spark(path, table=args.table, remote=args.spark_remote, policy=policy,
                                           weights=weights, levels=levels)
     except ModuleNotFoundError as exc:
-        print(f"the Spark engine needs pyspark ({exc.name} is not installed): "
-              "pip install -r requirements-spark.txt", file=sys.stderr)
+        print(missing_module_message(exc.name, "the Spark engine", "spark")
+              or f"the Spark engine needs pyspark ({exc.name} is not installed): {install_hint('spark')}",
+              file=sys.stderr)
         return 2
     except RunsValidationError as exc:
         print(exc.report(), file=sys.stderr)
@@ -187,8 +189,8 @@ def intervals_json_text(runs, report, replicates: int | None, seed: int | None, 
     return _json_text(doc, report, card)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m scoring", description=__doc__)
+def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     report = sub.add_parser("report", help="score a runs file and print the report")
     report.add_argument("inputs", nargs="*", metavar="INPUT",
@@ -277,6 +279,11 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--top", type=int, default=20, metavar="N", help="most influential runs listed (default 20)")
     explain.add_argument("--policy", default=None, metavar="POLICY_JSON", help="a sandbox policy (JSON)")
     _limit_options(explain)
+    from .console import add_commands
+    from .diff import add_command as add_diff
+
+    add_diff(sub)  # diff BASELINE NEW (scoring/diff.py)
+    add_commands(sub)  # serve, sample, methodology (scoring/console.py)
     return parser
 
 
@@ -718,8 +725,8 @@ def run_badge(args, limits: Limits) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: list[str] | None = None, prog: str = "python -m scoring") -> int:
+    parser = build_parser(prog)
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     args.argv = argv[1:]
@@ -745,13 +752,19 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     command = {"verify": run_verify, "receipt": run_receipt, "explain": run_explain,
-               "badge": run_badge}.get(args.command)
+               "badge": run_badge}.get(args.command, getattr(args, "run", None))
     try:
         if args.command == "pack":
             return run_pack(args, limits, parser)
         return command(args, limits) if command else run_report(args, limits, parser)
     except _Refused as exc:
         print(str(exc), file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # an optional feature without its extra: what to install, no traceback
+        message = missing_module_message(exc.name, _feature(args), "postgres" if getattr(args, "db", None) else None)
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
         return 2
 
 
@@ -766,3 +779,10 @@ def _run_captured(args, limits: Limits, parser: argparse.ArgumentParser) -> tupl
         if isinstance(exc.code, str):
             print(exc.code, file=sys.stderr)
     return code, out.getvalue(), err.getvalue()
+
+
+def _feature(args: argparse.Namespace) -> str:
+    """The optional feature a command line asks for, in its own words."""
+    if args.command == "report" and args.engine != "pandas":
+        return f"--engine {args.engine}"
+    return "--db" if getattr(args, "db", None) else f"`{args.command}`"

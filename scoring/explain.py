@@ -867,6 +867,17 @@ class Explanation:
     accounting: Accounting
     policy: Policy = field(repr=False)
 
+    def __str__(self) -> str:
+        """The CLI's table form (``explain --format table``)."""
+        from .explain_table import explain_table_text
+
+        return explain_table_text(self)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<pre>{html.escape(str(self))}</pre>"
+
     def to_json(self, top_runs: int = 20) -> dict[str, Any]:
         """The CLI's JSON: components, overtake, tasks, the ``top_runs`` most influential runs, accounting."""
         return {

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from . import format as fmt
 from ._groups import agent_groups
 from .axes import RADAR_AXES
 from .headline import Headline, headline_scores, leaderboard_order
 from .policy import CANONICAL_POLICY, Policy
 from .radar import Radar, check_weights, fitness_radar
 from .repeatability import Repeatability, repeatability
+
+if TYPE_CHECKING:
+    from .explain import Explanation
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -33,6 +39,8 @@ class AgentReport:
     headline: Headline
     radar: Radar
     repeatability: Repeatability
+    # The report (with its runs) this agent was scored in, when scoring.score made it: explain() reads it.
+    source: Report | None = field(default=None, repr=False, compare=False)
 
     def to_json(self, weights: Mapping[str, float] | None = None) -> dict:
         return {
@@ -41,6 +49,28 @@ class AgentReport:
             "radar": self.radar.to_json(weights),
             "repeatability": self.repeatability.to_json(),
         }
+
+    def explain(self) -> Explanation:
+        """Where this agent's headline points went, what overtakes the agent above, which tasks and runs cost
+        points (:func:`scoring.explain.explain`); needs the runs, which :func:`scoring.score` keeps."""
+        from .explain import explain
+
+        if self.source is None or self.source.runs is None:
+            raise ValueError(f"explain() needs the runs behind {self.agent_id!r}: score them with scoring.score(...)")
+        return explain(self.source.runs, self.agent_id, report=self.source)
+
+    def _repr_html_(self) -> str:
+        h, d = self.headline, self.headline.policy.score_decimals
+        rank = "unranked" if self.rank is None else f"rank {self.rank}"
+        rows = [("headline score", fmt.score(h.score, d)), ("success rate", fmt.pct2(h.success_rate)),
+                ("execution", fmt.factor(h.execution_score)), ("cost", fmt.factor(h.cost_score)),
+                ("completed runs", fmt.count(h.completed_runs)),
+                *((f"radar: {axis}", fmt.score(v, d)) for axis, v in self.radar.axes.items()),
+                *((f"pass^{k}", fmt.pct2(None if self.repeatability.pass_k is None else self.repeatability.pass_k[k]))
+                  for k in self.repeatability.levels)]
+        body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows)
+        return (f"<p><b>{html.escape(self.agent_id)}</b>: {rank} (policy {html.escape(h.policy.version)})</p>"
+                f"<table>{body}</table>")
 
 
 @dataclass(frozen=True)
@@ -51,6 +81,7 @@ class Report:
     agents: tuple[AgentReport, ...]
     weights: dict[str, float] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    runs: pd.DataFrame | None = field(default=None, repr=False, compare=False)  # kept by scoring.score
 
     @property
     def levels(self) -> tuple[int, ...]:
@@ -81,6 +112,32 @@ class Report:
         for column in ("agent_id", "flags"):
             frame[column] = frame[column].map(neutralize_cell)
         return frame.to_csv(index=False)
+
+    def leaderboard(self) -> pd.DataFrame:
+        """The leaderboard: rank, agent, headline score and its factors, profile score, pass^k and flags, one row
+        per agent in leaderboard order (numbers as numbers; ``to_frame()`` has every field)."""
+        columns = {"rank": "rank", "agent_id": "agent", "headline_score": "score",
+                   "headline_success_rate": "success_rate", "headline_execution_score": "execution",
+                   "headline_cost_score": "cost", "headline_completed_runs": "completed_runs",
+                   "radar_profile_score": "profile_score", **{f"pass^{k}": f"pass^{k}" for k in self.levels},
+                   "flags": "flags"}
+        if not self.agents:
+            return pd.DataFrame(columns=list(columns.values()))
+        return self.to_frame()[list(columns)].rename(columns=columns)
+
+    def _repr_html_(self) -> str:
+        """The leaderboard in Jupyter, numbers formatted as the app shows them."""
+        board = self.leaderboard().astype(object)
+        d = self.policy.score_decimals
+        formats = {"score": lambda v: fmt.score(v, d), "profile_score": lambda v: fmt.score(v, d),
+                   "success_rate": fmt.pct2, "execution": fmt.factor, "cost": fmt.factor,
+                   "completed_runs": fmt.count, "rank": fmt.count,
+                   **{f"pass^{k}": fmt.pct2 for k in self.levels}}
+        for column, f in formats.items():
+            board[column] = [fmt.DASH if v is None or v is pd.NA or v != v else f(v) for v in board[column]]
+        caption = (f"<p>Policy <code>{html.escape(self.policy.version)}</code>: {len(self.agents):,} agent(s); "
+                   "<code>.leaderboard()</code> and <code>.to_frame()</code> give the numbers.</p>")
+        return caption + board.to_html(index=False, escape=True, na_rep=fmt.DASH)
 
     def to_frame(self) -> pd.DataFrame:
         """One flat row per agent: the CSV/table form of the report."""

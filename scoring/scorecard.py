@@ -33,6 +33,7 @@ from typing import Any
 from .filenames import file_slug
 from .policy import RADAR_AXES
 from .report import Report
+from .resources import SCORECARDS_DIR
 from .safejson import JsonRefused, load_json
 from .sandbox import FieldError
 
@@ -42,7 +43,7 @@ DESCRIPTION_MAX_CHARS = 500
 MAX_WEIGHT = 1.0
 MIN_POSITIVE_WEIGHT = 0.001
 MAX_SCORECARD_BYTES = 64 * 1024  # a scorecard is a few hundred bytes; anything near this is not one
-EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_data" / "scorecards"
+EXAMPLES_DIR = SCORECARDS_DIR  # package data: sample_data/scorecards in a clone
 
 
 class ScorecardError(ValueError):

@@ -15,6 +15,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from ..extras import install_hint
 from ..limits import DEFAULT_LIMITS, Limits, format_size
 from ._base import (
     RUNS_COLUMNS,
@@ -151,8 +152,9 @@ def _member_events(filename: str) -> str | None:
 def _read_log(data: bytes, fmt: str, name: str, path: Path | None):
     try:
         from inspect_ai.log import read_eval_log
-    except ImportError:  # pragma: no cover - inspect_ai is a pinned dependency
-        raise file_error(name, "reading Inspect logs needs the inspect_ai package (see requirements.txt)") from None
+    except ImportError:  # inspect_ai comes with the [inspect] extra
+        raise file_error(name, "reading Inspect logs needs the inspect_ai package, which is not installed: "
+                               + install_hint("inspect")) from None
     try:
         if path is not None and fmt == "eval":
             # From disk the reader can skip what no run column needs (events are most of a log).

@@ -1,0 +1,238 @@
+"""diff BASELINE NEW: two result sets under one policy, agent by agent (issue 25).
+
+The hand-worked sets use one latency (500 ms: latency score 1), one cost ($0.001: cost score 1) and five
+runs per task, so consistency is 1 and every headline is 100 x (0.4 x success rate + 0.3 + 0.3).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import load_runs, runs_from_records
+from scoring.cli import main
+from scoring.diff import MARKDOWN_WIDTH, RULE, diff_runs, json_text, markdown_text, table_text, verdict
+from scoring.uncertainty import Interval
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "runs.csv"
+
+
+def records(agent: str, successes: dict[str, int], runs_per_task: int = 5, status: str = "completed") -> list[dict]:
+    """``runs_per_task`` runs on each task, the first ``successes[task]`` of them successful."""
+    out = []
+    for task, wins in successes.items():
+        for i in range(runs_per_task):
+            out.append({"run_id": f"{agent}-{task}-{i}", "agent_id": agent, "task_id": task, "status": status,
+                        "success": i < wins, "latency_ms": 500, "cost_usd": 0.001, "steps": 3,
+                        "finished_at": f"2026-06-01T{len(out) // 60:02d}:{len(out) % 60:02d}:00Z"})
+    return out
+
+
+def frame(*parts: list[dict]) -> pd.DataFrame:
+    return runs_from_records([r for part in parts for r in part])
+
+
+ALL_WON = {f"t{i:02d}": 5 for i in range(20)}
+ONE_LOST_EACH = {f"t{i:02d}": 4 for i in range(20)}
+
+
+def test_every_task_losing_one_success_is_a_real_drop_of_exactly_8_points():
+    # Baseline 100 x (0.4 + 0.6) = 100; new 100 x (0.4 x 0.8 + 0.6) = 92. Every replicate draws tasks that all
+    # lost one run in five, so every replicate's difference is -8: the interval is exactly -8 to -8.
+    d = diff_runs(frame(records("a", ALL_WON)), frame(records("a", ONE_LOST_EACH)))
+    (a,) = d.agents
+    assert (a.headline.baseline, a.headline.new, a.headline.change) == (100.0, 92.0, -8.0)
+    assert (a.interval.low, a.interval.high) == (-8.0, -8.0)
+    assert a.verdict == "worse"
+    assert a.components["success"].baseline == pytest.approx(40.0)
+    assert a.components["success"].new == pytest.approx(32.0)
+    assert a.components["success"].change == pytest.approx(-8.0)
+    for name in ("latency", "consistency", "cost"):
+        assert a.components[name].change == pytest.approx(0.0)
+    assert (a.axes["correctness"].baseline, a.axes["correctness"].new, a.axes["correctness"].change) == (
+        100.0, 80.0, -20.0)
+    # pass^1 = 4/5; pass^3 = C(4,3)/C(5,3) = 4/10; pass^5 = C(4,5)/C(5,5) = 0.
+    assert {k: (c.baseline, pytest.approx(c.new)) for k, c in a.pass_k.items()} == {1: (1.0, 0.8), 3: (1.0, 0.4),
+                                                                                  5: (1.0, 0.0)}
+    assert a.pass_k[3].change == pytest.approx(-0.6)
+    assert a.newly_solved == a.newly_failed == ()
+    assert d.exit_code(None) == 0  # no gate without a threshold
+    assert d.exit_code(8.0) == 1 and a.drop == 8.0  # at least the threshold fails
+    assert d.exit_code(8.01) == 0
+
+
+def test_a_drop_on_two_tasks_is_not_real():
+    # t1 5/5 in both; t2 5/5 then 3/5. New: 8/10 -> 92, a change of -8. A replicate draws 2 tasks: t1,t1 gives 0,
+    # t1,t2 gives -8, and t2,t2 gives 6/10 -> 84, -16 (a quarter of the replicates each end): the 95% interval is
+    # exactly -16 to 0, which contains 0.
+    d = diff_runs(frame(records("a", {"t1": 5, "t2": 5})), frame(records("a", {"t1": 5, "t2": 3})))
+    (a,) = d.agents
+    assert a.headline.change == -8.0
+    assert (a.interval.low, a.interval.high) == (-16.0, 0.0)
+    assert a.verdict == "no real change"
+    assert d.exit_code(0.0) == 0 and a.drop == 0.0
+
+
+def test_tasks_newly_solved_and_newly_failed_and_a_real_gain():
+    base = {f"t{i:02d}": 5 for i in range(10)} | {"never": 0, "lost": 5}
+    new = {f"t{i:02d}": 5 for i in range(10)} | {"never": 5, "lost": 0}
+    d = diff_runs(frame(records("a", base)), frame(records("a", new)))
+    (a,) = d.agents
+    assert (a.newly_solved, a.newly_failed) == (("never",), ("lost",))
+    assert a.headline.change == 0.0 and a.verdict == "no real change"  # one task gained, one lost: same rate
+    # One task of twelve gained: a replicate that does not draw it (about a third of them) shows no change.
+    one = diff_runs(frame(records("a", base)), frame(records("a", base | {"never": 5}))).agents[0]
+    assert one.headline.change > 0 and one.interval.low == 0.0 and one.verdict == "no real change"
+    # Every task gained a success: every replicate's difference is positive.
+    gained = diff_runs(frame(records("a", ONE_LOST_EACH | {"never": 0})), frame(records("a", ALL_WON | {"never": 5})))
+    better = gained.agents[0]
+    assert better.verdict == "better" and better.newly_solved == ("never",) and better.interval.low > 0
+
+
+def test_agents_in_one_set_only_are_listed_and_agent_filter():
+    base = frame(records("both", ALL_WON), records("gone", ALL_WON))
+    new = frame(records("both", ALL_WON), records("fresh", ALL_WON))
+    d = diff_runs(base, new)
+    assert [a.agent_id for a in d.agents] == ["both"]
+    assert (d.only_in_baseline, d.only_in_new) == (("gone",), ("fresh",))
+    only = diff_runs(base, new, agents=["fresh"])
+    assert (only.agents, only.only_in_baseline, only.only_in_new) == ((), (), ("fresh",))
+    with pytest.raises(KeyError):
+        diff_runs(base, new, agents=["nobody"])
+
+
+def test_an_agent_that_lost_its_score_is_worse_by_its_whole_score():
+    base = frame(records("a", ALL_WON))
+    new = frame(records("a", ALL_WON, status="failed"))  # no completed run: no headline score
+    (a,) = diff_runs(base, new).agents
+    assert a.verdict == "worse" and a.headline.change is None and a.interval is None
+    assert a.drop == 100.0 and a.fails(100.0) and not a.fails(None)
+    back = diff_runs(new, base).agents[0]
+    assert back.verdict == "better" and back.drop == 0.0
+
+
+def test_verdict_rule():
+    assert verdict(50.0, 50.0, Interval(0.0, 0.0, 0.0)) == "no real change"
+    assert verdict(50.0, 51.0, Interval(0.01, 2.0, 1.0)) == "better"
+    assert verdict(50.0, 49.0, Interval(-2.0, -0.01, -1.0)) == "worse"
+    assert verdict(50.0, 49.0, Interval(-2.0, 0.0, -1.0)) == "no real change"  # 0 inside (at the edge)
+    assert verdict(50.0, 49.0, None) == "no real change"
+
+
+def test_renderings_state_the_rule_and_the_verdicts():
+    d = diff_runs(frame(records("a", ALL_WON)), frame(records("a", ONE_LOST_EACH)))
+    md = markdown_text(d, 1.0)
+    assert "| `a` | 100.00 | 92.00 | -8.00 | -8.00 to -8.00 | **worse** |" in md
+    assert "FAILED (a)" in md
+    assert "| pass^3 | 100.0% | 40.0% | -60.0 pp |" in md
+    text = table_text(d, None)
+    assert "Gate: none" in text and "worse" in text
+    assert " ".join(RULE.split()) in " ".join(md.split())
+    doc = json.loads(json_text(d, 1.0))
+    assert doc["gate"] == "failed" and doc["agents"][0]["interval"] == {"low": -8.0, "high": -8.0}
+    assert doc["agents"][0]["pass_k"]["5"] == {"baseline": 1.0, "new": 0.0, "change": -1.0}
+
+
+names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc")), min_size=1, max_size=150).filter(
+    lambda s: s.strip() == s and s.strip())
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(agent=names, task=names)
+def test_markdown_never_wider_than_100_columns(agent: str, task: str):
+    base = frame(records(agent, {task: 5, "t2": 0}, runs_per_task=3), records(agent + "x", {"t": 3}, 3))
+    new = frame(records(agent, {task: 0, "t2": 3}, runs_per_task=3), records("y" + agent, {"t": 3}, 3))
+    md = markdown_text(diff_runs(base, new, replicates=20), 1.0)
+    assert max(len(line) for line in md.splitlines()) <= MARKDOWN_WIDTH
+    summaries = [line for line in md.splitlines() if line.startswith("<summary>")]
+    assert summaries and all("<" not in s[len("<summary><code>"):-len("</summary>")].replace("</code>", "")
+                             for s in summaries)  # a name never opens a tag
+
+
+def test_markdown_escapes_names_in_html_and_tables():
+    name = "<img src=x onerror=alert(1)>|`x`"
+    md = markdown_text(diff_runs(frame(records(name, ALL_WON)), frame(records(name, ALL_WON)), replicates=20))
+    assert "<summary><code>&lt;img src=x onerror=alert(1)&gt;|`x`</code>: no real change</summary>" in md
+    assert "| `<img src=x onerror=alert(…` |" in md  # a code span (shortened): its text is never markup
+    assert all("<img" not in re.sub(r"`[^`]*`", "", line) for line in md.splitlines())
+    wide = diff_runs(frame(records("a|b`c", ALL_WON)), frame(records("a|b`c", ALL_WON)), replicates=20)
+    assert "| `a\\|b'c` |" in markdown_text(wide)  # | escaped, ` replaced
+
+
+# --------------------------------------------------------------------------- the command (issue 25's Done-when)
+
+
+@pytest.fixture(scope="module")
+def quarter_lost(tmp_path_factory) -> Path:
+    """The sample with every fourth successful run of steady-pro turned into a failure."""
+    raw = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
+    won = raw.index[(raw["agent_id"] == "steady-pro") & (raw["success"] == "true")]
+    raw.loc[won[::4], "success"] = "false"
+    path = tmp_path_factory.mktemp("diff") / "new.csv"
+    raw.to_csv(path, index=False)
+    return path
+
+
+def test_cli_quarter_of_successes_lost_is_worse_and_fails_the_gate(quarter_lost, capsys):
+    code = main(["diff", str(SAMPLE), str(quarter_lost), "--fail-on-drop", "1", "--format", "json"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    verdicts = {a["agent_id"]: a["verdict"] for a in doc["agents"]}
+    assert verdicts.pop("steady-pro") == "worse"
+    assert set(verdicts.values()) == {"no real change"}
+    assert code == 1 and doc["gate"] == "failed"
+    assert "gate: steady-pro dropped" in err
+    steady = next(a for a in doc["agents"] if a["agent_id"] == "steady-pro")
+    assert steady["interval"]["high"] < 0 and steady["headline"]["change"] <= -1
+    assert steady["headline"]["baseline"] == load_runs_score("steady-pro")
+
+
+def load_runs_score(agent: str) -> float | None:
+    from scoring import score_runs
+
+    return score_runs(load_runs(SAMPLE).runs).agent(agent).headline.score
+
+
+def test_cli_identical_sets_are_no_real_change_and_exit_0(capsys):
+    code = main(["diff", str(SAMPLE), str(SAMPLE), "--fail-on-drop", "1", "--format", "markdown"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("| `")]
+    assert len(rows) == 10 and all(row.endswith("| +0.00 | +0.00 to +0.00 | no real change |") for row in rows)
+    assert max(len(line) for line in out.splitlines()) <= MARKDOWN_WIDTH
+
+
+@pytest.mark.parametrize("content", [None, b"\x00\x01 not a table", b"{\"neither\": 1}"])
+def test_cli_unreadable_input_exits_2_with_a_message(tmp_path, capsys, content):
+    bad = tmp_path / "bad.csv"
+    if content is not None:
+        bad.write_bytes(content)
+    code = main(["diff", str(SAMPLE), str(bad), "--format", "markdown"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.startswith(f"new {bad}: cannot be scored:") and "Traceback" not in err
+
+
+def test_cli_options_refused_with_a_message(capsys):
+    assert main(["diff", str(SAMPLE), str(SAMPLE), "--agent", "nobody"]) == 2
+    assert "no agent 'nobody' in either set" in capsys.readouterr().err
+    assert main(["diff", str(SAMPLE), str(SAMPLE), "--fail-on-drop", "nan"]) == 2
+    assert "--fail-on-drop" in capsys.readouterr().err
+    assert main(["diff", str(SAMPLE), str(SAMPLE), "--fail-on-drop", "-1"]) == 2
+
+
+def test_cli_agent_filter_table(capsys):
+    code = main(["diff", str(SAMPLE), str(SAMPLE), "--agent", "newcomer", "--agent", "two-speed", "--replicates",
+                 "50"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert "newcomer: no real change" in out and "two-speed: no real change" in out and "steady-pro" not in out
+    assert math.isfinite(float(out.splitlines()[2].split()[1]))
