@@ -121,7 +121,7 @@ def _score_bytes(name: str, exclude_invalid: bool, data: bytes) -> Scored | Refu
         loaded = load_runs(data, name=name, exclude_invalid=exclude_invalid, limits=settings_module.current().limits)
     except RunsValidationError as error:
         return Refused(error)
-    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY))
+    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY, harness=loaded.harness))
 
 
 def _sample_bytes() -> bytes:
@@ -404,7 +404,7 @@ def _read_table(spec: ConnectionSpec, table: str, exclude_invalid: bool) -> Scor
         return Refused(error)
     except ConnectFailed as exc:
         return Refused(RunsValidationError([Problem(None, None, None, str(exc))], source=table, can_exclude=False))
-    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY))
+    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY, harness=loaded.harness))
 
 
 def _import_uploads(dataset: Dataset, uploads: list) -> Scored | Refused:
@@ -425,7 +425,7 @@ def _import_uploads(dataset: Dataset, uploads: list) -> Scored | Refused:
         loaded = imported.validate(exclude_invalid=dataset.exclude_invalid)
     except RunsValidationError as error:
         return Refused(error, imported.report)
-    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY), imported.report)
+    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY, harness=loaded.harness), imported.report)
 
 
 def _compute(dataset: Dataset) -> Scored | Refused:

@@ -19,7 +19,16 @@ from pathlib import Path
 import pandas as pd
 
 from . import format as fmt
-from .importers import KINDS, Imported, MappingError, combine, detect, import_file, mapping_from_json
+from .importers import (
+    KINDS,
+    Imported,
+    MappingError,
+    detect,
+    expand_folder,
+    import_batch,
+    import_file,
+    mapping_from_json,
+)
 from .limits import DEFAULT_LIMITS, Limits, parse_size
 from .policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
 from .radar import check_weights
@@ -279,8 +288,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _import_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--from", dest="kind", choices=KINDS, default=None,
-                         help="the inputs' kind instead of detecting it from their content (SPEC 7)")
+    command.add_argument("--from", dest="kind", type=kind_name, default=None, metavar="KIND",
+                         help=f"the inputs' kind instead of detecting it from their content (SPEC 7): "
+                              f"{', '.join(KINDS)} (also tau2-bench, taubench, inspect-ai, tbench)")
     command.add_argument("--agent", action="append", default=None, metavar="NAME",
                          help="agent id for harness files instead of the one SPEC 7 builds (tau-bench: instead "
                               "of the file stem); once for every input, or once per input in order")
@@ -292,6 +302,27 @@ def _import_options(command: argparse.ArgumentParser) -> None:
                               "another layout")
     command.add_argument("--scorer", default=None, metavar="NAME",
                          help="Inspect AI logs: the scorer whose value is the outcome (default: the first)")
+
+
+KIND_ALIASES = {"tau2-bench": "tau2", "tau2bench": "tau2", "taubench": "tau-bench", "tau_bench": "tau-bench",
+                "inspect-ai": "inspect", "inspect_ai": "inspect", "terminal_bench": "terminal-bench",
+                "terminalbench": "terminal-bench", "tbench": "terminal-bench", "table": "runs"}
+
+
+def kind_name(text: str) -> str:
+    """--from's value: a kind, or a name the docs use for it (any case).
+
+    Examples
+    --------
+    >>> kind_name("taubench"), kind_name("TAU2-bench"), kind_name("inspect")
+    ('tau-bench', 'tau2', 'inspect')
+    """
+    name = text.strip().lower()
+    name = KIND_ALIASES.get(name, name)
+    if name not in KINDS:
+        raise argparse.ArgumentTypeError(f"unknown kind {text[:40]!r}; expected one of {', '.join(KINDS)} "
+                                         f"(or {', '.join(KIND_ALIASES)})")
+    return name
 
 
 def _limit_options(command: argparse.ArgumentParser) -> None:
@@ -400,15 +431,23 @@ def _mapping(path: str | None):
         raise _Refused(f"{path}: {exc}") from None
 
 
-def import_inputs(args, limits: Limits) -> Imported:
-    """Every input imported (SPEC 7) and combined into one raw table with one report."""
+def import_inputs(args, limits: Limits, *, skip_refused: bool = False) -> Imported:
+    """Every input imported (SPEC 7) and combined into one raw table with one report.
+
+    A folder that is not a tau2 result folder is read as the result files it holds. Every refused file
+    is named; with ``skip_refused`` (--exclude-invalid) they are left out and named in the import report.
+    """
     mapping = _mapping(args.mapping)
     agents = _per_input(args.agent, args.inputs, "--agent")
     tags = _per_input(args.experiment, args.inputs, "--experiment")
     try:
-        parts = [import_file(path, kind=args.kind, agent=agent, experiment=tag, mapping=mapping, scorer=args.scorer,
-                             limits=limits) for path, agent, tag in zip(args.inputs, agents, tags)]
-        imported = combine(parts, limits=limits)
+        items = [(path, agent, tag) for given, agent, tag in zip(args.inputs, agents, tags)
+                 for path in expand_folder(given)]
+        calls = [(lambda p=path, a=agent, t=tag: import_file(p, kind=args.kind, agent=a, experiment=t,
+                                                              mapping=mapping, scorer=args.scorer, limits=limits))
+                 for path, agent, tag in items]
+        names = [str(path) for path, _, _ in items]
+        imported = import_batch(calls, names, skip_refused=skip_refused, limits=limits)
     except RunsValidationError as exc:
         raise _Refused(exc.report()) from None
     if args.scorer and "inspect" not in {f.kind for f in imported.report.files}:
@@ -427,7 +466,7 @@ def load_inputs(args, limits: Limits, *, exclude_invalid: bool = False) -> Loade
         loaded = _load(args.inputs[0], limits, exclude_invalid=exclude_invalid)
         _print_warnings(loaded.warnings)
         return loaded
-    imported = import_inputs(args, limits)
+    imported = import_inputs(args, limits, skip_refused=exclude_invalid)
     for line in imported.report.text().splitlines():
         print(f"import: {line}", file=sys.stderr)
     try:
@@ -557,7 +596,7 @@ def run_pack(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     policy = _policy(args.policy)
     loaded = load_inputs(args, limits, exclude_invalid=args.exclude_invalid)
     dataset = input_dataset(args, loaded, limits)
-    canonical = score_runs(loaded.runs, CANONICAL_POLICY, weights=weights)
+    canonical = score_runs(loaded.runs, CANONICAL_POLICY, weights=weights, harness=loaded.harness)
     unknown = [a for a in args.radar or [] if a not in {x.agent_id for x in canonical.agents}]
     if unknown:
         raise _Refused(f"--radar: no agent {unknown[0]!r} in {', '.join(args.inputs)}")
@@ -634,7 +673,7 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     loaded = load_inputs(args, limits, exclude_invalid=args.exclude_invalid)
     if loaded.excluded_rows:
         print(f"warning: {loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded", file=sys.stderr)
-    report = score_runs(loaded.runs, policy, weights=weights, levels=levels)
+    report = score_runs(loaded.runs, policy, weights=weights, levels=levels, harness=loaded.harness)
     if args.intervals:
         text = intervals_json_text(loaded.runs, report, args.replicates, args.seed, card)
     elif args.exclude_invalid and args.format == "json":

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import pandas as pd
 
@@ -33,14 +34,18 @@ class AgentReport:
     headline: Headline
     radar: Radar
     repeatability: Repeatability
+    harness: Any = None  # scoring.importers.reading.HarnessReading for an agent imported from a harness
 
     def to_json(self, weights: Mapping[str, float] | None = None) -> dict:
-        return {
+        out = {
             "agent_id": self.agent_id,
             "headline": self.headline.to_json(),
             "radar": self.radar.to_json(weights),
             "repeatability": self.repeatability.to_json(),
         }
+        if self.harness is not None:
+            out["harness"] = self.harness.to_json()
+        return out
 
 
 @dataclass(frozen=True)
@@ -89,7 +94,9 @@ class Report:
             h, r, p = a.headline, a.radar, a.repeatability
             profile = r.profile(self.weights)
             row: dict[str, object] = {"rank": a.rank, "agent_id": a.agent_id}
-            row.update({f"headline_{k}": v for k, v in h.to_json().items()})
+            row.update({f"headline_{k}": v for k, v in h.to_json().items() if k not in ("left_out", "flags")})
+            row["headline_left_out_runs"] = h.left_out.runs
+            row["headline_left_out_cost_usd"] = h.left_out.cost_usd
             row["flags"] = "; ".join(h.flags)
             row["radar_window_runs"] = r.window_runs
             row.update({f"radar_{axis}": r.axes[axis] for axis in RADAR_AXES})
@@ -97,6 +104,7 @@ class Report:
                         "radar_p50_steps": r.p50_steps, "radar_robustness_tasks": r.robustness_tasks,
                         "radar_profile_score": profile.score})
             row["repeatability_qualifying_tasks"] = p.qualifying_tasks
+            row["repeatability_tasks_below_min_outcomes"] = p.tasks_below_min_outcomes
             for k in p.levels:
                 row[f"pass^{k}"] = None if p.pass_k is None else p.pass_k[k]
             rows.append(row)
@@ -107,23 +115,27 @@ class Report:
 
 
 def score_runs(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
-               weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None) -> Report:
+               weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None,
+               harness: Mapping[str, Any] | None = None) -> Report:
     """Score a canonical runs frame: headline (SPEC 3), radar (SPEC 4) and pass^k (SPEC 5) for every agent.
 
     ``levels`` reports other pass^k levels than the policy's (SPEC 5: same rule, any levels).
+    ``harness`` (``LoadedRuns.harness``) adds each imported agent's harness reading, beside the canonical numbers.
     """
     groups = agent_groups(runs)
     return assemble_report(headline_scores(runs, policy, groups), fitness_radar(runs, policy, groups),
-                           repeatability(runs, policy, groups, levels), policy, weights)
+                           repeatability(runs, policy, groups, levels), policy, weights, harness)
 
 
 def assemble_report(headlines: dict[str, Headline], radars: dict[str, Radar], repeat: dict[str, Repeatability],
-                    policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None) -> Report:
+                    policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
+                    harness: Mapping[str, Any] | None = None) -> Report:
     """The report from per-agent results of any engine, in leaderboard order."""
     weights = check_weights(weights, policy)
     order = leaderboard_order(headlines)
+    harness = harness or {}
     agents = tuple(
-        AgentReport(a, i + 1 if headlines[a].ranked else None, headlines[a], radars[a], repeat[a])
+        AgentReport(a, i + 1 if headlines[a].ranked else None, headlines[a], radars[a], repeat[a], harness.get(a))
         for i, a in enumerate(order)
     )
     return Report(policy, agents, weights)

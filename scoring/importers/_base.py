@@ -20,7 +20,7 @@ import json
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -31,12 +31,14 @@ import pandas as pd
 from ..limits import Limits, format_size
 from ..runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
 from ..schema import SPEC_COLUMNS, Reason
+from .reading import HarnessReading, Trial, harness_readings
 
 RUNS_COLUMNS = SPEC_COLUMNS
 EXPERIMENT_COLUMN = "experiment"
-KINDS = ("tau2", "tau-bench", "inspect", "runs")
+KINDS = ("tau2", "tau-bench", "inspect", "terminal-bench", "runs")
 TITLES = {
     "tau2": "tau2-bench Results JSON",
+    "terminal-bench": "terminal-bench results.json",
     "tau-bench": "tau-bench results list",
     "inspect": "Inspect AI log",
     "runs": "runs table (SPEC 1)",
@@ -90,6 +92,9 @@ class FileReport:
     row_offset: int = 0
     last_row: int = 0
     record_names: tuple[str, ...] | None = None  # e.g. tau2's folder form: one file per simulation
+    # What the harness's own metrics read from each record (scoring.importers.reading), and Inspect's scorer.
+    trials: tuple[Trial, ...] = field(default=(), repr=False, compare=False)
+    scorer: str | None = None
 
     def locate(self, row: int) -> str:
         """Where a row of the combined table comes from, in the source's own words."""
@@ -118,6 +123,7 @@ class ImportReport:
 
     files: tuple[FileReport, ...]
     warnings: tuple[str, ...] = ()  # about the files together (agents pooled across files, ...)
+    skipped: tuple[tuple[str, str], ...] = ()  # (file, why) refused files left out of a batch (--exclude-invalid)
 
     @property
     def kind(self) -> str:
@@ -138,6 +144,16 @@ class ImportReport:
         several = len(self.files) > 1
         out = [f"{f.name}: {w}" if several else w for f in self.files for w in f.warnings]
         return tuple(out) + self.warnings
+
+    def harness_readings(self) -> dict[str, HarnessReading]:
+        """Per agent imported from a harness, the harness's own reading of its records (SPEC 6 ``harness``)."""
+        groups = []
+        for f in self.files:
+            by_agent: dict[str, list[Trial]] = {}
+            for t in f.trials:
+                by_agent.setdefault(t.agent_id, []).append(t)
+            groups += [(f.kind, agent, f.scorer, trials) for agent, trials in by_agent.items()]
+        return harness_readings(groups)
 
     def file_for(self, row: int) -> FileReport | None:
         for f in self.files:
@@ -170,11 +186,17 @@ class ImportReport:
         if self.warnings:
             lines.append("Across files:")
             lines += [f"  - {w}" for w in self.warnings]
+        if self.skipped:
+            lines.append(f"Skipped {len(self.skipped)} refused file(s) (excluded explicitly; the rest is scored):")
+            lines += [f"  - {name}: {why}" for name, why in self.skipped]
         return "\n".join(lines)
 
     def to_json(self) -> dict:
         """The mapping and warnings as JSON, to be exported beside a score report (SPEC 7)."""
-        return {"files": [f.to_json() for f in self.files], "warnings": list(self.warnings)}
+        out: dict[str, Any] = {"files": [f.to_json() for f in self.files], "warnings": list(self.warnings)}
+        if self.skipped:
+            out["skipped"] = [{"name": name, "reason": why} for name, why in self.skipped]
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -214,7 +236,7 @@ class Imported:
         if loaded.excluded_problems:
             excluded = tuple(p if p in mine else self._located(p) for p in loaded.excluded_problems)
             loaded = dataclasses.replace(loaded, excluded_problems=excluded)
-        return loaded
+        return dataclasses.replace(loaded, harness=self.report.harness_readings())
 
     def _located(self, problem: Problem) -> Problem:
         if problem.row is None or (len(self.report.files) == 1 and self.report.files[0].kind in ("runs", "mapped")):
@@ -454,7 +476,8 @@ def unique_sorted(values: Iterable[Any]) -> tuple[str, ...]:
 
 
 def imported_from(records: Records, columns: Iterable[str], *, name: str, kind: str, mapped: list[MappedColumn],
-                  unmapped: list[str], warnings: list[str], experiment: str | None) -> Imported:
+                  unmapped: list[str], warnings: list[str], experiment: str | None,
+                  trials: Iterable[Trial] = (), scorer: str | None = None) -> Imported:
     """Assemble an :class:`Imported` for one file from its collected records."""
     columns = list(columns)
     if experiment is not None:
@@ -467,6 +490,7 @@ def imported_from(records: Records, columns: Iterable[str], *, name: str, kind: 
         unmapped=tuple(unmapped), warnings=tuple(warnings), agents=unique_sorted(frame["agent_id"]),
         tasks=len(unique_sorted(frame["task_id"])), last_row=len(frame),
         record_names=tuple(records.names) if records.names is not None else None,
+        trials=tuple(trials), scorer=scorer,
     )
     return Imported(frame, np.arange(1, len(frame) + 1), ImportReport((report,)), tuple(records.problems), name)
 

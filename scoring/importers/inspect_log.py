@@ -28,11 +28,13 @@ from ._base import (
     json_depth,
     trial_count_warnings,
 )
+from .reading import Trial
 
 KIND = "inspect"
 ZIP_MAGIC = b"PK\x03\x04"
 TRUE_VALUES = frozenset({"c", "1", "1.0", "true"})  # SPEC 7: C/1/1.0/true -> true
 FALSE_VALUES = frozenset({"i", "0", "0.0", "false"})  # SPEC 7: I/0/0.0/false -> false
+NO_SCORER = "(none)"  # the scorer name shown when a log has no scorer at all
 UNNEEDED_FIELDS = {"events", "store", "attachments"}  # skipped when reading a .eval from disk (memory)
 
 
@@ -96,8 +98,11 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
 
     records = Records("sample")
     counts = {"partial": 0, "unscored": 0, "failed_scored": 0, "some_cost": 0, "naive": 0}
+    trials = []
     for sample in samples:
-        records.add(_sample_row(sample, log.eval.run_id, agent_id, scorer, counts))
+        row = _sample_row(sample, log.eval.run_id, agent_id, scorer, counts)
+        records.add(row)
+        trials.append(_trial(sample, row, scorer))
 
     warnings = _warnings(log, counts, len(samples))
     epochs = getattr(log.eval.config, "epochs", None)
@@ -109,7 +114,19 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
         unmapped.append(f"scores of {', '.join(repr(s) for s in others)}: SPEC 7 uses the first scorer "
                         "(choose another one explicitly)")
     return imported_from(records, RUNS_COLUMNS, name=name, kind=KIND, mapped=mapping_lines(scorer, agent, experiment),
-                         unmapped=unmapped, warnings=warnings, experiment=experiment)
+                         unmapped=unmapped, warnings=warnings, experiment=experiment, trials=trials,
+                         scorer=None if scorer == NO_SCORER else scorer)
+
+
+def _trial(sample: Any, row: dict[str, Any], scorer: str) -> Trial:
+    """The sample epoch as Inspect's ``accuracy()`` reads it: ``value_to_float`` of the chosen scorer's
+    value; a sample without that score (an errored one) is not counted."""
+    from inspect_ai.scorer import value_to_float
+
+    score = (sample.scores or {}).get(scorer)
+    value = None if score is None else float(value_to_float()(score.value))
+    return Trial(row["agent_id"], row["task_id"], value is not None, value == 1.0, value=value,
+                 trial=sample.epoch)
 
 
 def _check_zip(data: bytes, name: str, limits: Limits) -> None:
@@ -138,8 +155,28 @@ def _read_log(data: bytes, fmt: str, name: str, path: Path | None):
             return read_eval_log(str(path), format="eval", exclude_fields=UNNEEDED_FIELDS)
         return read_eval_log(io.BytesIO(data), format="eval" if fmt == "eval" else "json")
     except Exception as exc:
-        message = " ".join(str(exc).split())[:300] or type(exc).__name__
-        raise file_error(name, f"not readable as an Inspect log ({type(exc).__name__}: {message})") from None
+        raise file_error(name, f"not readable as an Inspect log: {_reader_error(exc)}") from None
+
+
+def _reader_error(exc: Exception) -> str:
+    """The reader's refusal in a line: a pydantic validation error as its first field and reason.
+
+    Examples
+    --------
+    >>> _reader_error(ValueError("bad   header"))
+    'bad header'
+    """
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "the log"
+            count = len(errors())
+            more = f" (and {count - 1} more)" if count > 1 else ""
+            return f"{where}: {first.get('msg', 'invalid')}{more}; the file does not have Inspect's log layout"
+        except (IndexError, TypeError, AttributeError):
+            pass
+    return " ".join(str(exc).split())[:300] or type(exc).__name__
 
 
 def _scorer_names(log) -> list[str]:
@@ -157,7 +194,7 @@ def _chosen_scorer(log, scorer: str | None, name: str) -> str:
     names = _scorer_names(log)
     if scorer is None:
         if not names:
-            return "(none)"
+            return NO_SCORER
         return names[0]  # SPEC 7: the first scorer
     if scorer not in names:
         raise file_error(name, f"the log has no scorer {scorer!r}; it has: {', '.join(names) or 'none'}")
