@@ -70,7 +70,9 @@ def table_text(report) -> str:
                "agent": fmt.text, "flags": fmt.text}
     for column in frame.columns:
         frame[column] = [fmt.DASH if _missing(v) else formats[column](v) for v in frame[column]]
-    return f"policy {report.policy.version}\n" + frame.to_string(index=False)
+    notes = [f"  {a.agent_id}: {note}" for a in report.agents for note in a.notes()]
+    return (f"policy {report.policy.version}\n" + frame.to_string(index=False)
+            + ("\nnotes:\n" + "\n".join(notes) if notes else ""))
 
 
 def _missing(value) -> bool:

@@ -152,6 +152,34 @@ class Headline:
             out.append("no_cost_recorded")
         return tuple(out)
 
+    def left_out_words(self) -> str | None:
+        """What the headline leaves out, in words (None when it sees every terminal run).
+
+        Examples
+        --------
+        >>> from scoring import runs_from_records, score_runs
+        >>> rows = [{"run_id": "r1", "agent_id": "a", "task_id": "t", "status": "completed", "success": True,
+        ...          "latency_ms": 1, "cost_usd": 0.5},
+        ...         {"run_id": "r2", "agent_id": "a", "task_id": "t", "status": "timeout", "success": False,
+        ...          "latency_ms": 1, "cost_usd": 5.58}]
+        >>> words = score_runs(runs_from_records(rows)).agents[0].headline.left_out_words()
+        >>> words.split(": ")[0]
+        '1 of 2 terminal runs left out of the headline by the published rule (completed runs only)'
+        >>> words.split(": ")[1]
+        '1 timeout; they cost $5.58 (91.8% of the recorded spend)'
+        """
+        lo = self.left_out
+        if not lo.runs:
+            return None
+        parts = ", ".join(f"{n:,} {status}" for status, n in lo.status_counts if n)
+        text = (f"{lo.runs:,} of {self.terminal_runs:,} terminal runs left out of the headline by the published "
+                f"rule (completed runs only): {parts}")
+        if lo.cost_usd is None:
+            return text + "; they recorded no cost"
+        spend = lo.cost_usd + (self.avg_cost_usd or 0.0) * self.cost_runs
+        share = f" ({100 * lo.cost_usd / spend:.1f}% of the recorded spend)" if spend > 0 else ""
+        return text + f"; they cost ${lo.cost_usd:,.2f}{share}"
+
     @property
     def flags(self) -> tuple[str, ...]:
         """Short labels for the leaderboard: unranked, no outcome, floor, neutral consistency, missing data."""

@@ -36,6 +36,34 @@ class AgentReport:
     repeatability: Repeatability
     harness: Any = None  # scoring.importers.reading.HarnessReading for an agent imported from a harness
 
+    def notes(self) -> list[str]:
+        """What a reader must know beside the numbers, in words: no outcome, runs left out, why pass^k is
+        missing, and the harness's own reading (labelled, never the canonical score)."""
+        h, out = self.headline, []
+        if h.no_outcome:
+            out.append(f"no outcome recorded: none of its {h.completed_runs:,} completed runs has a known outcome, "
+                       "so its 0.00 (zero-success floor) measures nothing")
+        words = h.left_out_words()
+        if words:
+            if self.harness is not None and self.harness.success_rate is not None:
+                words += (f"; {self.harness.name} counts every run it evaluates: "
+                          f"{100 * self.harness.success_rate:.2f} %")
+            out.append(words)
+        p = h.policy
+        if h.ranked and h.cost_runs == 0:
+            out.append(f"no cost recorded: its cost score is 0, which can cost it up to {100 * p.cost_weight:.2f} "
+                       "headline points")
+        if h.ranked and h.latency_runs == 0:
+            share = 100 * p.execution_weight * p.latency_share_of_execution
+            out.append(f"no latency recorded: its latency score is 0, which can cost it up to {share:.2f} headline "
+                       "points")
+        reason = self.repeatability.missing_reason()
+        if reason:
+            out.append(reason)
+        if self.harness is not None:
+            out.append(harness_words(self.harness))
+        return out
+
     def to_json(self, weights: Mapping[str, float] | None = None) -> dict:
         out = {
             "agent_id": self.agent_id,
@@ -46,6 +74,26 @@ class AgentReport:
         if self.harness is not None:
             out["harness"] = self.harness.to_json()
         return out
+
+
+def harness_words(reading: Any) -> str:
+    """A harness reading in one line, labelled as the harness's own (not the canonical score).
+
+    Examples
+    --------
+    >>> from scoring.importers import HarnessReading
+    >>> harness_words(HarnessReading("tau2-bench", 0.55, {1: 0.55, 2: 0.4}, 0.5134, 20)).split(": ")[1]
+    'success 55.00 %, pass^1 0.5500, pass^2 0.4000, avg cost $0.5134 over 20 runs'
+    """
+    parts = [f"success {100 * reading.success_rate:.2f} %" if reading.success_rate is not None
+             else "no success rate (no scorer ran)"]
+    parts += [f"pass^{k} {v:.4f}" for k, v in reading.pass_k.items()]
+    pass_at = reading.detail.get("pass_at_k") or {}
+    parts += [f"pass@{k} {v:.4f}" for k, v in pass_at.items()]
+    if reading.avg_cost_usd is not None:
+        parts.append(f"avg cost ${reading.avg_cost_usd:,.4f}")
+    return (f"{reading.name}'s own reading (its rules, not the canonical score): {', '.join(parts)} "
+            f"over {reading.runs:,} runs")
 
 
 @dataclass(frozen=True)

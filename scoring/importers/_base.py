@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -340,6 +341,17 @@ def as_number(value: Any) -> tuple[float | None, str | None]:
         # A numeric string is refused, not read: "12" might be seconds or milliseconds.
         return None, "text, not a number"
     return None, "a nested value, not a number"
+
+
+def scale_exactly(value: float, factor: float) -> float:
+    """``value * factor`` taken from the shortest decimal forms of both (a unit change without float noise).
+
+    Examples
+    --------
+    >>> 1.023 * 1000.0, scale_exactly(1.023, 1000.0), scale_exactly(0.07, 0.01)
+    (1022.9999999999999, 1023.0, 0.0007)
+    """
+    return float(Decimal(repr(float(value))) * Decimal(repr(float(factor))))
 
 
 def as_text_id(value: Any) -> tuple[str | None, str | None]:

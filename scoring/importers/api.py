@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import json
 import re
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
@@ -36,10 +37,12 @@ from ._base import (
     ImportReport,
     MappedColumn,
     Source,
+    absent,
     agent_with_experiment,
     check_experiment,
     check_rows,
     file_error,
+    get_path,
     parse_json,
     read_bytes,
     unique_sorted,
@@ -199,6 +202,8 @@ def import_file(source: Source, name: str | None = None, *, kind: str | None = N
                                "one folder is one input only in tau2-bench's folder form (results.json and "
                                "simulations/)")
     data = read_bytes(source, name, limits)
+    if kind is None and mapping is not None and mapping.records is not None:
+        kind = "runs"  # records inside an object, read through the mapping whatever the object looks like
     if kind is None:
         kind, doc, warnings = _sniff(data, name, limits)
         if mapping is not None and kind != "runs":
@@ -309,7 +314,10 @@ def _table_format(data: bytes, name: str) -> str:
 def _read_runs_table(data: bytes, name: str, *, experiment: str | None, mapping: Mapping | None,
                      limits: Limits) -> Imported:
     """A CSV/JSON/JSON Lines/Parquet table through the runs loader's own readers (SPEC 1)."""
-    table = read_runs(data, name=name, format=_table_format(data, name), limits=limits,
+    fmt = _table_format(data, name)
+    if mapping is not None and mapping.records is not None:
+        data, fmt = _records_at(data, name, mapping.records, limits), "json"
+    table = read_runs(data, name=name, format=fmt, limits=limits,
                       columns=mapping.sources() if mapping is not None else ())
     raw, rows, problems, warnings = table.frame, table.rows, table.problems, table.warnings
     if len(raw.columns) > limits.max_columns:
@@ -332,6 +340,17 @@ def _read_runs_table(data: bytes, name: str, *, experiment: str | None, mapping:
                         unmapped=tuple(f"{c}: no such column" for c in RUNS_COLUMNS if c not in raw.columns),
                         warnings=tuple(warnings), agents=agents, tasks=len(tasks), last_row=int(np.max(rows)))
     return Imported(raw, np.asarray(rows), ImportReport((report,)), tuple(problems), name)
+
+
+def _records_at(data: bytes, name: str, path: str, limits: Limits) -> bytes:
+    """The JSON array at ``path`` (dotted) inside a JSON object, as its own JSON text (a mapping's ``records``)."""
+    doc, _ = parse_json(data, name, limits)
+    records = get_path(doc, path)
+    if not isinstance(records, list):
+        found = "nothing" if records is absent() else type(records).__name__
+        raise file_error(name, f"the mapping's records path {path!r} does not lead to an array of records "
+                               f"(found {found})")
+    return json.dumps(records).encode()
 
 
 # --------------------------------------------------------------------------- several files

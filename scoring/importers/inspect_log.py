@@ -26,6 +26,7 @@ from ._base import (
     imported_from,
     is_naive_timestamp,
     json_depth,
+    scale_exactly,
     trial_count_warnings,
 )
 from .reading import Trial
@@ -225,7 +226,7 @@ def _sample_row(sample, run_id: str, agent_id: str, scorer: str, counts: dict[st
         "task_id": str(sample.id),
         "status": status,
         "success": success,
-        "latency_ms": None if sample.total_time is None else sample.total_time * 1000.0,
+        "latency_ms": None if sample.total_time is None else scale_exactly(sample.total_time, 1000.0),
         "cost_usd": sum(known) if known else None,
         "steps": steps,
         "finished_at": sample.completed_at,

@@ -87,8 +87,8 @@ def pass_at(n: int, c: int, k: int) -> float:
 
     Examples
     --------
-    >>> pass_at(3, 1, 2)
-    0.6666666666666667
+    >>> round(pass_at(3, 1, 2), 12)  # 1 - C(2, 2) / C(3, 2)
+    0.666666666667
     """
     if n - c < k:
         return 1.0

@@ -34,6 +34,7 @@ from ._base import (
     preview,
     read_bytes,
     reward_success,
+    scale_exactly,
     text_or_problem,
     trial_count_warnings,
 )
@@ -251,7 +252,7 @@ def _scaled(i: int, sim: dict, key: str, factor: float, column: str, unit: str, 
     if number is None and missing_counter:
         counts[missing_counter] += 1
     # A negative value is scaled, not fixed: the validator refuses it with the row.
-    return None if number is None else number * factor
+    return None if number is None else scale_exactly(number, factor)
 
 
 def _count_warnings(counts: dict[str, int]) -> list[str]:
