@@ -622,7 +622,7 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any], *, k
             ("intervals", dataset.kind, dataset.digest, dataset.exclude_invalid, replicates, seed),
             lambda: bootstrap_intervals(scored_data.runs, scored_data.report, replicates=replicates, seed=seed),
             lambda iv: 2_000 * (len(iv.agents) + 1))
-        return build_pack(scored_data.report, info, intervals=intervals, view=pack_view,
+        return build_pack(scored_data.report, info, intervals=intervals, view=pack_view, runs=scored_data.runs,
                           sandbox=score_runs(scored_data.runs, sandbox) if sandbox is not None else None)
 
     policy_version = sandbox.version if sandbox is not None else CANONICAL_POLICY.version

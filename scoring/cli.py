@@ -611,7 +611,7 @@ def run_pack(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
             loaded.runs, canonical, replicates=args.replicates or uncertainty.DEFAULT_REPLICATES,
             seed=uncertainty.DEFAULT_SEED if args.seed is None else args.seed)
     command = "python -m scoring " + shlex.join(["pack", *args.argv])
-    document = build_pack(canonical, dataset, intervals=intervals, sandbox=sandbox,
+    document = build_pack(canonical, dataset, intervals=intervals, sandbox=sandbox, runs=loaded.runs,
                           view=PackView(weights=weights, radar_agents=args.radar or (), command=command))
     if suffix == ".pdf":
         try:

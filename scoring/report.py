@@ -16,6 +16,7 @@ from .headline import Headline, headline_scores, leaderboard_order
 from .policy import CANONICAL_POLICY, Policy
 from .radar import Radar, check_weights, fitness_radar
 from .repeatability import Repeatability, repeatability
+from .schema import TERMINAL_STATUSES
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -187,3 +188,57 @@ def assemble_report(headlines: dict[str, Headline], radars: dict[str, Radar], re
         for i, a in enumerate(order)
     )
     return Report(policy, agents, weights)
+
+
+UNSEEN_COLUMNS = ("agent_id", "terminal_runs", "left_out_runs", "left_out_share", "left_out_cost_usd",
+                  "left_out_spend_share", "headline_score", "headline_rank", "counted_score", "counted_rank",
+                  "rank_depends")
+
+
+def unseen_reading(runs: pd.DataFrame, report: Report) -> pd.DataFrame:
+    """What the headline does not see, per agent: a reading for reviewers, never the canonical number.
+
+    Columns (:data:`UNSEEN_COLUMNS`): the agent's terminal runs, the runs and spend the published rule
+    leaves out (failed and timed-out runs) and their shares, the canonical score and rank, the score
+    and rank if those runs counted as unsuccessful completed runs (with their latency and cost), and
+    whether the agent's rank depends on that choice.
+
+    Examples
+    --------
+    >>> from scoring import runs_from_records
+    >>> rows = [{"run_id": f"a{i}", "agent_id": "a", "task_id": "t", "status": "completed", "success": True,
+    ...          "latency_ms": 800, "cost_usd": 0.01} for i in range(2)]
+    >>> rows += [{"run_id": f"a{i}x", "agent_id": "a", "task_id": "t", "status": "timeout", "success": None,
+    ...           "latency_ms": 9000, "cost_usd": 0.2} for i in range(2)]
+    >>> rows += [{"run_id": f"b{i}", "agent_id": "b", "task_id": "t", "status": "completed", "success": i < 3,
+    ...           "latency_ms": 800, "cost_usd": 0.01} for i in range(4)]
+    >>> runs = runs_from_records(rows)
+    >>> unseen_reading(runs, score_runs(runs))[["agent_id", "headline_rank", "counted_rank", "rank_depends"]]
+      agent_id  headline_rank  counted_rank  rank_depends
+    0        a              1             2          True
+    1        b              2             1          True
+    """
+    counted_runs = runs.copy()
+    left = runs["status"].isin([s for s in TERMINAL_STATUSES if s != "completed"]).to_numpy()
+    if left.any():
+        counted_runs.loc[left, "success"] = False
+        counted_runs.loc[left, "status"] = "completed"
+    counted = score_runs(counted_runs, report.policy) if left.any() else report
+    rows = []
+    for a in report.agents:
+        h = a.headline
+        other = counted.agent(a.agent_id)
+        spend = (h.left_out.cost_usd or 0.0) + (h.avg_cost_usd or 0.0) * h.cost_runs
+        rows.append({
+            "agent_id": a.agent_id, "terminal_runs": h.terminal_runs, "left_out_runs": h.left_out.runs,
+            "left_out_share": h.left_out.runs / h.terminal_runs if h.terminal_runs else None,
+            "left_out_cost_usd": h.left_out.cost_usd,
+            "left_out_spend_share": (h.left_out.cost_usd or 0.0) / spend if spend > 0 else None,
+            "headline_score": h.score, "headline_rank": a.rank,
+            "counted_score": other.headline.score, "counted_rank": other.rank,
+            "rank_depends": a.rank != other.rank,
+        })
+    frame = pd.DataFrame(rows, columns=list(UNSEEN_COLUMNS))
+    for column in ("headline_rank", "counted_rank"):
+        frame[column] = frame[column].astype("Int64")
+    return frame

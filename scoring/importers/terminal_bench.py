@@ -116,8 +116,7 @@ def mapping_lines(agent_source: str) -> list[MappedColumn]:
 
 
 UNMAPPED = [
-    "cost_usd: terminal-bench records tokens, not a cost (total_input_tokens, total_output_tokens kept per trial; "
-    "--prices estimates a cost from them)",
+    "cost_usd: terminal-bench records tokens (total_input_tokens, total_output_tokens), not a cost",
     "steps: terminal-bench records no tool-call count",
 ]
 
@@ -174,8 +173,8 @@ def read_terminal_bench(doc: Any, name: str, *, path: Path | None = None, agent:
     if counts["naive"]:
         out.append(f"{counts['naive']} trial_ended_at value(s) have no time zone: read as UTC")
     if counts["tokens"]:
-        out.append(f"{counts['tokens']} trial(s) record tokens but no cost: cost_usd empty (give --prices to "
-                   "estimate it)")
+        out.append(f"{counts['tokens']} trial(s) record tokens but no cost: cost_usd empty, so the cost score is "
+                   "0 (up to 30 headline points)")
     ok = [r["task_id"] for r in records.rows if r.get("task_id") is not None]
     out += trial_count_warnings([agent_id] * len(ok), ok, None, "terminal-bench")
     return imported_from(records, COLUMNS, name=name, kind=KIND, mapped=mapping_lines(source),
