@@ -252,3 +252,40 @@ def test_durations_are_converted_without_float_noise():
     sims = [("1", "user_stop", 1.0, 0.1)]
     runs = import_file(json.dumps(tau2_results(sims, 1)).encode(), "t.json").validate().runs
     assert runs["latency_ms"].tolist() == [1023.0]  # duration 1.023 s (1.023 * 1000 is 1022.9999999999999)
+
+
+def cli(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "scoring", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+
+
+def test_cli_batches_folders_and_from_names(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(tau2_results([("1", "user_stop", 1.0, 0.1)] * 3, 3)))
+    (tmp_path / "aborted.json").write_text(json.dumps(tau2_results([], 3)))
+    (tmp_path / "broken.json").write_text("{not json")
+    inputs = [good, tmp_path / "aborted.json", tmp_path / "broken.json"]
+    refused = cli("report", *inputs)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "aborted.json: the file has no simulations" in refused.stderr and "broken.json" in refused.stderr
+    skipped = cli("report", *inputs, "--exclude-invalid")
+    assert skipped.returncode == 0, skipped.stderr
+    assert "Skipped 2 refused file(s)" in skipped.stderr and "aborted.json" in skipped.stderr
+    assert json.loads(skipped.stdout)["agents"][0]["harness"]["name"] == "tau2-bench"
+    # a folder of results: the same three files, read as its files
+    assert cli("report", tmp_path, "--exclude-invalid").returncode == 0
+    runs = tmp_path / "tb"
+    terminal_bench_run(runs, "run1", TB_RUN1)
+    terminal_bench_run(runs, "run2", TB_RUN2)
+    doc = json.loads(cli("report", runs).stdout)
+    assert doc["agents"][0]["harness"]["runs"] == 10
+    # --from takes the names the docs use; a wrong one says which kind the file looks like
+    assert cli("report", TAUBENCH, "--from", "taubench").returncode == 0
+    wrong = cli("report", INSPECT, "--from", "tau2")
+    assert wrong.returncode == 2 and "looks like an Inspect AI log (--from inspect" in wrong.stderr
+    assert "Traceback" not in wrong.stderr and "nests" not in wrong.stderr.split("read as tau2")[0]
+    table = cli("report", TAUBENCH, "--format", "table").stdout
+    assert "notes:" in table and "tau-bench's own reading" in table and "1 failed" in table
