@@ -23,6 +23,7 @@ from .importers import (
     KINDS,
     Imported,
     MappingError,
+    apply_prices,
     detect,
     expand_folder,
     import_batch,
@@ -302,6 +303,10 @@ def _import_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--mapping", default=None, metavar="MAP_JSON",
                          help="a column mapping (JSON, as the app's mapping page saves it) for a table in "
                               "another layout")
+    command.add_argument("--prices", default=None, metavar="PRICES_JSON",
+                         help="estimate cost_usd from token counts where a harness file records none: "
+                              "{\"model\": {\"input\": USD per million, \"output\": USD per million}}; "
+                              "labelled estimated everywhere")
     command.add_argument("--scorer", default=None, metavar="NAME",
                          help="Inspect AI logs: the scorer whose value is the outcome (default: the first)")
 
@@ -405,7 +410,8 @@ def looks_like_runs_file(path: str, limits: Limits) -> bool:
 
 def _import_requested(args) -> bool:
     """Any option that only an import understands (the plain runs-file path takes none of them)."""
-    return bool(args.kind not in (None, "runs") or args.agent or args.experiment or args.mapping or args.scorer)
+    return bool(args.kind not in (None, "runs") or args.agent or args.experiment or args.mapping or args.scorer
+                or getattr(args, "prices", None))
 
 
 def _per_input(values: list[str] | None, inputs: list[str], option: str) -> list[str | None]:
@@ -433,6 +439,28 @@ def _mapping(path: str | None):
         raise _Refused(f"{path}: {exc}") from None
 
 
+def read_prices(path: str) -> dict[str, tuple[float, float]]:
+    """--prices: model -> (USD per million input tokens, USD per million output tokens); refused with the place."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(1_000_001)
+        doc = json.loads(data)
+    except OSError as exc:
+        raise _Refused(f"{path}: cannot read the prices ({exc.strerror})") from None
+    except ValueError as exc:
+        raise _Refused(f"{path}: the prices are not valid JSON ({exc})") from None
+    if not isinstance(doc, dict) or not doc:
+        raise _Refused(f"{path}: expected {{\"model\": {{\"input\": USD per million, \"output\": USD per million}}}}")
+    out = {}
+    for model, price in doc.items():
+        values = [price.get(k) if isinstance(price, dict) else None for k in ("input", "output")]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e6 for v in values):
+            raise _Refused(f"{path}: {str(model)[:60]!r}: input and output must be USD per million tokens "
+                           "(numbers from 0)")
+        out[str(model)] = (float(values[0] or 0.0), float(values[1] or 0.0))
+    return out
+
+
 def import_inputs(args, limits: Limits, *, skip_refused: bool = False) -> Imported:
     """Every input imported (SPEC 7) and combined into one raw table with one report.
 
@@ -452,6 +480,8 @@ def import_inputs(args, limits: Limits, *, skip_refused: bool = False) -> Import
         imported = import_batch(calls, names, skip_refused=skip_refused, limits=limits)
     except RunsValidationError as exc:
         raise _Refused(exc.report()) from None
+    if getattr(args, "prices", None):
+        imported = apply_prices(imported, read_prices(args.prices))
     if args.scorer and "inspect" not in {f.kind for f in imported.report.files}:
         raise _Refused("--scorer chooses the scorer of an Inspect AI log; none of the inputs is one")
     return imported
@@ -598,7 +628,8 @@ def run_pack(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     policy = _policy(args.policy)
     loaded = load_inputs(args, limits, exclude_invalid=args.exclude_invalid)
     dataset = input_dataset(args, loaded, limits)
-    canonical = score_runs(loaded.runs, CANONICAL_POLICY, weights=weights, harness=loaded.harness)
+    canonical = score_runs(loaded.runs, CANONICAL_POLICY, weights=weights, harness=loaded.harness,
+                           estimated_cost=loaded.estimated_cost)
     unknown = [a for a in args.radar or [] if a not in {x.agent_id for x in canonical.agents}]
     if unknown:
         raise _Refused(f"--radar: no agent {unknown[0]!r} in {', '.join(args.inputs)}")
@@ -675,7 +706,8 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     loaded = load_inputs(args, limits, exclude_invalid=args.exclude_invalid)
     if loaded.excluded_rows:
         print(f"warning: {loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded", file=sys.stderr)
-    report = score_runs(loaded.runs, policy, weights=weights, levels=levels, harness=loaded.harness)
+    report = score_runs(loaded.runs, policy, weights=weights, levels=levels, harness=loaded.harness,
+                        estimated_cost=loaded.estimated_cost)
     if args.intervals:
         text = intervals_json_text(loaded.runs, report, args.replicates, args.seed, card)
     elif args.exclude_invalid and args.format == "json":

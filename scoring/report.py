@@ -36,6 +36,7 @@ class AgentReport:
     radar: Radar
     repeatability: Repeatability
     harness: Any = None  # scoring.importers.reading.HarnessReading for an agent imported from a harness
+    cost_estimated: bool = False  # its cost_usd was estimated from tokens (--prices), not recorded
 
     def notes(self) -> list[str]:
         """What a reader must know beside the numbers, in words: no outcome, runs left out, why pass^k is
@@ -51,6 +52,10 @@ class AgentReport:
                           f"{100 * self.harness.success_rate:.2f} %")
             out.append(words)
         p = h.policy
+        if self.cost_estimated:
+            out.append("cost ESTIMATED from token counts and --prices (not recorded by the harness): its avg cost "
+                       f"{'$' + format(h.avg_cost_usd, ',.4f') if h.avg_cost_usd is not None else '—'} and cost "
+                       "score rest on those prices")
         if h.ranked and h.cost_runs == 0:
             out.append(f"no cost recorded: its cost score is 0, which can cost it up to {100 * p.cost_weight:.2f} "
                        "headline points")
@@ -66,7 +71,7 @@ class AgentReport:
         return out
 
     def to_json(self, weights: Mapping[str, float] | None = None) -> dict:
-        out = {
+        out: dict[str, Any] = {
             "agent_id": self.agent_id,
             "headline": self.headline.to_json(),
             "radar": self.radar.to_json(weights),
@@ -74,6 +79,8 @@ class AgentReport:
         }
         if self.harness is not None:
             out["harness"] = self.harness.to_json()
+        if self.cost_estimated:
+            out["cost_estimated"] = True  # avg_cost_usd and cost_score rest on --prices, not on recorded costs
         return out
 
 
@@ -165,26 +172,28 @@ class Report:
 
 def score_runs(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None,
-               harness: Mapping[str, Any] | None = None) -> Report:
+               harness: Mapping[str, Any] | None = None, estimated_cost: Sequence[str] = ()) -> Report:
     """Score a canonical runs frame: headline (SPEC 3), radar (SPEC 4) and pass^k (SPEC 5) for every agent.
 
     ``levels`` reports other pass^k levels than the policy's (SPEC 5: same rule, any levels).
-    ``harness`` (``LoadedRuns.harness``) adds each imported agent's harness reading, beside the canonical numbers.
+    ``harness`` (``LoadedRuns.harness``) adds each imported agent's harness reading, beside the canonical numbers;
+    ``estimated_cost`` (``LoadedRuns.estimated_cost``) labels the agents whose cost was estimated from tokens.
     """
     groups = agent_groups(runs)
     return assemble_report(headline_scores(runs, policy, groups), fitness_radar(runs, policy, groups),
-                           repeatability(runs, policy, groups, levels), policy, weights, harness)
+                           repeatability(runs, policy, groups, levels), policy, weights, harness, estimated_cost)
 
 
 def assemble_report(headlines: dict[str, Headline], radars: dict[str, Radar], repeat: dict[str, Repeatability],
                     policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
-                    harness: Mapping[str, Any] | None = None) -> Report:
+                    harness: Mapping[str, Any] | None = None, estimated_cost: Sequence[str] = ()) -> Report:
     """The report from per-agent results of any engine, in leaderboard order."""
     weights = check_weights(weights, policy)
     order = leaderboard_order(headlines)
     harness = harness or {}
     agents = tuple(
-        AgentReport(a, i + 1 if headlines[a].ranked else None, headlines[a], radars[a], repeat[a], harness.get(a))
+        AgentReport(a, i + 1 if headlines[a].ranked else None, headlines[a], radars[a], repeat[a], harness.get(a),
+                    a in estimated_cost)
         for i, a in enumerate(order)
     )
     return Report(policy, agents, weights)

@@ -131,6 +131,7 @@ class LoadedRuns:
     warnings: tuple[str, ...] = field(default_factory=tuple)
     # Per agent imported from a harness, the harness's own reading (scoring.importers.reading.HarnessReading).
     harness: Mapping[str, Any] = field(default_factory=dict)
+    estimated_cost: tuple[str, ...] = ()  # agents whose cost was estimated from tokens (--prices)
 
     @property
     def has_finished_at(self) -> bool:

@@ -289,3 +289,22 @@ def test_cli_batches_folders_and_from_names(tmp_path):
     assert "Traceback" not in wrong.stderr and "nests" not in wrong.stderr.split("read as tau2")[0]
     table = cli("report", TAUBENCH, "--format", "table").stdout
     assert "notes:" in table and "tau-bench's own reading" in table and "1 failed" in table
+
+
+def test_prices_estimate_cost_from_tokens_labelled_estimated(tmp_path):
+    from scoring.importers import apply_prices
+
+    path = terminal_bench_run(tmp_path, "run1", TB_RUN1)
+    imported = apply_prices(import_files([path]), {"anthropic/claude-x": (3.0, 15.0)})
+    loaded = imported.validate()
+    # trial j: 1000 * (j + 1) input tokens at $3/M and 200 output tokens at $15/M
+    costs = sorted(loaded.runs["cost_usd"].tolist())
+    assert costs == pytest.approx([(1000 * (j + 1) * 3 + 200 * 15) / 1e6 for j in range(5)])
+    assert loaded.estimated_cost == ("anthropic/claude-x",)
+    assert any("ESTIMATED" in w for w in imported.report.all_warnings())
+    report = score_runs(loaded.runs, harness=loaded.harness, estimated_cost=loaded.estimated_cost)
+    agent = report.agents[0]
+    assert agent.to_json()["cost_estimated"] is True and any("ESTIMATED" in n for n in agent.notes())
+    # a model without a price keeps its empty cost
+    untouched = apply_prices(import_files([path]), {"other": (1.0, 1.0)}).validate()
+    assert untouched.runs["cost_usd"].isna().all() and untouched.estimated_cost == ()

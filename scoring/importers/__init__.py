@@ -19,7 +19,7 @@ Typical use::
     report = score_runs(loaded.runs)
 """
 
-from ._base import KINDS, FileReport, Imported, ImportReport, MappedColumn, reward_success
+from ._base import KINDS, FileReport, Imported, ImportReport, MappedColumn, apply_prices, reward_success
 from .api import classify, combine, detect, expand_folder, import_batch, import_file, import_files
 from .inspect_log import score_outcome
 from .mapping import Mapping, MappingError, SuccessRule, apply_mapping, mapping_from_json, mapping_to_json
@@ -28,7 +28,7 @@ from .tau2 import termination_status
 
 __all__ = [
     "KINDS", "FileReport", "HarnessReading", "ImportReport", "Imported", "MappedColumn", "Mapping", "MappingError",
-    "SuccessRule", "Trial", "apply_mapping", "classify", "combine", "detect", "expand_folder", "import_batch",
-    "import_file", "import_files", "mapping_from_json",
+    "SuccessRule", "Trial", "apply_mapping", "apply_prices", "classify", "combine", "detect", "expand_folder",
+    "import_batch", "import_file", "import_files", "mapping_from_json",
     "mapping_to_json", "reward_success", "score_outcome", "termination_status",
 ]

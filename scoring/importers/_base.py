@@ -36,6 +36,10 @@ from .reading import HarnessReading, Trial, harness_readings
 
 RUNS_COLUMNS = SPEC_COLUMNS
 EXPERIMENT_COLUMN = "experiment"
+# Kept per run beside the SPEC 1 columns (the validator reads only SPEC 1 columns): what a harness records
+# that the runs table has no column for. Tokens and the model let --prices estimate a cost.
+TOKEN_COLUMNS = ("input_tokens", "output_tokens", "model")
+NUMERIC_COLUMNS = ("latency_ms", "cost_usd", "steps", "input_tokens", "output_tokens")
 KINDS = ("tau2", "tau-bench", "inspect", "terminal-bench", "runs")
 TITLES = {
     "tau2": "tau2-bench Results JSON",
@@ -125,6 +129,7 @@ class ImportReport:
     files: tuple[FileReport, ...]
     warnings: tuple[str, ...] = ()  # about the files together (agents pooled across files, ...)
     skipped: tuple[tuple[str, str], ...] = ()  # (file, why) refused files left out of a batch (--exclude-invalid)
+    estimated_cost: tuple[str, ...] = ()  # agents whose cost_usd was estimated from tokens (--prices)
 
     @property
     def kind(self) -> str:
@@ -237,7 +242,8 @@ class Imported:
         if loaded.excluded_problems:
             excluded = tuple(p if p in mine else self._located(p) for p in loaded.excluded_problems)
             loaded = dataclasses.replace(loaded, excluded_problems=excluded)
-        return dataclasses.replace(loaded, harness=self.report.harness_readings())
+        return dataclasses.replace(loaded, harness=self.report.harness_readings(),
+                                   estimated_cost=self.report.estimated_cost)
 
     def _located(self, problem: Problem) -> Problem:
         if problem.row is None or (len(self.report.files) == 1 and self.report.files[0].kind in ("runs", "mapped")):
@@ -282,7 +288,7 @@ class Records:
         data: dict[str, Any] = {}
         for column in columns:
             values = [r.get(column) for r in self.rows]
-            if column in ("latency_ms", "cost_usd", "steps"):
+            if column in NUMERIC_COLUMNS:
                 data[column] = pd.array([np.nan if v is None else float(v) for v in values], dtype="float64")
             elif column == "success":
                 data[column] = pd.array(values, dtype="boolean")
@@ -620,3 +626,41 @@ def text_or_problem(doc: Any, path: str) -> tuple[str | None, str | None]:
     return value.strip(), None
 
 
+
+
+def apply_prices(imported: Imported, prices: dict[str, tuple[float, float]]) -> Imported:
+    """Estimate ``cost_usd`` from token counts where a run records tokens but no cost (``--prices``).
+
+    ``prices``: model -> (USD per million input tokens, USD per million output tokens). Only empty
+    costs are filled, for runs whose ``model`` is priced; the import report says how many, with the
+    prices used, and the agents are listed in ``report.estimated_cost`` (labelled "estimated"
+    wherever their cost shows).
+    """
+    raw = imported.raw
+    if not {"input_tokens", "output_tokens", "model", "cost_usd"} <= set(raw.columns):
+        return imported
+    cost = pd.to_numeric(raw["cost_usd"], errors="coerce")
+    tokens_in = pd.to_numeric(raw["input_tokens"], errors="coerce").fillna(0.0)
+    tokens_out = pd.to_numeric(raw["output_tokens"], errors="coerce").fillna(0.0)
+    has_tokens = raw["input_tokens"].notna() | raw["output_tokens"].notna()
+    priced = raw["model"].map(lambda m: isinstance(m, str) and m in prices).astype(bool)
+    fill = cost.isna() & has_tokens & priced
+    if not fill.any():
+        return imported
+    rate_in = raw["model"].map(lambda m: prices[m][0] if isinstance(m, str) and m in prices else 0.0)
+    rate_out = raw["model"].map(lambda m: prices[m][1] if isinstance(m, str) and m in prices else 0.0)
+    raw = raw.copy()
+    estimate = (tokens_in * rate_in.astype(float) + tokens_out * rate_out.astype(float)) / 1e6
+    raw["cost_usd"] = cost.where(~fill, estimate).astype("float64")
+    models = sorted({str(m) for m in raw.loc[fill, "model"]})
+    used = "; ".join(f"{m}: ${prices[m][0]:g} in, ${prices[m][1]:g} out per million tokens" for m in models)
+    note = (f"{int(fill.sum()):,} run(s) have cost_usd ESTIMATED from tokens x --prices ({used}); "
+            "the cost is labelled estimated wherever it shows")
+    line = MappedColumn("cost_usd", "ESTIMATED where empty: input_tokens x USD/M in + output_tokens x USD/M out "
+                                    "(--prices)")
+    agents = tuple(sorted({str(a) for a in raw.loc[fill, "agent_id"] if isinstance(a, str)}))
+    files = tuple(dataclasses.replace(f, mapped=f.mapped + (line,)) if set(f.agents) & set(agents) else f
+                  for f in imported.report.files)
+    report = dataclasses.replace(imported.report, files=files, warnings=imported.report.warnings + (note,),
+                                 estimated_cost=agents)
+    return dataclasses.replace(imported, raw=raw, report=report)

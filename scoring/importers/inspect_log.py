@@ -17,6 +17,7 @@ from typing import Any
 from ..limits import DEFAULT_LIMITS, Limits, format_size
 from ._base import (
     RUNS_COLUMNS,
+    TOKEN_COLUMNS,
     Imported,
     MappedColumn,
     Records,
@@ -114,7 +115,8 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
     if others:
         unmapped.append(f"scores of {', '.join(repr(s) for s in others)}: SPEC 7 uses the first scorer "
                         "(choose another one explicitly)")
-    return imported_from(records, RUNS_COLUMNS, name=name, kind=KIND, mapped=mapping_lines(scorer, agent, experiment),
+    return imported_from(records, RUNS_COLUMNS + TOKEN_COLUMNS, name=name, kind=KIND,
+                         mapped=mapping_lines(scorer, agent, experiment),
                          unmapped=unmapped, warnings=warnings, experiment=experiment, trials=trials,
                          scorer=None if scorer == NO_SCORER else scorer)
 
@@ -220,7 +222,11 @@ def _sample_row(sample, run_id: str, agent_id: str, scorer: str, counts: dict[st
     # evidence, so empty, as for the other harnesses; otherwise the count, 0 included.
     steps = sum(len(m.tool_calls or []) for m in agent_messages) if agent_messages else None
     counts["naive"] += is_naive_timestamp(sample.completed_at)
+    usage = list(sample.model_usage.items())
     return {
+        "input_tokens": sum(u.input_tokens for _, u in usage) if usage else None,
+        "output_tokens": sum(u.output_tokens for _, u in usage) if usage else None,
+        "model": usage[0][0] if len(usage) == 1 else None,
         "run_id": f"{run_id}:{sample.id}:{sample.epoch}",
         "agent_id": agent_id,
         "task_id": str(sample.id),

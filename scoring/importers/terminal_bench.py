@@ -18,6 +18,7 @@ from typing import Any
 from ..limits import DEFAULT_LIMITS, Limits
 from ..schema import REQUIRED_COLUMNS
 from ._base import (
+    TOKEN_COLUMNS,
     Imported,
     MappedColumn,
     Records,
@@ -177,7 +178,9 @@ def read_terminal_bench(doc: Any, name: str, *, path: Path | None = None, agent:
                    "0 (up to 30 headline points)")
     ok = [r["task_id"] for r in records.rows if r.get("task_id") is not None]
     out += trial_count_warnings([agent_id] * len(ok), ok, None, "terminal-bench")
-    return imported_from(records, COLUMNS, name=name, kind=KIND, mapped=mapping_lines(source),
+    for row in records.rows:
+        row["model"] = base
+    return imported_from(records, COLUMNS + TOKEN_COLUMNS, name=name, kind=KIND, mapped=mapping_lines(source),
                          unmapped=list(UNMAPPED), warnings=out, experiment=experiment, trials=trials)
 
 
@@ -223,5 +226,8 @@ def _trial_row(i: int, trial: Any, agent_id: str, records: Records, counts: dict
         end = None
     counts["naive"] += is_naive_timestamp(end)
     row["finished_at"] = end
+    for key, column in (("total_input_tokens", "input_tokens"), ("total_output_tokens", "output_tokens")):
+        value = trial.get(key)
+        row[column] = value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
     counts["tokens"] += trial.get("total_input_tokens") is not None or trial.get("total_output_tokens") is not None
     return row
