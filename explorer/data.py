@@ -27,7 +27,7 @@ import streamlit as st
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
 from scoring.database import ConnectFailed, ConnectionSpec, SourceRefused, check_table_name, parse_viewer_url
 from scoring.downloads import DatasetInfo, file_name, runs_sha256
-from scoring.importers import ImportReport, MappingError, combine, import_file, mapping_from_json, mapping_to_json
+from scoring.importers import ImportReport, MappingError, import_batch, import_file, mapping_from_json, mapping_to_json
 from scoring.runs import Problem
 
 from . import format as fmt
@@ -414,8 +414,11 @@ def _import_uploads(dataset: Dataset, uploads: list) -> Scored | Refused:
     names = list(dataset.file_names) or [_file_name(u) for u in uploads]
     try:
         mapping = mapping_from_json(dataset.mapping) if dataset.mapping else None
-        imported = combine([import_file(u.getvalue(), name, experiment=tag, mapping=mapping, limits=limits)
-                            for u, name, tag in zip(uploads, names, tags)], limits=limits)
+        calls = [(lambda u=u, name=name, tag=tag: import_file(u.getvalue(), name, experiment=tag, mapping=mapping,
+                                                              limits=limits))
+                 for u, name, tag in zip(uploads, names, tags)]
+        # With the exclusion chosen, a refused file is skipped and named in the import report (import_batch).
+        imported = import_batch(calls, names, skip_refused=dataset.exclude_invalid, limits=limits)
     except RunsValidationError as error:
         return Refused(error)
     except ValueError as exc:  # a mapping refused (MappingError): it came from this session's page
@@ -425,7 +428,8 @@ def _import_uploads(dataset: Dataset, uploads: list) -> Scored | Refused:
         loaded = imported.validate(exclude_invalid=dataset.exclude_invalid)
     except RunsValidationError as error:
         return Refused(error, imported.report)
-    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY, harness=loaded.harness), imported.report)
+    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY, harness=loaded.harness,
+                                     estimated_cost=loaded.estimated_cost), imported.report)
 
 
 def _compute(dataset: Dataset) -> Scored | Refused:

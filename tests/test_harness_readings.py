@@ -115,11 +115,13 @@ def test_tau2_empty_simulations_and_a_batch_with_exclude_invalid(tmp_path):
         import_files([good, empty, broken])
     text = refused.value.report()
     assert "aborted.json: the file has no simulations" in text and "broken.json: not valid JSON" in text
+    assert refused.value.excludable and "the other 1 file(s) can be scored" in text  # the app offers to skip
     imported = import_files([good, empty, broken], skip_refused=True)
     assert [name for name, _ in imported.report.skipped] == ["aborted.json", "broken.json"]
     assert "Skipped 2 refused file(s)" in imported.report.text() and len(imported.raw) == 3
-    with pytest.raises(RunsValidationError):
+    with pytest.raises(RunsValidationError) as nothing:
         import_files([empty, broken], skip_refused=True)  # nothing left to score
+    assert not nothing.value.excludable
 
 
 def test_inspect_reading_equals_the_accuracy_inspect_wrote():

@@ -24,9 +24,11 @@ import pandas as pd
 from ..limits import DEFAULT_LIMITS, Limits
 from ..runs import (
     FORMATS,
+    Problem,
     RunsValidationError,
     read_runs,  # the one loader's reading step (SPEC 1)
 )
+from ..schema import Reason
 from ._base import (
     EXPERIMENT_COLUMN,
     KINDS,
@@ -450,7 +452,13 @@ def import_batch(calls: Sequence[Callable[[], Imported]], names: Sequence[str], 
         problems = [dataclasses.replace(p, reason=f"{exc.source or name}: {p.reason}")
                     if len(calls) > 1 else p for name, exc in refused for p in exc.problems]
         source = refused[0][1].source if len(calls) == 1 else f"{len(refused)} of {len(calls)} file(s)"
-        raise RunsValidationError(problems, source=source) from None
+        if parts:
+            problems.append(Problem.of(Reason.FILE, None, None, detail=(
+                f"the other {len(parts)} file(s) can be scored without the refused one(s): skip them explicitly "
+                "(--exclude-invalid, or the app's exclude button)")))
+        error = RunsValidationError(problems, source=source)
+        error.excludable = bool(parts)  # skipping the refused files is the explicit exclusion here
+        raise error from None
     imported = combine(parts, limits=limits)
     if refused:
         skipped = tuple((exc.source or name, "; ".join(p.reason for p in exc.problems[:3])) for name, exc in refused)
