@@ -58,7 +58,8 @@ selected = ui.table(
                                                                        "see below the table"),
              **({"Tie group": st.column_config.Column(help=glossary.explain("tie group"))} if iv is not None else {})},
 )
-st.caption("Flags: **zero-success floor** — completed runs but none successful, so the score is 0; "
+st.caption("Flags: **no outcome recorded** — no completed run has a known outcome, so its 0 measures nothing; "
+           "**zero-success floor** — completed runs but none successful, so the score is 0; "
            f"**neutral consistency** — fewer than {report.policy.consistency_min_latencies} recorded latencies, "
            f"consistency {report.policy.neutral_consistency:g} (explorer-defined); "
            "**unranked** — no completed run; **no latency/cost recorded** — that score is 0. "
