@@ -131,7 +131,7 @@ def _score_bytes(name: str, exclude_invalid: bool, data: bytes) -> Scored | Refu
         loaded = load_runs(data, name=name, exclude_invalid=exclude_invalid, limits=settings_module.current().limits)
     except RunsValidationError as error:
         return Refused(error)
-    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY))
+    return Scored(loaded, score_runs(loaded.runs, CANONICAL_POLICY, harness=loaded.harness))
 
 
 def _in_worker(fn: Callable[..., untrusted.Outcome], args: tuple, what: str) -> Scored | Refused:
@@ -661,7 +661,7 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any], *, k
             ("intervals", dataset.kind, dataset.digest, dataset.exclude_invalid, replicates, seed),
             lambda: bootstrap_intervals(scored_data.runs, scored_data.report, replicates=replicates, seed=seed),
             lambda iv: 2_000 * (len(iv.agents) + 1))
-        return build_pack(scored_data.report, info, intervals=intervals, view=pack_view,
+        return build_pack(scored_data.report, info, intervals=intervals, view=pack_view, runs=scored_data.runs,
                           sandbox=score_runs(scored_data.runs, sandbox) if sandbox is not None else None)
 
     policy_version = sandbox.version if sandbox is not None else CANONICAL_POLICY.version

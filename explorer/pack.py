@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
@@ -105,12 +106,13 @@ def _section(anchor: str, title: str, body: str) -> str:
 
 
 def build_pack(report: Report, dataset: DatasetInfo, *, intervals=None, sandbox: Report | None = None,
-               view: PackView | None = None) -> str:
+               view: PackView | None = None, runs: pd.DataFrame | None = None) -> str:
     """The review pack of ``report`` (canonical) as one HTML document.
 
     ``intervals``: the bootstrap intervals shown (``scoring.uncertainty.bootstrap_intervals``), or
     None to leave them out (the pack then says so). ``sandbox``: the same runs scored under a
-    sandbox policy, whose changed constants and rank changes get their own section.
+    sandbox policy, whose changed constants and rank changes get their own section. ``runs``: the
+    canonical runs, for the reading of what the headline does not see (left out without them).
     """
     view = view or PackView()
     figure = _Figures()
@@ -143,6 +145,22 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals=None, sandbox:
              f"{_e(execution_formula(policy))}. Factors are shown as percentages of their 0–1 scale.</p>"
              + _table(headers, rows, numeric=numeric))
     sections.append(("leaderboard", "Leaderboard", board))
+
+    # -- what the headline does not see (a reading)
+    notes = tables.notes_table(report)
+    body = ("<ul>" + "".join(f"<li><b>{_e(r.Agent)}</b>: {_e(r.Note)}</li>" for r in notes.itertuples()) + "</ul>"
+            if not notes.empty else "<p>The headline sees every terminal run of every agent.</p>")
+    if runs is not None:
+        unseen = tables.unseen_table(runs, report)
+        body += ("<p>A reading, like the sandbox: the share of terminal runs and of spend the published rule "
+                 "leaves out, and the headline and rank if failed and timed-out runs counted as unsuccessful "
+                 "completed runs. The canonical score never changes.</p>"
+                 + _table(list(unseen.columns),
+                          [[r[0], fmt.count(r[1]), fmt.count(r[2]), fmt.pct(r[3]), fmt.usd(r[4]), fmt.pct(r[5]),
+                            fmt.score(r[6]), fmt.count(r[7]), fmt.score(r[8]), fmt.count(r[9]),
+                            "yes" if r[10] else "no"] for r in unseen.itertuples(index=False)],
+                          numeric=list(range(1, 10))))
+    sections.append(("unseen", "What the headline does not see", body))
 
     # -- intervals
     if intervals is not None:

@@ -11,6 +11,7 @@ from scoring import RADAR_AXES, Report
 from scoring.axes import AXIS_LABELS
 from scoring.explain import note
 from scoring.fixes import KIND_WORDS
+from scoring.report import unseen_reading
 
 from . import format as fmt
 
@@ -262,3 +263,58 @@ def compare_tasks(comparison) -> pd.DataFrame:
 def floored(report: Report) -> list[str]:
     """The agents at the zero-success floor (score 0 whatever else they measure)."""
     return [a.agent_id for a in report.agents if a.headline.zero_success_floor]
+
+
+def notes_table(report: Report) -> pd.DataFrame:
+    """Per agent, what a reader must know beside its numbers, in words (``AgentReport.notes``)."""
+    rows = [{"Agent": a.agent_id, "Note": note} for a in report.agents for note in a.notes()]
+    return pd.DataFrame(rows, columns=["Agent", "Note"])
+
+
+def harness_table(report: Report) -> pd.DataFrame:
+    """Our headline beside each imported agent's harness reading (its own rules; never the canonical score)."""
+    readings = [a for a in report.agents if a.harness is not None]
+    ks = sorted({k for a in readings for k in a.harness.pass_k})[:5]
+    rows = []
+    for a in readings:
+        r = a.harness
+        rows.append({"Agent": a.agent_id, "Harness": r.name, "Our score": a.headline.score,
+                     "Our success rate": a.headline.success_rate, "Harness success rate": r.success_rate,
+                     **{f"Harness pass^{k}": r.pass_k.get(k) for k in ks},
+                     "Harness avg cost (USD)": r.avg_cost_usd, "Harness runs": r.runs,
+                     "Our completed runs": a.headline.completed_runs})
+    frame = pd.DataFrame(rows)
+    for column in frame.columns:
+        if column not in ("Agent", "Harness", "Harness runs", "Our completed runs"):
+            frame[column] = frame[column].astype("Float64")
+    return frame
+
+
+UNSEEN_LABELS = {"agent_id": "Agent", "terminal_runs": "Terminal runs", "left_out_runs": "Left out",
+                 "left_out_share": "Share of runs left out", "left_out_cost_usd": "Cost left out (USD)",
+                 "left_out_spend_share": "Share of spend left out", "headline_score": "Headline score",
+                 "headline_rank": "Headline rank", "counted_score": "Score if counted as failures",
+                 "counted_rank": "Rank if counted", "rank_depends": "Rank depends on it"}
+
+
+def unseen_table(runs: pd.DataFrame, report: Report) -> pd.DataFrame:
+    """:func:`scoring.report.unseen_reading` with display labels (a reading, never the canonical number)."""
+    frame = unseen_reading(runs, report).rename(columns=UNSEEN_LABELS)
+    for column in ("Share of runs left out", "Cost left out (USD)", "Share of spend left out", "Headline score",
+                   "Score if counted as failures"):
+        frame[column] = frame[column].astype("Float64")
+    return frame
+
+
+def missing_pass_k_words(report: Report) -> list[tuple[str, str]]:
+    """(agent, why its pass^k is null, with its harness's own pass^k beside when it has one)."""
+    out = []
+    for a in report.agents:
+        reason = a.repeatability.missing_reason()
+        if reason is None:
+            continue
+        if a.harness is not None and a.harness.pass_k:
+            reason += f"; {a.harness.name} reads " + ", ".join(f"pass^{k} {fmt.pct(v, 2)}"
+                                                              for k, v in a.harness.pass_k.items())
+        out.append((a.agent_id, reason))
+    return out

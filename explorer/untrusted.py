@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
 from scoring.database import ConnectFailed, ConnectionSpec
-from scoring.importers import ImportReport, combine, import_file, mapping_from_json
+from scoring.importers import ImportReport, import_batch, import_file, mapping_from_json
 from scoring.limits import Limits, format_size
 from scoring.runs import Problem, RawRuns, check_work
 from scoring.worker import LimitExceeded, Usage, WorkerFailed, run_limited
@@ -38,7 +38,8 @@ def _scored(loaded: LoadedRuns, limits: Limits, imported: ImportReport | None = 
         check_work(loaded, limits)
     except RunsValidationError as error:
         return Outcome(error=error, imported=imported)
-    return Outcome(loaded, score_runs(loaded.runs, CANONICAL_POLICY), imported=imported)
+    report = score_runs(loaded.runs, CANONICAL_POLICY, harness=loaded.harness, estimated_cost=loaded.estimated_cost)
+    return Outcome(loaded, report, imported=imported)
 
 
 def score_file(name: str, data: bytes, exclude_invalid: bool, limits: Limits) -> Outcome:
@@ -55,8 +56,11 @@ def import_files(datas: list[bytes], names: list[str], tags: list[str | None], m
     """Harness files (or one table through a mapping) imported into one dataset (SPEC 7)."""
     try:
         parsed = mapping_from_json(mapping) if mapping else None
-        imported = combine([import_file(data, name, experiment=tag, mapping=parsed, limits=limits)
-                            for data, name, tag in zip(datas, names, tags)], limits=limits)
+        calls = [(lambda data=data, name=name, tag=tag: import_file(data, name, experiment=tag, mapping=parsed,
+                                                                    limits=limits))
+                 for data, name, tag in zip(datas, names, tags)]
+        # With the exclusion chosen, a refused file is skipped and named in the import report (import_batch).
+        imported = import_batch(calls, names, skip_refused=exclude_invalid, limits=limits)
     except RunsValidationError as error:
         return Outcome(error=error)
     except ValueError as exc:  # a mapping refused (MappingError): it came from this session's page

@@ -21,7 +21,17 @@ import pandas as pd
 
 from . import format as fmt
 from .extras import install_hint, missing_module_message
-from .importers import KINDS, Imported, MappingError, combine, detect, import_file, mapping_from_json
+from .importers import (
+    KINDS,
+    Imported,
+    MappingError,
+    apply_prices,
+    detect,
+    expand_folder,
+    import_batch,
+    import_file,
+    mapping_from_json,
+)
 from .limits import DEFAULT_LIMITS, WORKER_OVERHEAD, Limits, format_size, parse_size
 from .policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
 from .radar import check_weights
@@ -64,7 +74,9 @@ def table_text(report) -> str:
                "agent": fmt.text, "flags": fmt.text}
     for column in frame.columns:
         frame[column] = [fmt.DASH if _missing(v) else formats[column](v) for v in frame[column]]
-    return f"policy {report.policy.version}\n" + frame.to_string(index=False)
+    notes = [f"  {a.agent_id}: {note}" for a in report.agents for note in a.notes()]
+    return (f"policy {report.policy.version}\n" + frame.to_string(index=False)
+            + ("\nnotes:\n" + "\n".join(notes) if notes else ""))
 
 
 def _missing(value) -> bool:
@@ -288,8 +300,9 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
 
 
 def _import_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--from", dest="kind", choices=KINDS, default=None,
-                         help="the inputs' kind instead of detecting it from their content (SPEC 7)")
+    command.add_argument("--from", dest="kind", type=kind_name, default=None, metavar="KIND",
+                         help=f"the inputs' kind instead of detecting it from their content (SPEC 7): "
+                              f"{', '.join(KINDS)} (also tau2-bench, taubench, inspect-ai, tbench)")
     command.add_argument("--agent", action="append", default=None, metavar="NAME",
                          help="agent id for harness files instead of the one SPEC 7 builds (tau-bench: instead "
                               "of the file stem); once for every input, or once per input in order")
@@ -299,6 +312,10 @@ def _import_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--mapping", default=None, metavar="MAP_JSON",
                          help="a column mapping (JSON, as the app's mapping page saves it) for a table in "
                               "another layout")
+    command.add_argument("--prices", default=None, metavar="PRICES_JSON",
+                         help="estimate cost_usd from token counts where a harness file records none: "
+                              "{\"model\": {\"input\": USD per million, \"output\": USD per million}}; "
+                              "labelled estimated everywhere")
     command.add_argument("--scorer", default=None, metavar="NAME",
                          help="Inspect AI logs: the scorer whose value is the outcome (default: the first)")
 
@@ -308,6 +325,27 @@ _COUNT_OPTIONS = (("max_rows", "--max-rows", "most runs one file may hold"),
                   ("max_tasks", "--max-tasks", "most distinct tasks one input may hold"),
                   ("max_events", "--max-events", "most events one Inspect sample may hold"),
                   ("max_cpu_seconds", "--max-cpu-seconds", "CPU seconds reading, validating and scoring may take"))
+
+
+KIND_ALIASES = {"tau2-bench": "tau2", "tau2bench": "tau2", "taubench": "tau-bench", "tau_bench": "tau-bench",
+                "inspect-ai": "inspect", "inspect_ai": "inspect", "terminal_bench": "terminal-bench",
+                "terminalbench": "terminal-bench", "tbench": "terminal-bench", "table": "runs"}
+
+
+def kind_name(text: str) -> str:
+    """--from's value: a kind, or a name the docs use for it (any case).
+
+    Examples
+    --------
+    >>> kind_name("taubench"), kind_name("TAU2-bench"), kind_name("inspect")
+    ('tau-bench', 'tau2', 'inspect')
+    """
+    name = text.strip().lower()
+    name = KIND_ALIASES.get(name, name)
+    if name not in KINDS:
+        raise argparse.ArgumentTypeError(f"unknown kind {text[:40]!r}; expected one of {', '.join(KINDS)} "
+                                         f"(or {', '.join(KIND_ALIASES)})")
+    return name
 
 
 def _limit_options(command: argparse.ArgumentParser) -> None:
@@ -392,7 +430,8 @@ def looks_like_runs_file(path: str, limits: Limits) -> bool:
 
 def _import_requested(args) -> bool:
     """Any option that only an import understands (the plain runs-file path takes none of them)."""
-    return bool(args.kind not in (None, "runs") or args.agent or args.experiment or args.mapping or args.scorer)
+    return bool(args.kind not in (None, "runs") or args.agent or args.experiment or args.mapping or args.scorer
+                or getattr(args, "prices", None))
 
 
 def _per_input(values: list[str] | None, inputs: list[str], option: str) -> list[str | None]:
@@ -420,17 +459,49 @@ def _mapping(path: str | None):
         raise _Refused(f"{path}: {exc}") from None
 
 
-def import_inputs(args, limits: Limits) -> Imported:
-    """Every input imported (SPEC 7) and combined into one raw table with one report."""
+def read_prices(path: str) -> dict[str, tuple[float, float]]:
+    """--prices: model -> (USD per million input tokens, USD per million output tokens); refused with the place."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(1_000_001)
+        doc = json.loads(data)
+    except OSError as exc:
+        raise _Refused(f"{path}: cannot read the prices ({exc.strerror})") from None
+    except ValueError as exc:
+        raise _Refused(f"{path}: the prices are not valid JSON ({exc})") from None
+    if not isinstance(doc, dict) or not doc:
+        raise _Refused(f"{path}: expected {{\"model\": {{\"input\": USD per million, \"output\": USD per million}}}}")
+    out = {}
+    for model, price in doc.items():
+        values = [price.get(k) if isinstance(price, dict) else None for k in ("input", "output")]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e6 for v in values):
+            raise _Refused(f"{path}: {str(model)[:60]!r}: input and output must be USD per million tokens "
+                           "(numbers from 0)")
+        out[str(model)] = (float(values[0] or 0.0), float(values[1] or 0.0))
+    return out
+
+
+def import_inputs(args, limits: Limits, *, skip_refused: bool = False) -> Imported:
+    """Every input imported (SPEC 7) and combined into one raw table with one report.
+
+    A folder that is not a tau2 result folder is read as the result files it holds. Every refused file
+    is named; with ``skip_refused`` (--exclude-invalid) they are left out and named in the import report.
+    """
     mapping = _mapping(args.mapping)
     agents = _per_input(args.agent, args.inputs, "--agent")
     tags = _per_input(args.experiment, args.inputs, "--experiment")
     try:
-        parts = [import_file(path, kind=args.kind, agent=agent, experiment=tag, mapping=mapping, scorer=args.scorer,
-                             limits=limits) for path, agent, tag in zip(args.inputs, agents, tags)]
-        imported = combine(parts, limits=limits)
+        items = [(path, agent, tag) for given, agent, tag in zip(args.inputs, agents, tags)
+                 for path in expand_folder(given)]
+        calls = [(lambda p=path, a=agent, t=tag: import_file(p, kind=args.kind, agent=a, experiment=t,
+                                                              mapping=mapping, scorer=args.scorer, limits=limits))
+                 for path, agent, tag in items]
+        names = [str(path) for path, _, _ in items]
+        imported = import_batch(calls, names, skip_refused=skip_refused, limits=limits)
     except RunsValidationError as exc:
         raise _Refused(exc.report()) from None
+    if getattr(args, "prices", None):
+        imported = apply_prices(imported, read_prices(args.prices))
     if args.scorer and "inspect" not in {f.kind for f in imported.report.files}:
         raise _Refused("--scorer chooses the scorer of an Inspect AI log; none of the inputs is one")
     return imported
@@ -447,7 +518,7 @@ def load_inputs(args, limits: Limits, *, exclude_invalid: bool = False) -> Loade
         loaded = _load(args.inputs[0], limits, exclude_invalid=exclude_invalid)
         _print_warnings(loaded.warnings)
         return loaded
-    imported = import_inputs(args, limits)
+    imported = import_inputs(args, limits, skip_refused=exclude_invalid)
     for line in imported.report.text().splitlines():
         print(f"import: {line}", file=sys.stderr)
     try:
@@ -577,7 +648,8 @@ def run_pack(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     policy = _policy(args.policy)
     loaded = load_inputs(args, limits, exclude_invalid=args.exclude_invalid)
     dataset = input_dataset(args, loaded, limits)
-    canonical = score_runs(loaded.runs, CANONICAL_POLICY, weights=weights)
+    canonical = score_runs(loaded.runs, CANONICAL_POLICY, weights=weights, harness=loaded.harness,
+                           estimated_cost=loaded.estimated_cost)
     unknown = [a for a in args.radar or [] if a not in {x.agent_id for x in canonical.agents}]
     if unknown:
         raise _Refused(f"--radar: no agent {unknown[0]!r} in {', '.join(args.inputs)}")
@@ -590,7 +662,7 @@ def run_pack(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
             loaded.runs, canonical, replicates=args.replicates or uncertainty.DEFAULT_REPLICATES,
             seed=uncertainty.DEFAULT_SEED if args.seed is None else args.seed)
     command = "python -m scoring " + shlex.join(["pack", *args.argv])
-    document = build_pack(canonical, dataset, intervals=intervals, sandbox=sandbox,
+    document = build_pack(canonical, dataset, intervals=intervals, sandbox=sandbox, runs=loaded.runs,
                           view=PackView(weights=weights, radar_agents=args.radar or (), command=command))
     if suffix == ".pdf":
         try:
@@ -654,7 +726,8 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     loaded = load_inputs(args, limits, exclude_invalid=args.exclude_invalid)
     if loaded.excluded_rows:
         print(f"warning: {loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded", file=sys.stderr)
-    report = score_runs(loaded.runs, policy, weights=weights, levels=levels)
+    report = score_runs(loaded.runs, policy, weights=weights, levels=levels, harness=loaded.harness,
+                        estimated_cost=loaded.estimated_cost)
     if args.intervals:
         text = intervals_json_text(loaded.runs, report, args.replicates, args.seed, card)
     elif args.exclude_invalid and args.format == "json":

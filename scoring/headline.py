@@ -5,7 +5,9 @@ Cohort: every ``completed`` run of the agent, with no window.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import numpy as np
@@ -14,8 +16,83 @@ import pandas as pd
 from ._groups import SPREAD_SCALE_AT, SPREAD_SCALE_BY, AgentGroups, agent_groups, optional, safe_divide
 from .facts import Fact
 from .policy import CANONICAL_POLICY, Policy
+from .schema import TERMINAL_STATUSES
 
 Number = TypeVar("Number", float, np.ndarray)  # the composite is the same formula on scalars and arrays
+
+# Terminal statuses outside the headline cohort (SPEC 3: completed runs only), in the schema's order.
+LEFT_OUT_STATUSES = tuple(s for s in TERMINAL_STATUSES if s != "completed")
+# The stable flag codes of ``headline.flags`` (SPEC 6) and their words on screen, in display order.
+FLAG_WORDS = {
+    "unranked": "unranked",
+    "no_outcome_recorded": "no outcome recorded",
+    "zero_success_floor": "zero-success floor",
+    "neutral_consistency": "neutral consistency",
+    "no_latency_recorded": "no latency recorded",
+    "no_cost_recorded": "no cost recorded",
+}
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """An agent's terminal runs outside the headline cohort (SPEC 6 ``headline.left_out``).
+
+    ``cost_usd`` sums the recorded costs of those runs (None when none of them recorded one).
+
+    Examples
+    --------
+    >>> LeftOut.of({"failed": 0, "timeout": 1}, 5.58, 1).to_json()
+    {'runs': 1, 'by_status': {'failed': 0, 'timeout': 1}, 'cost_usd': 5.58}
+    """
+
+    status_counts: tuple[tuple[str, int], ...] = tuple((s, 0) for s in LEFT_OUT_STATUSES)
+    cost_usd: float | None = None
+    cost_runs: int = 0
+
+    @classmethod
+    def of(cls, by_status: Mapping[str, int], cost_usd: float | None, cost_runs: int) -> LeftOut:
+        counts = tuple((s, int(by_status.get(s, 0))) for s in LEFT_OUT_STATUSES)
+        return cls(counts, cost_usd if cost_runs else None, int(cost_runs))
+
+    @property
+    def by_status(self) -> dict[str, int]:
+        return dict(self.status_counts)
+
+    @property
+    def runs(self) -> int:
+        return sum(n for _, n in self.status_counts)
+
+    def to_json(self) -> dict:
+        return {"runs": self.runs, "by_status": self.by_status, "cost_usd": self.cost_usd}
+
+
+@dataclass(frozen=True)
+class HeadlineAccounting:
+    """Per agent (arrays indexed by agent): what the headline leaves out and how many completed runs
+    have a known outcome. Every engine computes it from the same rows (SPEC 6 accounting fields)."""
+
+    by_status: Mapping[str, np.ndarray]  # left-out status -> runs per agent
+    left_out_cost: np.ndarray  # summed recorded cost of the left-out runs (0 where none)
+    left_out_cost_runs: np.ndarray
+    known_outcomes: np.ndarray  # completed runs whose success is not null
+
+    def left_out(self, i: int) -> LeftOut:
+        cost = float(self.left_out_cost[i])
+        return LeftOut.of({s: int(v[i]) for s, v in self.by_status.items()},
+                          cost if np.isfinite(cost) else None, int(self.left_out_cost_runs[i]))
+
+
+def headline_accounting(runs: pd.DataFrame, groups: AgentGroups) -> HeadlineAccounting:
+    """The accounting step of the pandas engine (see :class:`HeadlineAccounting`)."""
+    status = runs["status"]
+    left = groups.terminal & ~groups.completed
+    cost = runs["cost_usd"].to_numpy(dtype=float)
+    has_cost = left & ~np.isnan(cost)
+    return HeadlineAccounting(
+        by_status={s: groups.count((status == s).to_numpy(dtype=bool)) for s in LEFT_OUT_STATUSES},
+        left_out_cost=groups.exact_total(has_cost, np.where(has_cost, cost, 0.0)),
+        left_out_cost_runs=groups.count(has_cost),
+        known_outcomes=groups.count(groups.completed & groups.known))
 
 
 @dataclass(frozen=True)
@@ -40,26 +117,73 @@ class Headline:
     zero_success_floor: bool
     weighted_score: float | None
     policy: Policy
+    left_out: LeftOut = field(default_factory=LeftOut)
+    known_outcomes: int | None = None  # completed runs with a known outcome (None: not counted)
 
     @property
     def ranked(self) -> bool:
         return self.score is not None
 
     @property
-    def flags(self) -> tuple[str, ...]:
-        """Short labels for the leaderboard: unranked, floor, neutral consistency, missing data."""
+    def terminal_runs(self) -> int:
+        """Completed runs plus the terminal runs the headline leaves out."""
+        return self.completed_runs + self.left_out.runs
+
+    @property
+    def no_outcome(self) -> bool:
+        """Every completed run's outcome is unknown: a score of 0 would measure nothing."""
+        return self.completed_runs > 0 and self.known_outcomes == 0
+
+    @property
+    def flag_codes(self) -> tuple[str, ...]:
+        """The stable codes of SPEC 6 ``headline.flags`` (see :data:`FLAG_WORDS`)."""
         if not self.ranked:
             return ("unranked",)
         out = []
+        if self.no_outcome:
+            out.append("no_outcome_recorded")
         if self.zero_success_floor:
-            out.append("zero-success floor")
+            out.append("zero_success_floor")
         if self.consistency_neutral:
-            out.append("neutral consistency")
+            out.append("neutral_consistency")
         if self.latency_runs == 0:
-            out.append("no latency recorded")
+            out.append("no_latency_recorded")
         if self.cost_runs == 0:
-            out.append("no cost recorded")
+            out.append("no_cost_recorded")
         return tuple(out)
+
+    def left_out_words(self) -> str | None:
+        """What the headline leaves out, in words (None when it sees every terminal run).
+
+        Examples
+        --------
+        >>> from scoring import runs_from_records, score_runs
+        >>> rows = [{"run_id": "r1", "agent_id": "a", "task_id": "t", "status": "completed", "success": True,
+        ...          "latency_ms": 1, "cost_usd": 0.5},
+        ...         {"run_id": "r2", "agent_id": "a", "task_id": "t", "status": "timeout", "success": False,
+        ...          "latency_ms": 1, "cost_usd": 5.58}]
+        >>> words = score_runs(runs_from_records(rows)).agents[0].headline.left_out_words()
+        >>> words.split(": ")[0]
+        '1 of 2 terminal runs left out of the headline by the published rule (completed runs only)'
+        >>> words.split(": ")[1]
+        '1 timeout; they cost $5.58 (91.8% of the recorded spend)'
+        """
+        lo = self.left_out
+        if not lo.runs:
+            return None
+        parts = ", ".join(f"{n:,} {status}" for status, n in lo.status_counts if n)
+        text = (f"{lo.runs:,} of {self.terminal_runs:,} terminal runs left out of the headline by the published "
+                f"rule (completed runs only): {parts}")
+        if lo.cost_usd is None:
+            return text + "; they recorded no cost"
+        spend = lo.cost_usd + (self.avg_cost_usd or 0.0) * self.cost_runs
+        share = f" ({100 * lo.cost_usd / spend:.1f}% of the recorded spend)" if spend > 0 else ""
+        return text + f"; they cost ${lo.cost_usd:,.2f}{share}"
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """Short labels for the leaderboard: unranked, no outcome, floor, neutral consistency, missing data."""
+        return tuple(FLAG_WORDS[c] for c in self.flag_codes)
 
     @classmethod
     def unranked(cls, agent_id: str, policy: Policy) -> Headline:
@@ -127,6 +251,8 @@ class Headline:
             "avg_cost_usd": self.avg_cost_usd,
             "cost_score": self.cost_score,
             "zero_success_floor": self.zero_success_floor,
+            "left_out": self.left_out.to_json(),
+            "flags": list(self.flag_codes),
         }
 
 
@@ -244,14 +370,17 @@ def headline_aggregates(runs: pd.DataFrame, groups: AgentGroups) -> HeadlineAggr
 
 
 def headline_from_aggregates(agents: tuple[str, ...] | list[str], stats: HeadlineAggregates,
-                             policy: Policy = CANONICAL_POLICY) -> dict[str, Headline]:
+                             policy: Policy = CANONICAL_POLICY,
+                             accounting: HeadlineAccounting | None = None) -> dict[str, Headline]:
     """The compute step: headline results from per-agent aggregates (any engine's)."""
     f = composite_arrays(stats, policy)
     out: dict[str, Headline] = {}
     for i, agent in enumerate(agents):
         completed_runs = int(stats.completed_runs[i])
+        extra: dict = {} if accounting is None else {
+            "left_out": accounting.left_out(i), "known_outcomes": int(accounting.known_outcomes[i])}
         if completed_runs == 0:
-            out[agent] = Headline.unranked(agent, policy)
+            out[agent] = dataclasses.replace(Headline.unranked(agent, policy), **extra)
             continue
         floor = bool(f["zero_success_floor"][i])
         out[agent] = Headline(
@@ -273,6 +402,7 @@ def headline_from_aggregates(agents: tuple[str, ...] | list[str], stats: Headlin
             zero_success_floor=floor,
             weighted_score=float(f["weighted_score"][i]),
             policy=policy,
+            **extra,
         )
     return out
 
@@ -281,7 +411,8 @@ def headline_scores(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                     groups: AgentGroups | None = None) -> dict[str, Headline]:
     """Headline composite for every agent of a canonical runs frame, keyed by agent_id (SPEC 3)."""
     groups = groups or agent_groups(runs)
-    return headline_from_aggregates(groups.agents, headline_aggregates(runs, groups), policy)
+    return headline_from_aggregates(groups.agents, headline_aggregates(runs, groups), policy,
+                                    headline_accounting(runs, groups))
 
 
 def leaderboard_order(headlines: dict[str, Headline]) -> list[str]:

@@ -127,12 +127,38 @@ class Repeatability:
         max_k = min(int(n.min()), MAX_CURVE_K)
         return Tau2Reading(max_k, len(tasks), {k: float(pass_hat_k_array(n, c, k).mean()) for k in range(1, max_k + 1)})
 
+    @property
+    def tasks_below_min_outcomes(self) -> int:
+        """Tasks with outcomes but fewer than the published minimum (3): absent from pass^k (SPEC 6)."""
+        return self.excluded_tasks
+
+    def missing_reason(self) -> str | None:
+        """Why pass^k is null, in words (None when it has a value).
+
+        Examples
+        --------
+        >>> from scoring import runs_from_records, score_runs
+        >>> runs = runs_from_records([{"run_id": f"r{i}", "agent_id": "a", "task_id": "t", "status": "completed",
+        ...     "success": True, "latency_ms": 1, "cost_usd": 0.01} for i in range(2)])
+        >>> score_runs(runs).agents[0].repeatability.missing_reason()
+        'no pass^k: 1 task has 2 outcomes or fewer; pass^k needs 3 or more per task (published minimum)'
+        """
+        if self.pass_k is not None:
+            return None
+        need = self.policy.pass_k_min_outcomes
+        if not self.excluded_tasks:
+            return "no pass^k: no terminal run with a known outcome"
+        tasks = "1 task has" if self.excluded_tasks == 1 else f"{self.excluded_tasks:,} tasks have"
+        return (f"no pass^k: {tasks} {need - 1} outcome{'s' if need - 1 != 1 else ''} or fewer; pass^k needs "
+                f"{need} or more per task (published minimum)")
+
     def to_json(self) -> dict:
         """The SPEC 6 ``repeatability`` object, with SPEC 5's count of qualifying tasks with n < k per level."""
         return {
             "qualifying_tasks": self.qualifying_tasks,
             "pass_k": None if self.pass_k is None else {str(k): v for k, v in self.pass_k.items()},
             "tasks_below_k": {str(k): v for k, v in self.tasks_below_k.items()},
+            "tasks_below_min_outcomes": self.tasks_below_min_outcomes,
         }
 
 

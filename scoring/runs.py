@@ -18,7 +18,7 @@ import csv
 import functools
 import io
 import json
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -129,6 +129,9 @@ class LoadedRuns:
     excluded_rows: int = 0
     excluded_problems: tuple[Problem, ...] = ()
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    # Per agent imported from a harness, the harness's own reading (scoring.importers.reading.HarnessReading).
+    harness: Mapping[str, Any] = field(default_factory=dict)
+    estimated_cost: tuple[str, ...] = ()  # agents whose cost was estimated from tokens (--prices)
 
     @property
     def has_finished_at(self) -> bool:

@@ -42,7 +42,7 @@ from .database import (
     log,
     redact,
 )
-from .headline import HeadlineAggregates, headline_from_aggregates
+from .headline import LEFT_OUT_STATUSES, HeadlineAccounting, HeadlineAggregates, headline_from_aggregates
 from .limits import DEFAULT_LIMITS, Limits
 from .policy import CANONICAL_POLICY, Policy
 from .radar import RadarAggregates, middle_value, radar_from_aggregates
@@ -428,6 +428,27 @@ class SqlScorer:
                                   latency_runs=counts["latency_runs"], latency_mean=latency_mean,
                                   latency_pstdev=pstdev, cost_runs=counts["cost_runs"], cost_mean=cost_mean)
 
+    def headline_accounting(self, agents: Sequence[str]) -> HeadlineAccounting:
+        """The runs the headline leaves out, by status, with their exact summed cost; known completed outcomes."""
+        index = {a: i for i, a in enumerate(agents)}
+        size = len(agents)
+        by_status = {s: np.zeros(size, dtype=np.int64) for s in LEFT_OUT_STATUSES}
+        known = np.zeros(size, dtype=np.int64)
+        cost_runs = np.zeros(size, dtype=np.int64)
+        for agent, status, runs, outcomes, costs in self.rows(f"""
+                SELECT agent_id, status, COUNT(*), COUNT(success), COUNT(cost_usd) FROM {self.runs}
+                WHERE status IN ({_quote_list(TERMINAL_STATUSES)}) GROUP BY agent_id, status"""):
+            i = index[str(agent)]
+            if status == "completed":
+                known[i] = int(outcomes)
+            else:
+                by_status[str(status)][i] = int(runs)
+                cost_runs[i] += int(costs)
+        left = f"status IN ({_quote_list(LEFT_OUT_STATUSES)}) AND cost_usd IS NOT NULL"
+        sums = self.exact_sums("cost_usd", left) if cost_runs.any() else {}
+        return HeadlineAccounting(by_status, np.array([sums.get(a, 0.0) for a in agents], dtype=float),
+                                  cost_runs, known)
+
     def _aliased(self, alias: str) -> str:
         """The normalized runs under another alias (a subquery's own alias replaced)."""
         if self.runs.endswith(" AS runs"):
@@ -510,7 +531,8 @@ class SqlScorer:
     def report(self, weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None) -> Report:
         p = self.policy
         agents = self.agents()
-        report = assemble_report(headline_from_aggregates(agents, self.headline_aggregates(agents), p),
+        report = assemble_report(headline_from_aggregates(agents, self.headline_aggregates(agents), p,
+                                                          self.headline_accounting(agents)),
                                  radar_from_aggregates(agents, self.radar_aggregates(agents), p),
                                  repeatability_from_aggregates(agents, self.repeatability_aggregates(agents), p,
                                                                levels), p, weights)

@@ -58,7 +58,8 @@ def import_lines(stderr: str) -> list[str]:
 
 def library_json(*sources, **options) -> str:
     """The report the library computes for the same inputs: what the CLI must print."""
-    return score_runs(import_files(list(sources), **options).validate().runs).to_json_text()
+    loaded = import_files(list(sources), **options).validate()
+    return score_runs(loaded.runs, harness=loaded.harness).to_json_text()
 
 
 def taubench_result(task_id: int, trial: int, reward: float, *, error: str | None = None) -> dict:
@@ -193,7 +194,9 @@ def test_pass_hat_k_at_any_levels_matches_tau2_task_by_task():
     assert rep["tasks_below_k"] == {str(k): 0 for k in range(1, 11)}
     # grok-3-mini: 1-2 trials per task, so no task qualifies (n >= 3) and every level counts its tasks below k.
     mini = json.loads(ok(cli("report", GROK3_MINI, "--k", "1,2,3,4")).stdout)["agents"][0]["repeatability"]
-    assert mini == {"qualifying_tasks": 0, "pass_k": None, "tasks_below_k": {"1": 0, "2": 0, "3": 0, "4": 0}}
+    # ... and the missing pass^k says why: its 9 tasks all have fewer than the published minimum of 3 outcomes.
+    assert mini == {"qualifying_tasks": 0, "pass_k": None, "tasks_below_k": {"1": 0, "2": 0, "3": 0, "4": 0},
+                    "tasks_below_min_outcomes": 9}
 
 
 def test_experiment_tags_one_per_input_or_one_for_all():
@@ -316,7 +319,7 @@ def test_refusals_exit_2_with_a_message_and_no_traceback(tmp_path, taubench_list
     plain_folder = tmp_path / "folder"
     plain_folder.mkdir()
     refused(cli("report", GROK3, tmp_path / "missing.json"), "missing.json", "cannot read")
-    refused(cli("report", plain_folder), "a folder is read only in tau2-bench's folder form")
+    refused(cli("report", plain_folder), "the folder holds no result files")
     refused(cli("report", FOREIGN_CSV, "--mapping", tmp_path / "nope.json"), "cannot read the mapping")
     refused(cli("report", GROK3, "--mapping", FOREIGN_MAP), "a column mapping applies to a table")
     refused(cli("report", GROK3, "--scorer", "judge"), "--scorer chooses the scorer of an Inspect AI log")

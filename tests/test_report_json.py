@@ -14,7 +14,8 @@ TOL = 1e-9
 
 HEADLINE_KEYS = {"score", "completed_runs", "successful_runs", "success_rate", "avg_latency_ms",
                  "latency_score", "consistency", "consistency_neutral", "execution_score",
-                 "avg_cost_usd", "cost_score", "zero_success_floor"}
+                 "avg_cost_usd", "cost_score", "zero_success_floor",
+                 "left_out", "flags"}  # SPEC 6's accounting fields
 RADAR_KEYS = {"window_runs", "axes", "p50_latency_ms", "p50_cost_usd", "p50_steps", "robustness_tasks",
               "weights", "profile_score"}
 AXES = {"correctness", "latency", "cost", "tool_efficiency", "robustness"}
@@ -92,7 +93,9 @@ def test_report_json_has_exactly_the_spec6_keys():
         assert set(agent["radar"]) == RADAR_KEYS
         assert set(agent["radar"]["axes"]) == AXES
         # SPEC 5: the report also says, per level, how many qualifying tasks have fewer than k outcomes.
-        assert set(agent["repeatability"]) == {"qualifying_tasks", "pass_k", "tasks_below_k"}
+        assert set(agent["repeatability"]) == {"qualifying_tasks", "pass_k", "tasks_below_k",
+                                               "tasks_below_min_outcomes"}
+        assert set(agent["headline"]["left_out"]) == {"runs", "by_status", "cost_usd"}
         if agent["repeatability"]["pass_k"] is not None:
             assert set(agent["repeatability"]["pass_k"]) == {"1", "3", "5"}
 
@@ -168,10 +171,19 @@ def test_undefined_fields_are_json_null_never_nan():
                                   "robustness": None}
     assert u["radar"]["p50_latency_ms"] is None and u["radar"]["p50_cost_usd"] is None
     assert u["radar"]["p50_steps"] is None
-    assert u["repeatability"] == {"qualifying_tasks": 0, "pass_k": None, "tasks_below_k": {"1": 0, "3": 0, "5": 0}}
+    # one task with one known outcome (the failed run): below the published minimum of 3
+    assert u["repeatability"] == {"qualifying_tasks": 0, "pass_k": None, "tasks_below_k": {"1": 0, "3": 0, "5": 0},
+                                  "tasks_below_min_outcomes": 1}
+    # both runs left out of the headline, by status; neither recorded a cost
+    assert u["headline"]["left_out"] == {"runs": 2, "by_status": {"failed": 1, "timeout": 1}, "cost_usd": None}
+    assert u["headline"]["flags"] == ["unranked"]
 
     n = agents["n"]  # completed, but no latency, no cost, no known outcome
     assert n["headline"]["score"] == 0.0  # zero-success floor
+    # ... which measures nothing: every outcome is unknown, and the flag says so
+    assert n["headline"]["flags"] == ["no_outcome_recorded", "zero_success_floor", "neutral_consistency",
+                                      "no_latency_recorded", "no_cost_recorded"]
+    assert n["headline"]["left_out"] == {"runs": 0, "by_status": {"failed": 0, "timeout": 0}, "cost_usd": None}
     assert n["headline"]["avg_latency_ms"] is None and n["headline"]["avg_cost_usd"] is None
     assert n["radar"]["axes"] == dict.fromkeys(AXES)
     assert n["radar"]["profile_score"] is None

@@ -50,6 +50,9 @@ if h.zero_success_floor:
              f"{fmt.score(h.weighted_score)}). Published rule of policy {policy.version}.",
              icon=":material/block:")
 
+for note in report.agent(agent_id).notes():
+    st.info(fmt.plain(note), icon=":material/info:")
+
 left, right = st.columns([3, 2])
 with left:
     theme = ui.chart_theme()

@@ -58,7 +58,8 @@ selected = ui.table(
                                                                        "see below the table"),
              **({"Tie group": st.column_config.Column(help=glossary.explain("tie group"))} if iv is not None else {})},
 )
-st.caption("Flags: **zero-success floor** — completed runs but none successful, so the score is 0; "
+st.caption("Flags: **no outcome recorded** — no completed run has a known outcome, so its 0 measures nothing; "
+           "**zero-success floor** — completed runs but none successful, so the score is 0; "
            f"**neutral consistency** — fewer than {report.policy.consistency_min_latencies} recorded latencies, "
            f"consistency {report.policy.neutral_consistency:g} (explorer-defined); "
            "**unranked** — no completed run; **no latency/cost recorded** — that score is 0. "
@@ -110,6 +111,30 @@ ui.table(counts, key="accounting",
                   "Radar window": st.column_config.Column(
                       help=f"the latest {report.policy.radar_window} terminal runs"),
                   "pass^k outcomes": st.column_config.Column(help="terminal runs with a known outcome")})
+
+notes = tables.notes_table(report)
+if not notes.empty:
+    st.subheader("What the numbers leave out, in words")
+    st.markdown("\n".join(f"- **{fmt.plain(r.Agent)}**: {fmt.plain(r.Note)}" for r in notes.itertuples()))
+harness = tables.harness_table(report)
+if not harness.empty:
+    st.subheader("Beside it: each harness's own reading")
+    st.caption("The numbers the harness itself computes from the same file, by its published rules (tau2-bench, "
+               "tau-bench, Inspect, terminal-bench). A reading for comparison: the canonical score never changes.")
+    ui.table(harness, {c: (fmt.usd if "cost" in c else fmt.score if c == "Our score" else fmt.pct2)
+                       for c in harness.columns if c not in ("Agent", "Harness", "Harness runs", "Our completed runs")},
+             key="harness_readings")
+st.subheader("What the headline does not see (a reading, for reviewers)")
+st.caption("Per agent: the share of terminal runs and of spend the published rule (completed runs only) leaves "
+           "out, and the headline and rank if failed and timed-out runs counted as unsuccessful completed runs. "
+           "A reading, like the sandbox: the canonical score and rank never change.")
+unseen = tables.unseen_table(runs, report)
+ui.table(unseen, {"Share of runs left out": fmt.pct, "Share of spend left out": fmt.pct,
+                  "Cost left out (USD)": fmt.usd, "Headline score": fmt.score,
+                  "Score if counted as failures": fmt.score}, key="unseen")
+depends = unseen.loc[unseen["Rank depends on it"], "Agent"].tolist()
+st.caption(("Rank depends on it: " + ", ".join(fmt.plain(a) for a in depends) + ".") if depends
+           else "No agent's rank depends on it.")
 
 if show_intervals:
     theme = ui.chart_theme()

@@ -30,7 +30,9 @@ ui.table(tables.repeatability_summary(report), {f"pass^{k}": lambda v: fmt.pct(v
                       help=f"Tasks with fewer than {policy.pass_k_min_outcomes} outcomes")})
 unqualified = [a.agent_id for a in report.agents if a.repeatability.pass_k is None]
 if unqualified:
-    st.caption("No qualifying task, so no pass^k: " + ", ".join(fmt.plain(a) for a in unqualified) + ".")
+    st.caption("No qualifying task, so no pass^k: " + ", ".join(fmt.plain(a) for a in unqualified) + ". Why:")
+    st.markdown("\n".join(f"- **{fmt.plain(a)}**: {fmt.plain(words)}"
+                           for a, words in tables.missing_pass_k_words(report)))
 st.caption("These are the canonical numbers (the published rule). tau2-bench's reading of the same outcomes, "
            "labelled as a comparison, is at the end of the page.")
 

@@ -8,6 +8,7 @@ what is valid. Kinds:
 - ``tau2``: tau2-bench Results JSON (one file, or the folder form ``results.json`` + ``simulations/``)
 - ``tau-bench``: a tau-bench results list (``EnvRunResult`` objects)
 - ``inspect``: an Inspect AI log (``.eval`` or ``.json``), read through ``inspect_ai.log``
+- ``terminal-bench``: terminal-bench's ``results.json`` (several of one agent: repeated runs)
 - ``runs``: a runs table (SPEC 1), or any table through a :class:`Mapping`
 
 Typical use::
@@ -18,14 +19,16 @@ Typical use::
     report = score_runs(loaded.runs)
 """
 
-from ._base import KINDS, FileReport, Imported, ImportReport, MappedColumn, reward_success
-from .api import classify, combine, detect, import_file, import_files
+from ._base import KINDS, FileReport, Imported, ImportReport, MappedColumn, apply_prices, reward_success
+from .api import classify, combine, detect, expand_folder, import_batch, import_file, import_files
 from .inspect_log import score_outcome
 from .mapping import Mapping, MappingError, SuccessRule, apply_mapping, mapping_from_json, mapping_to_json
+from .reading import HarnessReading, Trial
 from .tau2 import termination_status
 
 __all__ = [
-    "KINDS", "FileReport", "ImportReport", "Imported", "MappedColumn", "Mapping", "MappingError", "SuccessRule",
-    "apply_mapping", "classify", "combine", "detect", "import_file", "import_files", "mapping_from_json",
+    "KINDS", "FileReport", "HarnessReading", "ImportReport", "Imported", "MappedColumn", "Mapping", "MappingError",
+    "SuccessRule", "Trial", "apply_mapping", "apply_prices", "classify", "combine", "detect", "expand_folder",
+    "import_batch", "import_file", "import_files", "mapping_from_json",
     "mapping_to_json", "reward_success", "score_outcome", "termination_status",
 ]

@@ -24,8 +24,9 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -35,12 +36,18 @@ import pandas as pd
 from ..limits import Limits, format_size
 from ..runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
 from ..schema import SPEC_COLUMNS, Reason
+from .reading import HarnessReading, Trial, harness_readings
 
 RUNS_COLUMNS = SPEC_COLUMNS
 EXPERIMENT_COLUMN = "experiment"
-KINDS = ("tau2", "tau-bench", "inspect", "runs")
+# Kept per run beside the SPEC 1 columns (the validator reads only SPEC 1 columns): what a harness records
+# that the runs table has no column for. Tokens and the model let --prices estimate a cost.
+TOKEN_COLUMNS = ("input_tokens", "output_tokens", "model")
+NUMERIC_COLUMNS = ("latency_ms", "cost_usd", "steps", "input_tokens", "output_tokens")
+KINDS = ("tau2", "tau-bench", "inspect", "terminal-bench", "runs")
 TITLES = {
     "tau2": "tau2-bench Results JSON",
+    "terminal-bench": "terminal-bench results.json",
     "tau-bench": "tau-bench results list",
     "inspect": "Inspect AI log",
     "runs": "runs table (SPEC 1)",
@@ -94,6 +101,9 @@ class FileReport:
     row_offset: int = 0
     last_row: int = 0
     record_names: tuple[str, ...] | None = None  # e.g. tau2's folder form: one file per simulation
+    # What the harness's own metrics read from each record (scoring.importers.reading), and Inspect's scorer.
+    trials: tuple[Trial, ...] = field(default=(), repr=False, compare=False)
+    scorer: str | None = None
 
     def locate(self, row: int) -> str:
         """Where a row of the combined table comes from, in the source's own words."""
@@ -122,6 +132,8 @@ class ImportReport:
 
     files: tuple[FileReport, ...]
     warnings: tuple[str, ...] = ()  # about the files together (agents pooled across files, ...)
+    skipped: tuple[tuple[str, str], ...] = ()  # (file, why) refused files left out of a batch (--exclude-invalid)
+    estimated_cost: tuple[str, ...] = ()  # agents whose cost_usd was estimated from tokens (--prices)
 
     @property
     def kind(self) -> str:
@@ -142,6 +154,16 @@ class ImportReport:
         several = len(self.files) > 1
         out = [f"{f.name}: {w}" if several else w for f in self.files for w in f.warnings]
         return tuple(out) + self.warnings
+
+    def harness_readings(self) -> dict[str, HarnessReading]:
+        """Per agent imported from a harness, the harness's own reading of its records (SPEC 6 ``harness``)."""
+        groups = []
+        for f in self.files:
+            by_agent: dict[str, list[Trial]] = {}
+            for t in f.trials:
+                by_agent.setdefault(t.agent_id, []).append(t)
+            groups += [(f.kind, agent, f.scorer, trials) for agent, trials in by_agent.items()]
+        return harness_readings(groups)
 
     def file_for(self, row: int) -> FileReport | None:
         for f in self.files:
@@ -174,11 +196,17 @@ class ImportReport:
         if self.warnings:
             lines.append("Across files:")
             lines += [f"  - {w}" for w in self.warnings]
+        if self.skipped:
+            lines.append(f"Skipped {len(self.skipped)} refused file(s) (excluded explicitly; the rest is scored):")
+            lines += [f"  - {name}: {why}" for name, why in self.skipped]
         return "\n".join(lines)
 
     def to_json(self) -> dict:
         """The mapping and warnings as JSON, to be exported beside a score report (SPEC 7)."""
-        return {"files": [f.to_json() for f in self.files], "warnings": list(self.warnings)}
+        out: dict[str, Any] = {"files": [f.to_json() for f in self.files], "warnings": list(self.warnings)}
+        if self.skipped:
+            out["skipped"] = [{"name": name, "reason": why} for name, why in self.skipped]
+        return out
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,7 +246,8 @@ class Imported:
         if loaded.excluded_problems:
             excluded = tuple(p if p in mine else self._located(p) for p in loaded.excluded_problems)
             loaded = dataclasses.replace(loaded, excluded_problems=excluded)
-        return loaded
+        return dataclasses.replace(loaded, harness=self.report.harness_readings(),
+                                   estimated_cost=self.report.estimated_cost)
 
     def _located(self, problem: Problem) -> Problem:
         if problem.row is None or (len(self.report.files) == 1 and self.report.files[0].kind in ("runs", "mapped")):
@@ -263,7 +292,7 @@ class Records:
         data: dict[str, Any] = {}
         for column in columns:
             values = [r.get(column) for r in self.rows]
-            if column in ("latency_ms", "cost_usd", "steps"):
+            if column in NUMERIC_COLUMNS:
                 data[column] = pd.array([np.nan if v is None else float(v) for v in values], dtype="float64")
             elif column == "success":
                 data[column] = pd.array(values, dtype="boolean")
@@ -322,6 +351,17 @@ def as_number(value: Any) -> tuple[float | None, str | None]:
         # A numeric string is refused, not read: "12" might be seconds or milliseconds.
         return None, "text, not a number"
     return None, "a nested value, not a number"
+
+
+def scale_exactly(value: float, factor: float) -> float:
+    """``value * factor`` taken from the shortest decimal forms of both (a unit change without float noise).
+
+    Examples
+    --------
+    >>> 1.023 * 1000.0, scale_exactly(1.023, 1000.0), scale_exactly(0.07, 0.01)
+    (1022.9999999999999, 1023.0, 0.0007)
+    """
+    return float(Decimal(repr(float(value))) * Decimal(repr(float(factor))))
 
 
 def as_text_id(value: Any) -> tuple[str | None, str | None]:
@@ -458,7 +498,8 @@ def unique_sorted(values: Iterable[Any]) -> tuple[str, ...]:
 
 
 def imported_from(records: Records, columns: Iterable[str], *, name: str, kind: str, mapped: list[MappedColumn],
-                  unmapped: list[str], warnings: list[str], experiment: str | None) -> Imported:
+                  unmapped: list[str], warnings: list[str], experiment: str | None,
+                  trials: Iterable[Trial] = (), scorer: str | None = None) -> Imported:
     """Assemble an :class:`Imported` for one file from its collected records."""
     columns = list(columns)
     if experiment is not None:
@@ -471,6 +512,7 @@ def imported_from(records: Records, columns: Iterable[str], *, name: str, kind: 
         unmapped=tuple(unmapped), warnings=tuple(warnings), agents=unique_sorted(frame["agent_id"]),
         tasks=len(unique_sorted(frame["task_id"])), last_row=len(frame),
         record_names=tuple(records.names) if records.names is not None else None,
+        trials=tuple(trials), scorer=scorer,
     )
     return Imported(frame, np.arange(1, len(frame) + 1), ImportReport((report,)), tuple(records.problems), name)
 
@@ -746,3 +788,41 @@ def scan_json(stream: BinaryIO, where: str, limits: Limits, *, events_at: str = 
 def _too_many_events(where: str, count: str, limits: Limits) -> RunsValidationError:
     return file_error(where, f"a sample has {count} events, more than the limit of {limits.max_events:,} "
                              "(max_events)")
+
+
+def apply_prices(imported: Imported, prices: dict[str, tuple[float, float]]) -> Imported:
+    """Estimate ``cost_usd`` from token counts where a run records tokens but no cost (``--prices``).
+
+    ``prices``: model -> (USD per million input tokens, USD per million output tokens). Only empty
+    costs are filled, for runs whose ``model`` is priced; the import report says how many, with the
+    prices used, and the agents are listed in ``report.estimated_cost`` (labelled "estimated"
+    wherever their cost shows).
+    """
+    raw = imported.raw
+    if not {"input_tokens", "output_tokens", "model", "cost_usd"} <= set(raw.columns):
+        return imported
+    cost = pd.to_numeric(raw["cost_usd"], errors="coerce")
+    tokens_in = pd.to_numeric(raw["input_tokens"], errors="coerce").fillna(0.0)
+    tokens_out = pd.to_numeric(raw["output_tokens"], errors="coerce").fillna(0.0)
+    has_tokens = raw["input_tokens"].notna() | raw["output_tokens"].notna()
+    priced = raw["model"].map(lambda m: isinstance(m, str) and m in prices).astype(bool)
+    fill = cost.isna() & has_tokens & priced
+    if not fill.any():
+        return imported
+    rate_in = raw["model"].map(lambda m: prices[m][0] if isinstance(m, str) and m in prices else 0.0)
+    rate_out = raw["model"].map(lambda m: prices[m][1] if isinstance(m, str) and m in prices else 0.0)
+    raw = raw.copy()
+    estimate = (tokens_in * rate_in.astype(float) + tokens_out * rate_out.astype(float)) / 1e6
+    raw["cost_usd"] = cost.where(~fill, estimate).astype("float64")
+    models = sorted({str(m) for m in raw.loc[fill, "model"]})
+    used = "; ".join(f"{m}: ${prices[m][0]:g} in, ${prices[m][1]:g} out per million tokens" for m in models)
+    note = (f"{int(fill.sum()):,} run(s) have cost_usd ESTIMATED from tokens x --prices ({used}); "
+            "the cost is labelled estimated wherever it shows")
+    line = MappedColumn("cost_usd", "ESTIMATED where empty: input_tokens x USD/M in + output_tokens x USD/M out "
+                                    "(--prices)")
+    agents = tuple(sorted({str(a) for a in raw.loc[fill, "agent_id"] if isinstance(a, str)}))
+    files = tuple(dataclasses.replace(f, mapped=f.mapped + (line,)) if set(f.agents) & set(agents) else f
+                  for f in imported.report.files)
+    report = dataclasses.replace(imported.report, files=files, warnings=imported.report.warnings + (note,),
+                                 estimated_cost=agents)
+    return dataclasses.replace(imported, raw=raw, report=report)

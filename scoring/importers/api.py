@@ -11,9 +11,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import json
 import re
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,22 +24,27 @@ import pandas as pd
 from ..limits import DEFAULT_LIMITS, Limits
 from ..runs import (
     FORMATS,
+    Problem,
     RunsValidationError,
     read_runs,  # the one loader's reading step (SPEC 1)
 )
+from ..schema import Reason
 from ._base import (
     EXPERIMENT_COLUMN,
     KINDS,
     RUNS_COLUMNS,
+    TITLES,
     FileReport,
     Imported,
     ImportReport,
     MappedColumn,
     Source,
+    absent,
     agent_with_experiment,
     check_experiment,
     check_rows,
     file_error,
+    get_path,
     parse_json,
     read_bytes,
     unique_sorted,
@@ -47,6 +53,8 @@ from .inspect_log import ZIP_MAGIC, read_inspect
 from .mapping import Mapping, apply_mapping
 from .tau2 import is_folder_form, read_tau2, read_tau2_folder
 from .taubench import read_taubench
+from .terminal_bench import looks_like as looks_like_terminal_bench
+from .terminal_bench import read_terminal_bench
 
 PARQUET_MAGIC = b"PAR1"
 # Inspect writes a JSON log header first: {"version": 2, "status": "...", "eval": {...}}.
@@ -136,6 +144,8 @@ def classify(doc: Any) -> str:
             return "tau2"
         if isinstance(doc.get("eval"), dict) and "version" in doc:
             return "inspect"
+        if looks_like_terminal_bench(doc):
+            return "terminal-bench"
         return "runs"
     if isinstance(doc, list):
         first = next((r for r in doc if isinstance(r, dict)), None)
@@ -179,7 +189,7 @@ def import_file(source: Source, name: str | None = None, *, kind: str | None = N
         with single records are kept in ``Imported.problems`` and raised by ``validate()``.
     """
     path = _path(source)
-    name = name or (path.name if path else "input")
+    name = name or (_display_name(path) if path else "input")
     experiment = _experiment(experiment, name)
     if kind is not None and kind not in KINDS:
         raise file_error(name, f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
@@ -190,24 +200,95 @@ def import_file(source: Source, name: str | None = None, *, kind: str | None = N
             raise file_error(name, "a tau2-bench results folder can only be read as tau2")
         return read_tau2_folder(path, name=name, agent=agent, experiment=experiment, limits=limits)
     if path is not None and _is_dir(path):
-        raise file_error(name, "a folder is read only in tau2-bench's folder form (results.json and simulations/)")
+        raise file_error(name, "a folder of result files is read as several inputs (scoring.importers.expand_folder); "
+                               "one folder is one input only in tau2-bench's folder form (results.json and "
+                               "simulations/)")
     data = read_bytes(source, name, limits)
-    doc: object = None
-    warnings: list[str] = []
+    if kind is None and mapping is not None and mapping.records is not None:
+        kind = "runs"  # records inside an object, read through the mapping whatever the object looks like
     if kind is None:
         kind, doc, warnings = _sniff(data, name, limits)
         if mapping is not None and kind != "runs":
             raise file_error(name, f"a column mapping applies to a table; this file is a {kind} file")
+        return _read_kind(data, name, kind, doc, warnings, path=path, agent=agent, experiment=experiment,
+                          mapping=mapping, scorer=scorer, limits=limits)
+    try:
+        return _read_kind(data, name, kind, None, [], path=path, agent=agent, experiment=experiment,
+                          mapping=mapping, scorer=scorer, limits=limits)
+    except RunsValidationError as exc:
+        raise _wrong_kind(exc, data, name, kind, limits) from None
+
+
+def _wrong_kind(exc: RunsValidationError, data: bytes, name: str, kind: str, limits: Limits) -> RunsValidationError:
+    """A file refused as the kind the user named: when its content is another kind, say which."""
+    try:
+        actual = _sniff(data, name, limits)[0]
+    except RunsValidationError:
+        return exc
+    if actual in (kind, "runs"):  # "runs" is what anything else detects as: no evidence of another kind
+        return exc
+    first = exc.problems[0].reason if exc.problems else "refused"
+    def a(kind: str) -> str:
+        title = TITLES.get(kind, kind)
+        return ("an " if title[:1].lower() in "aeiou" else "a ") + title
+
+    return file_error(name, f"not {a(kind)}: the file looks like {a(actual)} "
+                            f"(--from {actual}, or leave --from out to detect it); read as {kind}: {first}")
+
+
+def _read_kind(data: bytes, name: str, kind: str, doc: object, warnings: list[str], *, path: Path | None,
+               agent: str | None, experiment: str | None, mapping: Mapping | None, scorer: str | None,
+               limits: Limits) -> Imported:
     if kind in ("tau2", "tau-bench"):
         if doc is None:
             doc, warnings = parse_json(data, name, limits)
         reader = read_tau2 if kind == "tau2" else read_taubench
         return reader(doc, name, agent=agent, experiment=experiment, limits=limits, warnings=warnings)
+    if kind == "terminal-bench":
+        if doc is None:
+            doc, warnings = parse_json(data, name, limits)
+        return read_terminal_bench(doc, name, path=path, agent=agent, experiment=experiment, limits=limits,
+                                   warnings=warnings)
     if kind == "inspect":
         return read_inspect(data, name, path=path, agent=agent, experiment=experiment, scorer=scorer, limits=limits)
     if agent is not None:
         raise file_error(name, "a runs table names its agents in agent_id; 'agent' applies to harness files")
     return _read_runs_table(data, name, experiment=experiment, mapping=mapping, limits=limits)
+
+
+def _display_name(path: Path) -> str:
+    """A file's name in reports; a terminal-bench results.json is named by its run folder too."""
+    if path.name == "results.json" and path.parent.name and not is_folder_form(path):
+        return f"{path.parent.name}/{path.name}"
+    return path.name
+
+
+HARNESS_SUFFIXES = (".json", ".eval", ".jsonl", ".csv", ".parquet")
+
+
+def expand_folder(path: str | Path) -> list[Path]:
+    """The result files a folder holds, in name order: its files with a results suffix, its tau2 result
+    folders, and the ``results.json`` of each run folder inside it (terminal-bench's layout); one level deep.
+
+    A tau2 folder form is itself one input, not expanded. A path that is not a folder is returned as is.
+    """
+    path = Path(path)
+    if not _is_dir(path) or is_folder_form(path):
+        return [path]
+    out = []
+    for entry in sorted(path.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        if entry.is_file() and entry.suffix.lower() in HARNESS_SUFFIXES and entry.name != "run_metadata.json":
+            out.append(entry)
+        elif entry.is_dir() and is_folder_form(entry):
+            out.append(entry)
+        elif entry.is_dir() and (entry / "results.json").is_file():
+            out.append(entry / "results.json")
+    if not out:
+        raise file_error(path.name, "the folder holds no result files (.json, .eval, .jsonl, .csv, .parquet, tau2 "
+                                    "result folders or run folders with a results.json)")
+    return out
 
 
 def _experiment(experiment: str | None, name: str) -> str | None:
@@ -235,7 +316,10 @@ def _table_format(data: bytes, name: str) -> str:
 def _read_runs_table(data: bytes, name: str, *, experiment: str | None, mapping: Mapping | None,
                      limits: Limits) -> Imported:
     """A CSV/JSON/JSON Lines/Parquet table through the runs loader's own readers (SPEC 1)."""
-    table = read_runs(data, name=name, format=_table_format(data, name), limits=limits,
+    fmt = _table_format(data, name)
+    if mapping is not None and mapping.records is not None:
+        data, fmt = _records_at(data, name, mapping.records, limits), "json"
+    table = read_runs(data, name=name, format=fmt, limits=limits,
                       columns=mapping.sources() if mapping is not None else ())
     raw, rows, problems, warnings = table.frame, table.rows, table.problems, table.warnings
     if len(raw.columns) > limits.max_columns:
@@ -258,6 +342,17 @@ def _read_runs_table(data: bytes, name: str, *, experiment: str | None, mapping:
                         unmapped=tuple(f"{c}: no such column" for c in RUNS_COLUMNS if c not in raw.columns),
                         warnings=tuple(warnings), agents=agents, tasks=len(tasks), last_row=int(np.max(rows)))
     return Imported(raw, np.asarray(rows), ImportReport((report,)), tuple(problems), name)
+
+
+def _records_at(data: bytes, name: str, path: str, limits: Limits) -> bytes:
+    """The JSON array at ``path`` (dotted) inside a JSON object, as its own JSON text (a mapping's ``records``)."""
+    doc, _ = parse_json(data, name, limits)
+    records = get_path(doc, path)
+    if not isinstance(records, list):
+        found = "nothing" if records is absent() else type(records).__name__
+        raise file_error(name, f"the mapping's records path {path!r} does not lead to an array of records "
+                               f"(found {found})")
+    return json.dumps(records).encode()
 
 
 # --------------------------------------------------------------------------- several files
@@ -317,10 +412,11 @@ def _joint_warnings(parts: list[Imported], files: list[FileReport]) -> list[str]
 def import_files(sources: Iterable[Source | tuple[Source, str]], *, kind: str | None = None,
                  agent: str | None = None, experiments: str | Sequence[str | None] | None = None,
                  mapping: Mapping | None = None, scorer: str | None = None,
-                 limits: Limits = DEFAULT_LIMITS) -> Imported:
+                 limits: Limits = DEFAULT_LIMITS, skip_refused: bool = False) -> Imported:
     """Import several files (paths, tau2 folders, or ``(bytes, name)`` pairs) as one raw table.
 
-    ``experiments`` is one tag for every file or one tag (or None) per file, in order.
+    ``experiments`` is one tag for every file or one tag (or None) per file, in order. See
+    :func:`import_batch` for ``skip_refused``.
     """
     items = [s if isinstance(s, tuple) else (s, None) for s in sources]
     if isinstance(experiments, str) or experiments is None:
@@ -329,9 +425,45 @@ def import_files(sources: Iterable[Source | tuple[Source, str]], *, kind: str | 
         tags = list(experiments)
         if len(tags) != len(items):
             raise file_error("input", f"{len(tags)} experiment tag(s) for {len(items)} file(s)")
-    parts = [import_file(src, name, kind=kind, agent=agent, experiment=tag, mapping=mapping, scorer=scorer,
-                         limits=limits) for (src, name), tag in zip(items, tags)]
-    return combine(parts, limits=limits)
+    calls = [(lambda src=src, name=name, tag=tag: import_file(src, name, kind=kind, agent=agent, experiment=tag,
+                                                             mapping=mapping, scorer=scorer, limits=limits))
+             for (src, name), tag in zip(items, tags)]
+    names = [name or (_display_name(Path(src)) if isinstance(src, (str, Path)) else "input") for src, name in items]
+    return import_batch(calls, names, skip_refused=skip_refused, limits=limits)
 
 
-__all__ = ["classify", "combine", "detect", "import_file", "import_files"]
+def import_batch(calls: Sequence[Callable[[], Imported]], names: Sequence[str], *, skip_refused: bool = False,
+                 limits: Limits = DEFAULT_LIMITS) -> Imported:
+    """Run each file's import and combine the results; every refused file is named.
+
+    Without ``skip_refused`` any refusal refuses the batch, and the refusal lists every refused file
+    (not only the first). With it (``--exclude-invalid``), a refused file (an empty tau2 run, a file
+    of another kind) is left out and named in ``report.skipped``, and the rest is scored; a batch
+    whose every file is refused is still refused.
+    """
+    parts: list[Imported] = []
+    refused: list[tuple[str, RunsValidationError]] = []
+    for call, name in zip(calls, names):
+        try:
+            parts.append(call())
+        except RunsValidationError as exc:
+            refused.append((name, exc))
+    if refused and (not skip_refused or not parts):
+        problems = [dataclasses.replace(p, reason=f"{exc.source or name}: {p.reason}")
+                    if len(calls) > 1 else p for name, exc in refused for p in exc.problems]
+        source = refused[0][1].source if len(calls) == 1 else f"{len(refused)} of {len(calls)} file(s)"
+        if parts:
+            problems.append(Problem.of(Reason.FILE, None, None, detail=(
+                f"the other {len(parts)} file(s) can be scored without the refused one(s): skip them explicitly "
+                "(--exclude-invalid, or the app's exclude button)")))
+        error = RunsValidationError(problems, source=source)
+        error.excludable = bool(parts)  # skipping the refused files is the explicit exclusion here
+        raise error from None
+    imported = combine(parts, limits=limits)
+    if refused:
+        skipped = tuple((exc.source or name, "; ".join(p.reason for p in exc.problems[:3])) for name, exc in refused)
+        imported = dataclasses.replace(imported, report=dataclasses.replace(imported.report, skipped=skipped))
+    return imported
+
+
+__all__ = ["classify", "combine", "detect", "expand_folder", "import_batch", "import_file", "import_files"]

@@ -19,6 +19,7 @@ from ..extras import install_hint
 from ..limits import DEFAULT_LIMITS, Limits, format_size
 from ._base import (
     RUNS_COLUMNS,
+    TOKEN_COLUMNS,
     Imported,
     MappedColumn,
     Records,
@@ -29,14 +30,17 @@ from ._base import (
     imported_from,
     is_naive_timestamp,
     json_depth,
+    scale_exactly,
     scan_json,
     trial_count_warnings,
 )
+from .reading import Trial
 
 KIND = "inspect"
 ZIP_MAGIC = b"PK\x03\x04"
 TRUE_VALUES = frozenset({"c", "1", "1.0", "true"})  # SPEC 7: C/1/1.0/true -> true
 FALSE_VALUES = frozenset({"i", "0", "0.0", "false"})  # SPEC 7: I/0/0.0/false -> false
+NO_SCORER = "(none)"  # the scorer name shown when a log has no scorer at all
 UNNEEDED_FIELDS = {"events", "store", "attachments"}  # skipped when reading a .eval from disk (memory)
 
 
@@ -108,8 +112,11 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
 
     records = Records("sample")
     counts = {"partial": 0, "unscored": 0, "failed_scored": 0, "some_cost": 0, "naive": 0}
+    trials = []
     for sample in samples:
-        records.add(_sample_row(sample, log.eval.run_id, agent_id, scorer, counts))
+        row = _sample_row(sample, log.eval.run_id, agent_id, scorer, counts)
+        records.add(row)
+        trials.append(_trial(sample, row, scorer))
 
     warnings = _warnings(log, counts, len(samples))
     epochs = getattr(log.eval.config, "epochs", None)
@@ -120,8 +127,21 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
     if others:
         unmapped.append(f"scores of {', '.join(repr(s) for s in others)}: SPEC 7 uses the first scorer "
                         "(choose another one explicitly)")
-    return imported_from(records, RUNS_COLUMNS, name=name, kind=KIND, mapped=mapping_lines(scorer, agent, experiment),
-                         unmapped=unmapped, warnings=warnings, experiment=experiment)
+    return imported_from(records, RUNS_COLUMNS + TOKEN_COLUMNS, name=name, kind=KIND,
+                         mapped=mapping_lines(scorer, agent, experiment),
+                         unmapped=unmapped, warnings=warnings, experiment=experiment, trials=trials,
+                         scorer=None if scorer == NO_SCORER else scorer)
+
+
+def _trial(sample: Any, row: dict[str, Any], scorer: str) -> Trial:
+    """The sample epoch as Inspect's ``accuracy()`` reads it: ``value_to_float`` of the chosen scorer's
+    value; a sample without that score (an errored one) is not counted."""
+    from inspect_ai.scorer import value_to_float
+
+    score = (sample.scores or {}).get(scorer)
+    value = None if score is None else float(value_to_float()(score.value))
+    return Trial(row["agent_id"], row["task_id"], value is not None, value == 1.0, value=value,
+                 trial=sample.epoch)
 
 
 def _check_zip(data: bytes, name: str, limits: Limits) -> None:
@@ -161,8 +181,28 @@ def _read_log(data: bytes, fmt: str, name: str, path: Path | None):
             return read_eval_log(str(path), format="eval", exclude_fields=UNNEEDED_FIELDS)
         return read_eval_log(io.BytesIO(data), format="eval" if fmt == "eval" else "json")
     except Exception as exc:
-        message = " ".join(str(exc).split())[:300] or type(exc).__name__
-        raise file_error(name, f"not readable as an Inspect log ({type(exc).__name__}: {message})") from None
+        raise file_error(name, f"not readable as an Inspect log: {_reader_error(exc)}") from None
+
+
+def _reader_error(exc: Exception) -> str:
+    """The reader's refusal in a line: a pydantic validation error as its first field and reason.
+
+    Examples
+    --------
+    >>> _reader_error(ValueError("bad   header"))
+    'bad header'
+    """
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ())) or "the log"
+            count = len(errors())
+            more = f" (and {count - 1} more)" if count > 1 else ""
+            return f"{where}: {first.get('msg', 'invalid')}{more}; the file does not have Inspect's log layout"
+        except (IndexError, TypeError, AttributeError):
+            pass
+    return " ".join(str(exc).split())[:300] or type(exc).__name__
 
 
 def _scorer_names(log) -> list[str]:
@@ -180,7 +220,7 @@ def _chosen_scorer(log, scorer: str | None, name: str) -> str:
     names = _scorer_names(log)
     if scorer is None:
         if not names:
-            return "(none)"
+            return NO_SCORER
         return names[0]  # SPEC 7: the first scorer
     if scorer not in names:
         raise file_error(name, f"the log has no scorer {scorer!r}; it has: {', '.join(names) or 'none'}")
@@ -205,13 +245,17 @@ def _sample_row(sample, run_id: str, agent_id: str, scorer: str, counts: dict[st
     # evidence, so empty, as for the other harnesses; otherwise the count, 0 included.
     steps = sum(len(m.tool_calls or []) for m in agent_messages) if agent_messages else None
     counts["naive"] += is_naive_timestamp(sample.completed_at)
+    usage = list(sample.model_usage.items())
     return {
+        "input_tokens": sum(u.input_tokens for _, u in usage) if usage else None,
+        "output_tokens": sum(u.output_tokens for _, u in usage) if usage else None,
+        "model": usage[0][0] if len(usage) == 1 else None,
         "run_id": f"{run_id}:{sample.id}:{sample.epoch}",
         "agent_id": agent_id,
         "task_id": str(sample.id),
         "status": status,
         "success": success,
-        "latency_ms": None if sample.total_time is None else sample.total_time * 1000.0,
+        "latency_ms": None if sample.total_time is None else scale_exactly(sample.total_time, 1000.0),
         "cost_usd": sum(known) if known else None,
         "steps": steps,
         "finished_at": sample.completed_at,

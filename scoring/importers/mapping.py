@@ -32,6 +32,7 @@ from ._base import (
     MappedColumn,
     agent_with_experiment,
     is_naive_timestamp,
+    scale_exactly,
     unique_sorted,
 )
 
@@ -66,20 +67,33 @@ class SuccessRule:
     a standard spelling such as ``true``). With ``threshold``, a number >= threshold - tolerance
     is a success (tau2's rule is threshold 1, tolerance 1e-6 for rewards in [0, 1]).
 
+    An empty or null cell is an unknown outcome (``empty="unknown"``, the default), or a failure
+    with ``empty="false"`` (terminal-bench counts a null ``is_resolved`` as unresolved); ``""``
+    among the ``false_values`` says the same.
+
     Examples
     --------
     >>> SuccessRule(threshold=1.0, tolerance=1e-6).describe()
-    'true when value >= 1 - 1e-06, else false'
+    'true when value >= 1 - 1e-06, else false; empty -> unknown'
     """
 
     true_values: tuple[str, ...] = ()
     false_values: tuple[str, ...] = ()
     threshold: float | None = None
     tolerance: float = 0.0
+    empty: str = "unknown"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "true_values", _texts(self.true_values, "success.true_values"))
-        object.__setattr__(self, "false_values", _texts(self.false_values, "success.false_values"))
+        falses = _texts(self.false_values, "success.false_values", allow_empty=True)
+        if "" in falses:
+            if self.empty not in ("unknown", "false"):
+                raise MappingError("success.empty", "must be 'unknown' or 'false'")
+            falses = tuple(v for v in falses if v)
+            object.__setattr__(self, "empty", "false")
+        object.__setattr__(self, "false_values", falses)
+        if self.empty not in ("unknown", "false"):
+            raise MappingError("success.empty", f"must be 'unknown' or 'false', got {_short(self.empty)}")
         if self.threshold is None:
             if not self.true_values:
                 raise MappingError("success", "give either true_values or a threshold")
@@ -98,20 +112,25 @@ class SuccessRule:
             raise MappingError("success.false_values", f"{sorted(both)[0]!r} is also a true value")
 
     def describe(self) -> str:
+        empty = "; empty -> false" if self.empty == "false" else "; empty -> unknown"
         if self.threshold is not None:
-            return f"true when value >= {self.threshold:g} - {self.tolerance:g}, else false"
+            return f"true when value >= {self.threshold:g} - {self.tolerance:g}, else false{empty}"
         true = ", ".join(repr(v) for v in self.true_values)
         if self.false_values:
             false = ", ".join(repr(v) for v in self.false_values)
-            return f"true for {true}; false for {false} (any case); other values left for validation"
-        return f"true for {true} (any case); any other value -> false"
+            return f"true for {true}; false for {false} (any case); other values left for validation{empty}"
+        return f"true for {true} (any case); any other non-empty value -> false{empty}"
 
     def to_json(self) -> dict:
+        out: dict[str, Any]
         if self.threshold is not None:
-            return {"threshold": self.threshold, "tolerance": self.tolerance}
-        out: dict[str, Any] = {"true_values": list(self.true_values)}
-        if self.false_values:
-            out["false_values"] = list(self.false_values)
+            out = {"threshold": self.threshold, "tolerance": self.tolerance}
+        else:
+            out = {"true_values": list(self.true_values)}
+            if self.false_values:
+                out["false_values"] = list(self.false_values)
+        if self.empty != "unknown":
+            out["empty"] = self.empty
         return out
 
 
@@ -153,8 +172,21 @@ class Mapping:
     status_values: dict[str, str] = field(default_factory=dict)
     constants: dict[str, str] = field(default_factory=dict)
     experiment: str | None = None
+    records: str | None = None
+    latency_from: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.records is not None and (not isinstance(self.records, str) or not self.records.strip()
+                                         or len(self.records) > MAX_NAME):
+            raise MappingError("records", "must be a dotted path to the array of records, e.g. \"results\"")
+        latency_from = tuple(self.latency_from or ())
+        if latency_from:
+            if len(latency_from) != 2:
+                raise MappingError("latency_from", "must name two columns: [start, end] (ISO-8601 timestamps)")
+            latency_from = tuple(_name(n, f"latency_from[{i}]") for i, n in enumerate(latency_from))
+            if "latency_ms" in (self.columns if isinstance(self.columns, dict) else {}):
+                raise MappingError("latency_from", "latency_ms is already mapped from a column: give one of them")
+        object.__setattr__(self, "latency_from", latency_from)
         object.__setattr__(self, "columns", _columns(self.columns))
         if not isinstance(self.separator, str) or not 1 <= len(self.separator) <= 10:
             raise MappingError("separator", "must be text of 1 to 10 characters")
@@ -176,7 +208,8 @@ class Mapping:
 
     def sources(self) -> list[str]:
         """Every source column the mapping reads, normalized like SPEC 1 headers."""
-        return list(dict.fromkeys(normalize_column_name(s) for names in self.columns.values() for s in names))
+        names = [s for names in self.columns.values() for s in names] + list(self.latency_from)
+        return list(dict.fromkeys(normalize_column_name(s) for s in names))
 
 
 # --------------------------------------------------------------------------- checks
@@ -266,10 +299,19 @@ def _status_values(values: Any, columns: dict) -> dict[str, str]:
     return out
 
 
-def _texts(values: Any, where: str) -> tuple[str, ...]:
+def _texts(values: Any, where: str, *, allow_empty: bool = False) -> tuple[str, ...]:
     if isinstance(values, str) or not isinstance(values, (list, tuple)) or len(values) > MAX_VALUES:
         raise MappingError(where, f"must be a list of at most {MAX_VALUES} texts")
-    return tuple(_name(v, f"{where}[{i}]").strip() for i, v in enumerate(values))
+    out = []
+    for i, v in enumerate(values):
+        if allow_empty and isinstance(v, str) and not v.strip():
+            out.append("")  # "" names the empty cell
+            continue
+        if not isinstance(v, str) or not v.strip() or len(v) > MAX_NAME:
+            raise MappingError(f"{where}[{i}]", f"must be a non-empty text of at most {MAX_NAME} characters, "
+                                                f"got {_short(v)}")
+        out.append(v.strip())
+    return tuple(out)
 
 
 def _finite(value: Any, where: str) -> float:
@@ -298,11 +340,16 @@ def mapping_to_json(mapping: Mapping) -> str:
         doc["constants"] = dict(mapping.constants)
     if mapping.experiment is not None:
         doc["experiment"] = mapping.experiment
+    if mapping.records is not None:
+        doc["records"] = mapping.records
+    if mapping.latency_from:
+        doc["latency_from"] = list(mapping.latency_from)
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
-_KEYS = ("mapping_version", "columns", "separator", "units", "success", "status_values", "constants", "experiment")
-_SUCCESS_KEYS = ("true_values", "false_values", "threshold", "tolerance")
+_KEYS = ("mapping_version", "columns", "separator", "units", "success", "status_values", "constants", "experiment",
+         "records", "latency_from")
+_SUCCESS_KEYS = ("true_values", "false_values", "threshold", "tolerance", "empty")
 
 
 def mapping_from_json(text: str | bytes) -> Mapping:
@@ -334,12 +381,20 @@ def mapping_from_json(text: str | bytes) -> Mapping:
             if key not in _SUCCESS_KEYS:
                 raise MappingError(f"success.{key}", f"unknown field; expected one of {', '.join(_SUCCESS_KEYS)}")
         success = SuccessRule(true_values=success.get("true_values", ()), false_values=success.get("false_values", ()),
-                              threshold=success.get("threshold"), tolerance=success.get("tolerance", 0.0))
+                              threshold=success.get("threshold"), tolerance=success.get("tolerance", 0.0),
+                              empty=success.get("empty", "unknown"))
     if "columns" not in doc:
         raise MappingError("columns", "required")
     return Mapping(columns=doc["columns"], separator=doc.get("separator", "/"), units=doc.get("units", {}),
                    success=success, status_values=doc.get("status_values", {}),
-                   constants=doc.get("constants", {}), experiment=doc.get("experiment"))
+                   constants=doc.get("constants", {}), experiment=doc.get("experiment"), records=doc.get("records"),
+                   latency_from=_pair(doc.get("latency_from", ())))
+
+
+def _pair(value: Any) -> tuple:
+    if not isinstance(value, (list, tuple)):
+        raise MappingError("latency_from", "must be a list of two column names: [start, end]")
+    return tuple(value)
 
 
 # --------------------------------------------------------------------------- applying
@@ -368,6 +423,10 @@ def describe(mapping: Mapping, experiment: str | None = None) -> list[MappedColu
         if column == "agent_id" and experiment is not None:
             text += f" + ' [{experiment}]' (experiment tag)"
         out.append(MappedColumn(column, text))
+    if mapping.latency_from:
+        start, end = mapping.latency_from
+        out.append(MappedColumn("latency_ms", f"{end!r} - {start!r} (ISO-8601 timestamps) in ms, exact to the "
+                                              "microsecond"))
     return out
 
 
@@ -397,6 +456,8 @@ def apply_mapping(frame: pd.DataFrame, mapping: Mapping, *, rows: np.ndarray | N
             raw[column] = pd.Series([mapping.constants[column]] * len(frame), index=frame.index, dtype="str")
         elif column in mapping.columns:
             raw[column] = _converted(frame, column, mapping)
+        elif column == "latency_ms" and mapping.latency_from:
+            raw[column] = _durations(frame, mapping.latency_from)
         elif column in ("success", "latency_ms", "cost_usd"):
             raw[column] = pd.Series(np.nan, index=frame.index, dtype="float64")  # SPEC 1: empty values
         if column == "finished_at" and column in raw:
@@ -405,9 +466,10 @@ def apply_mapping(frame: pd.DataFrame, mapping: Mapping, *, rows: np.ndarray | N
         raw["agent_id"] = raw["agent_id"].map(lambda a: agent_with_experiment(a, experiment)
                                               if isinstance(a, str) else a)
         raw[EXPERIMENT_COLUMN] = pd.Series([experiment] * len(raw), index=raw.index, dtype="str")
+    computed = {"latency_ms"} if mapping.latency_from else set()
     unmapped = [f"{c}: not in the mapping (empty)" for c in ("success", "latency_ms", "cost_usd")
-                if c not in mapping.columns] + [f"{c}: not in the mapping" for c in ("steps", "finished_at")
-                                                if c not in mapping.columns]
+                if c not in mapping.columns and c not in computed] + [
+        f"{c}: not in the mapping" for c in ("steps", "finished_at") if c not in mapping.columns]
     notes = list(warnings)
     if naive:
         notes.append(f"{naive} finished_at value(s) have no time zone: read as UTC")
@@ -417,6 +479,19 @@ def apply_mapping(frame: pd.DataFrame, mapping: Mapping, *, rows: np.ndarray | N
                         mapped=tuple(describe(mapping, experiment)), unmapped=tuple(unmapped), warnings=tuple(notes),
                         agents=agents, tasks=len(tasks), last_row=int(rows.max()) if len(rows) else 0)
     return Imported(raw, rows, ImportReport((report,)), tuple(problems), name)
+
+
+def _durations(frame: pd.DataFrame, pair: tuple[str, ...]) -> pd.Series:
+    """Milliseconds between two timestamp columns; a pair that cannot be read is passed on as text for the
+    validator to refuse with its row (nothing is dropped)."""
+    from .terminal_bench import duration_ms
+
+    start, end = (frame[normalize_column_name(n)] for n in pair)
+    out = []
+    for a, b in zip(start.map(_cell), end.map(_cell)):
+        value, why = duration_ms(a, b)
+        out.append(f"{a} .. {b}: {why}" if why else value)
+    return pd.Series(out, index=frame.index, dtype=object)
 
 
 def _converted(frame: pd.DataFrame, column: str, mapping: Mapping) -> pd.Series:
@@ -474,14 +549,16 @@ def _scaled(source: pd.Series, factor: float) -> pd.Series:
         return source
     values, ok = _numbers(source)
     out = source.astype(object).copy()
-    out[ok] = (values[ok] * factor).astype(object)
+    out[ok] = values[ok].map(lambda v: scale_exactly(v, factor)).astype(object)  # 1.023 s -> 1023 ms exactly
     return out
 
 
 def _outcomes(source: pd.Series, rule: SuccessRule) -> pd.Series:
     cells = source.map(_cell)
     out = cells.astype(object).copy()
-    present = cells.map(lambda c: c is not None)
+    present = cells.map(lambda c: not (c is None or (isinstance(c, float) and c != c)))  # a str column maps None to NaN
+    if rule.empty == "false":
+        out[~present] = False
     if rule.threshold is not None:
         values, ok = _numbers(source)
         decided = ok & present

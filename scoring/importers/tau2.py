@@ -34,9 +34,11 @@ from ._base import (
     preview,
     read_bytes,
     reward_success,
+    scale_exactly,
     text_or_problem,
     trial_count_warnings,
 )
+from .reading import Trial
 
 KIND = "tau2"
 SIMULATIONS_DIR = "simulations"  # tau2's SIMULATIONS_DIR: the folder form's one-file-per-simulation
@@ -120,9 +122,13 @@ def read_tau2(doc: Any, name: str, *, agent: str | None = None, experiment: str 
     records = Records("simulation file" if simulation_names is not None else "simulation", simulation_names)
     rewards: list[float] = []
     counts = {"no_reward": 0, "no_duration": 0, "no_end": 0, "naive": 0, "no_messages": 0, "not_evaluated": 0}
+    trials = []
     for i, sim in enumerate(simulations):
         row = _simulation_row(i, sim, agent_id, records, rewards, counts)
         records.add(row)
+        trial = _trial(sim, row, expected)
+        if trial is not None:
+            trials.append(trial)
 
     warnings = list(warnings or []) + outcome_warnings(rewards, "simulation")
     warnings += _count_warnings(counts)
@@ -135,7 +141,21 @@ def read_tau2(doc: Any, name: str, *, agent: str | None = None, experiment: str 
             warnings.append(f"{len(listed) - run} of the file's {len(listed)} listed task(s) have no simulation "
                             f"(a partial run); the scores cover the {run} task(s) that ran")
     return imported_from(records, RUNS_COLUMNS, name=name, kind=KIND, mapped=mapping_lines(agent, experiment),
-                         unmapped=list(UNMAPPED), warnings=warnings, experiment=experiment)
+                         unmapped=list(UNMAPPED), warnings=warnings, experiment=experiment, trials=trials)
+
+
+def _trial(sim: Any, row: dict[str, Any], expected: int | None) -> Trial | None:
+    """The simulation as tau2-bench's metrics read it (``get_metrics_df``/``compute_metrics``): every
+    simulation but an ``infrastructure_error`` counts, a missing reward is no success."""
+    if not isinstance(sim, dict) or row.get("task_id") is None:
+        return None
+    info = sim.get("reward_info")
+    reward, _ = as_number(info.get("reward")) if isinstance(info, dict) else (None, None)
+    cost, _ = as_number(sim.get("agent_cost"))
+    reason = sim.get("termination_reason")
+    counted = not (isinstance(reason, str) and reason.strip().lower() == "infrastructure_error")
+    return Trial(row["agent_id"], row["task_id"], counted, reward is not None and reward_success(reward),
+                 value=reward, cost_usd=cost, expected_trials=expected)
 
 
 def _agent_from_info(doc: dict, name: str) -> str:
@@ -232,7 +252,7 @@ def _scaled(i: int, sim: dict, key: str, factor: float, column: str, unit: str, 
     if number is None and missing_counter:
         counts[missing_counter] += 1
     # A negative value is scaled, not fixed: the validator refuses it with the row.
-    return None if number is None else number * factor
+    return None if number is None else scale_exactly(number, factor)
 
 
 def _count_warnings(counts: dict[str, int]) -> list[str]:

@@ -30,6 +30,7 @@ from ._base import (
     reward_success,
     trial_count_warnings,
 )
+from .reading import Trial
 
 KIND = "tau-bench"
 # No finished_at column: SPEC 7 says "empty (file order)", and only a missing column makes the
@@ -72,8 +73,15 @@ def read_taubench(doc: Any, name: str, *, agent: str | None = None, experiment: 
     records = Records("result")
     rewards: list[float] = []
     counts = {"failed": 0, "no_steps": 0}
+    trials = []
     for i, result in enumerate(doc):
-        records.add(_result_row(i, result, stem, agent_id, records, rewards, counts))
+        row = _result_row(i, result, stem, agent_id, records, rewards, counts)
+        records.add(row)
+        reward, _ = as_number(result.get("reward")) if isinstance(result, dict) else (None, None)
+        if reward is not None and row.get("run_id") is not None:  # a readable task and trial number
+            # tau-bench's display_metrics: every result, its reward, success within 1e-6 of 1, the trial number.
+            trials.append(Trial(agent_id, row["task_id"], True, reward_success(reward), value=reward,
+                                trial=result.get("trial")))
 
     warnings = list(warnings or []) + outcome_warnings(rewards, "result")
     if counts["failed"]:
@@ -85,7 +93,7 @@ def read_taubench(doc: Any, name: str, *, agent: str | None = None, experiment: 
     ok = [r["task_id"] for r in records.rows if r.get("task_id") is not None]
     warnings += trial_count_warnings([agent_id] * len(ok), ok, None, "tau-bench")
     return imported_from(records, COLUMNS, name=name, kind=KIND, mapped=mapping_lines(stem, agent, experiment),
-                         unmapped=list(UNMAPPED), warnings=warnings, experiment=experiment)
+                         unmapped=list(UNMAPPED), warnings=warnings, experiment=experiment, trials=trials)
 
 
 def _result_row(i: int, result: Any, stem: str, agent_id: str, records: Records, rewards: list[float],

@@ -1,0 +1,312 @@
+"""Each harness's own reading (SPEC 6 ``agents[i].harness``) equals the harness's numbers on the same file.
+
+The reference computations below re-state each harness's published code step by step, independently
+of scoring.importers.reading: tau2-bench's ``get_metrics_df``/``compute_metrics`` (pandas, as tau2
+runs it), tau-bench's ``display_metrics``, Inspect's stored ``results.scores[*].metrics.accuracy``
+(the number Inspect itself wrote into the log) and terminal-bench's ``accuracy``/``pass_at_k``
+(written into results.json by its own formulas, tests/helpers.py).
+"""
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from scoring import score_runs
+from scoring.importers import import_file, import_files
+from scoring.runs import RunsValidationError
+from tests.helpers import tau2_results, terminal_bench_run
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_TAU2 = Path("/work/shared/data/tau2")
+TAU2_FILES = sorted((ROOT / "tests" / "fixtures" / "tau2").glob("*.json")) + (
+    sorted(SHARED_TAU2.glob("*.json")) if SHARED_TAU2.is_dir() else [])
+INSPECT = ROOT / "tests" / "fixtures" / "inspect" / "probe.eval"
+TAUBENCH = ROOT / "tests" / "fixtures" / "tau-bench" / "sonnet-retail.json"
+TOL = 1e-6
+
+
+def reading(*sources, **options):
+    loaded = import_files(list(sources), **options).validate()
+    report = score_runs(loaded.runs, harness=loaded.harness)
+    return {a.agent_id: a for a in report.agents}
+
+
+def tau2_reference(doc: dict) -> dict:
+    """tau2.metrics.agent_metrics.compute_metrics, step by step on the raw JSON."""
+    rows = [{"task_id": s["task_id"], "reward": (s.get("reward_info") or {}).get("reward"),
+             "agent_cost": s.get("agent_cost"), "termination_reason": s["termination_reason"],
+             "info_num_trials": doc["info"]["num_trials"]} for s in doc["simulations"]]
+    df = pd.DataFrame(rows)
+    df = df[df.termination_reason != "infrastructure_error"]
+    df["reward"] = df["reward"].astype(float)
+    df["success"] = df.reward.apply(lambda r: (1 - 1e-6) <= r <= (1 + 1e-6))
+    max_k = df.info_num_trials.max()
+    min_k = df.task_id.value_counts().min()
+    max_k = min(max_k, min_k)
+    pass_k = {}
+    for k in range(1, max_k + 1):
+        per_task = df.groupby("task_id")["success"].apply(
+            lambda d, k=k: math.comb(int(d.sum()), k) / math.comb(len(d), k))
+        pass_k[k] = per_task.mean()
+    return {"avg_reward": df.reward.mean(), "pass_k": pass_k, "avg_agent_cost": df.agent_cost.astype(float).mean(),
+            "success_rate": df.success.mean(), "runs": len(df)}
+
+
+def assert_tau2_equal(harness: dict, ref: dict) -> None:
+    assert harness["name"] == "tau2-bench"
+    assert harness["runs"] == ref["runs"]
+    assert set(harness["pass_k"]) == {str(k) for k in ref["pass_k"]}
+    for k, v in ref["pass_k"].items():
+        assert abs(harness["pass_k"][str(k)] - v) <= TOL
+    assert abs(harness["avg_reward"] - ref["avg_reward"]) <= TOL
+    assert abs(harness["success_rate"] - ref["success_rate"]) <= TOL
+    assert abs(harness["avg_cost_usd"] - ref["avg_agent_cost"]) <= TOL
+
+
+@pytest.mark.parametrize("path", TAU2_FILES, ids=lambda p: p.name[:40])
+def test_tau2_reading_equals_tau2_bench_on_real_files(path):
+    doc = json.loads(path.read_text())
+    (agent,) = reading(path).values()
+    assert_tau2_equal(agent.to_json()["harness"], tau2_reference(doc))
+
+
+def test_tau2_reading_on_the_real_files_hand_checked():
+    # grok-3 task 11: 10 trials, rewards 0 x7 then 1 x3; tau2: pass^1 = 0.3, pass^2 = C(3,2)/C(10,2) = 3/45.
+    grok3 = next(p for p in TAU2_FILES if "grok-3_user" in p.name)
+    h = reading(grok3)["xai/grok-3@airline"].to_json()["harness"]
+    assert h["pass_k"]["1"] == 0.3 and abs(h["pass_k"]["2"] - 3 / 45) < 1e-15 and len(h["pass_k"]) == 10
+    assert abs(h["avg_cost_usd"] - 0.0677505) < 1e-12 and h["runs"] == 10
+    # grok-3-mini: num_trials 4, but 9 tasks with 1 or 2 simulations: tau2 stops at k = 1.
+    mini = next(p for p in TAU2_FILES if "grok-3-mini" in p.name)
+    agent = reading(mini)["xai/grok-3-mini@airline"]
+    assert list(agent.to_json()["harness"]["pass_k"]) == ["1"]
+    # ... while the canonical pass^k is null, and says why
+    assert agent.repeatability.pass_k is None and agent.repeatability.tasks_below_min_outcomes == 9
+
+
+def test_tau2_timeouts_infrastructure_errors_and_missing_rewards():
+    sims = [("1", "user_stop", 1.0, 0.25), ("1", "user_stop", 0.0, 0.25), ("1", "max_steps", 0.0, 5.58),
+            ("2", "user_stop", 1.0, 0.2), ("2", "infrastructure_error", None, 0.0), ("2", "agent_stop", None, 0.1),
+            ("3", "too_many_errors", 0.0, 0.3), ("3", "user_stop", 0.9999995, 0.2)]
+    doc = tau2_results(sims, num_trials=3)
+    agent = reading((json.dumps(doc).encode(), "mixed.json"))["xai/grok-3@airline"]
+    out = agent.to_json()
+    assert_tau2_equal(out["harness"], tau2_reference(doc))
+    # tau2 counts 7 simulations (the infrastructure error is dropped): 3 successes.
+    assert out["harness"]["runs"] == 7 and abs(out["harness"]["success_rate"] - 3 / 7) < 1e-15
+    # the headline: 5 completed runs; the timeout and both failures are left out, with their cost
+    h = out["headline"]
+    assert h["completed_runs"] == 5
+    assert h["left_out"] == {"runs": 3, "by_status": {"failed": 2, "timeout": 1}, "cost_usd": 5.58 + 0.0 + 0.3}
+    assert h["completed_runs"] + h["left_out"]["runs"] == len(sims)
+
+
+def test_tau2_empty_simulations_and_a_batch_with_exclude_invalid(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(tau2_results([("1", "user_stop", 1.0, 0.1)] * 3, 3)))
+    empty = tmp_path / "aborted.json"
+    empty.write_text(json.dumps(tau2_results([], 3)))
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    with pytest.raises(RunsValidationError) as refused:
+        import_files([good, empty, broken])
+    text = refused.value.report()
+    assert "aborted.json: the file has no simulations" in text and "broken.json: not valid JSON" in text
+    assert refused.value.excludable and "the other 1 file(s) can be scored" in text  # the app offers to skip
+    imported = import_files([good, empty, broken], skip_refused=True)
+    assert [name for name, _ in imported.report.skipped] == ["aborted.json", "broken.json"]
+    assert "Skipped 2 refused file(s)" in imported.report.text() and len(imported.raw) == 3
+    with pytest.raises(RunsValidationError) as nothing:
+        import_files([empty, broken], skip_refused=True)  # nothing left to score
+    assert not nothing.value.excludable
+
+
+def test_inspect_reading_equals_the_accuracy_inspect_wrote():
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(INSPECT))
+    (score,) = log.results.scores
+    (agent,) = reading(INSPECT).values()
+    h = agent.to_json()["harness"]
+    assert h["name"] == "inspect" and h["scorer"] == score.name
+    assert abs(h["success_rate"] - score.metrics["accuracy"].value) <= TOL
+    assert h["runs"] == len(log.samples) and h["pass_k"] == {}
+
+
+def test_taubench_reading_equals_display_metrics():
+    results = json.loads(TAUBENCH.read_text())
+    # tau_bench.run.display_metrics, as written there
+    num_trials = len({r["trial"] for r in results})
+    avg_reward = sum(r["reward"] for r in results) / len(results)
+    c: dict = {}
+    for r in results:
+        c[r["task_id"]] = c.get(r["task_id"], 0) + (1 if (1 - 1e-6) <= r["reward"] <= (1 + 1e-6) else 0)
+    ref = {k: sum(math.comb(v, k) / math.comb(num_trials, k) for v in c.values()) / len(c)
+           for k in range(1, num_trials + 1)}
+    (agent,) = reading(TAUBENCH).values()
+    h = agent.to_json()["harness"]
+    assert h["name"] == "tau-bench" and abs(h["avg_reward"] - avg_reward) <= TOL
+    assert set(h["pass_k"]) == {str(k) for k in ref}
+    assert all(abs(h["pass_k"][str(k)] - v) <= TOL for k, v in ref.items())
+
+
+TB_RUN1 = [("hello", True, "none"), ("chess", None, "parse_error"), ("build", False, "agent_timeout"),
+           ("sql", None, "test_timeout"), ("git", True, "unset")]
+TB_RUN2 = [("hello", True, "none"), ("chess", False, "none"), ("build", True, "agent_timeout"),
+           ("sql", None, "unknown_agent_error"), ("git", False, "none")]
+
+
+def test_terminal_bench_one_run_equals_its_results_json(tmp_path):
+    path = terminal_bench_run(tmp_path, "run1", TB_RUN1)
+    doc = json.loads(path.read_text())
+    agent = reading(path)["anthropic/claude-x"]
+    h = agent.to_json()["harness"]
+    assert h["name"] == "terminal-bench" and abs(h["success_rate"] - doc["accuracy"]) <= TOL
+    assert h["pass_at_k"] == pytest.approx(doc["pass_at_k"], abs=TOL) and h["runs"] == 5
+    # statuses from failure_mode; a null is_resolved is unresolved (false), as terminal-bench counts it
+    hl = agent.headline
+    assert hl.completed_runs == 2 and hl.left_out.by_status == {"failed": 1, "timeout": 2}
+    # pass^1 over the same trials equals the success rate: every outcome is known
+    assert agent.repeatability.tasks_below_min_outcomes == 5
+
+
+def test_terminal_bench_repeated_runs_pool_as_one_agent(tmp_path):
+    paths = [terminal_bench_run(tmp_path, "run1", TB_RUN1), terminal_bench_run(tmp_path, "run2", TB_RUN2)]
+    imported = import_files(paths)
+    assert [f.name for f in imported.report.files] == ["run1/results.json", "run2/results.json"]
+    h = reading(*paths)["anthropic/claude-x"].to_json()["harness"]
+    # 4 resolved of 10 trials; per task (n=2): hello 2, chess 0, build 1, sql 0, git 1
+    assert h["success_rate"] == 0.4 and h["runs"] == 10
+    assert h["pass_k"] == {"1": pytest.approx(0.4), "2": pytest.approx(0.2)}  # pass^2: only hello, 1/5
+    # pass@2 (at least one of two): hello, build, git -> 3/5
+    assert h["pass_at_k"] == {"1": pytest.approx(0.4), "2": pytest.approx(0.6)}
+
+
+def test_terminal_bench_latency_is_exact_and_the_model_comes_from_metadata_or_agent(tmp_path):
+    path = terminal_bench_run(tmp_path, "run1", TB_RUN1)
+    runs = import_file(path).validate().runs
+    # trial j ends j seconds and 23 ms after it starts: exact milliseconds, no float noise (1.023 s -> 1023 ms)
+    assert sorted(runs["latency_ms"].tolist()) == [23.0, 1023.0, 2023.0, 3023.0, 4023.0]
+    bare = terminal_bench_run(tmp_path / "x", "run9", TB_RUN1, model=None)
+    assert import_file(bare).report.files[0].agents == ("run9",)
+    assert import_file(bare, agent="me").report.files[0].agents == ("me",)
+    assert import_file(bare.read_bytes(), "results.json", agent="me").report.files[0].agents == ("me",)
+    with pytest.raises(RunsValidationError, match="give --agent"):
+        import_file(bare.read_bytes(), "results.json")
+
+
+def test_a_folder_of_result_files_is_read(tmp_path):
+    from scoring.importers import expand_folder
+
+    terminal_bench_run(tmp_path, "run1", TB_RUN1)
+    terminal_bench_run(tmp_path, "run2", TB_RUN2)
+    (tmp_path / "taubench.json").write_bytes(TAUBENCH.read_bytes())
+    names = [p.relative_to(tmp_path).as_posix() for p in expand_folder(tmp_path)]
+    assert names == ["run1/results.json", "run2/results.json", "taubench.json"]
+
+
+TB_MAPPING = {
+    "mapping_version": 1, "records": "results",
+    "columns": {"run_id": "trial_name", "task_id": "task_id", "status": "failure_mode", "success": "is_resolved",
+                "finished_at": "trial_ended_at"},
+    "constants": {"agent_id": "claude-x"},
+    "status_values": {"none": "completed", "unset": "completed", "agent_timeout": "timeout",
+                      "test_timeout": "timeout", "parse_error": "failed"},
+    "success": {"true_values": ["true"], "false_values": ["false", ""]},
+    "latency_from": ["trial_started_at", "trial_ended_at"],
+}
+
+
+def test_a_mapping_reads_records_inside_an_object_nulls_as_failures_and_latency_from_two_times(tmp_path):
+    from scoring.importers import mapping_from_json, mapping_to_json
+
+    path = terminal_bench_run(tmp_path, "run1", TB_RUN1)
+    mapping = mapping_from_json(json.dumps(TB_MAPPING))
+    assert mapping.success.empty == "false" and mapping.success.false_values == ("false",)
+    assert mapping_from_json(mapping_to_json(mapping)) == mapping
+    runs = import_file(path, mapping=mapping).validate().runs.set_index("run_id")
+    # is_resolved null (chess: parse_error; sql: test_timeout) -> false, not unknown
+    assert bool(runs.loc["chess.1-of-1.run1", "success"]) is False
+    assert runs["success"].notna().all()
+    assert runs.loc["git.1-of-1.run1", "latency_ms"] == 4023.0  # 4.023 s, exactly
+    # the same file through the terminal-bench importer gives the same runs
+    native = import_file(path).validate().runs.set_index("run_id")
+    for column in ("status", "success", "latency_ms"):
+        assert native[column].astype(str).to_dict() == runs[column].astype(str).to_dict()
+    # without the empty rule, a null stays unknown
+    unknown = dict(TB_MAPPING, success={"true_values": ["true"], "false_values": ["false"]})
+    runs = import_file(path, mapping=mapping_from_json(json.dumps(unknown))).validate().runs
+    assert runs["success"].isna().sum() == 2
+
+
+def test_a_records_path_that_leads_nowhere_is_refused_clearly(tmp_path):
+    from scoring.importers import mapping_from_json
+
+    path = terminal_bench_run(tmp_path, "run1", TB_RUN1)
+    with pytest.raises(RunsValidationError, match="records path 'trials' does not lead to an array"):
+        import_file(path, mapping=mapping_from_json(json.dumps(dict(TB_MAPPING, records="trials"))))
+
+
+def test_durations_are_converted_without_float_noise():
+    sims = [("1", "user_stop", 1.0, 0.1)]
+    runs = import_file(json.dumps(tau2_results(sims, 1)).encode(), "t.json").validate().runs
+    assert runs["latency_ms"].tolist() == [1023.0]  # duration 1.023 s (1.023 * 1000 is 1022.9999999999999)
+
+
+def cli(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "scoring", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+
+
+def test_cli_batches_folders_and_from_names(tmp_path):
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(tau2_results([("1", "user_stop", 1.0, 0.1)] * 3, 3)))
+    (tmp_path / "aborted.json").write_text(json.dumps(tau2_results([], 3)))
+    (tmp_path / "broken.json").write_text("{not json")
+    inputs = [good, tmp_path / "aborted.json", tmp_path / "broken.json"]
+    refused = cli("report", *inputs)
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "aborted.json: the file has no simulations" in refused.stderr and "broken.json" in refused.stderr
+    skipped = cli("report", *inputs, "--exclude-invalid")
+    assert skipped.returncode == 0, skipped.stderr
+    assert "Skipped 2 refused file(s)" in skipped.stderr and "aborted.json" in skipped.stderr
+    assert json.loads(skipped.stdout)["agents"][0]["harness"]["name"] == "tau2-bench"
+    # a folder of results: the same three files, read as its files
+    assert cli("report", tmp_path, "--exclude-invalid").returncode == 0
+    runs = tmp_path / "tb"
+    terminal_bench_run(runs, "run1", TB_RUN1)
+    terminal_bench_run(runs, "run2", TB_RUN2)
+    doc = json.loads(cli("report", runs).stdout)
+    assert doc["agents"][0]["harness"]["runs"] == 10
+    # --from takes the names the docs use; a wrong one says which kind the file looks like
+    assert cli("report", TAUBENCH, "--from", "taubench").returncode == 0
+    wrong = cli("report", INSPECT, "--from", "tau2")
+    assert wrong.returncode == 2 and "looks like an Inspect AI log (--from inspect" in wrong.stderr
+    assert "Traceback" not in wrong.stderr and "nests" not in wrong.stderr.split("read as tau2")[0]
+    table = cli("report", TAUBENCH, "--format", "table").stdout
+    assert "notes:" in table and "tau-bench's own reading" in table and "1 failed" in table
+
+
+def test_prices_estimate_cost_from_tokens_labelled_estimated(tmp_path):
+    from scoring.importers import apply_prices
+
+    path = terminal_bench_run(tmp_path, "run1", TB_RUN1)
+    imported = apply_prices(import_files([path]), {"anthropic/claude-x": (3.0, 15.0)})
+    loaded = imported.validate()
+    # trial j: 1000 * (j + 1) input tokens at $3/M and 200 output tokens at $15/M
+    costs = sorted(loaded.runs["cost_usd"].tolist())
+    assert costs == pytest.approx([(1000 * (j + 1) * 3 + 200 * 15) / 1e6 for j in range(5)])
+    assert loaded.estimated_cost == ("anthropic/claude-x",)
+    assert any("ESTIMATED" in w for w in imported.report.all_warnings())
+    report = score_runs(loaded.runs, harness=loaded.harness, estimated_cost=loaded.estimated_cost)
+    agent = report.agents[0]
+    assert agent.to_json()["cost_estimated"] is True and any("ESTIMATED" in n for n in agent.notes())
+    # a model without a price keeps its empty cost
+    untouched = apply_prices(import_files([path]), {"other": (1.0, 1.0)}).validate()
+    assert untouched.runs["cost_usd"].isna().all() and untouched.estimated_cost == ()
