@@ -40,10 +40,10 @@ class AgentReport:
     headline: Headline
     radar: Radar
     repeatability: Repeatability
-    # The report (with its runs) this agent was scored in, when scoring.score made it: explain() reads it.
-    source: Report | None = field(default=None, repr=False, compare=False)
     harness: Any = None  # scoring.importers.reading.HarnessReading for an agent imported from a harness
     cost_estimated: bool = False  # its cost_usd was estimated from tokens (--prices), not recorded
+    # The report (with its runs) this agent was scored in, when scoring.score made it: explain() reads it.
+    source: Report | None = field(default=None, repr=False, compare=False)
 
     def notes(self) -> list[str]:
         """What a reader must know beside the numbers, in words: no outcome, runs left out, why pass^k is
