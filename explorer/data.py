@@ -614,8 +614,12 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any], *, k
     replicates, seed, changes = int(view["replicates"]), int(view["seed"]), dict(view.get("policy") or {})
     weights = {a: w / 100 for a, w in zip(RADAR_AXES, view["weights"])}
     sandbox = policy_from_dict({**policy_to_dict(CANONICAL_POLICY), **changes}) if changes else None
-    pack_view = PackView(weights=weights, radar_agents=tuple(view.get("agents") or ()), agent=view.get("agent"),
-                         link=link)
+    from .tables import focus_and_neighbours
+
+    # The radar the link opens: the agents the view names, else the agent in focus and its neighbours.
+    radar_agents = view.get("agents") or focus_and_neighbours([a.agent_id for a in scored_data.report.agents],
+                                                              view.get("agent"))
+    pack_view = PackView(weights=weights, radar_agents=tuple(radar_agents), agent=view.get("agent"), link=link)
 
     def document() -> str:  # runs on the click: everything it reads was captured above
         intervals = _cache().get_or_compute(

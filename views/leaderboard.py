@@ -1,9 +1,17 @@
 import streamlit as st
 
-from explorer import badges, charts, data, drill, glossary, state, tables, ui
+from explorer import badges, charts, data, drill, glossary, pages, state, tables, ui
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY, downloads
 from scoring.methodology import execution_formula
+
+with st.container(border=True, key="first_screen"):  # the first screen of a meeting: what this is, two ways in
+    st.markdown(f"**{pages.APP_NAME}** · {pages.APP_SENTENCE}")
+    builder, reviewer = st.columns(2)
+    with builder:
+        data.page_link("headline", "I build an agent: why is my score what it is?", ":material/calculate:")
+    with reviewer:
+        data.page_link("methodology", "I review the methodology", ":material/menu_book:")
 
 st.title("Leaderboard")
 st.caption(f"The canonical headline composite (0–100): {CANONICAL_POLICY.success_weight:.0%} success rate + "
