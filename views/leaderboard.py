@@ -19,8 +19,6 @@ st.caption(f"The canonical headline composite (0–100): {CANONICAL_POLICY.succe
            f"{CANONICAL_POLICY.cost_weight:.0%} cost, over all completed runs. Open *Headline composite* for why "
            "each score is what it is.")
 
-AGENT_COLUMN_PX = 250  # wide enough for a 30-character agent id
-
 scored = data.require_scores()
 report, runs = scored.report, scored.runs
 
@@ -52,18 +50,23 @@ selected = ui.table(
      "Execution": fmt.pct2, "Avg latency (ms)": fmt.ms, "Consistency": fmt.pct2, "Cost score": fmt.pct2,
      "Avg cost (USD)": fmt.usd},
     key="leaderboard", select="single-row",
-    columns={"Rank": st.column_config.Column(pinned=True),
-             "Agent": st.column_config.TextColumn(pinned=True, width=AGENT_COLUMN_PX,
+    # Rank, agent and score are pinned (explorer.ui.table); short headers, so that at 1400 px every component of
+    # the formula is in view without scrolling sideways.
+    columns={"Agent": st.column_config.TextColumn(width=ui.PINNED_TEXT_PX,
                                                   help="The agent's id (the column stays in view when scrolling)"),
              "Score": st.column_config.Column(help="Headline composite, 0–100, two decimals"),
+             "Success rate": st.column_config.Column("Success", help="Successful completed runs ÷ completed runs"),
+             "Avg latency (ms)": st.column_config.Column("Avg latency", help="Average latency of completed runs"),
+             "Avg cost (USD)": st.column_config.Column("Avg cost", help="Average cost per completed run"),
+             "Completed runs": st.column_config.Column("Runs", help="Completed runs: the runs the headline reads"),
              "Execution": st.column_config.Column(help=f"{execution_formula(report.policy)}; a 0–1 factor shown "
                                                        "as a percentage"),
              "Consistency": st.column_config.Column(help="clamp(1 − pstdev ÷ mean, 0, 1) of the latencies; a 0–1 "
                                                          "factor shown as a percentage. " + glossary.explain("pstdev")),
              "Cost score": st.column_config.Column(help="The average cost through the cost anchors; a 0–1 factor "
                                                         "shown as a percentage"),
-             "Flags": st.column_config.TextColumn(width="medium", help="Why a score is 0, neutral or missing; "
-                                                                       "see below the table"),
+             "Flags": st.column_config.TextColumn(width=140, help="Why a score is 0, neutral or missing; "
+                                                                  "see below the table"),
              **({"Tie group": st.column_config.Column(help=glossary.explain("tie group"))} if iv is not None else {})},
 )
 st.caption("Flags: **zero-success floor** — completed runs but none successful, so the score is 0; "
