@@ -109,5 +109,7 @@ else:
                           for name, found in words))
     st.caption("Solved: at least one successful run among the terminal runs with a known outcome; attempted: at least "
                "one such run.")
-    ui.table(tables.compare_tasks(c), {"Success rate A": fmt.pct, "Success rate B": fmt.pct,
-                                       "Difference": lambda v: f"{v:+.1%}"}, key="compare_tasks")
+    ui.table(tables.compare_tasks(c), {"Success rate A": fmt.rate, "Success rate B": fmt.rate,
+                                       "Difference": fmt.pp}, key="compare_tasks",
+             columns={"Difference": st.column_config.Column(
+                 "Difference (pp)", help="Success rate A minus success rate B, in percentage points")})

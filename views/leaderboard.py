@@ -45,9 +45,10 @@ if show_intervals:
     board = tables.with_intervals(board, iv)
 selected = ui.table(
     board,
-    # One scale per kind of measure: the 0–100 score; every 0–1 factor as a percentage; latency and cost in units.
-    {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score, "Success rate": fmt.pct2,
-     "Execution": fmt.pct2, "Avg latency (ms)": fmt.ms, "Consistency": fmt.pct2, "Cost score": fmt.pct2,
+    # One spelling per quantity (scoring.format): the 0–100 score; the rate as a percentage; every 0–1 factor
+    # with four decimals; latency and cost in their units.
+    {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score, "Success rate": fmt.rate,
+     "Execution": fmt.factor, "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor,
      "Avg cost (USD)": fmt.usd},
     key="leaderboard", select="single-row",
     # Rank, agent and score are pinned (explorer.ui.table); short headers, so that at 1400 px every component of
@@ -59,12 +60,11 @@ selected = ui.table(
              "Avg latency (ms)": st.column_config.Column("Avg latency", help="Average latency of completed runs"),
              "Avg cost (USD)": st.column_config.Column("Avg cost", help="Average cost per completed run"),
              "Completed runs": st.column_config.Column("Runs", help="Completed runs: the runs the headline reads"),
-             "Execution": st.column_config.Column(help=f"{execution_formula(report.policy)}; a 0–1 factor shown "
-                                                       "as a percentage"),
+             "Execution": st.column_config.Column(help=f"{execution_formula(report.policy)}; a 0–1 factor"),
              "Consistency": st.column_config.Column(help="clamp(1 − pstdev ÷ mean, 0, 1) of the latencies; a 0–1 "
-                                                         "factor shown as a percentage. " + glossary.explain("pstdev")),
-             "Cost score": st.column_config.Column(help="The average cost through the cost anchors; a 0–1 factor "
-                                                        "shown as a percentage"),
+                                                         "factor. " + glossary.explain("pstdev")),
+             "Cost score": st.column_config.Column(help="The average cost through the cost anchors; a 0–1 "
+                                                        "factor"),
              "Flags": st.column_config.TextColumn(width=140, help="Why a score is 0, neutral or missing; "
                                                                   "see below the table"),
              **({"Tie group": st.column_config.Column(help=glossary.explain("tie group"))} if iv is not None else {})},

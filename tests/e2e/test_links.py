@@ -164,7 +164,7 @@ def test_a_view_built_on_several_pages_opens_identically_in_a_fresh_browser(app,
         links[title] = copied_link(app)
         for part in ("agent=crashy-runner", "versus=deep-thinker", "w_correctness=100", "intervals=1"):
             assert part in links[title], (title, part, links[title])
-    pack_name, pack = download(app, "Review pack (HTML)")
+    _, pack = download(app, "Review pack (HTML)")
     assert links["Tasks × agents"].replace("&", "&amp;") in pack  # the pack's link is the view's link
 
     other = fresh(links["Methodology"])  # copied on a page that shows none of it
