@@ -515,13 +515,16 @@ def show_refusal(error: RunsValidationError, imported: ImportReport | None = Non
     if dataset.kind == "import" and len(dataset.sources) > 1:
         what = "upload"
     listed = "" if len(error.problems) == error.total else f" (the first {len(error.problems):,} are listed)"
+    excludable = bool(error.excludable and error.invalid_rows)
+    # One instruction: "exclude the invalid rows" only when a row can be excluded (never above "no row can be").
+    remedy = f"fix the {what} or exclude the invalid rows" if excludable else f"fix the {what}"
     st.error(f"The {what} '{fmt.plain(dataset.name)}' was refused: {error.total:,} problem(s) found{listed}. "
-             f"Nothing was scored; fix the {what} or exclude the invalid rows.", icon=":material/block:")
+             f"Nothing was scored; {remedy}.", icon=":material/block:")
     st.dataframe(error.table(), hide_index=True, width="stretch", placeholder="whole file",
                  column_config={"row": st.column_config.NumberColumn("Row", format="%d"),
                                 "column": "Column", "value": "Value", "reason": "Reason",
                                 "code": st.column_config.TextColumn("Code", help="The rule's stable code")})
-    if error.excludable and error.invalid_rows:
+    if excludable:
         st.button(f"Exclude the {error.invalid_rows:,} invalid row(s) of {error.rows_read:,} and score the rest",
                   on_click=exclude_invalid_rows, type="primary", key="exclude_invalid")
         st.caption("Scores computed that way say how many rows were excluded.")
