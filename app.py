@@ -2,11 +2,11 @@
 
 import streamlit as st
 
-from explorer import data, imports, pages, settings, state
+from explorer import data, imports, pages, scorecards, settings, state
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
 
-st.set_page_config(page_title="Scoring Methodology Explorer", page_icon=":material/radar:", layout="wide")
+st.set_page_config(page_title=pages.APP_NAME, page_icon=":material/radar:", layout="wide")
 
 navigation = pages.navigation()
 
@@ -70,8 +70,10 @@ link_source_params = state.encode_source(dataset.kind, connection=dataset.connec
 
 
 def link_and_pack(when: str) -> None:
+    # The scorecard in force travels in every page's link (the radar page keeps its own parameters itself).
+    carried = scorecards.link_params() if page.name != "radar" else {}
     with link_slot.container():
-        link = state.copy_link(page, link_source_params, key=when)
+        link = state.copy_link(page, {**link_source_params, **carried}, key=when)
         if isinstance(result, data.Scored):
             data.pack_downloads(result, link, state.view(), key=when)
 

@@ -408,9 +408,13 @@ def task_heatmap(cells, agents: Sequence[str], tasks: Sequence[str]) -> go.Figur
     for t, a, rate in zip(cells["task_id"], cells["agent_id"], cells["success_rate"]):
         i, j = where[(t, a)]
         z[i, j] = rate
+    # The colour bar lies under the cells, so that on a 390 px phone the cells keep the width: every agent's
+    # column is labelled (upright labels, one per column, never thinned out by plotly).
     fig = go.Figure(go.Heatmap(
         x=x, y=y, z=z, zmin=0, zmax=1, colorscale="RdYlGn", xgap=1, ygap=1, hoverinfo="skip",
-        colorbar={"title": {"text": "success rate"}, "tickformat": ".0%", "len": min(1.0, 400 / (22 * len(y) + 1))}))
+        colorbar={"title": {"text": "success rate", "side": "top"}, "tickformat": ".0%", "orientation": "h",
+                  "x": 0.5, "xanchor": "center", "y": -20 / (22 * len(y) + 1), "yanchor": "top", "len": 1.0,
+                  "thickness": 12}))
     rate = [fmt.pct(v) for v in cells["success_rate"]]
     headline = [fmt.pct(v) for v in cells["headline_success_rate"]]
     fig.add_trace(go.Scatter(
@@ -424,10 +428,12 @@ def task_heatmap(cells, agents: Sequence[str], tasks: Sequence[str]) -> go.Figur
                       "%{customdata[3]} known outcomes successful (%{customdata[5]})<br>headline cohort: "
                       "%{customdata[6]} completed, %{customdata[7]} successful<br>click to open these runs"
                       "<extra></extra>"))
-    fig.update_xaxes(type="category", side="top", tickangle=-30, categoryorder="array", categoryarray=x)
+    fig.update_xaxes(type="category", side="top", tickangle=-90, categoryorder="array", categoryarray=x,
+                     tickmode="array", tickvals=x, ticktext=x, tickfont={"size": 11})
     fig.update_yaxes(type="category", autorange="reversed", categoryorder="array", categoryarray=y)
-    height = 22 * len(y) + 190
-    return _layout(fig, "", height=height, hoverdistance=-1, margin={"l": 100, "r": 20, "t": 130, "b": 20})
+    top = 20 + 7 * max((len(str(a)) for a in agents), default=10)  # room for the longest upright agent id
+    height = 22 * len(y) + top + 90
+    return _layout(fig, "", height=height, hoverdistance=-1, margin={"l": 80, "r": 10, "t": top, "b": 90})
 
 
 def compare_components_chart(components, a: str, b: str, maxima: Mapping[str, float]) -> go.Figure:

@@ -551,13 +551,16 @@ def show_refusal(error: RunsValidationError, imported: ImportReport | None = Non
     if dataset.kind == "import" and len(dataset.sources) > 1:
         what = "upload"
     listed = "" if len(error.problems) == error.total else f" (the first {len(error.problems):,} are listed)"
+    excludable = bool(error.excludable and error.invalid_rows)
+    # One instruction: "exclude the invalid rows" only when a row can be excluded (never above "no row can be").
+    remedy = f"fix the {what} or exclude the invalid rows" if excludable else f"fix the {what}"
     st.error(f"The {what} '{fmt.plain(dataset.name)}' was refused: {error.total:,} problem(s) found{listed}. "
-             f"Nothing was scored; fix the {what} or exclude the invalid rows.", icon=":material/block:")
+             f"Nothing was scored; {remedy}.", icon=":material/block:")
     st.dataframe(error.table(), hide_index=True, width="stretch", placeholder="whole file",
                  column_config={"row": st.column_config.NumberColumn("Row", format="%d"),
                                 "column": "Column", "value": "Value", "reason": "Reason",
                                 "code": st.column_config.TextColumn("Code", help="The rule's stable code")})
-    if error.excludable and error.invalid_rows:
+    if excludable:
         st.button(f"Exclude the {error.invalid_rows:,} invalid row(s) of {error.rows_read:,} and score the rest",
                   on_click=exclude_invalid_rows, type="primary", key="exclude_invalid")
         st.caption("Scores computed that way say how many rows were excluded.")
@@ -653,8 +656,12 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any], *, k
     replicates, seed, changes = int(view["replicates"]), int(view["seed"]), dict(view.get("policy") or {})
     weights = {a: w / 100 for a, w in zip(RADAR_AXES, view["weights"])}
     sandbox = policy_from_dict({**policy_to_dict(CANONICAL_POLICY), **changes}) if changes else None
-    pack_view = PackView(weights=weights, radar_agents=tuple(view.get("agents") or ()), agent=view.get("agent"),
-                         link=link)
+    from .tables import focus_and_neighbours
+
+    # The radar the link opens: the agents the view names, else the agent in focus and its neighbours.
+    radar_agents = view.get("agents") or focus_and_neighbours([a.agent_id for a in scored_data.report.agents],
+                                                              view.get("agent"))
+    pack_view = PackView(weights=weights, radar_agents=tuple(radar_agents), agent=view.get("agent"), link=link)
 
     def document() -> str:  # runs on the click: everything it reads was captured above
         intervals = _cache().get_or_compute(

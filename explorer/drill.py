@@ -8,7 +8,8 @@ link can be shared). The link is an ``st.page_link``: navigation on the browser'
 the sidebar's data source and its uploaded file (``st.switch_page`` resets the sidebar's widgets).
 
 The agent a viewer is looking at (selected on the Leaderboard, or chosen on the Headline page) is
-the *focus*: the pages that show one agent open on it.
+the *focus*: the view state's ``agent`` (``explorer.state``, so every link carries it); the pages
+that show one agent open on it.
 
 Every computation here is a call into ``scoring`` (no formula), cached in the explorer's bounded
 cache per dataset (``explorer.data.derived``): each is computed when a page asks for it, for the
@@ -30,10 +31,9 @@ from scoring.explain import Accounting, Explanation, accounting, explain
 from scoring.fixes import Costliest, Fixes, costliest, fixes
 from scoring.schema import STATUSES
 
-from . import data
+from . import data, state
 
 FILTER_KEY = "runs_filter"
-FOCUS_KEY = "focus_agent"
 COHORT_LABELS = {"headline": "headline cohort (completed runs)",
                  "radar_window": "radar window (latest terminal runs)",
                  "pass_k": "pass^k outcomes (terminal, known outcome)"}
@@ -118,7 +118,7 @@ def choose(runs_filter: RunsFilter) -> None:
     """Make ``runs_filter`` the Runs page's filter (a selection was made)."""
     st.session_state[FILTER_KEY] = runs_filter
     if len(runs_filter.agents) == 1:
-        st.session_state[FOCUS_KEY] = runs_filter.agents[0]
+        state.put("agent", runs_filter.agents[0])
 
 
 def runs_link(runs_filter: RunsFilter, label: str) -> None:
@@ -134,7 +134,7 @@ def focus(options: Sequence[str], key: str, default: str | None = None) -> None:
 
     After the selectbox, :func:`set_focus` with its value keeps the pages in step.
     """
-    wanted = st.session_state.get(FOCUS_KEY, default)
+    wanted = focus_agent() or default
     applied = st.session_state.get(f"{key}__focus")
     if wanted in options and (wanted != applied or key not in st.session_state):
         st.session_state[key] = wanted
@@ -142,12 +142,12 @@ def focus(options: Sequence[str], key: str, default: str | None = None) -> None:
 
 
 def set_focus(agent_id: str, key: str) -> None:
-    st.session_state[FOCUS_KEY] = agent_id
+    state.put("agent", agent_id)
     st.session_state[f"{key}__focus"] = agent_id
 
 
 def focus_agent() -> str | None:
-    value = st.session_state.get(FOCUS_KEY)
+    value = state.get("agent")
     return value if isinstance(value, str) else None
 
 
@@ -280,7 +280,7 @@ def keep_filter(runs_filter: RunsFilter) -> None:
             del st.query_params[key]
     st.session_state[_SEEN_KEY] = query
     if len(runs_filter.agents) == 1:
-        st.session_state[FOCUS_KEY] = runs_filter.agents[0]
+        state.put("agent", runs_filter.agents[0])
 
 
 def clear_filter() -> None:

@@ -14,6 +14,8 @@ from scoring.format import (
     number,
     pct,
     pct2,
+    pp,
+    rate,
     score,
     steps,
     text,
@@ -22,7 +24,7 @@ from scoring.format import (
 )
 
 __all__ = ["DASH", "FORMATS", "anchor_x", "count", "counted", "dollars_safe", "factor", "ms", "number", "pct", "pct2",
-           "plain", "points", "render", "score", "steps", "text", "usd", "weight"]
+           "plain", "points", "pp", "rate", "render", "score", "steps", "text", "usd", "weight"]
 
 
 def render(fact: Fact) -> str:

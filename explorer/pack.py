@@ -134,8 +134,8 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals=None, sandbox:
                      *([fmt.score(iv.headline.low) + " – " + fmt.score(iv.headline.high)
                         if iv and iv.headline else fmt.DASH, fmt.count(iv.tie_group if iv else None)]
                        if intervals is not None else []),
-                     fmt.pct(h.success_rate), fmt.pct(h.execution_score), fmt.pct(h.consistency),
-                     fmt.pct(h.cost_score), fmt.ms(h.avg_latency_ms), fmt.usd(h.avg_cost_usd),
+                     fmt.rate(h.success_rate), fmt.factor(h.execution_score), fmt.factor(h.consistency),
+                     fmt.factor(h.cost_score), fmt.ms(h.avg_latency_ms), fmt.usd(h.avg_cost_usd),
                      fmt.count(h.completed_runs), ", ".join(h.flags)])
     headers = ["Rank", "Agent", "Score (0–100)", *(["95% interval", "Tie group"] if intervals is not None else []),
                "Success rate", "Execution", "Consistency", "Cost score", "Avg latency", "Avg cost",

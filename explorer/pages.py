@@ -14,31 +14,38 @@ APP_DIR = ROOT if _CLONE else Path(__file__).resolve().parent / "_app"
 
 @dataclass(frozen=True)
 class PageSpec:
-    """One page: its file under views/, its menu title and icon, and its URL path ("" for the home page)."""
+    """One page: its file under views/, its menu title and icon, its URL path ("" for the home page) and the
+    menu section it is listed under."""
 
     name: str
     title: str
     icon: str
     url_path: str
+    section: str
 
     @property
     def path(self) -> Path:
         return APP_DIR / "views" / f"{self.name}.py"
 
 
+APP_NAME = "Scoring Methodology Explorer"
+APP_SENTENCE = ("How AI agents are ranked: every score on the leaderboard taken apart into the runs, formulas and "
+                "published constants behind it, with the same numbers for whoever opens the link.")
+RESULTS, WHY, METHOD, DATA = "Results", "Why a score is what it is", "The methodology", "Your data"
+
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("leaderboard", "Leaderboard", ":material/leaderboard:", ""),
-    PageSpec("headline", "Headline composite", ":material/calculate:", "headline"),
-    PageSpec("radar", "Fitness radar", ":material/radar:", "radar"),
-    PageSpec("repeatability", "Repeatability", ":material/repeat:", "repeatability"),
-    PageSpec("uncertainty", "Is the difference real?", ":material/difference:", "uncertainty"),
-    PageSpec("tasks", "Tasks × agents", ":material/grid_on:", "tasks"),
-    PageSpec("compare", "Compare two agents", ":material/compare_arrows:", "compare"),
-    PageSpec("over_time", "Score over time", ":material/timeline:", "over-time"),
-    PageSpec("runs", "Runs", ":material/table_rows:", "runs"),
-    PageSpec("sandbox", "Policy sandbox", ":material/science:", "sandbox"),
-    PageSpec("methodology", "Methodology", ":material/menu_book:", "methodology"),
-    PageSpec("mapping", "Map a table", ":material/table_convert:", "mapping"),
+    PageSpec("leaderboard", "Leaderboard", ":material/leaderboard:", "", RESULTS),
+    PageSpec("compare", "Compare two agents", ":material/compare_arrows:", "compare", RESULTS),
+    PageSpec("over_time", "Score over time", ":material/timeline:", "over-time", RESULTS),
+    PageSpec("headline", "Headline composite", ":material/calculate:", "headline", WHY),
+    PageSpec("tasks", "Tasks × agents", ":material/grid_on:", "tasks", WHY),
+    PageSpec("runs", "Runs", ":material/table_rows:", "runs", WHY),
+    PageSpec("repeatability", "Repeatability", ":material/repeat:", "repeatability", WHY),
+    PageSpec("radar", "Fitness radar", ":material/radar:", "radar", WHY),
+    PageSpec("methodology", "Methodology", ":material/menu_book:", "methodology", METHOD),
+    PageSpec("uncertainty", "Is the difference real?", ":material/difference:", "uncertainty", METHOD),
+    PageSpec("sandbox", "Policy sandbox", ":material/science:", "sandbox", METHOD),
+    PageSpec("mapping", "Map a table", ":material/table_convert:", "mapping", DATA),
 )
 PAGE_BY_NAME = {p.name: p for p in PAGES}
 
@@ -48,9 +55,18 @@ def page_for(url_path: str) -> PageSpec:
     return next((p for p in PAGES if p.url_path == url_path), PAGES[0])
 
 
+def sections() -> dict[str, list[PageSpec]]:
+    """The menu: the pages grouped by section, sections and pages in :data:`PAGES` order."""
+    grouped: dict[str, list[PageSpec]] = {}
+    for spec in PAGES:
+        grouped.setdefault(spec.section, []).append(spec)
+    return grouped
+
+
 def navigation():
-    """Streamlit's navigation over :data:`PAGES` (the first page is the default)."""
+    """Streamlit's navigation over :data:`PAGES`, in sections (the first page is the default)."""
     import streamlit as st
 
-    return st.navigation([st.Page(str(p.path), title=p.title, icon=p.icon, url_path=p.url_path or None,
-                                  default=i == 0) for i, p in enumerate(PAGES)])
+    return st.navigation({section: [st.Page(str(p.path), title=p.title, icon=p.icon, url_path=p.url_path or None,
+                                            default=p is PAGES[0]) for p in specs]
+                          for section, specs in sections().items()})

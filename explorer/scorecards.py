@@ -41,6 +41,7 @@ from scoring.scorecard import (
 )
 
 from . import format as fmt
+from . import state
 
 ACTIVE_KEY = "scorecard_active"
 MESSAGE_KEY = "scorecard_message"
@@ -157,7 +158,16 @@ def forget() -> None:
 
 
 def _link_params() -> dict[str, list[str]]:
-    return {p: st.query_params.get_all(p) for p in LINK_PARAMS}
+    """The scorecard parameters of the page's URL, or of the session's first link when it opened another page."""
+    given = {p: st.query_params.get_all(p) for p in LINK_PARAMS}
+    carried = state.take_carried(LINK_PARAMS)
+    return given if any(given.values()) else {p: list(carried.get(p, [])) for p in LINK_PARAMS}
+
+
+def link_params() -> dict[str, str]:
+    """The query parameters of the scorecard in force (none when none is): every page's link carries them."""
+    card = in_force()
+    return scorecard_link_params(card, shipped()) if card is not None else {}
 
 
 def _seen(params: Mapping[str, list[str]]) -> tuple[tuple[str, ...], ...]:

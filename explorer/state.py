@@ -1,8 +1,15 @@
 """The view's state: what a link carries, kept across pages and mirrored in the URL.
 
 One table, :data:`KEYS`, lists every piece of state a link can carry: its query parameter, its
-kind, bounds and default, and the pages whose link carries it. Adding a piece of state is one
-row here (and, for a new kind of value, one parser and one encoder in :data:`KINDS`).
+kind, bounds and default. Every page's link carries the whole view (every value that differs from
+its default, whichever page set it), so a link copied anywhere opens the same numbers and controls
+on every page; a page that reads a parameter name itself (:data:`PAGE_PARAMS`) keeps that name.
+Adding a piece of state is one row here (and, for a new kind of value, one parser and one encoder
+in :data:`KINDS`).
+
+The radar weights are written by axis name (``w_correctness=60``, one parameter per axis, all five
+when any differs from the default); the older positional form (``weights=60,20,20,20,20``) is still
+read, with a note saying how it was read.
 
 Every query parameter is hostile input (a deployed demo is public): at most :data:`MAX_PARAMS`
 parameters and :data:`MAX_VALUE_CHARS` characters a value are read, each value is parsed by its
@@ -46,22 +53,22 @@ SCORECARD_PARAMS = frozenset(SCORECARD_LINK_PARAMS)
 PAGE_PARAMS: dict[str, frozenset[str]] = {"radar": SCORECARD_PARAMS,
                                           "runs": frozenset({"agent", "task", "status", "outcome", "cohort"})}
 POLICY_PREFIX = "policy."
+WEIGHT_PREFIX = "w_"  # w_correctness=60: one radar weight, in percent, by axis name
+LEGACY_WEIGHTS = "weights"  # the older positional form, weights=60,20,20,20,20 (read, never written)
 
 Kind = Literal["agent", "agents", "weights", "flag", "integer", "policy"]
 
 
 @dataclass(frozen=True)
 class StateKey:
-    """One piece of view state: its query parameter (and session key), kind, bounds, default and pages.
+    """One piece of view state: its query parameter (and session key), kind, bounds and default.
 
-    ``pages`` are the page names (``explorer.pages``) whose link carries the value; every page
-    keeps it in session state. ``low``/``high``/``step`` bound an integer or each weight;
-    ``max_items`` bounds a list.
+    Every page keeps it in session state and carries it in its link. ``low``/``high``/``step`` bound
+    an integer or each weight; ``max_items`` bounds a list.
     """
 
     name: str
     kind: Kind
-    pages: tuple[str, ...]
     meaning: str
     default: Any = None
     low: int = 0
@@ -73,8 +80,7 @@ class StateKey:
         if self.kind == "integer":
             return f"a whole number from {self.low:,} to {self.high:,}"
         if self.kind == "weights":
-            return (f"{len(RADAR_AXES)} whole numbers from {self.low} to {self.high} in steps of {self.step}, "
-                    f"separated by commas ({', '.join(RADAR_AXES)})")
+            return f"a whole number from {self.low} to {self.high} in steps of {self.step}"
         if self.kind == "flag":
             return "1 or 0"
         if self.kind == "agents":
@@ -85,17 +91,15 @@ class StateKey:
 DEFAULT_WEIGHTS = tuple(round(100 * CANONICAL_POLICY.radar_weights[a]) for a in RADAR_AXES)
 
 KEYS: tuple[StateKey, ...] = (
-    StateKey("agent", "agent", ("headline", "repeatability", "uncertainty", "sandbox"), "the agent shown"),
-    StateKey("agents", "agents", ("radar",), "the agents on the radar", max_items=10),
-    StateKey("weights", "weights", ("radar",), "the radar weights, in percent", default=DEFAULT_WEIGHTS,
-             low=0, high=100, step=5, max_items=len(RADAR_AXES)),
-    StateKey("intervals", "flag", ("leaderboard",), "whether the leaderboard shows bootstrap intervals",
-             default=False),
-    StateKey("replicates", "integer", ("leaderboard", "uncertainty"), "bootstrap replicates",
-             default=DEFAULT_REPLICATES, low=100, high=5000),
-    StateKey("seed", "integer", ("leaderboard", "uncertainty"), "the bootstrap seed", default=DEFAULT_SEED,
-             low=0, high=2**31 - 1),
-    StateKey("policy", "policy", ("sandbox",), "the sandbox policy's changed constants "
+    StateKey("agent", "agent", "the agent in focus (the Headline, Compare's agent A, the radar's first agent)"),
+    StateKey("versus", "agent", "Compare's agent B"),
+    StateKey("agents", "agents", "the agents on the radar", max_items=10),
+    StateKey("weights", "weights", f"the radar weights, in percent ({WEIGHT_PREFIX}<axis>=value)",
+             default=DEFAULT_WEIGHTS, low=0, high=100, step=5, max_items=len(RADAR_AXES)),
+    StateKey("intervals", "flag", "whether the leaderboard shows bootstrap intervals", default=False),
+    StateKey("replicates", "integer", "bootstrap replicates", default=DEFAULT_REPLICATES, low=100, high=5000),
+    StateKey("seed", "integer", "the bootstrap seed", default=DEFAULT_SEED, low=0, high=2**31 - 1),
+    StateKey("policy", "policy", "the sandbox policy's changed constants "
              f"({POLICY_PREFIX}<constant>=value)", default={}),
 )
 KEY_BY_NAME = {k.name: k for k in KEYS}
@@ -109,6 +113,7 @@ class Parsed:
 
     values: dict[str, Any] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # how something was read (an older form), not a refusal
 
 
 # --------------------------------------------------------------------------- reading one value
@@ -156,15 +161,33 @@ def _parse_agents(key: StateKey, values: list[str], agents: Collection[str]) -> 
     return list(dict.fromkeys(values))
 
 
+def _weight(key: StateKey, text: str) -> int:
+    number = _integer(text)
+    if number is None or not key.low <= number <= key.high or number % key.step:
+        raise _Refused(f"must be {key.describe()}, got {_shown(text)}")
+    return number
+
+
+def _parse_positional_weights(key: StateKey, text: str) -> tuple[int, ...]:
+    """The older ``weights=60,20,20,20,20`` (one number per axis, in the order of ``RADAR_AXES``)."""
+    parts = text.split(",")
+    if len(parts) != len(RADAR_AXES):
+        raise _Refused(f"must be {len(RADAR_AXES)} whole numbers separated by commas ({', '.join(RADAR_AXES)}), "
+                       f"got {_shown(text)}")
+    try:
+        return tuple(_weight(key, p) for p in parts)
+    except _Refused:
+        raise _Refused(f"must be {len(RADAR_AXES)} whole numbers from {key.low} to {key.high} in steps of "
+                       f"{key.step}, separated by commas ({', '.join(RADAR_AXES)}), got {_shown(text)}") from None
+
+
 def _parse_weights(key: StateKey, values: list[str], agents: Collection[str]) -> tuple[int, ...]:
-    parts = values[0].split(",")
-    numbers = [_integer(p) for p in parts]
-    if len(parts) != len(RADAR_AXES) or any(n is None for n in numbers):
-        raise _Refused(f"must be {key.describe()}, got {_shown(values[0])}")
-    weights = tuple(int(n) for n in numbers if n is not None)
-    if any(not key.low <= w <= key.high or w % key.step for w in weights):
-        raise _Refused(f"must be {key.describe()}, got {_shown(values[0])}")
-    return weights
+    return _parse_positional_weights(key, values[0])
+
+
+def weights_text(weights: Sequence[int]) -> str:
+    """Radar weights in words, axis by axis: 'correctness 60%, latency 20%, …'."""
+    return ", ".join(f"{axis} {int(w)}%" for axis, w in zip(RADAR_AXES, weights))
 
 
 _FLAGS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False, "no": False, "off": False}
@@ -321,12 +344,19 @@ def parse(params: Mapping[str, Sequence[str] | str], agents: Collection[str], *,
     params, notices = bounded({k: v for k, v in params.items() if k not in own})
     parsed = Parsed(notices=notices)
     policy_texts: dict[str, str] = {}
+    weight_texts: dict[str, str] = {}
     for name, values in params.items():
         if name in STREAMLIT_PARAMS or name in SOURCE_PARAMS or name in SCORECARD_PARAMS:
             continue
         if name.startswith(POLICY_PREFIX):
             if only is None or "policy" in only:
                 policy_texts[name[len(POLICY_PREFIX):]] = values[0]
+            continue
+        if name.startswith(WEIGHT_PREFIX):
+            if only is None or "weights" in only:
+                if len(values) > 1:
+                    parsed.notices.append(f"{name}: given {len(values)} times; the first is used")
+                weight_texts[name[len(WEIGHT_PREFIX):]] = values[0]
             continue
         key = KEY_BY_NAME.get(name)
         if key is None:
@@ -345,22 +375,54 @@ def parse(params: Mapping[str, Sequence[str] | str], agents: Collection[str], *,
         parsed.notices += notes
         if changes:
             parsed.values["policy"] = changes
+    if weight_texts:
+        by_name = _parse_named_weights(weight_texts, parsed.notices)
+        if by_name is not None:
+            if "weights" in parsed.values:
+                parsed.notes.append(f"{LEGACY_WEIGHTS} and {WEIGHT_PREFIX}<axis> both given: the weights by axis "
+                                    "name are used")
+            parsed.values["weights"] = by_name
+    elif "weights" in parsed.values:
+        parsed.notes.append(f"This link gives the radar weights by position ({LEGACY_WEIGHTS}=…), an older form: "
+                            f"read as {weights_text(parsed.values['weights'])}. A link copied now names each axis "
+                            f"({WEIGHT_PREFIX}{RADAR_AXES[0]}=…).")
     return parsed
 
 
+def _parse_named_weights(texts: Mapping[str, str], notices: list[str]) -> tuple[int, ...] | None:
+    """The radar weights of ``w_<axis>`` parameters (an axis not named keeps its default); None when every
+    one was refused (each refusal a notice)."""
+    key = KEY_BY_NAME["weights"]
+    weights = dict(zip(RADAR_AXES, DEFAULT_WEIGHTS))
+    read = 0
+    for axis, text in texts.items():
+        name = f"{WEIGHT_PREFIX}{_shown(axis)[1:-1]}"
+        if axis not in weights:
+            notices.append(f"{name}: not a radar axis (the axes are {', '.join(RADAR_AXES)}); ignored")
+            continue
+        try:
+            weights[axis] = _weight(key, text)
+            read += 1
+        except _Refused as exc:
+            notices.append(f"{name}: {exc}; ignored")
+    return tuple(weights[a] for a in RADAR_AXES) if read else None
+
+
 def encode(values: Mapping[str, Any], page: str) -> dict[str, str | list[str]]:
-    """The query parameters of ``page``'s link: the values of its keys that differ from their defaults."""
+    """The query parameters of ``page``'s link: every value of the view that differs from its default (a
+    parameter ``page`` reads itself, such as the Runs page's ``agent`` filter, is left to it)."""
+    own = PAGE_PARAMS.get(page, frozenset())
     out: dict[str, str | list[str]] = {}
     for key in KEYS:
-        if page not in key.pages or key.name not in values:
+        if key.name in own or key.name not in values:
             continue
         value = values[key.name]
-        if value is None or value == key.default:
+        if value is None or value == key.default or (key.kind == "weights" and tuple(value) == key.default):
             continue
         if key.kind == "agents":
             out[key.name] = [str(a) for a in value]
         elif key.kind == "weights":
-            out[key.name] = ",".join(str(int(w)) for w in value)
+            out.update({f"{WEIGHT_PREFIX}{a}": str(int(w)) for a, w in zip(RADAR_AXES, value)})
         elif key.kind == "flag":
             out[key.name] = "1" if value else "0"
         elif key.kind == "policy":
@@ -455,6 +517,8 @@ class Link:
     source: Source
     waiting: dict[str, list[str]]  # agent parameters kept until the expected dataset is shown
     notices: list[str]
+    notes: list[str] = field(default_factory=list)  # how an older form was read (shown as information)
+    carried: dict[str, list[str]] = field(default_factory=dict)  # a page's own parameters, for that page
 
 
 def _st():
@@ -472,13 +536,34 @@ def read_link(connections: Mapping[str, Collection[str]], page: str = "") -> Sou
     st.session_state[STORE] = {}
     params = {name: st.query_params.get_all(name) for name in list(st.query_params)[:MAX_PARAMS + 1]}
     own = PAGE_PARAMS.get(page, frozenset())  # the landing page's own parameters: it reads them itself
+    # The radar's scorecard opened on another page: kept for the radar page, and in every page's link meanwhile.
+    carried = {k: v for k, v in params.items() if k in SCORECARD_PARAMS and k not in own}
     params = {k: v for k, v in params.items() if k not in own}
     source, notices = parse_source(params, connections)
     free = parse(params, (), only=[k.name for k in KEYS if k.kind not in AGENT_KINDS])
     st.session_state[STORE].update(free.values)
     waiting = {k: v for k, v in params.items() if k in KEY_BY_NAME and KEY_BY_NAME[k].kind in AGENT_KINDS}
-    st.session_state[LINK] = Link(source, waiting, notices + free.notices)
+    st.session_state[LINK] = Link(source, waiting, notices + free.notices, free.notes, carried)
     return source
+
+
+def carried_params(page: str) -> dict[str, list[str]]:
+    """Parameters a link gave for another page to read itself (the radar's scorecard), until that page takes
+    them: :func:`take_carried` on that page."""
+    link: Link | None = _st().session_state.get(LINK)
+    if link is None:
+        return {}
+    return {k: v for k, v in link.carried.items() if k not in PAGE_PARAMS.get(page, frozenset())}
+
+
+def take_carried(names: Collection[str]) -> dict[str, list[str]]:
+    """The carried parameters among ``names``, once (the page that reads them calls this)."""
+    link: Link | None = _st().session_state.get(LINK)
+    if link is None:
+        return {}
+    taken = {k: v for k, v in link.carried.items() if k in names}
+    link.carried = {k: v for k, v in link.carried.items() if k not in names}
+    return taken
 
 
 def settle_link(agents: Collection[str] | None, sha256: str | None) -> None:
@@ -491,6 +576,9 @@ def settle_link(agents: Collection[str] | None, sha256: str | None) -> None:
     if link.source.waits_for_data and not (sha256 or "").startswith(link.source.sha or "-"):
         return
     parsed = parse(link.waiting, agents, only=[k.name for k in KEYS if k.kind in AGENT_KINDS])
+    if parsed.values.get("versus") is not None and parsed.values.get("versus") == parsed.values.get("agent"):
+        parsed.notices.append("versus: the same agent as agent; ignored")
+        del parsed.values["versus"]
     st.session_state[STORE].update(parsed.values)
     if parsed.values:  # widgets already drawn (on the data shown before the upload) take the link's values
         st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
@@ -507,13 +595,13 @@ def waiting_for(sha256: str | None) -> str | None:
     return None if (sha256 or "").startswith(link.source.sha or "-") else link.source.sha
 
 
-def take_notices() -> list[str]:
-    """The link's notices (unescaped text), once: the caller shows them."""
+def take_notices() -> tuple[list[str], list[str]]:
+    """The link's notices and notes (unescaped text), once: the caller shows them."""
     link: Link | None = _st().session_state.get(LINK)
-    if link is None or not link.notices:
-        return []
-    notices, link.notices = link.notices, []
-    return notices
+    if link is None or not (link.notices or link.notes):
+        return [], []
+    notices, notes, link.notices, link.notes = link.notices, link.notes, [], []
+    return notices, notes
 
 
 def get(name: str) -> Any:
@@ -577,8 +665,10 @@ def write_url(page: str, source: Mapping[str, str]) -> dict[str, str | list[str]
     st = _st()
     current = {k: st.query_params.get_all(k) for k in st.query_params}
     params: dict[str, str | list[str]] = {**source, **encode(st.session_state.get(STORE, {}), page)}
-    # What the page put in its link itself (the radar's scorecard, the Runs page's filter) stays there.
+    # What the page put in its link itself (the radar's scorecard, the Runs page's filter) stays there; what a
+    # link gave for another page (a scorecard opened on the Headline page) travels on until that page reads it.
     params.update({k: v for k, v in current.items() if k in PAGE_PARAMS.get(page, ())})
+    params.update(carried_params(page))
     wanted = {k: (v if isinstance(v, list) else [v]) for k, v in params.items()}
     if current != wanted:
         st.query_params.from_dict(params)
@@ -600,17 +690,21 @@ def link_url(base: str, url_path: str, params: Mapping[str, str | list[str]]) ->
 def show_link_notices(page: str) -> None:
     """The link's refusals, on the page the link opened (escaped: they quote what the link said)."""
     st = _st()
-    taken = take_notices()
-    if taken:
-        st.session_state[NOTICES] = (page, taken)
-    shown_on, notices = st.session_state.get(NOTICES, ("", []))
-    if notices and shown_on == page:
-        from . import format as fmt
+    taken, read = take_notices()
+    if taken or read:
+        st.session_state[NOTICES] = (page, taken, read)
+    shown_on, notices, notes = st.session_state.get(NOTICES, ("", [], []))
+    if shown_on != page:
+        return
+    from . import format as fmt
 
+    if notices:
         st.warning("Some of this link's settings were not applied:\n\n"
                    + "\n".join(f"- {fmt.plain(n)}" for n in notices[:12])
                    + (f"\n- … and {len(notices) - 12} more" if len(notices) > 12 else ""),
                    icon=":material/link_off:")
+    for note in notes:
+        st.info(fmt.plain(note), icon=":material/link:")
 
 
 def copy_link(page, source: Mapping[str, str], *, key: str = "") -> str:

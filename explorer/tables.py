@@ -318,3 +318,32 @@ def missing_pass_k_words(report: Report) -> list[tuple[str, str]]:
                                                               for k, v in a.harness.pass_k.items())
         out.append((a.agent_id, reason))
     return out
+
+
+def focus_and_neighbours(agent_ids: list[str], focus: str | None, count: int = 3) -> list[str]:
+    """The radar's agents when the viewer has chosen none: the focus agent and its neighbours on the
+    leaderboard (the one above, the one below; at an end, the next two), else the top ``count``.
+
+    >>> focus_and_neighbours(["a", "b", "c", "d"], "c")
+    ['c', 'b', 'd']
+    >>> focus_and_neighbours(["a", "b", "c", "d"], "a")
+    ['a', 'b', 'c']
+    >>> focus_and_neighbours(["a", "b", "c", "d"], None)
+    ['a', 'b', 'c']
+    """
+    if focus not in agent_ids:
+        return agent_ids[:count]
+    i = agent_ids.index(focus)
+    around = sorted(range(len(agent_ids)), key=lambda j: (abs(j - i), j > i))  # nearest first, above first
+    return [agent_ids[j] for j in around[:count]]
+
+
+def agent_to_overtake(agent_ids: list[str], agent: str) -> str:
+    """Compare's agent B for agent A: the agent above A on the leaderboard (the one to overtake); for the
+    first agent, the one below it.
+
+    >>> agent_to_overtake(["a", "b", "c"], "c"), agent_to_overtake(["a", "b", "c"], "a")
+    ('b', 'b')
+    """
+    i = agent_ids.index(agent)
+    return agent_ids[i - 1] if i > 0 else agent_ids[1]

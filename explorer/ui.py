@@ -13,6 +13,11 @@ from . import styler_patch
 
 ROW_HEIGHT = 35
 styler_patch.install()  # the same table text, built ten times faster (explorer/styler_patch.py)
+# The columns that say which row this is and its score: pinned at the left of every table, so that on a 390 px
+# phone the rank, the agent and the score stay in view while the rest scrolls sideways (the first of SCORES found).
+IDENTITY = ("Rank", "Profile rank", "Agent", "Component")
+SCORES = ("Score", "Profile score", "Earned", "Points if removed")
+PINNED_TEXT_PX = 110  # a pinned text column (an agent id): the rest of a long id is in its tooltip
 
 
 def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | None = None, *,
@@ -38,7 +43,7 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
     if height == "fit":  # every row shown up to 20 rows, then a scrolling table
         height = ROW_HEIGHT * (len(frame) + 1) + 3 if len(frame) <= 20 else 600
     # placeholder: Streamlit draws its own "None" for a missing cell whatever the Styler says.
-    config = dict(columns) if columns else None
+    config: dict[str, Any] | None = pinned(frame, columns)
     if select is None:
         st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key, column_config=config,
                      placeholder=fmt.DASH)
@@ -46,6 +51,24 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
     event = st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key, column_config=config,
                          placeholder=fmt.DASH, on_select="rerun", selection_mode=select)
     return [int(r) for r in event.selection.rows if 0 <= int(r) < len(frame)]
+
+
+def pinned(frame: pd.DataFrame, columns: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The column configuration with the table's identity columns and its score pinned (see :data:`IDENTITY`)."""
+    config = dict(columns or {})
+    present = [c for c in frame.columns if c in IDENTITY]
+    present += [c for c in SCORES if c in frame.columns][:1]
+    for column in present:
+        given = config.get(column)
+        if given is None:
+            given = st.column_config.Column()
+        if isinstance(given, dict):
+            # A pinned column has a width of its own: Streamlit keeps pinned columns in place only while their
+            # widths add up to at most 60% of the table's (a column without one counts as twice the minimum).
+            text = frame[column].dtype == object or pd.api.types.is_string_dtype(frame[column])
+            width = given.get("width") or (PINNED_TEXT_PX if text else min(150, 7 * len(column) + 20))
+            config[column] = {**given, "pinned": True, "width": width}
+    return config
 
 
 def selected_point(event, curve: int | None = None, size: int | None = None) -> int | None:

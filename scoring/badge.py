@@ -22,6 +22,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from .filenames import file_slug
+from .format import score as score_text
 from .headline import Headline
 from .report import AgentReport
 
@@ -108,7 +109,7 @@ def badge_message(headline: Headline) -> str:
     """
     if not headline.ranked:
         return "unranked"
-    text = f"{headline.score:.{headline.policy.score_decimals}f}"
+    text = score_text(headline.score, headline.policy.score_decimals)  # the one formatter (scoring.format)
     return f"{text} · zero-success floor" if headline.zero_success_floor else text
 
 

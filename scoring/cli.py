@@ -68,9 +68,9 @@ def table_text(report) -> str:
     frame = report.to_frame()[list(columns)].rename(columns=columns).astype(object)
     decimals = report.policy.score_decimals
     # The app's formatter (scoring.format), so a number reads the same in the terminal as on screen.
-    formats = {"rank": fmt.count, "score": lambda v: fmt.score(v, decimals), "success": fmt.pct2,
+    formats = {"rank": fmt.count, "score": lambda v: fmt.score(v, decimals), "success": fmt.rate,
                "execution": fmt.factor, "cost": fmt.factor, "completed": fmt.count,
-               "profile": lambda v: fmt.score(v, decimals), **{f"pass^{k}": fmt.pct2 for k in levels},
+               "profile": lambda v: fmt.score(v, decimals), **{f"pass^{k}": fmt.rate for k in levels},
                "agent": fmt.text, "flags": fmt.text}
     for column in frame.columns:
         frame[column] = [fmt.DASH if _missing(v) else formats[column](v) for v in frame[column]]

@@ -2,7 +2,19 @@
 
 The measures return numbers and :class:`~scoring.facts.Fact` sentences with typed slots; only the
 places that show them to a person format them, and always with these functions, so a latency
-reads the same in a table, a sentence and a terminal. No NaN, None or Python repr ever reaches a
+reads the same in a table, a sentence and a terminal.
+
+One spelling per quantity, on every page, in the review pack, the CLI's table and the badge:
+
+| quantity | function | example |
+|---|---|---|
+| a rate (a share of runs, tasks or outcomes) | :func:`rate` (= :func:`pct`) | 72.52% |
+| a 0-1 factor (execution, consistency, cost score) | :func:`factor` | 0.6987 |
+| a 0-100 score, points of it | :func:`score` | 74.67 |
+| money | :func:`usd` | $0.0089 |
+| milliseconds | :func:`ms` | 3,029 ms |
+| a difference of two rates | :func:`pp` (percentage points) | +3.20 pp |
+| a weight share | :func:`weight` | 25.0% | No NaN, None or Python repr ever reaches a
 person: an undefined value is a dash.
 """
 
@@ -26,9 +38,19 @@ def score(value, decimals: int = 2) -> str:
     return DASH if _missing(value) else f"{value:.{decimals}f}"
 
 
-def pct(value, decimals: int = 1) -> str:
-    """A 0-1 fraction as a percentage: 0.8229 -> 82.3%."""
+def pct(value, decimals: int = 2) -> str:
+    """A 0-1 fraction (a rate) as a percentage with two decimals: 0.8229 -> 82.29%."""
     return DASH if _missing(value) else f"{100 * value:.{decimals}f}%"
+
+
+def rate(value) -> str:
+    """A rate (successful runs, qualifying tasks...) as a percentage with two decimals: 0.7252 -> 72.52%."""
+    return pct(value, 2)
+
+
+def pp(value) -> str:
+    """A difference of two rates in percentage points, signed: 0.032 -> +3.20 pp (never '%')."""
+    return DASH if _missing(value) else f"{100 * value:+.2f} pp"
 
 
 def factor(value) -> str:
@@ -91,5 +113,5 @@ def anchor_x(value, unit: str) -> str:
 
 
 # The named formats a Fact's slots use: "{avg:ms}" is formatted with ms().
-FORMATS = {"score": score, "pct": pct, "pct2": pct2, "factor": factor, "ms": ms, "usd": usd, "count": count,
-           "weight": weight, "steps": steps, "number": number, "text": text}
+FORMATS = {"score": score, "pct": pct, "pct2": pct2, "rate": rate, "pp": pp, "factor": factor, "ms": ms, "usd": usd,
+           "count": count, "weight": weight, "steps": steps, "number": number, "text": text}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from explorer import drill, tables
+from explorer import drill, state, tables
 from explorer import format as fmt
 from scoring import load_runs, score_runs
 from scoring.drilldown import runs_view
@@ -212,7 +212,7 @@ def test_leaderboard_selected_row_explains_and_links_to_its_runs(sample):
     assert "352 runs: 262 completed, 59 failed, 29 timed out" in words
     assert "costliest task" in words and "To overtake" in words
     assert at.session_state[drill.FILTER_KEY] == drill.RunsFilter(agents=("crashy-runner",))
-    assert at.session_state[drill.FOCUS_KEY] == "crashy-runner"
+    assert at.session_state[state.STORE]["agent"] == "crashy-runner"
     assert_clean(at, "leaderboard, crashy-runner selected")
 
 
@@ -239,7 +239,7 @@ def test_headline_page_opens_on_the_agent_selected_on_the_leaderboard(sample):
     at = run(page("leaderboard"))
     select_row(at, [a.agent_id for a in report.agents].index("crashy-runner"))
     headline = page("headline")
-    headline.session_state[drill.FOCUS_KEY] = at.session_state[drill.FOCUS_KEY]
+    headline.session_state[state.STORE] = {"agent": at.session_state[state.STORE]["agent"]}
     run(headline)
     assert headline.selectbox(key="headline_agent").value == "crashy-runner"
 
@@ -247,7 +247,7 @@ def test_headline_page_opens_on_the_agent_selected_on_the_leaderboard(sample):
 def test_headline_page_shows_points_lost_overtake_and_costliest(sample):
     runs, report = sample
     at = page("headline")
-    at.session_state[drill.FOCUS_KEY] = "crashy-runner"
+    at.session_state[state.STORE] = {"agent": "crashy-runner"}
     run(at)
     e = explain(runs, "crashy-runner", report)
     points = frame_with(at, "Lost").set_index("Component")
@@ -279,7 +279,7 @@ def test_headline_page_shows_the_agents_what_if_figures(sample):
 
     _, report = sample
     at = page("headline")
-    at.session_state[drill.FOCUS_KEY] = "crashy-runner"
+    at.session_state[state.STORE] = {"agent": "crashy-runner"}
     run(at)
     assert "What if" in [s.value for s in at.subheader]
     s = sensitivity(report.agent("crashy-runner"))
@@ -291,7 +291,7 @@ def test_headline_page_shows_the_agents_what_if_figures(sample):
 
 def test_headline_page_selected_task_links_to_its_runs():
     at = page("headline")
-    at.session_state[drill.FOCUS_KEY] = "crashy-runner"
+    at.session_state[state.STORE] = {"agent": "crashy-runner"}
     run(at)
     at.session_state["influence_tasks"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     run(at)
@@ -302,7 +302,7 @@ def test_headline_page_selected_task_links_to_its_runs():
 
 def test_headline_page_first_agent_has_no_one_to_overtake():
     at = page("headline")
-    at.session_state[drill.FOCUS_KEY] = "steady-pro"
+    at.session_state[state.STORE] = {"agent": "steady-pro"}
     run(at)
     assert any("ranked first" in s.value for s in at.success)
     assert_clean(at, "headline page, steady-pro")
@@ -357,11 +357,11 @@ def test_compare_page_numbers_are_the_core_comparison(sample):
     from scoring.drilldown import compare
 
     at = page("compare")
-    at.session_state[drill.FOCUS_KEY] = "crashy-runner"
+    at.session_state[state.STORE] = {"agent": "crashy-runner"}
     run(at)
     assert at.selectbox(key="compare_a").value == "crashy-runner"
     b = at.selectbox(key="compare_b").value
-    assert b == "deep-thinker"  # the agent after A on the leaderboard
+    assert b == "blackbox-api"  # the agent above A on the leaderboard: the one to overtake
     c = compare(runs, "crashy-runner", b, report.policy)
     assert metrics(at)["A minus B"] == fmt.score(c.score_delta)
     table = next(d.value for d in at.dataframe if "crashy-runner" in d.value.columns).set_index("Component")
@@ -425,7 +425,7 @@ def test_over_time_page_charts_the_core_series(sample):
     from scoring.drilldown import score_over_time
 
     at = page("over_time")
-    at.session_state[drill.FOCUS_KEY] = "crashy-runner"
+    at.session_state[state.STORE] = {"agent": "crashy-runner"}
     run(at)
     assert at.multiselect(key="over_time_agents").value == ["crashy-runner"]
     found = score_over_time(runs, report.policy, agents=["crashy-runner"])
@@ -446,7 +446,7 @@ def test_over_time_page_defaults_to_the_top_agents_and_asks_for_one():
 
 def test_over_time_page_without_dates_says_so():
     at = page("over_time", EDGE_CSV)
-    at.session_state[drill.FOCUS_KEY] = "no-finished-at"
+    at.session_state[state.STORE] = {"agent": "no-finished-at"}
     run(at)
     assert any("No finished_at dates" in i.value for i in at.info)
     assert_clean(at, "over time page, no dates")

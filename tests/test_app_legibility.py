@@ -14,16 +14,60 @@ from scoring import load_runs, score_runs
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_leaderboard_shows_every_0_to_1_factor_as_a_percentage():
+def test_the_leaderboard_spells_each_quantity_once():
     at = run(page("leaderboard"))
     shown = display_frame(dataframe(at, "leaderboard")).set_index("Agent")
     report = score_runs(load_runs(ROOT / "sample_data" / "runs.csv").runs)
     for a in report.agents:
         h = a.headline
-        assert shown.loc[a.agent_id, "Success rate"] == fmt.pct2(h.success_rate)
-        assert shown.loc[a.agent_id, "Execution"] == fmt.pct2(h.execution_score)
-        assert shown.loc[a.agent_id, "Consistency"] == fmt.pct2(h.consistency)
-        assert shown.loc[a.agent_id, "Cost score"] == fmt.pct2(h.cost_score)
+        assert shown.loc[a.agent_id, "Success rate"] == fmt.rate(h.success_rate)  # a rate: 72.52%
+        assert shown.loc[a.agent_id, "Execution"] == fmt.factor(h.execution_score)  # a 0-1 factor: 0.6987
+        assert shown.loc[a.agent_id, "Consistency"] == fmt.factor(h.consistency)
+        assert shown.loc[a.agent_id, "Cost score"] == fmt.factor(h.cost_score)
+
+
+def test_one_spelling_per_quantity_on_every_page_the_pack_the_cli_and_the_badge():
+    """crashy-runner's success rate, execution, score, latency and cost read alike everywhere (issue 24)."""
+    from explorer.pack import build_pack
+    from scoring.badge import badge_message
+    from scoring.cli import table_text
+    from scoring.downloads import DatasetInfo
+
+    report = score_runs(load_runs(ROOT / "sample_data" / "runs.csv").runs)
+    h = report.agent("crashy-runner").headline
+    spelled = {"success": "72.52%", "execution": "0.6987", "score": "74.67", "latency": "3,029 ms",
+               "cost": "$0.0089"}
+    assert (fmt.rate(h.success_rate), fmt.factor(h.execution_score), fmt.score(h.score), fmt.ms(h.avg_latency_ms),
+            fmt.usd(h.avg_cost_usd)) == tuple(spelled.values())
+    board = display_frame(dataframe(run(page("leaderboard")), "leaderboard")).set_index("Agent").loc["crashy-runner"]
+    assert [board["Success rate"], board["Execution"], board["Score"], board["Avg latency (ms)"],
+            board["Avg cost (USD)"]] == list(spelled.values())
+    headline = page("headline")
+    headline.session_state["view_state"] = {"agent": "crashy-runner"}
+    run(headline)
+    metrics = {m.label: m.value for m in headline.metric}
+    assert (metrics["Success rate"], metrics["Execution score"], metrics["Headline score"]) == \
+        (spelled["success"], spelled["execution"], spelled["score"])
+    info = DatasetInfo(name="runs.csv", sha256="0" * 64, runs=1)
+    pack = build_pack(report, info)
+    row = pack[pack.index("<td>crashy-runner</td>"):]
+    row = row[:row.index("</tr>")]
+    for value in spelled.values():
+        assert f">{value}<" in row, (value, row)
+    cli_row = next(line for line in table_text(report).splitlines() if "crashy-runner" in line)
+    for value in (spelled["success"], spelled["execution"], spelled["score"]):
+        assert value in cli_row.split(), (value, cli_row)
+    assert badge_message(h) == spelled["score"]
+
+
+def test_a_difference_of_rates_is_in_percentage_points():
+    assert fmt.pp(0.032) == "+3.20 pp" and fmt.pp(-0.5) == "-50.00 pp" and fmt.pp(None) == fmt.DASH
+    at = page("compare")
+    at.session_state["view_state"] = {"agent": "crashy-runner"}
+    run(at)
+    tasks = display_frame(next(d for d in at.dataframe if "Success rate A" in d.value.columns))
+    assert all(v.endswith(" pp") or v == fmt.DASH for v in tasks["Difference"])
+    assert not any(v.endswith("%") for v in tasks["Difference"])
 
 
 def test_the_policy_version_is_shown_whole():
@@ -43,3 +87,12 @@ def test_the_glossary_explains_the_jargon_in_a_sentence(term):
 def test_a_term_not_in_the_glossary_fails_loudly():
     with pytest.raises(KeyError):
         glossary.explain("pstdv")
+
+
+def test_a_file_no_row_of_which_can_be_excluded_is_not_offered_the_exclusion():
+    whole = b"run_id,agent_id,task_id,status\nr1,a,t,completed\n"  # columns missing: a problem of the whole file
+    at = run(page("leaderboard", whole, upload_name="whole.csv"))
+    refusal = " ".join(e.value for e in at.error)
+    assert "was refused" in refusal and "exclude" not in refusal and refusal.endswith("fix the file.")
+    assert any("no row can be excluded" in c.value for c in at.caption)
+    assert not [b for b in at.button if b.key == "exclude_invalid"]

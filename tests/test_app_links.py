@@ -46,23 +46,84 @@ def test_the_agent_is_shared_by_the_pages_and_kept_after_leaving():
     assert at.query_params["agent"] == "newcomer"
 
 
+AXES = ("correctness", "latency", "cost", "tool_efficiency", "robustness")
+
+
+def sliders(at: AppTest) -> list[int]:
+    return [at.slider(key=f"weight_{a}").value for a in AXES]
+
+
 def test_radar_weights_survive_another_page_and_reach_the_url():
     at = go(app(), "radar")
     at.slider(key="weight_correctness").set_value(60).run()
-    assert at.query_params["weights"] == "60,20,20,20,20"
+    assert at.query_params["w_correctness"] == "60" and at.query_params["w_cost"] == "20"
     go(at, "headline")
-    assert "weights" not in at.query_params  # the headline's link does not carry the radar's weights
+    assert at.query_params["w_correctness"] == "60"  # every page's link carries the whole view
+    assert "w_correctness=60&w_latency=20&w_cost=20" in link_text(at)
     go(at, "radar")
     assert at.slider(key="weight_correctness").value == 60
-    assert "weights=60%2C20%2C20%2C20%2C20" in link_text(at)
 
 
 def test_a_link_opens_the_radar_with_its_weights_and_agents():
-    at = go(app(weights="0,50,50,0,0", agents=["null-pointer", "newcomer"]), "radar")
-    assert [at.slider(key=f"weight_{a}").value for a in
-            ("correctness", "latency", "cost", "tool_efficiency", "robustness")] == [0, 50, 50, 0, 0]
+    at = go(app(w_latency="50", w_cost="50", w_correctness="0", w_tool_efficiency="0", w_robustness="0",
+                agents=["null-pointer", "newcomer"]), "radar")
+    assert sliders(at) == [0, 50, 50, 0, 0]
     assert at.multiselect(key="radar_agents").value == ["null-pointer", "newcomer"]
-    assert not at.warning
+    assert not at.warning and not [i for i in at.info if i.icon == ":material/link:"]  # no note: read as written
+
+
+def test_an_old_positional_weights_link_opens_with_a_note():
+    at = go(app(weights="0,50,50,0,0"), "radar")
+    assert sliders(at) == [0, 50, 50, 0, 0]
+    notes = "\n".join(i.value for i in at.info).replace("\\", "")
+    assert "older form: read as correctness 0%, latency 50%, cost 50%" in notes
+    assert at.query_params["w_latency"] == "50" and "weights" not in at.query_params  # rewritten by name
+
+
+def test_a_view_built_on_several_pages_is_in_the_link_of_any_page():
+    at = go(app(), "headline")
+    at.selectbox(key="headline_agent").set_value("crashy-runner").run()
+    go(at, "radar")
+    at.slider(key="weight_correctness").set_value(60).run()
+    go(at, "leaderboard")
+    at.toggle(key="leaderboard_intervals").set_value(True).run()
+    go(at, "compare")
+    assert (at.selectbox(key="compare_a").value, at.selectbox(key="compare_b").value) == \
+        ("crashy-runner", "blackbox-api")  # the agent in focus and the one above it
+    at.selectbox(key="compare_b").set_value("null-pointer").run()
+    at.number_input(key="compare_seed").set_value(7).run()
+    shown = {"A minus B": at.metric[2].value}
+    for page in ("compare", "methodology", "tasks", "headline"):
+        go(at, page)
+        link = link_text(at)
+        for part in ("agent=crashy-runner", "versus=null-pointer", "w_correctness=60", "intervals=1", "seed=7",
+                     "agents=crashy-runner&agents=blackbox-api&agents=deep-thinker"):
+            assert part in link, (page, part, link)
+    params = dict(p.split("=") for p in link.split("?", 1)[1].split("&") if not p.startswith("agents="))
+    params["agents"] = ["crashy-runner", "blackbox-api", "deep-thinker"]
+    fresh = go(app(**params), "compare")  # a fresh session opening the link
+    assert (fresh.selectbox(key="compare_a").value, fresh.selectbox(key="compare_b").value) == \
+        ("crashy-runner", "null-pointer")
+    assert fresh.number_input(key="compare_seed").value == 7
+    assert fresh.metric[2].value == shown["A minus B"]
+    go(fresh, "radar")
+    assert sliders(fresh)[0] == 60
+    assert fresh.multiselect(key="radar_agents").value == ["crashy-runner", "blackbox-api", "deep-thinker"]
+    go(fresh, "leaderboard")
+    assert fresh.toggle(key="leaderboard_intervals").value is True
+    go(fresh, "headline")
+    assert fresh.selectbox(key="headline_agent").value == "crashy-runner"
+    assert not fresh.warning
+
+
+def test_a_scorecard_opened_on_another_page_reaches_the_radar():
+    at = go(app(scorecard="speed-first"), "headline")
+    assert "not a setting" not in warnings(at)
+    assert "scorecard=speed-first" in link_text(at)
+    go(at, "radar")
+    assert "Active scorecard: **speed\\-first**" in "\n".join(s.value for s in at.success)
+    go(at, "tasks")
+    assert "scorecard=speed-first" in link_text(at)  # in force: every page's link carries it
 
 
 def test_sandbox_edits_survive_another_page_and_open_from_a_link():
@@ -125,10 +186,10 @@ def test_a_scorecard_link_is_the_radar_pages_own_and_stays_in_its_link():
     assert "not a setting" not in warnings(at)
     assert at.query_params["scorecard"] == "speed-first"
     assert "scorecard=speed-first" in link_text(at)
-    weights = at.query_params["weights"]  # the sliders the scorecard set, kept when the page is left
+    weights = [at.query_params[f"w_{a}"] for a in AXES]  # the sliders the scorecard set, kept when it is left
     go(at, "headline")
     go(at, "radar")
-    assert at.query_params["weights"] == weights
+    assert [at.query_params[f"w_{a}"] for a in AXES] == weights
 
 
 def test_the_link_is_offered_even_when_the_page_stops_early():

@@ -12,32 +12,67 @@ AGENTS = ["steady-pro", "swift-lite", "crashy-runner"]
 
 
 def test_a_good_link_sets_every_piece_of_state():
-    parsed = state.parse({"agent": "swift-lite", "agents": ["steady-pro", "crashy-runner"],
-                          "weights": "60,10,10,10,10", "intervals": "1", "replicates": "500", "seed": "7",
+    parsed = state.parse({"agent": "swift-lite", "versus": "steady-pro", "agents": ["steady-pro", "crashy-runner"],
+                          "w_correctness": "60", "w_latency": "10", "w_cost": "10", "w_tool_efficiency": "10",
+                          "w_robustness": "10", "intervals": "1", "replicates": "500", "seed": "7",
                           "policy.success_weight": "0.3", "policy.cost_weight": "0.4"}, AGENTS)
-    assert parsed.notices == []
-    assert parsed.values == {"agent": "swift-lite", "agents": ["steady-pro", "crashy-runner"],
+    assert parsed.notices == [] and parsed.notes == []
+    assert parsed.values == {"agent": "swift-lite", "versus": "steady-pro", "agents": ["steady-pro", "crashy-runner"],
                              "weights": (60, 10, 10, 10, 10), "intervals": True, "replicates": 500, "seed": 7,
                              "policy": {"success_weight": 0.3, "cost_weight": 0.4}}
 
 
-@pytest.mark.parametrize("page", ["leaderboard", "headline", "radar", "uncertainty", "sandbox"])
-def test_encode_then_parse_gives_the_same_state(page):
-    values = {"agent": "crashy-runner", "agents": ["swift-lite"], "weights": (20, 0, 40, 20, 20),
-              "intervals": True, "replicates": 2000, "seed": 123,
-              "policy": {"success_weight": 0.5, "cost_weight": 0.2,
-                         "latency_anchors": {"xs": [400.0, 2000.0, 5000.0, 10000.0],
-                                             "scores": [1.0, 0.8, 0.5, 0.0]}}}
-    encoded = state.encode(values, page)
-    parsed = state.parse(encoded, AGENTS)
-    assert parsed.notices == []
-    carried = {k.name for k in state.KEYS if page in k.pages}
-    assert parsed.values == {k: v for k, v in values.items() if k in carried}
+VIEW = {"agent": "crashy-runner", "versus": "swift-lite", "agents": ["swift-lite"], "weights": (20, 0, 40, 20, 20),
+        "intervals": True, "replicates": 2000, "seed": 123,
+        "policy": {"success_weight": 0.5, "cost_weight": 0.2,
+                   "latency_anchors": {"xs": [400.0, 2000.0, 5000.0, 10000.0], "scores": [1.0, 0.8, 0.5, 0.0]}}}
+
+
+@pytest.mark.parametrize("page", ["leaderboard", "headline", "radar", "uncertainty", "sandbox", "compare", "tasks",
+                                  "methodology"])
+def test_every_pages_link_carries_the_whole_view(page):
+    encoded = state.encode(VIEW, page)
+    parsed = state.parse(encoded, AGENTS, page=page)
+    assert parsed.notices == [] and parsed.notes == []
+    assert parsed.values == VIEW
+
+
+def test_the_runs_pages_link_leaves_its_agent_filter_alone():
+    encoded = state.encode(VIEW, "runs")
+    assert "agent" not in encoded  # the Runs page's own `agent` is its filter
+    assert state.parse(encoded, AGENTS, page="runs").values == {k: v for k, v in VIEW.items() if k != "agent"}
+
+
+def test_weights_are_written_by_axis_name():
+    encoded = state.encode({"weights": (60, 20, 20, 20, 20)}, "headline")
+    assert encoded == {"w_correctness": "60", "w_latency": "20", "w_cost": "20", "w_tool_efficiency": "20",
+                       "w_robustness": "20"}
+    assert "weights" not in encoded
+    assert state.encode({"weights": [20, 20, 20, 20, 20]}, "radar") == {}  # the default, as a list or a tuple
+
+
+def test_weights_by_name_need_not_name_every_axis():
+    parsed = state.parse({"w_cost": "50"}, AGENTS)
+    assert parsed.values == {"weights": (20, 20, 50, 20, 20)} and parsed.notices == []
+
+
+def test_an_old_positional_weights_link_still_reads_with_a_note():
+    parsed = state.parse({"weights": "30,20,20,20,20"}, AGENTS)
+    assert parsed.values == {"weights": (30, 20, 20, 20, 20)} and parsed.notices == []
+    assert len(parsed.notes) == 1
+    assert "correctness 30%, latency 20%, cost 20%, tool_efficiency 20%, robustness 20%" in parsed.notes[0]
+    assert "w_correctness" in parsed.notes[0]
+
+
+def test_named_weights_win_over_positional_ones():
+    parsed = state.parse({"weights": "30,20,20,20,20", "w_correctness": "50"}, AGENTS)
+    assert parsed.values == {"weights": (50, 20, 20, 20, 20)}
+    assert "both given" in parsed.notes[0]
 
 
 def test_defaults_are_left_out_of_a_link():
     defaults = {k.name: k.default for k in state.KEYS}
-    for page in ("leaderboard", "radar", "sandbox"):
+    for page in ("leaderboard", "radar", "sandbox", "runs"):
         assert state.encode(defaults, page) == {}
 
 
@@ -50,11 +85,15 @@ def test_a_policy_equal_to_the_canonical_one_is_not_a_change():
 @pytest.mark.parametrize(("params", "expected"), [
     ({"agent": "nobody"}, "agent: 'nobody' is not an agent of the dataset shown; ignored"),
     ({"agent": "<script>alert(1)</script>"}, "is not an agent of the dataset shown"),
-    ({"weights": "60,10,10"}, "weights: must be 5 whole numbers from 0 to 100 in steps of 5"),
-    ({"weights": "61,10,10,10,10"}, "weights: must be 5 whole numbers"),
+    ({"weights": "60,10,10"}, "weights: must be 5 whole numbers separated by commas"),
+    ({"weights": "61,10,10,10,10"}, "weights: must be 5 whole numbers from 0 to 100 in steps of 5"),
     ({"weights": "-5,10,10,10,10"}, "weights: must be 5 whole numbers"),
     ({"weights": "nan,10,10,10,10"}, "weights: must be 5 whole numbers"),
     ({"weights": "1e308,10,10,10,10"}, "weights: must be 5 whole numbers"),
+    ({"w_correctness": "61"}, "w_correctness: must be a whole number from 0 to 100 in steps of 5, got '61'"),
+    ({"w_cost": "-5"}, "w_cost: must be a whole number from 0 to 100"),
+    ({"w_cost": "nan"}, "w_cost: must be a whole number"),
+    ({"w_speed": "10"}, "w_speed: not a radar axis (the axes are correctness, latency, cost"),
     ({"intervals": "maybe"}, "intervals: must be 1 or 0, got 'maybe'"),
     ({"replicates": "99"}, "replicates: must be a whole number from 100 to 5,000, got '99'"),
     ({"replicates": "9" * 400}, "replicates: must be a whole number from 100 to 5,000"),
@@ -77,9 +116,10 @@ def test_a_bad_parameter_is_ignored_with_a_specific_notice(params, expected):
 
 
 def test_one_bad_parameter_does_not_spoil_the_others():
-    parsed = state.parse({"agent": "swift-lite", "seed": "x", "weights": "0,0,0,0,100"}, AGENTS)
+    parsed = state.parse({"agent": "swift-lite", "seed": "x", "w_robustness": "100", "w_correctness": "0",
+                          "w_latency": "0", "w_cost": "0", "w_tool_efficiency": "0", "w_speed": "5"}, AGENTS)
     assert parsed.values == {"agent": "swift-lite", "weights": (0, 0, 0, 0, 100)}
-    assert [n.split(":")[0] for n in parsed.notices] == ["seed"]
+    assert [n.split(":")[0] for n in parsed.notices] == ["seed", "w_speed"]
 
 
 def test_an_invalid_sandbox_constant_is_dropped_and_the_valid_ones_kept():
@@ -167,6 +207,19 @@ def test_an_operators_connection_must_exist():
 def test_a_bad_source_falls_back_to_the_sample_with_a_notice(params, expected):
     source, notices = state.parse_source(params, {})
     assert source == state.Source() and expected in notices[0]
+
+
+def test_the_radars_default_agents_follow_the_focus():
+    from explorer.tables import agent_to_overtake, focus_and_neighbours
+
+    board = ["steady-pro", "swift-lite", "blackbox-api", "crashy-runner", "deep-thinker"]
+    assert focus_and_neighbours(board, "crashy-runner") == ["crashy-runner", "blackbox-api", "deep-thinker"]
+    assert focus_and_neighbours(board, "steady-pro") == ["steady-pro", "swift-lite", "blackbox-api"]
+    assert focus_and_neighbours(board, "deep-thinker") == ["deep-thinker", "crashy-runner", "blackbox-api"]
+    assert focus_and_neighbours(board, None) == board[:3] == focus_and_neighbours(board, "ghost")
+    assert focus_and_neighbours(board[:2], "swift-lite") == ["swift-lite", "steady-pro"]
+    assert agent_to_overtake(board, "crashy-runner") == "blackbox-api"
+    assert agent_to_overtake(board, "steady-pro") == "swift-lite"  # the first has no one above: the next one
 
 
 def test_a_pages_own_parameters_are_left_to_it():

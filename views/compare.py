@@ -1,9 +1,8 @@
 import streamlit as st
 
-from explorer import charts, data, drill, tables, ui
+from explorer import charts, data, drill, glossary, state, tables, ui
 from explorer import format as fmt
 from scoring.explain import component_weights
-from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
 
 st.title("Compare two agents")
 st.caption("Agent A against agent B: the points each earns per component, the success rate on every task both "
@@ -23,15 +22,38 @@ def label(agent_id: str) -> str:
     return f"#{rank} {agent_id}" if rank else f"{agent_id} (unranked)"
 
 
+VERSUS_FOR = "compare_versus_for"  # the agent A that agent B was chosen against
+
+
+def b_chosen() -> None:
+    state.put("versus", st.session_state["compare_b"])
+    st.session_state[VERSUS_FOR] = st.session_state["compare_a"]
+
+
 left, right = st.columns(2)
-drill.focus(agents, "compare_a", default=agents[0])
+drill.focus(agents, "compare_a", default=agents[0])  # A is the agent in focus
 a = left.selectbox("Agent A", agents, key="compare_a", format_func=label)
 drill.set_focus(a, "compare_a")
 others = [x for x in agents if x != a]
-b = right.selectbox("Agent B", others, key="compare_b", format_func=label,
-                    index=max(0, min(agents.index(a), len(others) - 1)))  # the agent next to A on the leaderboard
+# B is the agent the viewer chose against this A (or a link named), else the agent above A: the one to overtake.
+b = state.get("versus")
+if b not in others or st.session_state.get(VERSUS_FOR, a) != a:
+    b = tables.agent_to_overtake(agents, a)
+state.put("versus", b)
+st.session_state[VERSUS_FOR] = a
+if st.session_state.get("compare_b") != b:
+    st.session_state["compare_b"] = b
+right.selectbox("Agent B", others, key="compare_b", format_func=label, on_change=b_chosen,
+                help="Opens on the agent above A on the leaderboard (the one A has to overtake)")
+with st.expander("Bootstrap of the difference: replicates and seed"):
+    left, right, _ = st.columns([1, 1, 2])
+    replicates = int(left.number_input("Bootstrap replicates", 100, 5000, step=100,
+                                       help=glossary.tooltip("bootstrap", "replicates"),
+                                       **state.bound("replicates", "compare_replicates")))
+    seed = int(right.number_input("Seed", 0, 2**31 - 1, step=1, help=glossary.tooltip("seed"),
+                                  **state.bound("seed", "compare_seed")))
 
-c = drill.comparison(scored, a, b, DEFAULT_REPLICATES, DEFAULT_SEED)
+c = drill.comparison(scored, a, b, replicates, seed)
 cols = st.columns(3)
 cols[0].metric(f"A: {a}", fmt.score(c.score_a))
 cols[1].metric(f"B: {b}", fmt.score(c.score_b))
@@ -43,8 +65,8 @@ if c.interval is None:
     st.info("One of the two has no completed run, so it has no headline score: no difference to bootstrap.",
             icon=":material/info:")
 else:
-    st.caption(f"The rule (explorer-defined): a paired bootstrap over tasks, {DEFAULT_REPLICATES:,} replicates, "
-               f"seed {DEFAULT_SEED}. Each replicate draws as many tasks as either agent completed a run on, with "
+    st.caption(f"The rule (explorer-defined): a paired bootstrap over tasks, {replicates:,} replicates, "
+               f"seed {seed}. Each replicate draws as many tasks as either agent completed a run on, with "
                "replacement; both agents keep all their completed runs on each drawn task, both headlines are "
                "re-scored and subtracted; the interval is the percentile interval of those differences. Pairing "
                "by task removes what the two share (a hard task is hard for both)."
@@ -87,5 +109,7 @@ else:
                           for name, found in words))
     st.caption("Solved: at least one successful run among the terminal runs with a known outcome; attempted: at least "
                "one such run.")
-    ui.table(tables.compare_tasks(c), {"Success rate A": fmt.pct, "Success rate B": fmt.pct,
-                                       "Difference": lambda v: f"{v:+.1%}"}, key="compare_tasks")
+    ui.table(tables.compare_tasks(c), {"Success rate A": fmt.rate, "Success rate B": fmt.rate,
+                                       "Difference": fmt.pp}, key="compare_tasks",
+             columns={"Difference": st.column_config.Column(
+                 "Difference (pp)", help="Success rate A minus success rate B, in percentage points")})

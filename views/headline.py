@@ -39,7 +39,7 @@ explained = drill.explanation(scored, agent_id)
 
 cols = st.columns(4)
 cols[0].metric("Headline score", fmt.score(h.score), help=f"0–100, rounded to {policy.score_decimals} decimals")
-cols[1].metric("Success rate", fmt.pct(h.success_rate),
+cols[1].metric("Success rate", fmt.rate(h.success_rate),
                help=f"{h.successful_runs} of {h.completed_runs} completed runs")
 cols[2].metric("Execution score", fmt.factor(h.execution_score), help=execution_formula(policy))
 cols[3].metric("Cost score", fmt.factor(h.cost_score), help=f"average cost {fmt.usd(h.avg_cost_usd)}")

@@ -1,17 +1,23 @@
 import streamlit as st
 
-from explorer import badges, charts, data, drill, glossary, state, tables, ui
+from explorer import badges, charts, data, drill, glossary, pages, state, tables, ui
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY, downloads
 from scoring.methodology import execution_formula
+
+with st.container(border=True, key="first_screen"):  # the first screen of a meeting: what this is, two ways in
+    st.markdown(f"**{pages.APP_NAME}** · {pages.APP_SENTENCE}")
+    builder, reviewer = st.columns(2)
+    with builder:
+        data.page_link("headline", "I build an agent: why is my score what it is?", ":material/calculate:")
+    with reviewer:
+        data.page_link("methodology", "I review the methodology", ":material/menu_book:")
 
 st.title("Leaderboard")
 st.caption(f"The canonical headline composite (0–100): {CANONICAL_POLICY.success_weight:.0%} success rate + "
            f"{CANONICAL_POLICY.execution_weight:.0%} execution (latency and consistency) + "
            f"{CANONICAL_POLICY.cost_weight:.0%} cost, over all completed runs. Open *Headline composite* for why "
            "each score is what it is.")
-
-AGENT_COLUMN_PX = 250  # wide enough for a 30-character agent id
 
 scored = data.require_scores()
 report, runs = scored.report, scored.runs
@@ -39,23 +45,28 @@ if show_intervals:
     board = tables.with_intervals(board, iv)
 selected = ui.table(
     board,
-    # One scale per kind of measure: the 0–100 score; every 0–1 factor as a percentage; latency and cost in units.
-    {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score, "Success rate": fmt.pct2,
-     "Execution": fmt.pct2, "Avg latency (ms)": fmt.ms, "Consistency": fmt.pct2, "Cost score": fmt.pct2,
+    # One spelling per quantity (scoring.format): the 0–100 score; the rate as a percentage; every 0–1 factor
+    # with four decimals; latency and cost in their units.
+    {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score, "Success rate": fmt.rate,
+     "Execution": fmt.factor, "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor,
      "Avg cost (USD)": fmt.usd},
     key="leaderboard", select="single-row",
-    columns={"Rank": st.column_config.Column(pinned=True),
-             "Agent": st.column_config.TextColumn(pinned=True, width=AGENT_COLUMN_PX,
+    # Rank, agent and score are pinned (explorer.ui.table); short headers, so that at 1400 px every component of
+    # the formula is in view without scrolling sideways.
+    columns={"Agent": st.column_config.TextColumn(width=ui.PINNED_TEXT_PX,
                                                   help="The agent's id (the column stays in view when scrolling)"),
              "Score": st.column_config.Column(help="Headline composite, 0–100, two decimals"),
-             "Execution": st.column_config.Column(help=f"{execution_formula(report.policy)}; a 0–1 factor shown "
-                                                       "as a percentage"),
+             "Success rate": st.column_config.Column("Success", help="Successful completed runs ÷ completed runs"),
+             "Avg latency (ms)": st.column_config.Column("Avg latency", help="Average latency of completed runs"),
+             "Avg cost (USD)": st.column_config.Column("Avg cost", help="Average cost per completed run"),
+             "Completed runs": st.column_config.Column("Runs", help="Completed runs: the runs the headline reads"),
+             "Execution": st.column_config.Column(help=f"{execution_formula(report.policy)}; a 0–1 factor"),
              "Consistency": st.column_config.Column(help="clamp(1 − pstdev ÷ mean, 0, 1) of the latencies; a 0–1 "
-                                                         "factor shown as a percentage. " + glossary.explain("pstdev")),
-             "Cost score": st.column_config.Column(help="The average cost through the cost anchors; a 0–1 factor "
-                                                        "shown as a percentage"),
-             "Flags": st.column_config.TextColumn(width="medium", help="Why a score is 0, neutral or missing; "
-                                                                       "see below the table"),
+                                                         "factor. " + glossary.explain("pstdev")),
+             "Cost score": st.column_config.Column(help="The average cost through the cost anchors; a 0–1 "
+                                                        "factor"),
+             "Flags": st.column_config.TextColumn(width=140, help="Why a score is 0, neutral or missing; "
+                                                                  "see below the table"),
              **({"Tie group": st.column_config.Column(help=glossary.explain("tie group"))} if iv is not None else {})},
 )
 st.caption("Flags: **no outcome recorded** — no completed run has a known outcome, so its 0 measures nothing; "

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import charts, data, glossary, scorecards, state, tables, ui
+from explorer import charts, data, drill, glossary, scorecards, state, tables, ui
 from explorer import format as fmt
 from scoring import RADAR_AXES, check_weights
 
@@ -43,8 +43,27 @@ right.button("Reset weights", on_click=reset_weights, icon=":material/restart_al
 
 agents = [a.agent_id for a in report.agents]
 ranking = tables.profile_ranking(report, weights)
+focus = drill.focus_agent() if drill.focus_agent() in agents else None
+around_focus = tables.focus_and_neighbours(agents, focus)
+
+
+def show_focus() -> None:
+    state.put("agents", around_focus)
+    st.session_state["radar_agents"] = around_focus
+
+
+if state.get("agents") is None:  # the set is part of the view: written down once, never changed silently
+    state.put("agents", around_focus)
 chosen = st.multiselect("Agents on the radar", agents, max_selections=len(charts.PALETTE),
-                        **state.bound("agents", "radar_agents", agents, fallback=list(ranking["Agent"][:3])))
+                        **state.bound("agents", "radar_agents", agents))
+if focus is not None and focus not in chosen:
+    left, right = st.columns([4, 1], vertical_alignment="center")
+    left.caption(f"The agent in focus, **{fmt.plain(focus)}**, is not on the radar.")
+    right.button("Show it and its neighbours", on_click=show_focus, icon=":material/my_location:",
+                 width="stretch", key="radar_show_focus")
+else:
+    st.caption("Opens on the agent in focus and its neighbours on the leaderboard (the top three when no agent "
+               "is in focus); the set changes only when you change it.")
 
 left, right = st.columns([3, 2])
 with left:

@@ -57,3 +57,149 @@ def test_no_page_overflows_sideways(scheme_context, app_url, spec, width):
     assert (m["luminance"] < 0.2) if scheme == "dark" else (m["luminance"] > 0.8), m
     assert "Traceback" not in app.main_text()
     assert not app.page_errors, app.page_errors
+
+
+# --------------------------------------------------------------------------- what stays in view (issue 24)
+
+# Each grid's frame, its sideways scroller and the column names glide-data-grid mirrors for the columns in view.
+GRID_BOXES_JS = """() => [...document.querySelectorAll("[data-testid='stDataFrame']")].map(df => {
+  const box = df.getBoundingClientRect();
+  const scroller = df.querySelector('.dvn-scroller');
+  return {x: box.x, y: box.y, width: box.width, height: box.height,
+          scrollWidth: scroller ? scroller.scrollWidth : 0, clientWidth: scroller ? scroller.clientWidth : 0,
+          head: [...df.querySelectorAll('thead th')].map(th => th.textContent)};
+})"""
+SCROLL_GRID_JS = """([index, left]) => {
+  const scroller = document.querySelectorAll("[data-testid='stDataFrame']")[index].querySelector('.dvn-scroller');
+  scroller.scrollLeft = left;
+  return scroller.scrollLeft;
+}"""
+
+
+def header_row(app: AppSession, index: int):
+    """The header row of grid ``index`` as an image, and the x of every column separator drawn in it (the grid
+    is a canvas: separators are read from its pixels, in the colour of the grid's left border)."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    grid = app.page.locator("[data-testid='stDataFrame']").nth(index)
+    grid.scroll_into_view_if_needed()
+    box = grid.bounding_box()
+    image = Image.open(BytesIO(app.page.screenshot(clip={"x": box["x"], "y": box["y"], "width": box["width"],
+                                                            "height": 30}))).convert("RGB")
+    border = image.getpixel((0, 18))
+    edges = [x for x in range(1, image.width - 2) if image.getpixel((x, 18)) == border]
+    return image, [x for i, x in enumerate(edges) if i == 0 or x - edges[i - 1] > 1]
+
+
+def scrolled_head(app: AppSession, index: int, left: int) -> list[str]:
+    """Scroll grid ``index`` sideways to ``left`` and read its mirrored column names once they stop changing."""
+    app.page.evaluate(SCROLL_GRID_JS, [index, left])
+    previous = None
+    for _ in range(40):
+        app.page.wait_for_timeout(150)
+        head = app.page.evaluate(GRID_BOXES_JS)[index]["head"]
+        if head == previous:
+            return head
+        previous = head
+    raise AssertionError(f"grid {index}'s columns never settled after scrolling to {left}")
+
+
+def all_columns(app: AppSession, index: int, info: dict) -> list[str]:
+    """Every column of grid ``index`` in display order (glide mirrors only the columns in view: scroll across)."""
+    seen = list(info["head"])
+    step = max(info["clientWidth"] // 2, 50)
+    for left in range(0, info["scrollWidth"] + step, step):
+        seen += [c for c in scrolled_head(app, index, left) if c not in seen]
+    scrolled_head(app, index, 0)
+    return seen
+
+
+def must_show(columns: list[str]) -> list[str]:
+    from explorer.ui import IDENTITY, SCORES
+
+    return [c for c in columns if c in IDENTITY] + [c for c in SCORES if c in columns][:1]
+
+
+@pytest.fixture(scope="module")
+def phone(browser, app_url):
+    context = browser.new_context(viewport={"width": 390, "height": 1200})
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script(RERUN_COUNTER_JS)
+    yield AppSession(context.new_page(), app_url)
+    context.close()
+
+
+PHONE_PAGES = ("", "headline?agent=crashy-runner", "radar", "uncertainty", "repeatability", "compare",
+               "runs?agent=crashy-runner", "sandbox", "tasks")
+
+
+@pytest.mark.parametrize("path", PHONE_PAGES)
+def test_at_390_px_every_tables_rank_agent_and_score_stay_in_view(phone, path):
+    phone.goto(path)
+    grids = phone.page.evaluate(GRID_BOXES_JS)
+    checked = 0
+    for index, info in enumerate(grids):
+        columns = all_columns(phone, index, info)
+        wanted = must_show(columns)
+        if not wanted:
+            continue
+        checked += 1
+        assert columns[:len(wanted)] == wanted, (path, index, columns)  # pinned: they lead
+        image, edges = header_row(phone, index)
+        if info["scrollWidth"] <= info["clientWidth"] + 1:
+            continue  # the whole table is in view
+        marker = 1 if edges and edges[0] <= 36 else 0  # the selection boxes' column of a selectable grid
+        shown = marker + len(wanted)
+        # The right edge of the last wanted column is a separator inside the grid's frame: whole, not cut.
+        assert len(edges) >= shown, (path, index, wanted, edges, image.width)
+        if edges[shown - 1] - (edges[marker - 1] if marker else 0) > 0.6 * image.width:
+            continue  # Streamlit freezes pinned columns only while they take at most 60% of the table's width
+        scrolled_head(phone, index, info["scrollWidth"])
+        after, _ = header_row(phone, index)
+        # Scrolled to the far right, the pinned columns are drawn where they were, pixel for pixel (up to their
+        # right edge, where glide draws a shadow once the columns beside them scroll).
+        pinned = (0, 0, edges[shown - 1] - 2, image.height)
+        assert after.crop(pinned).tobytes() == image.crop(pinned).tobytes(), (path, index, "pinned columns moved")
+        assert after.tobytes() != image.tobytes(), (path, index, "the grid did not scroll")
+        scrolled_head(phone, index, 0)
+    SCREENSHOTS.mkdir(exist_ok=True)
+    phone.page.screenshot(path=SCREENSHOTS / f"phone-{path.split('?')[0] or 'leaderboard'}.png", full_page=True)
+    if path in ("", "headline?agent=crashy-runner", "radar"):
+        assert checked, f"{path}: no table with a rank, an agent or a score"
+
+
+def test_at_390_px_every_heatmap_column_is_labelled(phone, sample_report):
+    phone.goto("tasks")
+    labels = phone.page.evaluate("""() => {
+      const chart = document.querySelector("[data-testid='stPlotlyChart']");
+      const box = chart.getBoundingClientRect();
+      return [...chart.querySelectorAll('.xtick text')].map(t => {
+        const r = t.getBoundingClientRect();
+        return {text: t.textContent, left: r.left, right: r.right, top: r.top, inside: r.left >= box.left - 1 &&
+                r.right <= box.right + 1};
+      });
+    }""")
+    assert [label["text"] for label in labels] == [a.agent_id for a in sample_report.agents]
+    assert all(label["inside"] for label in labels), labels
+    ordered = sorted(labels, key=lambda label: label["left"])
+    assert all(a["right"] <= b["left"] + 0.5 for a, b in zip(ordered, ordered[1:])), ordered  # none overlap
+
+
+def test_at_1400_px_the_leaderboard_shows_every_headline_component(browser, app_url):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(TIMEOUT_MS)
+    context.add_init_script(RERUN_COUNTER_JS)
+    try:
+        app = AppSession(context.new_page(), app_url)
+        app.goto("")
+        board = app.page.evaluate(GRID_BOXES_JS)[0]
+        assert board["head"] == ["Rank", "Agent", "Score", "Flags", "Success", "Execution", "Avg latency",
+                                 "Consistency", "Cost score", "Avg cost", "Runs"]
+        assert board["scrollWidth"] <= board["clientWidth"] + 1, board  # nothing to scroll sideways
+        image, edges = header_row(app, 0)
+        assert len(edges) >= len(board["head"]), (edges, image.width)  # the selection boxes, n - 1 separators
+        app.screenshot("projector-leaderboard-1400")
+    finally:
+        context.close()

@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 from conftest import RERUN_COUNTER_JS, SAMPLE_PATH, TIMEOUT_MS, VIEWPORT, AppSession
-from test_browser import download, press_on_slider, selectbox_value, slider, upload, write_csv
+from test_browser import download, metric, press_on_slider, selectbox_value, slider, upload, write_csv
 
 pytestmark = pytest.mark.browser
 
@@ -54,9 +54,9 @@ def test_a_radar_weight_is_kept_across_pages_and_reaches_a_fresh_browser(app, fr
     app.open_from_sidebar("Headline composite")
     app.open_from_sidebar("Fitness radar")
     assert slider(app, "Correctness").get_attribute("aria-valuetext") == "100%"
-    assert "weights=100" in app.page.url
+    assert "w_correctness=100" in app.page.url
     link = copied_link(app)
-    assert link.startswith(app.base_url + "/radar?") and "weights=100%2C20%2C20%2C20%2C20" in link
+    assert link.startswith(app.base_url + "/radar?") and "w_correctness=100&w_latency=20" in link
     other = fresh(link)
     assert slider(other, "Correctness").get_attribute("aria-valuetext") == "100%"
     assert slider(other, "Cost").get_attribute("aria-valuetext") == "20%"
@@ -130,3 +130,56 @@ def test_a_link_made_on_an_upload_waits_for_that_file_then_opens_the_view(app, f
     other.interact(lambda: file_input.set_input_files(str(path)), description="uploading the link's file")
     assert selectbox_value(other, "Agent").endswith("beta-agent")
     assert "sha256 starts with" not in other.main_text()
+
+
+def choose(app: AppSession, label: str, option: str) -> None:
+    box = app.page.locator("[data-testid='stSelectbox']").get_by_role("combobox", name=label).first
+    app.interact(lambda: (box.click(), app.page.get_by_role("option", name=option, exact=True).click()),
+                 description=f"choosing {option} in {label}")
+
+
+def toggle_on(app: AppSession, label: str) -> None:
+    switch = app.page.get_by_role("checkbox", name=label)
+    app.interact(lambda: switch.check(force=True), description=f"turning on {label!r}")
+
+
+def test_a_view_built_on_several_pages_opens_identically_in_a_fresh_browser(app, fresh, sample_report):
+    """Done-when of issue 24: agent, weights, intervals and Compare pair, copied from any page."""
+    app.goto("headline")
+    choose(app, "Agent", "#4 crashy-runner")
+    app.open_from_sidebar("Fitness radar")
+    press_on_slider(app, "Correctness", "End")
+    radar_agents = app.page.locator("[data-testid='stMultiSelect']").inner_text()
+    app.open_from_sidebar("Leaderboard")
+    toggle_on(app, "Show bootstrap 95% intervals and tie groups")
+    board = app.grid(0)
+    app.open_from_sidebar("Compare two agents")
+    assert selectbox_value(app, "Agent A") == "#4 crashy-runner"
+    assert selectbox_value(app, "Agent B") == "#3 blackbox-api"  # the agent above: the one to overtake
+    choose(app, "Agent B", "#5 deep-thinker")
+    shown = {label: metric(app, label) for label in ("A: crashy-runner", "B: deep-thinker", "A minus B")}
+    links = {}
+    for title in ("Compare two agents", "Methodology", "Tasks × agents"):
+        app.open_from_sidebar(title)
+        links[title] = copied_link(app)
+        for part in ("agent=crashy-runner", "versus=deep-thinker", "w_correctness=100", "intervals=1"):
+            assert part in links[title], (title, part, links[title])
+    _, pack = download(app, "Review pack (HTML)")
+    assert links["Tasks × agents"].replace("&", "&amp;") in pack  # the pack's link is the view's link
+
+    other = fresh(links["Methodology"])  # copied on a page that shows none of it
+    other.open_from_sidebar("Compare two agents")
+    assert selectbox_value(other, "Agent A") == "#4 crashy-runner"
+    assert selectbox_value(other, "Agent B") == "#5 deep-thinker"
+    assert {label: metric(other, label) for label in shown} == shown
+    other.open_from_sidebar("Fitness radar")
+    assert slider(other, "Correctness").get_attribute("aria-valuetext") == "100%"
+    assert slider(other, "Cost").get_attribute("aria-valuetext") == "20%"
+    assert other.page.locator("[data-testid='stMultiSelect']").inner_text() == radar_agents
+    assert "crashy-runner" in radar_agents
+    other.open_from_sidebar("Leaderboard")
+    assert other.page.get_by_role("checkbox", name="Show bootstrap 95% intervals and tie groups").is_checked()
+    assert other.grid(0) == board  # the same numbers, intervals included
+    other.open_from_sidebar("Headline composite")
+    assert selectbox_value(other, "Agent") == "#4 crashy-runner"
+    assert "Some of this link's settings were not applied" not in other.main_text()
