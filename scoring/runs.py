@@ -762,9 +762,9 @@ def _parse_timestamps(raw: pd.Series, out: _Collector) -> pd.Series:
     nested = _nested(raw)
     text = _text(raw.mask(nested))
     out.add(nested, "finished_at", raw, Reason.NESTED)
-    parsed = pd.to_datetime(text, utc=True, format="ISO8601", errors="coerce")
-    out.add(text.notna() & parsed.isna(), "finished_at", text, Reason.NOT_A_TIMESTAMP)
-    return parsed.astype("datetime64[us, UTC]")
+    micros = arrow_runs.grammar_timestamps(pa.array(text, type=pa.string(), from_pandas=True))
+    out.add(text.notna() & (micros == arrow_runs.NAT), "finished_at", text, Reason.NOT_A_TIMESTAMP)
+    return pd.Series(micros, index=raw.index).astype("datetime64[us]").dt.tz_localize("UTC")
 
 
 def validate_runs(
