@@ -75,7 +75,7 @@ class Spark(Dialect):
     text_type = "STRING"  # binary collation (UTF8_BINARY): text compares by code point, as in Python
     double_type = "DOUBLE"
     timestamp_type = "TIMESTAMP"  # an instant (TIMESTAMP_LTZ); TIMESTAMPTZ is not a Spark type
-    materialize = True  # the radar window is cached (CACHE TABLE), read by five queries
+    materialize = True  # the radar window is cached (CACHE TABLE), read by several queries
 
     def literal(self, value: object) -> str:
         # A quote or a backslash is spelled chr(39), chr(92): never an escape, whose reading depends on the
