@@ -44,6 +44,13 @@ def page_for(url_path: str) -> PageSpec:
     return next((p for p in PAGES if p.url_path == url_path), PAGES[0])
 
 
+def show_title(name: str) -> None:
+    """The page's title as the menu shows it: written once, in :data:`PAGES`."""
+    import streamlit as st
+
+    st.title(PAGE_BY_NAME[name].title)
+
+
 def navigation():
     """Streamlit's navigation over :data:`PAGES` (the first page is the default)."""
     import streamlit as st

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 from pandas.api import types as ptypes
 
 from . import arrow_runs
-from .limits import DEFAULT_LIMITS, Limits, format_size
+from .limits import DEFAULT_LIMITS, Limits, format_size, row_limit_refusal
 from .schema import (
     FALSE_TOKENS,
     NONFINITE_TOKENS,
@@ -340,8 +340,7 @@ def _read_jsonl(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFram
 
 
 def _too_many_rows(rows: int, limits: Limits, *, about: bool = False) -> RunsValidationError:
-    return _file_problem(f"{'about ' if about else ''}{rows:,} rows is more than this explorer is set up to hold "
-                         f"({limits.max_rows:,}); refused before reading")
+    return _file_problem(row_limit_refusal(rows, limits.max_rows, about=about, before_reading=True))
 
 
 def _parquet_plan(parquet, limits: Limits, wanted: Collection[str] = SPEC_COLUMNS) -> list[str]:

@@ -52,6 +52,7 @@ from .runs import Problem, RunsValidationError
 from .schema import (
     FALSE_TOKENS,
     FRACTION_DIGITS,
+    HEADLINE_STATUSES,
     NONFINITE_TOKENS,
     NUMBER_PATTERN,
     REQUIRED_COLUMNS,
@@ -460,7 +461,7 @@ class SqlScorer:
         (scoring._groups: MEAN_SCALE_*, SPREAD_SCALE_*), so that no sum overflows in either engine.
         """
         index = {a: i for i, a in enumerate(agents)}
-        completed = "status = 'completed'"
+        completed = f"status IN ({_quote_list(HEADLINE_STATUSES)})"  # the headline cohort (_groups.headline_cohort)
         counts = _named(self.execute(f"""
             SELECT agent_id, COUNT(*) AS completed_runs, COUNT(*) FILTER (WHERE success) AS successful_runs,
                    COUNT(latency_ms) AS latency_runs, COUNT(cost_usd) AS cost_runs,
@@ -492,7 +493,7 @@ class SqlScorer:
             deviations = (f"(SELECT r.agent_id, r.status, {deviation} * {deviation} AS d2 "
                           f"FROM {self._aliased('r')} JOIN (VALUES {means}) AS m(agent_id, mean, factor) "
                           f"ON r.agent_id = m.agent_id) AS dev")
-            squares = self.exact_sums("d2", "status = 'completed' AND d2 IS NOT NULL", source=deviations)
+            squares = self.exact_sums("d2", f"{completed} AND d2 IS NOT NULL", source=deviations)
         pstdev = np.ldexp(np.sqrt(_divide([squares.get(a, 0.0) for a in agents], counts["latency_runs"])), shift)
         return HeadlineAggregates(completed_runs=counts["completed_runs"], successful_runs=counts["successful_runs"],
                                   latency_runs=counts["latency_runs"], latency_mean=latency_mean,

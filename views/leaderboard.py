@@ -2,10 +2,11 @@ import streamlit as st
 
 from explorer import badges, charts, data, drill, glossary, state, tables, ui
 from explorer import format as fmt
+from explorer.pages import show_title
 from scoring import CANONICAL_POLICY, downloads
 from scoring.methodology import execution_formula
 
-st.title("Leaderboard")
+show_title("leaderboard")
 st.caption(f"The canonical headline composite (0–100): {CANONICAL_POLICY.success_weight:.0%} success rate + "
            f"{CANONICAL_POLICY.execution_weight:.0%} execution (latency and consistency) + "
            f"{CANONICAL_POLICY.cost_weight:.0%} cost, over all completed runs. Open *Headline composite* for why "
