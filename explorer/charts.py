@@ -504,7 +504,7 @@ def _switch_words(row) -> str:
 
 
 def radar_over_time(rows, agent: str, weights_label: str = "default weights") -> go.Figure:
-    """The five radar axes of one agent's window as it moved, and its profile score (dashed)."""
+    """The radar axes of one agent's window as it moved, and its profile score (dashed)."""
     fig = go.Figure()
     for i, axis in enumerate(RADAR_AXES):
         fig.add_trace(go.Scatter(

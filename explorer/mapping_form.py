@@ -20,7 +20,7 @@ from scoring.importers import Imported, ImportReport, Mapping, SuccessRule, appl
 from scoring.importers.mapping import UNITS
 from scoring.limits import Limits
 from scoring.runs import Problem, RawRuns, RunsValidationError, detect_format, read_runs
-from scoring.schema import STATUSES, Reason, normalize_column_name
+from scoring.schema import COMPLETED, SPEC_COLUMNS, STATUSES, Reason, normalize_column_name
 
 NOT_MAPPED = "(not in this table)"
 EVERY_RUN_COMPLETED = "(no column: every run is completed)"
@@ -31,7 +31,8 @@ RULE_THRESHOLD = "reward threshold"
 SUCCESS_RULES = (RULE_SPEC1, RULE_TRUE_VALUES, RULE_THRESHOLD)
 MAX_VALUES = 50  # distinct values offered for the success and status columns
 PREVIEW_ROWS = 20
-SINGLE_COLUMNS = ("run_id", "task_id", "status", "success", "latency_ms", "cost_usd", "steps", "finished_at")
+# Every SPEC 1 column but agent_id (the form maps it from one or more source columns), read from the schema.
+SINGLE_COLUMNS = tuple(c for c in SPEC_COLUMNS if c != "agent_id")
 LATENCY_UNITS = tuple(UNITS["latency_ms"])
 COST_UNITS = tuple(UNITS["cost_usd"])
 UNIT_NAMES = {"ms": "milliseconds", "s": "seconds", "min": "minutes", "usd": "US dollars", "cents": "US cents"}
@@ -188,7 +189,7 @@ def form_from_mapping(mapping: Mapping, columns: Sequence[str]) -> tuple[FormVal
             notes.append(f"columns.{column} joins {len(names)} columns; this form takes one: {names[0]!r}")
         chosen[column] = names[0] if names else None
     status_constant = mapping.constants.get("status")
-    if status_constant not in (None, "completed"):
+    if status_constant not in (None, COMPLETED):
         notes.append(f"constants.status is {status_constant!r}; this form offers 'every run is completed'")
     rule, threshold, tolerance = RULE_SPEC1, 1.0, 0.0
     true_values: tuple[str, ...] = ()
@@ -254,7 +255,7 @@ def mapping_from_form(values: FormValues) -> Mapping:
     elif values.agent_constant.strip():
         constants["agent_id"] = values.agent_constant.strip()
     if not values.columns.get("status"):
-        constants["status"] = "completed"
+        constants["status"] = COMPLETED
     units = {c: u for c, u in (("latency_ms", values.latency_unit), ("cost_usd", values.cost_unit))
              if c in columns and u != {"latency_ms": "ms", "cost_usd": "usd"}[c]}
     success = None

@@ -20,7 +20,7 @@ import html
 import os
 import shutil
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,10 +61,14 @@ def _e(value: object) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _table(headers: Sequence[str], rows: Sequence[Sequence[object]], *, numeric: Sequence[int] = (),
+def _table(headers: Sequence[str], rows: Sequence[Sequence[object]], *, numeric: Collection[str] = (),
            caption: str | None = None) -> str:
-    """An HTML table; every cell escaped; ``numeric`` columns right-aligned."""
-    right = set(numeric)
+    """An HTML table; every cell escaped; the columns named in ``numeric`` (by header, never by position, so a
+    column added anywhere keeps its formatting) right-aligned."""
+    unknown = set(numeric) - set(headers)
+    if unknown:
+        raise ValueError(f"numeric names no column of the table: {sorted(unknown)}")
+    right = {i for i, h in enumerate(headers) if h in numeric}
     head = "".join(f'<th{" class=num" if i in right else ""}>{_e(h)}</th>' for i, h in enumerate(headers))
     body = "".join("<tr>" + "".join(f'<td{" class=num" if i in right else ""}>{_e(c)}</td>'
                                     for i, c in enumerate(row)) + "</tr>" for row in rows)
@@ -140,7 +144,7 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals=None, sandbox:
     headers = ["Rank", "Agent", "Score (0–100)", *(["95% interval", "Tie group"] if intervals is not None else []),
                "Success rate", "Execution", "Consistency", "Cost score", "Avg latency", "Avg cost",
                "Completed runs", "Flags"]
-    numeric = [i for i, h in enumerate(headers) if h not in ("Agent", "Flags")]
+    numeric = [h for h in headers if h not in ("Agent", "Flags")]
     board = (f"<p>The canonical headline composite: {_e(headline_formula(policy))}; "
              f"{_e(execution_formula(policy))}. Factors are shown as percentages of their 0–1 scale.</p>"
              + _table(headers, rows, numeric=numeric))
@@ -195,12 +199,13 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals=None, sandbox:
                    fmt.score(r["Headline score"]), fmt.count(r["Headline rank"]),
                    *(fmt.score(r[AXIS_LABELS[x]]) for x in RADAR_AXES)]
                   for r in ranking.to_dict("records")]
+    radar_headers = ["Profile rank", "Agent", "Profile score", "Headline score", "Headline rank",
+                     *(AXIS_LABELS[x] for x in RADAR_AXES)]
     radar = (f"<p>Weights (renormalized over the available axes): {_e(shares)}. The weights change the profile "
              "score and its ranking only, never a headline score. Window: each agent's latest "
              f"{policy.radar_window} terminal runs.</p>"
              + figure(charts.radar_chart([report.agent(a).radar for a in chosen]))
-             + _table(["Profile rank", "Agent", "Profile score", "Headline score", "Headline rank",
-                       *(AXIS_LABELS[x] for x in RADAR_AXES)], radar_rows, numeric=[0, 2, 3, 4, 5, 6, 7, 8, 9]))
+             + _table(radar_headers, radar_rows, numeric=[h for h in radar_headers if h != "Agent"]))
     sections.append(("radar", "Fitness radar", radar))
 
     # -- pass^k
@@ -209,12 +214,12 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals=None, sandbox:
     pass_rows = [[a.agent_id, fmt.count(a.repeatability.qualifying_tasks), fmt.count(a.repeatability.excluded_tasks),
                   *(fmt.pct2(None if a.repeatability.pass_k is None else a.repeatability.pass_k[k]) for k in levels)]
                  for a in agents]
+    pass_headers = ["Agent", "Qualifying tasks", "Excluded tasks", *(f"pass^{k}" for k in levels)]
     pass_k = (f"<p>pass^k(n, c) = C(c, k) ÷ C(n, k); a task needs {policy.pass_k_min_outcomes} outcomes; the "
               "aggregate is the unweighted mean over qualifying tasks. A bar labelled 0% is a measured 0; an agent "
               "with no qualifying task has no bar.</p>"
               + figure(charts.pass_k_bars(summary, levels), cut)
-              + _table(["Agent", "Qualifying tasks", "Excluded tasks", *(f"pass^{k}" for k in levels)], pass_rows,
-                       numeric=list(range(1, 3 + len(levels)))))
+              + _table(pass_headers, pass_rows, numeric=pass_headers[1:]))
     sections.append(("repeatability", "Repeatability (pass^k)", pass_k))
 
     # -- sandbox
@@ -235,7 +240,9 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals=None, sandbox:
                 + (_table(["Constant", "Name", "Provenance", "Canonical", "Sandbox"], constant_rows) if changed else "")
                 + figure(charts.rank_moves(diff))
                 + _table(["Agent", "Canonical rank", "Sandbox rank", "Rank move", "Canonical score", "Sandbox score",
-                          "Score delta", "Crossings"], diff_rows, numeric=[1, 2, 3, 4, 5, 6])
+                          "Score delta", "Crossings"], diff_rows,
+                         numeric=["Canonical rank", "Sandbox rank", "Rank move", "Canonical score", "Sandbox score",
+                                  "Score delta"])
                 + "<p class=note>Rank move is positive when the agent climbs under the sandbox policy. Crossings: "
                   "a rule the agent crosses under the sandbox — the zero-success floor now applies or is lifted, "
                   "the consistency gate is now met or no longer met.</p>")

@@ -63,6 +63,13 @@ def sections() -> dict[str, list[PageSpec]]:
     return grouped
 
 
+def show_title(name: str) -> None:
+    """The page's title as the menu shows it: written once, in :data:`PAGES`."""
+    import streamlit as st
+
+    st.title(PAGE_BY_NAME[name].title)
+
+
 def navigation():
     """Streamlit's navigation over :data:`PAGES`, in sections (the first page is the default)."""
     import streamlit as st

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .schema import TERMINAL_STATUSES
+from .schema import HEADLINE_STATUSES, TERMINAL_STATUSES
 
 # Sums of values near the largest double overflow: such an agent's values are scaled by a power of two
 # (exactly) before they are added. Every engine applies the same rule (scoring.sql_engine too).
@@ -116,18 +116,34 @@ def _pairwise_segment_sums(values: np.ndarray, codes: np.ndarray, starts: np.nda
     return values
 
 
+def headline_cohort(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The headline cohort (SPEC 3), the one home of its rule: (in the cohort, successful) per row. The
+    cohort is the completed runs (schema.HEADLINE_STATUSES); an unknown outcome counts as not successful.
+    Every analysis (explain, fixes, drill-down) calls this; the SQL engines take the same constants.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"status": ["completed", "completed", "failed"],
+    ...                       "success": pd.array([True, None, True], dtype="boolean")})
+    >>> [m.tolist() for m in headline_cohort(frame)]
+    [[True, True, False], [True, False, True]]
+    """
+    completed = runs["status"].isin(list(HEADLINE_STATUSES)).to_numpy(dtype=bool)
+    return completed, runs["success"].to_numpy(dtype=bool, na_value=False)
+
+
 def agent_groups(runs: pd.DataFrame) -> AgentGroups:
     codes, uniques = pd.factorize(runs["agent_id"], sort=False)
     codes = codes.astype(np.int64)
     status = runs["status"]  # categorical in a canonical frame: comparisons run on codes
-    success = runs["success"].array
+    completed, succeeded = headline_cohort(runs)
     return AgentGroups(
         agents=tuple(str(a) for a in uniques),  # appearance order is text order in a canonical frame
         codes=codes,
-        completed=(status == "completed").to_numpy(dtype=bool),
+        completed=completed,
         terminal=status.isin(list(TERMINAL_STATUSES)).to_numpy(dtype=bool),
-        known=~np.asarray(success.isna()),
-        succeeded=success.to_numpy(dtype=bool, na_value=False),
+        known=~np.asarray(runs["success"].array.isna()),
+        succeeded=succeeded,
         starts=np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1])).astype(np.int64),
     )
 

@@ -24,16 +24,36 @@ import pyarrow.compute as pc
 from .schema import (
     CANONICAL_COLUMNS,
     FALSE_TOKENS,
+    FRACTION_DIGITS,
     SPEC_COLUMNS,
     STATUSES,
+    TIMESTAMP_GROUPS,
+    TIMESTAMP_MAX,
+    TIMESTAMP_MIN,
+    TIMESTAMP_PATTERN,
+    TIMESTAMP_PLAIN_PATTERN,
+    TIMESTAMP_PLAIN_ZONE,
     TRUE_TOKENS,
     WHITESPACE,
     normalize_column_name,
+    timestamp_micros,
 )
 
 NAT = np.iinfo(np.int64).min
-# An ISO-8601 spelling Arrow and pandas read identically; anything else takes the per-cell parser.
-PLAIN_TIMESTAMP = r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})?$"
+
+
+def _named_groups(pattern: str, names: tuple[str, ...]) -> str:
+    """``pattern`` with its capturing groups named, in order (Arrow's extract_regex needs names)."""
+    pieces, found = pattern.split("("), iter(names)
+    return pieces[0] + "".join(("(" if piece.startswith("?") else f"(?P<{next(found)}>") + piece
+                               for piece in pieces[1:])
+
+
+PLAIN_TIMESTAMP = "^(?:" + TIMESTAMP_PATTERN + ")$"  # the grammar, anchored (the name older callers import)
+_PLAIN = "^(?:" + TIMESTAMP_PLAIN_PATTERN + TIMESTAMP_PLAIN_ZONE + "?)$"
+_NAMED_TIMESTAMP = "^(?:" + _named_groups(TIMESTAMP_PATTERN, TIMESTAMP_GROUPS) + ")$"
+_MICROS_PER_DAY = 86_400_000_000
+_LOWEST_US, _HIGHEST_US = timestamp_micros(TIMESTAMP_MIN), timestamp_micros(TIMESTAMP_MAX)
 
 
 @dataclass
@@ -276,17 +296,53 @@ def timestamps(column: pa.Array) -> np.ndarray | None:
             stamps = pc.cast(values, pa.timestamp("us", tz="UTC"))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return None  # a date or time out of range (the 30th of February): the per-cell parser says which
-        return np.asarray(pc.fill_null(stamps.cast(pa.int64()), NAT))
+        micros = np.asarray(pc.fill_null(stamps.cast(pa.int64()), NAT))
+        return None if (micros[micros != NAT] < _LOWEST_US).any() else micros  # year 0000: not in the grammar
     present = values.drop_null()
-    if len(present) and not pc.all(pc.match_substring_regex(present, PLAIN_TIMESTAMP)).as_py():
-        return None
-    naive = pc.invert(pc.match_substring_regex(values, r"(Z|[+-]\d{2}:\d{2})$"))  # no zone: UTC, as in pandas
-    zoned = pc.if_else(naive, pc.binary_join_element_wise(values, "Z", ""), values)
-    try:
-        stamps = pc.cast(zoned, pa.timestamp("us", tz="UTC"))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
-    return np.asarray(pc.fill_null(stamps.cast(pa.int64()), NAT))
+    if len(present) and pc.all(pc.match_substring_regex(present, _PLAIN)).as_py():
+        # The common spellings (schema.TIMESTAMP_PLAIN_PATTERN), which Arrow's cast reads as the grammar
+        # does; a day that does not exist fails the cast, and the per-cell parser says which.
+        naive = pc.invert(pc.match_substring_regex(values, "(Z|[+-][0-9]{2}:[0-9]{2})$"))  # no zone: UTC
+        try:
+            stamps = pc.cast(pc.if_else(naive, pc.binary_join_element_wise(values, "Z", ""), values),
+                             pa.timestamp("us", tz="UTC"))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+        return np.asarray(pc.fill_null(stamps.cast(pa.int64()), NAT))
+    micros = grammar_timestamps(values)
+    return micros if (micros[np.asarray(pc.is_valid(values), dtype=bool)] != NAT).all() else None
+
+
+def grammar_timestamps(values: pa.Array) -> np.ndarray:
+    """Microseconds since the epoch (UTC) of trimmed text cells read by the one timestamp grammar
+    (schema.TIMESTAMP_PATTERN and its rules, as schema.timestamp_micros reads one cell); NAT for an
+    empty cell and for a cell the grammar refuses."""
+    parts = pc.extract_regex(values, _NAMED_TIMESTAMP)
+    matched = np.asarray(pc.is_valid(parts), dtype=bool)
+
+    def number(name: str, digits: int = 0, start: int = 0) -> np.ndarray:
+        field = pc.utf8_slice_codeunits(pc.fill_null(parts.field(name), ""), start)
+        if digits:  # the fraction: its first digits, padded with zeros (later digits are dropped)
+            field = pc.utf8_rpad(pc.utf8_slice_codeunits(field, 0, digits), digits, "0")
+        field = pc.if_else(pc.equal(field, ""), "0", field)
+        return np.asarray(field.cast(pa.int64()), dtype=np.int64)
+
+    year, month, day = number("year"), number("month"), number("day")
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    month_days = np.where(month == 2, 28 + leap, np.where(np.isin(month, (4, 6, 9, 11)), 30, 31))
+    # Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + np.where(month > 2, -3, 9)) + 2) // 5 + day - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    # The offset's hours carry its sign ("+05", "-00"); its minutes take that sign.
+    sign = np.where(np.asarray(pc.starts_with(pc.fill_null(parts.field("offset_hours"), ""), "-"), dtype=bool), -1, 1)
+    offset_s = sign * (number("offset_hours", start=1) * 60 + number("offset_minutes")) * 60
+    seconds = ((days * 24 + number("hour")) * 60 + number("minute")) * 60 + number("second") - offset_s
+    micros = seconds * 1_000_000 + number("fraction", FRACTION_DIGITS)
+    good = matched & (year >= 1) & (day <= month_days) & (micros >= _LOWEST_US) & (micros <= _HIGHEST_US)
+    return np.where(good, micros, NAT)
 
 
 # YYYY-MM-DDThh:mm:ssZ byte by byte: the lowest byte allowed and how far above it (digits 0-9, else one byte).

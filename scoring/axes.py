@@ -12,16 +12,37 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
 from ._groups import optional, safe_divide
 from .facts import Fact
+from .policy import RADAR_AXIS_NAMES, Policy
 
-if TYPE_CHECKING:
-    from .policy import Policy
-    from .radar import RadarAggregates
+
+@dataclass(frozen=True)
+class RadarAggregates:
+    """Per-agent window aggregates the radar reads (arrays indexed by agent code), from any engine.
+
+    Per (agent, task) with known outcomes in the window, sorted by agent code then task_id as text:
+    ``task_agent`` (agent code), ``task_n`` (known outcomes) and ``task_c`` (successes).
+    """
+
+    n_window: np.ndarray
+    n_known: np.ndarray
+    n_success: np.ndarray
+    n_lat: np.ndarray
+    p50_lat: np.ndarray
+    n_cost: np.ndarray
+    p50_cost: np.ndarray
+    n_steps: np.ndarray
+    p50_steps: np.ndarray
+    nonzero_steps: np.ndarray
+    task_agent: np.ndarray
+    task_n: np.ndarray
+    task_c: np.ndarray
+
 
 Provenance = Literal["published", "explorer-defined"]
 Values = Callable[["RadarAggregates", "Policy"], np.ndarray]
@@ -159,4 +180,6 @@ AXES: tuple[Axis, ...] = (
 )
 AXIS_BY_NAME = {a.name: a for a in AXES}
 RADAR_AXES: tuple[str, ...] = tuple(a.name for a in AXES)
+if RADAR_AXES != RADAR_AXIS_NAMES:  # the policy names the axes it weighs (policy.py sits below this module)
+    raise ImportError(f"the axes {RADAR_AXES} differ from policy.RADAR_AXIS_NAMES {RADAR_AXIS_NAMES}")
 AXIS_LABELS: dict[str, str] = {a.name: a.label for a in AXES}

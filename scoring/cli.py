@@ -38,6 +38,7 @@ from .radar import check_weights
 from .repeatability import check_levels
 from .report import score_runs
 from .runs import LoadedRuns, RunsValidationError, check_work, load_runs
+from .schema import COMPLETED
 from .worker import LimitExceeded, WorkerFailed, run_limited
 
 
@@ -61,7 +62,7 @@ def table_text(report) -> str:
     levels = report.levels
     columns = {"rank": "rank", "agent_id": "agent", "headline_score": "score", "headline_success_rate": "success",
                "headline_execution_score": "execution", "headline_cost_score": "cost",
-               "headline_completed_runs": "completed", "radar_profile_score": "profile",
+               "headline_completed_runs": COMPLETED, "radar_profile_score": "profile",
                **{f"pass^{k}": f"pass^{k}" for k in levels}, "flags": "flags"}
     if not report.agents:
         return f"policy {report.policy.version}\n(no agents)"
@@ -690,7 +691,7 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
         parser.error("--weights and --scorecard both set the radar weights: give one of them")
     card = _scorecard(args.scorecard)
     if card is not None:
-        weights = dict(card.weights)  # all five axes: the same path as --weights, so the same profile scores
+        weights = dict(card.weights)  # every axis: the same path as --weights, so the same profile scores
         print(f"scorecard: {card.name} (axes it does not name weigh 0)", file=sys.stderr)
     spark = args.engine == "spark"
     if args.spark_remote and not spark:

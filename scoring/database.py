@@ -268,8 +268,9 @@ def fetch_rows(cursor, *, max_rows: int, max_bytes: int, batch: int = 10_000) ->
         rows += len(chunk)
         size += sum(len(v) if isinstance(v, (str, bytes)) else 8 for r in chunk for v in r)
         if rows > max_rows:
-            raise SourceTooLarge(f"the table has more than {max_rows:,} rows, the most this explorer is set up "
-                                 "to hold")
+            from .limits import row_limit_refusal
+
+            raise SourceTooLarge(row_limit_refusal(None, max_rows))
         if size > max_bytes:
             from .limits import format_size
 

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._groups import AgentGroups, agent_groups, optional
+from ._groups import AgentGroups, agent_groups, headline_cohort, optional
 from .axes import AXES, RADAR_AXES
 from .explain import COMPONENTS, _records, agent_rows, points_lost
 from .facts import Fact
@@ -204,7 +204,7 @@ class OverTime:
     ``frame`` has one row per (agent, day): ``completed_runs``, ``successful_runs``, ``latency_runs``,
     ``weighted_score``, ``score`` (NaN while unranked), ``zero_success_floor``,
     ``consistency_neutral``, ``floor_switched``, ``gate_switched`` (the day the floor or the
-    consistency gate changed state), ``window_runs`` and the five radar axes (rounded as published),
+    consistency gate changed state), ``window_runs`` and the radar axes (rounded as published),
     ``profile_score``, ``qualifying_tasks`` and ``pass^k`` per level. ``undated_runs``: per agent, runs
     without ``finished_at``, counted from the first day.
     """
@@ -593,7 +593,7 @@ def compare(runs: pd.DataFrame, a: str, b: str, policy: Policy = CANONICAL_POLIC
     ha, hb = heads[a], heads[b]
     if ha.score is not None and hb.score is not None:
         observed = round(ha.score - hb.score, policy.score_decimals)
-        completed = {x: rows[x][(rows[x]["status"] == "completed").to_numpy(dtype=bool)] for x in (a, b)}
+        completed = {x: rows[x][headline_cohort(rows[x])[0]] for x in (a, b)}
         # Paired by task: the tasks either agent completed a run on, resampled; both keep their runs on each.
         task_ids = pd.Index(sorted(set(completed[a]["task_id"].astype(str))
                                    | set(completed[b]["task_id"].astype(str))))

@@ -52,14 +52,14 @@ import numpy as np
 import pandas as pd
 
 from ._exact import CohortColumns, CohortSums, ExactColumns
-from ._groups import AgentGroups, agent_groups
+from ._groups import AgentGroups, agent_groups, headline_cohort
 from .facts import Fact
 from .headline import Headline, HeadlineAggregates, composite, composite_arrays, final_score, headline_scores
 from .policy import CANONICAL_POLICY, Policy
 from .radar import window_rows
 from .repeatability import repeatability_aggregates
 from .report import Report, score_runs
-from .schema import STATUSES
+from .schema import COMPLETED, HEADLINE_STATUSES, NOT_TERMINAL_STATUSES, STATUSES, TERMINAL_STATUSES
 
 COMPONENTS = ("success", "latency", "consistency", "cost")
 _FACTOR = {"success": "success_rate", "latency": "latency_score", "consistency": "consistency",
@@ -585,7 +585,7 @@ def note(row: pd.Series | dict, policy: Policy = CANONICAL_POLICY) -> Fact | Non
     """Why a removal row of :class:`Influence` is special, in words (None when it is not)."""
     if "in_headline" in row and not bool(row["in_headline"]):
         return Fact("not completed: the headline reads completed runs only")
-    if "completed" in row and not int(row["completed"]):
+    if COMPLETED in row and not int(row[COMPLETED]):  # a task row
         return Fact("no completed run: the headline reads completed runs only")
     if bool(row["leaves_unranked"]):
         return Fact("leaves no completed run: the agent would be unranked")
@@ -652,8 +652,7 @@ class Removal:
 
 def _cohort(mine: pd.DataFrame) -> tuple[np.ndarray, ExactColumns]:
     """Which of an agent's rows are completed, and the exact columns of those."""
-    completed = (mine["status"].astype(str) == "completed").to_numpy(dtype=bool)
-    succeeded = mine["success"].to_numpy(dtype=bool, na_value=False)
+    completed, succeeded = headline_cohort(mine)
     return completed, ExactColumns.of(succeeded[completed], mine["latency_ms"].to_numpy(dtype=float)[completed],
                                       mine["cost_usd"].to_numpy(dtype=float)[completed])
 
@@ -741,8 +740,8 @@ def influence(runs: pd.DataFrame, agent_id: str, policy: Policy = CANONICAL_POLI
 
 # --------------------------------------------------------------------------- accounting
 
-_IGNORED_TERMINAL = ("failed", "timeout")
-_NOT_TERMINAL = ("queued", "running", "cancelled")
+_IGNORED_TERMINAL = tuple(s for s in TERMINAL_STATUSES if s not in HEADLINE_STATUSES)
+_NOT_TERMINAL = NOT_TERMINAL_STATUSES
 
 
 @dataclass(frozen=True)
@@ -772,7 +771,7 @@ class Accounting:
     @property
     def headline_ignored(self) -> dict[str, int]:
         """Runs the headline does not read, by status (the published rule: all completed runs, no other)."""
-        return {s: self.statuses[s] for s in STATUSES if s != "completed"}
+        return {s: self.statuses[s] for s in STATUSES if s not in HEADLINE_STATUSES}
 
     def facts(self) -> list[Fact]:
         v: dict[str, Any] = {**self.statuses, "total": self.total_runs, "unknown": self.unknown_outcomes,
@@ -843,7 +842,7 @@ def accounting(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
     for i, agent in enumerate(groups.agents):
         c = {k: int(v[i]) for k, v in counts.items()}
         statuses = {s: int(by_status[i, j]) for j, s in enumerate(STATUSES)}
-        out[agent] = Accounting(agent, c["total"], statuses, c["unknown"], statuses["completed"],
+        out[agent] = Accounting(agent, c["total"], statuses, c["unknown"], sum(statuses[s] for s in HEADLINE_STATUSES),
                                 c["headline_unknown"], c["terminal"], policy.radar_window, int(window[i]),
                                 c["outcomes"], c["pass_unknown"], c["tasks"], c["qualifying"],
                                 c["qualifying_outcomes"], policy.pass_k_min_outcomes)

@@ -31,15 +31,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ._groups import headline_cohort
 from .explain import Influence, Removal, _records, agent_rows, overtake, remove_runs
 from .facts import Fact
 from .headline import Headline, HeadlineAggregates, composite_arrays, final_scores
 from .policy import Policy
 from .report import Report
+from .schema import COMPLETED, FAILED, TIMEOUT
 
-KINDS = ("completed", "timeout", "failed", "all")
-KIND_WORDS = {"completed": "unsuccessful completed runs succeed", "timeout": "timed-out runs complete successfully",
-              "failed": "failed runs complete successfully", "all": "every unsuccessful terminal run succeeds"}
+# What a fix changes, named by status (the headline's cohort, then the other terminal statuses), then all.
+KINDS = (COMPLETED, TIMEOUT, FAILED, "all")
+KIND_WORDS = {COMPLETED: "unsuccessful completed runs succeed", TIMEOUT: "timed-out runs complete successfully",
+              FAILED: "failed runs complete successfully", "all": "every unsuccessful terminal run succeeds"}
 _COLUMNS = ["task_id", "kind", "runs_changed", "points_if_fixed", "score_if_fixed", "score_change", "overtakes"]
 
 
@@ -83,10 +86,10 @@ class Fixes:
         elif self.above is not None:
             out.append(Fact("No single task's fix overtakes {above:text} ({target:score} needed).", v))
         total = self.totals.set_index("kind")
-        for kind in ("timeout", "failed"):
+        for kind in (TIMEOUT, FAILED):
             if kind in total.index:
                 row = total.loc[kind]
-                out.append(Fact("If all {n:count} " + ("timed-out" if kind == "timeout" else "failed")
+                out.append(Fact("If all {n:count} " + ("timed-out" if kind == TIMEOUT else FAILED)
                                 + " runs had completed successfully: {score:score} (a change of {change:score} "
                                 "points).",
                                 {"n": row["runs_changed"], "score": row["score_if_fixed"],
@@ -137,14 +140,14 @@ def fixes(runs: pd.DataFrame, agent_id: str, report: Report) -> Fixes:
     h = agent.headline
     mine = agent_rows(runs, agent_id)
     status = mine["status"].astype(str).to_numpy()
-    succeeded = mine["success"].to_numpy(dtype=bool, na_value=False)
+    completed, succeeded = headline_cohort(mine)
     counts = pd.DataFrame({
         "task_id": mine["task_id"].astype(str).to_numpy(dtype=object),
-        "completed": (status == "completed") & ~succeeded,
-        "timeout": status == "timeout",
-        "failed": status == "failed",
+        COMPLETED: completed & ~succeeded,
+        TIMEOUT: status == TIMEOUT,
+        FAILED: status == FAILED,
     }).groupby("task_id", sort=True).sum()
-    counts["all"] = counts["completed"] + counts["timeout"] + counts["failed"]
+    counts["all"] = counts[COMPLETED] + counts[TIMEOUT] + counts[FAILED]
     ahead = overtake(report, agent_id)
     target = None if ahead is None else ahead.target_score
     stats = HeadlineAggregates.of(h)
@@ -153,7 +156,7 @@ def fixes(runs: pd.DataFrame, agent_id: str, report: Report) -> Fixes:
         rows = []
         for kind in KINDS:
             changed = frame[kind].to_numpy(dtype=float)
-            flipped = frame["completed"].to_numpy(dtype=float) if kind in ("completed", "all") else 0 * changed
+            flipped = frame[COMPLETED].to_numpy(dtype=float) if kind in (COMPLETED, "all") else 0 * changed
             added = changed - flipped
             f = composite_arrays(_changed(stats, flipped, added), policy)
             score = final_scores(f["weighted_score"], f["zero_success_floor"], policy)
@@ -169,7 +172,7 @@ def fixes(runs: pd.DataFrame, agent_id: str, report: Report) -> Fixes:
             })
             keep = changed > 0
             if kind == "all":  # only where it differs from every single kind: two kinds or more to fix
-                keep &= (frame[["completed", "timeout", "failed"]].to_numpy() > 0).sum(axis=1) > 1
+                keep &= (frame[[COMPLETED, TIMEOUT, FAILED]].to_numpy() > 0).sum(axis=1) > 1
             rows.append(part[keep])
         out = pd.concat(rows, ignore_index=True)
         overtakes = out["overtakes"].fillna(False).to_numpy(dtype=bool)

@@ -73,6 +73,23 @@ def count_error(count: int, what: str, limit: int, name: str) -> str | None:
     return f"the input has {count:,} {what}, more than the limit of {limit:,} ({name})"
 
 
+def row_limit_refusal(count: int | None, limit: int, what: str = "rows", *, about: bool = False,
+                      before_reading: bool = False) -> str:
+    """The one text that refuses a source holding more than ``limit`` runs (``Limits.max_rows``): files,
+    harness logs and database tables alike. ``count`` None: a table read in batches, stopped past the limit.
+
+    >>> row_limit_refusal(3, 2, "simulations")
+    '3 simulations is more than the limit of 2 (max_rows)'
+    >>> row_limit_refusal(None, 2, before_reading=False)
+    'the table has more rows than the limit of 2 (max_rows)'
+    >>> row_limit_refusal(12_000, 100, about=True, before_reading=True)
+    'about 12,000 rows is more than the limit of 100 (max_rows); refused before reading'
+    """
+    what_of = f"the table has more {what} than" if count is None else f"{'about ' if about else ''}{count:,} {what} " \
+        "is more than"
+    return f"{what_of} the limit of {limit:,} (max_rows)" + ("; refused before reading" if before_reading else "")
+
+
 def parse_size(text: str | int) -> int:
     """'1GB' -> 1_000_000_000, '512MiB' -> 536_870_912, 2000 -> 2000 (bytes).
 

@@ -22,7 +22,12 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .axes import RADAR_AXES
+# The radar's axes by name, in order: the policy carries a default weight for each. The lowest home of the
+# names (scoring.axes defines each axis and checks its records against this list; RADAR_AXES is kept here
+# under its old name too).
+RADAR_AXIS_NAMES: tuple[str, ...] = ("correctness", "latency", "cost", "tool_efficiency", "robustness")
+RADAR_AXES = RADAR_AXIS_NAMES
+
 
 Provenance = Literal["published", "explorer-defined"]
 PUBLISHED: Provenance = "published"

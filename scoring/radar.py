@@ -1,4 +1,4 @@
-"""Fitness radar (SPEC 4): five diagnostic axes over the latest terminal runs.
+"""Fitness radar (SPEC 4): the diagnostic axes (scoring.axes) over the latest terminal runs.
 
 Viewer weights only recombine the axes into a profile score; nothing here
 reads or changes a headline score.
@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ._groups import AgentGroups, agent_groups, optional
-from .axes import AXES, RADAR_AXES, robustness_tasks
+from .axes import AXES, RADAR_AXES, RadarAggregates, robustness_tasks  # RadarAggregates: importable here too
 from .facts import Fact
 from .policy import CANONICAL_POLICY, Policy
 
@@ -73,7 +73,7 @@ class Profile:
 
 
 def check_weights(weights: Mapping[str, float] | None, policy: Policy = CANONICAL_POLICY) -> dict[str, float]:
-    """Viewer weights for all five axes; axes not named keep their default weight.
+    """Viewer weights for every axis; axes not named keep their default weight.
 
     Raises ValueError naming the axis for an unknown axis, or a weight that is not 0 or between
     1e-6 and 1e6 (weights are relative: beyond that range their sum overflows or loses every digit).
@@ -145,29 +145,6 @@ def middle_value(ordered) -> float:
     return middle if np.isfinite(middle) else a / 2 + b / 2
 
 
-@dataclass(frozen=True)
-class RadarAggregates:
-    """Per-agent window aggregates the radar reads (arrays indexed by agent code), from any engine.
-
-    Per (agent, task) with known outcomes in the window, sorted by agent code then task_id as text:
-    ``task_agent`` (agent code), ``task_n`` (known outcomes) and ``task_c`` (successes).
-    """
-
-    n_window: np.ndarray
-    n_known: np.ndarray
-    n_success: np.ndarray
-    n_lat: np.ndarray
-    p50_lat: np.ndarray
-    n_cost: np.ndarray
-    p50_cost: np.ndarray
-    n_steps: np.ndarray
-    p50_steps: np.ndarray
-    nonzero_steps: np.ndarray
-    task_agent: np.ndarray
-    task_n: np.ndarray
-    task_c: np.ndarray
-
-
 def radar_aggregates(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                      groups: AgentGroups | None = None) -> RadarAggregates:
     """The aggregate step of the radar on a canonical runs frame (SPEC 4 window)."""
@@ -199,7 +176,7 @@ def radar_aggregates(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
 
 def fitness_radar(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                   groups: AgentGroups | None = None) -> dict[str, Radar]:
-    """The five radar axes for every agent of a canonical runs frame, keyed by agent_id (SPEC 4)."""
+    """The radar axes for every agent of a canonical runs frame, keyed by agent_id (SPEC 4)."""
     groups = groups or agent_groups(runs)
     return radar_from_aggregates(groups.agents, radar_aggregates(runs, policy, groups), policy)
 

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 from pandas.api import types as ptypes
 
 from . import arrow_runs
-from .limits import DEFAULT_LIMITS, Limits, format_size
+from .limits import DEFAULT_LIMITS, Limits, format_size, row_limit_refusal
 from .schema import (
     FALSE_TOKENS,
     NONFINITE_TOKENS,
@@ -363,8 +363,7 @@ def _read_jsonl(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFram
 
 
 def _too_many_rows(rows: int, limits: Limits, *, about: bool = False) -> RunsValidationError:
-    return _file_problem(f"{'about ' if about else ''}{rows:,} rows is more than this explorer is set up to hold "
-                         f"({limits.max_rows:,}); refused before reading")
+    return _file_problem(row_limit_refusal(rows, limits.max_rows, about=about, before_reading=True))
 
 
 def _parquet_plan(parquet, limits: Limits, wanted: Collection[str] = SPEC_COLUMNS) -> list[str]:
@@ -785,9 +784,9 @@ def _parse_timestamps(raw: pd.Series, out: _Collector) -> pd.Series:
     nested = _nested(raw)
     text = _text(raw.mask(nested))
     out.add(nested, "finished_at", raw, Reason.NESTED)
-    parsed = pd.to_datetime(text, utc=True, format="ISO8601", errors="coerce")
-    out.add(text.notna() & parsed.isna(), "finished_at", text, Reason.NOT_A_TIMESTAMP)
-    return parsed.astype("datetime64[us, UTC]")
+    micros = arrow_runs.grammar_timestamps(pa.array(text, type=pa.string(), from_pandas=True))
+    out.add(text.notna() & (micros == arrow_runs.NAT), "finished_at", text, Reason.NOT_A_TIMESTAMP)
+    return pd.Series(micros, index=raw.index).astype("datetime64[us]").dt.tz_localize("UTC")
 
 
 def validate_runs(

@@ -10,7 +10,7 @@ Explorer-defined rules of the file format (``{"name": ..., "description": ..., "
 
 - A scorecard is a complete statement of a team's priorities: an axis it does not name has
   weight **0**, not the published default 0.20 that sliders and ``--weights`` fall back to.
-  :func:`scorecard_to_json` always writes all five axes, so a saved file says it outright.
+  :func:`scorecard_to_json` always writes every axis, so a saved file says it outright.
 - Each weight is a share between 0 and 1, as on the radar's sliders (0-100%). The shares need
   not sum to 1 (SPEC 4 renormalizes); at least one must be positive. A positive weight below
   :data:`MIN_POSITIVE_WEIGHT` is refused: no slider can show it, and products with weights that
@@ -113,7 +113,7 @@ def field_errors(name: Any, description: Any, weights: Any) -> list[FieldError]:
 
 @dataclass(frozen=True)
 class Scorecard:
-    """A team's radar weights, validated; ``weights`` always holds all five axes, in axis order.
+    """A team's radar weights, validated; ``weights`` always holds every axis, in axis order.
 
     Examples
     --------
@@ -225,7 +225,7 @@ def scorecard_to_dict(card: Scorecard) -> dict[str, Any]:
 
 
 def scorecard_to_json(card: Scorecard) -> str:
-    """The scorecard as JSON: keys sorted, all five axes written, so equal cards give equal text.
+    """The scorecard as JSON: keys sorted, every axis written, so equal cards give equal text.
 
     Examples
     --------
@@ -272,7 +272,7 @@ def profile_ranking(report: Report, weights: Mapping[str, float] | None = None) 
 
     Ranks are positions, as on the leaderboard. Only :meth:`Radar.profile` is called, so the
     headline columns are the report's own. ``weights`` go through ``check_weights``: axes not
-    named take the policy default (pass all five, as a :class:`Scorecard` does, to avoid that).
+    named take the policy default (pass every axis, as a :class:`Scorecard` does, to avoid that).
     """
     scored = [(a, a.radar.profile(weights)) for a in report.agents]
     scored.sort(key=lambda ap: (ap[1].score is None, -(ap[1].score or 0.0), ap[0].agent_id))
@@ -319,7 +319,7 @@ LINK_SHIPPED = "scorecard"  # ?scorecard=<name of a shipped example>
 LINK_WEIGHTS = "scorecard_weights"  # ?scorecard_weights=correctness:0.3,latency:0.5 (axes not named weigh 0)
 LINK_NAME = "scorecard_name"  # with scorecard_weights: the scorecard's name (default LINK_DEFAULT_NAME)
 LINK_PARAMS = (LINK_SHIPPED, LINK_WEIGHTS, LINK_NAME)
-LINK_MAX_CHARS = 300  # per parameter; five axes with full-precision weights need about 130
+LINK_MAX_CHARS = 300  # per parameter; each axis with a full-precision weight needs about 26
 LINK_DEFAULT_NAME = "from a link"
 _LINK_NUMBER = re.compile(r"(?:\d{1,20}(?:\.\d{0,20})?|\.\d{1,20})(?:[eE][+-]?\d{1,3})?")
 

@@ -33,7 +33,7 @@ from typing import Any
 from .policy import CANONICAL_POLICY, Policy
 from .report import Report
 from .runs import Problem, RunsValidationError
-from .schema import WHITESPACE, Reason
+from .schema import TIMESTAMP_PATTERN, WHITESPACE, Reason
 from .sql_engine import (
     MAX_PROBLEMS,
     ROW_COLUMN,
@@ -47,11 +47,9 @@ from .sql_engine import (
     validation_queries,
 )
 
-# An ISO-8601 spelling (schema.ISO_8601_PATTERN) in parts, so that it can be rewritten in the one form
-# Spark's cast reads, with an explicit offset: date, hour, minute, second (with its fraction), "Z", the
-# offset's hours and minutes. As in the pandas engine, a zone needs a time, and only a capital Z is UTC.
-ISO_8601_PARTS = ("^([0-9]{4}-[0-9]{2}-[0-9]{2})(?:[T ]([0-9]{2})(?::([0-9]{2})(?::([0-9]{2}(?:[.][0-9]+)?))?)?"
-                  "(?: ?(?:(Z)|([+-][0-9]{2})(?::?([0-9]{2}))?))?)?$(?!(?s:.))")
+# The timestamp grammar as Spark matches it (Java's $ also matches before a final line break; the lookahead
+# makes it the end of the text). Dialect.timestamp reads the parts; this name is kept for older callers.
+ISO_8601_PARTS = "^(?:" + TIMESTAMP_PATTERN + ")$(?!(?s:.))"
 
 # Session settings the queries rely on, set for the scoring and put back afterwards: ANSI arithmetic, so
 # that an overflow is an error, never a NULL that SUM would skip or a wrapped BIGINT (Spark.integer_sum
@@ -77,7 +75,7 @@ class Spark(Dialect):
     text_type = "STRING"  # binary collation (UTF8_BINARY): text compares by code point, as in Python
     double_type = "DOUBLE"
     timestamp_type = "TIMESTAMP"  # an instant (TIMESTAMP_LTZ); TIMESTAMPTZ is not a Spark type
-    materialize = True  # the radar window is cached (CACHE TABLE), read by five queries
+    materialize = True  # the radar window is cached (CACHE TABLE), read by several queries
 
     def literal(self, value: object) -> str:
         # A quote or a backslash is spelled chr(39), chr(92): never an escape, whose reading depends on the
@@ -101,19 +99,10 @@ class Spark(Dialect):
             # An instant, or a wall-clock time (TIMESTAMP_NTZ, DATE) read as UTC: either orders as it is,
             # and no session time zone enters a comparison.
             return column
-        # Spark's cast reads some ISO spellings and not others (an hour without minutes before a zone) and
-        # reads a naive time in the session's time zone: each spelling is rewritten with an explicit offset.
-        text = self.trimmed(f"CAST({column} AS STRING)")
+        return super().timestamp(column)  # every text spelling is rewritten with an explicit offset first
 
-        def part(i: int) -> str:
-            return f"regexp_extract({text}, '{ISO_8601_PARTS}', {i})"
-
-        def default(i: int) -> str:
-            return f"(CASE WHEN {part(i)} = '' THEN '00' ELSE {part(i)} END)"
-
-        offset = f"(CASE WHEN {part(6)} = '' THEN '+00:00' ELSE concat({part(6)}, ':', {default(7)}) END)"
-        spelled = f"concat({part(1)}, 'T', {default(2)}, ':', {default(3)}, ':', {default(4)}, {offset})"
-        return f"(CASE WHEN {text} RLIKE '{ISO_8601_PARTS}' THEN TRY_CAST({spelled} AS TIMESTAMP) END)"
+    def group(self, text: str, pattern: str, i: int) -> str:
+        return f"regexp_extract({text}, '^(?:{pattern})$(?!(?s:.))', {i})"
 
     def int_div(self, a: str, b: str) -> str:
         return f"(({a}) div ({b}))"

@@ -51,12 +51,19 @@ from .report import Report, assemble_report
 from .runs import Problem, RunsValidationError
 from .schema import (
     FALSE_TOKENS,
-    ISO_8601_PATTERN,
+    FRACTION_DIGITS,
+    HEADLINE_STATUSES,
     NONFINITE_TOKENS,
     NUMBER_PATTERN,
     REQUIRED_COLUMNS,
     STATUSES,
     TERMINAL_STATUSES,
+    TIMESTAMP_GROUPS,
+    TIMESTAMP_MAX,
+    TIMESTAMP_MIN,
+    TIMESTAMP_PATTERN,
+    TIMESTAMP_PLAIN_PATTERN,
+    TIMESTAMP_PLAIN_ZONE,
     TRUE_TOKENS,
     WHITESPACE,
     Reason,
@@ -80,6 +87,7 @@ class Dialect:
     double_type = "DOUBLE PRECISION"  # the name of the 64-bit float type
     timestamp_type = "TIMESTAMPTZ"  # a timestamp that is an instant
     materialize = False  # the normalized runs are stored once (a temporary table) rather than re-read
+    try_cast = True  # a cast that gives NULL for a date that does not exist (PostgreSQL's raises an error)
 
     def literal(self, value: object) -> str:
         """A text value from the data (an agent id) as a string literal."""
@@ -105,7 +113,60 @@ class Dialect:
         return self.cast(column, self.double_type, NUMBER_PATTERN, typed)
 
     def timestamp(self, column: str, typed: bool = False) -> str:
-        return self.cast(column, self.timestamp_type, ISO_8601_PATTERN, typed)
+        """The column as an instant; NULL where the text is not spelled by the one timestamp grammar
+        (schema.TIMESTAMP_PATTERN and its rules). A valid spelling is rewritten in the one form every
+        engine's cast reads alike (``YYYY-MM-DDThh:mm:ss.ffffff+hh:mm``) before it is cast, so no engine's
+        own leniency (an hour of 24, a zone name, a session time zone) enters."""
+        if typed:
+            return self.cast(column, self.timestamp_type, "", typed)
+        text = self.trimmed(f"CAST({column} AS {self.text_type})")
+
+        def part(name: str) -> str:
+            return self.group(text, TIMESTAMP_PATTERN, TIMESTAMP_GROUPS.index(name) + 1)
+
+        def number(name: str) -> str:
+            return self.integer(part(name))
+
+        def two(name: str) -> str:
+            return f"(CASE WHEN {part(name)} = '' THEN '00' ELSE {part(name)} END)"
+
+        year, month = number("year"), number("month")
+        leap = f"({year} % 4 = 0 AND ({year} % 100 <> 0 OR {year} % 400 = 0))"
+        month_days = (f"(CASE WHEN {month} = 2 THEN (CASE WHEN {leap} THEN 29 ELSE 28 END) "
+                      f"WHEN {month} IN (4, 6, 9, 11) THEN 30 ELSE 31 END)")
+        fraction = f"rpad(substr({part('fraction')}, 1, {FRACTION_DIGITS}), {FRACTION_DIGITS}, '0')"
+        offset = (f"(CASE WHEN {part('offset_hours')} = '' THEN '+00:00' "
+                  f"ELSE concat({part('offset_hours')}, ':', {two('offset_minutes')}) END)")
+        spelled = (f"concat({part('year')}, '-', {part('month')}, '-', {part('day')}, 'T', {two('hour')}, ':', "
+                   f"{two('minute')}, ':', {two('second')}, '.', {fraction}, {offset})")
+        stamp = self.cast_text(spelled, self.timestamp_type)
+        low, high = (self.cast_text(self.literal(t), self.timestamp_type) for t in (TIMESTAMP_MIN, TIMESTAMP_MAX))
+        # Nested CASEs: a cast runs only on a spelling that has passed the tests before it (PostgreSQL has
+        # no TRY_CAST and does not promise to evaluate AND from left to right).
+        grammar = (f"CASE WHEN {self.matches(text, TIMESTAMP_PATTERN)} THEN (CASE WHEN {year} >= 1 AND "
+                   f"{number('day')} <= {month_days} THEN (CASE WHEN {stamp} BETWEEN {low} AND {high} "
+                   f"THEN {stamp} END) END) END")
+        if not self.try_cast:
+            return f"({grammar})"
+        # The common spellings are cast as they are (a day that does not exist gives NULL); only the rest
+        # pay for the rewriting (many regular expressions per cell).
+        zoned, naive = TIMESTAMP_PLAIN_PATTERN + TIMESTAMP_PLAIN_ZONE, TIMESTAMP_PLAIN_PATTERN
+        as_utc = f"concat({text}, '+00:00')"  # no zone: UTC, whatever the session's time zone
+        return (f"(CASE WHEN {self.matches(text, zoned)} THEN {self.cast_text(text, self.timestamp_type)} "
+                f"WHEN {self.matches(text, naive)} THEN {self.cast_text(as_utc, self.timestamp_type)} "
+                f"ELSE {grammar} END)")
+
+    def group(self, text: str, pattern: str, i: int) -> str:
+        """Capturing group ``i`` of ``pattern`` matched against the whole of ``text``; '' where it is absent."""
+        return f"regexp_extract({text}, '^(?:{pattern})$', {i})"
+
+    def integer(self, text: str) -> str:
+        """Digits as an INTEGER (only ever called on digits the pattern has matched)."""
+        return f"TRY_CAST({text} AS INTEGER)"
+
+    def cast_text(self, text: str, sql_type: str) -> str:
+        """A text the grammar guarantees as ``sql_type``."""
+        return f"TRY_CAST({text} AS {sql_type})"
 
     def log2_floor(self, expr: str) -> str:
         return f"CAST(floor(log2({expr})) AS INTEGER)"
@@ -143,6 +204,7 @@ class DuckDB(Dialect):
 
 class PostgreSQL(Dialect):
     name = "postgresql"
+    try_cast = False
     text_type = "TEXT"
     collate = ' COLLATE "C"'
 
@@ -162,6 +224,15 @@ class PostgreSQL(Dialect):
         # reads as a timestamp), so only a valid spelling is cast.
         text = self.trimmed(f"CAST({column} AS {self.text_type})")
         return f"(CASE WHEN {self.matches(text, spelling)} THEN CAST({text} AS {sql_type}) END)"
+
+    def group(self, text: str, pattern: str, i: int) -> str:
+        return f"coalesce((regexp_match({text}, '^(?:{pattern})$'))[{i}], '')"
+
+    def integer(self, text: str) -> str:
+        return f"CAST({text} AS INTEGER)"
+
+    def cast_text(self, text: str, sql_type: str) -> str:
+        return f"CAST({text} AS {sql_type})"
 
     def log2_floor(self, expr: str) -> str:
         return f"CAST(floor(log(2.0, CAST({expr} AS NUMERIC))) AS INTEGER)"
@@ -249,10 +320,10 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
                   f"steps IS NOT NULL AND NOT {d.non_finite('steps')} AND steps >= 0 AND steps <> floor(steps)",
                   f"COALESCE(steps_text, CAST(steps AS {d.text_type}))"))
     if kinds.get("finished_at") != "timestamp":  # a typed column is a timestamp or empty
-        stripped = d.trimmed("finished_text")
+        # finished_at is NULL exactly where the text is empty or not spelled by the grammar (Dialect.timestamp).
         rules.append(("finished_at", Reason.NOT_A_TIMESTAMP,
-                      f"finished_text IS NOT NULL AND {stripped} <> '' AND (finished_at IS NULL "
-                      f"OR NOT {d.matches(stripped, ISO_8601_PATTERN)})", "finished_text"))
+                      f"finished_text IS NOT NULL AND {d.trimmed('finished_text')} <> '' AND finished_at IS NULL",
+                      "finished_text"))
     if kinds.get("success") == "boolean":
         rules = [r for r in rules if r[0] != "success"]
     return rules
@@ -390,7 +461,7 @@ class SqlScorer:
         (scoring._groups: MEAN_SCALE_*, SPREAD_SCALE_*), so that no sum overflows in either engine.
         """
         index = {a: i for i, a in enumerate(agents)}
-        completed = "status = 'completed'"
+        completed = f"status IN ({_quote_list(HEADLINE_STATUSES)})"  # the headline cohort (_groups.headline_cohort)
         counts = _named(self.execute(f"""
             SELECT agent_id, COUNT(*) AS completed_runs, COUNT(*) FILTER (WHERE success) AS successful_runs,
                    COUNT(latency_ms) AS latency_runs, COUNT(cost_usd) AS cost_runs,
@@ -422,7 +493,7 @@ class SqlScorer:
             deviations = (f"(SELECT r.agent_id, r.status, {deviation} * {deviation} AS d2 "
                           f"FROM {self._aliased('r')} JOIN (VALUES {means}) AS m(agent_id, mean, factor) "
                           f"ON r.agent_id = m.agent_id) AS dev")
-            squares = self.exact_sums("d2", "status = 'completed' AND d2 IS NOT NULL", source=deviations)
+            squares = self.exact_sums("d2", f"{completed} AND d2 IS NOT NULL", source=deviations)
         pstdev = np.ldexp(np.sqrt(_divide([squares.get(a, 0.0) for a in agents], counts["latency_runs"])), shift)
         return HeadlineAggregates(completed_runs=counts["completed_runs"], successful_runs=counts["successful_runs"],
                                   latency_runs=counts["latency_runs"], latency_mean=latency_mean,

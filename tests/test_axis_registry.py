@@ -1,7 +1,9 @@
-"""Adding a radar axis is one record in ``scoring/axes.py``: everything else follows.
+"""Adding a radar axis is one record in ``scoring/axes.py`` and its name in ``scoring/policy.py``
+(``RADAR_AXIS_NAMES``, the lowest home of the names, so that policy.py imports nothing above it):
+everything else follows.
 
 A copy of the project gets a sixth axis, ``evidence`` (100 x known outcomes / window runs, a made-up
-rule), added to the registry and nowhere else; the report JSON, the CSV, the SQL engine, the
+rule), added to the registry and the name list and nowhere else; the report JSON, the CSV, the SQL engine, the
 methodology rules, the radar chart, the policy's default weights, the receipt and the radar page's
 sliders must all carry it. The README's "Adding an axis" paragraph is this test in words.
 """
@@ -37,6 +39,8 @@ from scoring.methodology import rules
 from scoring.receipt import build_receipt
 from scoring.sql_engine import score_file_sql
 from explorer.charts import radar_chart
+from explorer.pack import build_pack
+from scoring.downloads import DatasetInfo
 from streamlit.testing.v1 import AppTest
 
 sample = Path("sample_data/runs.csv")
@@ -59,6 +63,7 @@ print(json.dumps({
     "chart": list(radar_chart([a.radar for a in report.agents[:1]]).data[0].theta),
     "receipt": sorted(build_receipt(report.agents[0], runs[runs["agent_id"] == agent["agent_id"]])["radar"]["axes"]),
     "sliders": [s.key for s in at.slider],
+    "pack": build_pack(report, DatasetInfo("runs.csv", "0" * 64, len(runs))).count("<th class=num>Evidence</th>"),
     "exception": [str(e.value) for e in at.exception],
 }))
 '''
@@ -75,6 +80,10 @@ def test_a_sixth_axis_added_to_the_registry_reaches_every_output(tmp_path):
     text = axes.read_text()
     assert text.count(")\nAXIS_BY_NAME = ") == 1
     axes.write_text(text.replace(")\nAXIS_BY_NAME = ", NEW_AXIS))
+    policy = tmp_path / "scoring" / "policy.py"
+    names = '"tool_efficiency", "robustness")'
+    assert policy.read_text().count(names) == 1
+    policy.write_text(policy.read_text().replace(names, '"tool_efficiency", "robustness", "evidence")'))
     result = subprocess.run([sys.executable, "-c", CHECK], cwd=tmp_path, capture_output=True, text=True,
                             timeout=300, env={**os.environ, "PYTHONPATH": str(tmp_path)})
     assert result.returncode == 0, result.stderr[-3000:]
@@ -89,6 +98,7 @@ def test_a_sixth_axis_added_to_the_registry_reaches_every_output(tmp_path):
     assert "Evidence" in found["chart"]
     assert "evidence" in found["receipt"]
     assert "weight_evidence" in found["sliders"]
+    assert found["pack"] == 1  # the review pack's radar table formats the new column as a number (by name)
     assert found["exception"] == []
 
 

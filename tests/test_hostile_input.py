@@ -156,7 +156,7 @@ def test_row_limit_refuses_before_parsing(monkeypatch):
     data = (HEADER + "\n" + "\n".join(GOOD_ROW.replace("r1", f"r{i}") for i in range(50)) + "\n").encode()
     for name, payload in [("x.csv", data), ("x.jsonl", b"\n".join(b"{}" for _ in range(50)))]:
         error = pytest.raises(RunsValidationError, load_runs, payload, name=name, max_rows=10).value
-        assert "more than this explorer is set up to hold" in error.problems[0].reason
+        assert "is more than the limit of 10 (max_rows); refused before reading" in error.problems[0].reason
 
 
 def _sample_records() -> list[dict]:

@@ -202,7 +202,7 @@ def test_runs_from_records_refuses_invalid_records():
 def test_max_rows_refuses_before_scoring():
     problem = only_problem(pytest.raises(RunsValidationError, load_runs, csv_bytes(*GOOD), name="r.csv",
                                          max_rows=2).value)
-    assert "more than this explorer is set up to hold" in problem.reason
+    assert "is more than the limit of 2 (max_rows); refused before reading" in problem.reason
 
 
 def test_canonical_order_is_independent_of_file_order():

@@ -376,3 +376,63 @@ def test_text_that_is_not_a_number_gets_a_validation_report_from_the_sql_engine(
     found = {(p.row, p.column, p.reason) for p in info.value.problems}
     assert {(None, "latency_ms", "not a number"), (None, "steps", "not a number")} <= found
     assert any(c == "finished_at" and "ISO-8601" in r for _, c, r in found)
+
+
+def _postgres_micros(url: str, spellings: list[str]) -> list[int | None]:
+    import psycopg
+
+    from scoring.sql_engine import POSTGRES
+
+    with psycopg.connect(url) as conn, conn.cursor() as cur:
+        cur.execute("SET TimeZone = 'America/Los_Angeles'")  # a naive spelling is UTC whatever the session zone
+        cur.execute("CREATE TEMP TABLE spellings (i integer, t text)")
+        cur.executemany("INSERT INTO spellings VALUES (%s, %s)", list(enumerate(spellings)))
+        cur.execute(f"SELECT (extract(epoch FROM {POSTGRES.timestamp('t')}) * 1000000)::bigint "
+                    "FROM spellings ORDER BY i")
+        return [r[0] for r in cur.fetchall()]
+
+
+def test_every_listed_spelling_reads_as_the_grammar_reads_it(postgres):
+    """docs/schema.md, "Timestamps": the reference reader (schema.timestamp_micros), as in pandas and DuckDB."""
+    from scoring.schema import timestamp_micros
+    from tests.spellings import TIMESTAMP_SPELLINGS
+
+    assert _postgres_micros(postgres["url"], TIMESTAMP_SPELLINGS) == [timestamp_micros(s) for s in TIMESTAMP_SPELLINGS]
+
+
+def test_made_up_spellings_read_as_the_grammar_reads_them(postgres):
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from scoring.schema import timestamp_micros
+    from tests.spellings import timestamp_spellings
+
+    @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(st.lists(timestamp_spellings(), min_size=50, max_size=300))
+    def check(spellings: list[str]) -> None:
+        assert _postgres_micros(postgres["url"], spellings) == [timestamp_micros(s) for s in spellings]
+
+    check()
+
+
+def test_every_listed_spelling_is_refused_as_the_pandas_engine_refuses_it(postgres, tmp_path):
+    """A table (no row numbers) is refused with the same cells and codes as the same rows in a file."""
+    import psycopg
+
+    from tests.spellings import TIMESTAMP_SPELLINGS, timestamp_runs_csv
+
+    text = timestamp_runs_csv(TIMESTAMP_SPELLINGS)
+    with psycopg.connect(postgres["url"]) as conn, conn.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS spelling_runs")
+        cur.execute("""CREATE TABLE spelling_runs (run_id text, agent_id text, task_id text, status text,
+                       success text, latency_ms text, cost_usd text, steps text, finished_at text)""")
+        with cur.copy("COPY spelling_runs FROM STDIN WITH (FORMAT csv, HEADER true)") as copy:
+            copy.write(text)
+    path = tmp_path / "spellings.csv"
+    path.write_text(text)
+    with pytest.raises(RunsValidationError) as sql_info:
+        score_postgres(postgres["url"], "spelling_runs")
+    with pytest.raises(RunsValidationError) as pandas_info:
+        load_runs(path)
+    assert sorted((p.column, p.value, p.code) for p in sql_info.value.problems) == \
+        sorted((p.column, p.value, p.code) for p in pandas_info.value.problems)

@@ -297,7 +297,7 @@ def test_cli_report_scores_under_a_policy_file_and_labels_it(tmp_path):
 def test_cli_limits_are_options(tmp_path):
     out = subprocess.run([sys.executable, "-m", "scoring", "report", str(SAMPLE), "--max-rows", "100"],
                          capture_output=True, text=True, cwd=ROOT)
-    assert out.returncode == 2 and "more than this explorer is set up to hold (100)" in out.stderr
+    assert out.returncode == 2 and "is more than the limit of 100 (max_rows)" in out.stderr
     out = subprocess.run([sys.executable, "-m", "scoring", "report", str(SAMPLE), "--max-memory", "1KB"],
                          capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 2 and "memory budget of 1.0 KB" in out.stderr

@@ -24,6 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, RunsValidationError, load_runs, score_runs
+from scoring.schema import timestamp_micros
+from tests.spellings import TIMESTAMP_SPELLINGS, timestamp_runs_csv, timestamp_spellings
 from tests.test_properties import run_tables
 from tests.test_sql_engine import EDGE_CSV, HEADER, _parquet, assert_same_report
 
@@ -191,24 +193,41 @@ def test_naive_timestamps_are_utc_whatever_the_session_time_zone(spark, tmp_path
     assert sql["agents"][0]["radar"]["axes"]["correctness"] == 100.0
 
 
-TIMESTAMP_SPELLINGS = [
-    d + t + z
-    for d in ("2026-07-01", "2026-02-30")
-    for t in ("", "T10", " 10", "T10:30", "T10:30:45", "T10:30:45.5", "T10:30:45.123456", "T10:30:45.1234567")
-    for z in ("", "Z", "z", "+05", "+0530", "+05:30", "-08", " Z", " +05:30", " -0800")
-] + ["2026-07-01T24:00:00", "yesterday", "2026-07-01 12:00:00 PST", "1969-12-31T23:59:59.9999999Z"]
-
-
-def test_every_iso_spelling_reads_as_the_pandas_engine_reads_it(spark):
+def _spark_micros(spark, spellings: list[str]) -> list[int | None]:
     from scoring.spark_engine import SPARK
 
-    frame = spark.createDataFrame([(s,) for s in TIMESTAMP_SPELLINGS], "t string")
+    frame = spark.createDataFrame([(i, s) for i, s in enumerate(spellings)], "i int, t string")
     frame.createOrReplaceTempView("spellings")
-    rows = spark.sql(f"SELECT t, unix_micros({SPARK.timestamp('t')}) FROM spellings").collect()
-    spark.catalog.dropTempView("spellings")
-    parsed = pd.to_datetime(pd.Series(TIMESTAMP_SPELLINGS), utc=True, format="ISO8601", errors="coerce")
-    expected = {s: None if pd.isna(p) else int(p.value // 1000) for s, p in zip(TIMESTAMP_SPELLINGS, parsed)}
-    assert dict(rows) == expected
+    try:
+        rows = spark.sql(f"SELECT unix_micros({SPARK.timestamp('t')}) FROM spellings ORDER BY i").collect()
+    finally:
+        spark.catalog.dropTempView("spellings")
+    return [r[0] for r in rows]
+
+
+def test_every_listed_spelling_reads_as_the_grammar_reads_it(spark):
+    """docs/schema.md, "Timestamps": the reference reader (schema.timestamp_micros), as in pandas and DuckDB."""
+    assert _spark_micros(spark, TIMESTAMP_SPELLINGS) == [timestamp_micros(s) for s in TIMESTAMP_SPELLINGS]
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                HealthCheck.function_scoped_fixture])
+@given(st.lists(timestamp_spellings(), min_size=100, max_size=300))
+def test_made_up_spellings_read_as_the_grammar_reads_them(spark, spellings):
+    assert _spark_micros(spark, spellings) == [timestamp_micros(s) for s in spellings]
+
+
+def test_every_listed_spelling_is_refused_or_kept_as_the_pandas_engine_does(spark, tmp_path):
+    from scoring.spark_engine import score_spark
+
+    path = tmp_path / "spellings.csv"
+    path.write_text(timestamp_runs_csv(TIMESTAMP_SPELLINGS))
+    with pytest.raises(RunsValidationError) as spark_info:
+        score_spark(path, spark=spark)
+    with pytest.raises(RunsValidationError) as pandas_info:
+        load_runs(path)
+    assert sorted((p.row, p.column, p.value, p.code) for p in spark_info.value.problems) == \
+        sorted((p.row, p.column, p.value, p.code) for p in pandas_info.value.problems)
 
 
 # --------------------------------------------------------------------------- validation

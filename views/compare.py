@@ -2,9 +2,10 @@ import streamlit as st
 
 from explorer import charts, data, drill, glossary, state, tables, ui
 from explorer import format as fmt
+from explorer.pages import show_title
 from scoring.explain import component_weights
 
-st.title("Compare two agents")
+show_title("compare")
 st.caption("Agent A against agent B: the points each earns per component, the success rate on every task both "
            "attempted, the tasks only one solves, and a bootstrap interval for the difference of their headline "
            "scores. Every difference is A minus B.")

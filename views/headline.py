@@ -4,9 +4,10 @@ import streamlit as st
 
 from explorer import badges, charts, data, drill, glossary, state, tables, ui
 from explorer import format as fmt
+from explorer.pages import show_title
 from scoring.methodology import execution_formula, worked_formula
 
-st.title("Headline composite")
+show_title("headline")
 st.caption("Why an agent has its headline score and where its points went: the weighted parts, what overtaking "
            "the agent above takes, the tasks and runs that cost points, the anchor maps, the consistency gate and "
            "the zero-success floor, all over the agent's completed runs.")

@@ -2,6 +2,7 @@ import streamlit as st
 
 from explorer import badges, charts, data, drill, glossary, pages, state, tables, ui
 from explorer import format as fmt
+from explorer.pages import show_title
 from scoring import CANONICAL_POLICY, downloads
 from scoring.methodology import execution_formula
 
@@ -13,7 +14,7 @@ with st.container(border=True, key="first_screen"):  # the first screen of a mee
     with reviewer:
         data.page_link("methodology", "I review the methodology", ":material/menu_book:")
 
-st.title("Leaderboard")
+show_title("leaderboard")
 st.caption(f"The canonical headline composite (0–100): {CANONICAL_POLICY.success_weight:.0%} success rate + "
            f"{CANONICAL_POLICY.execution_weight:.0%} execution (latency and consistency) + "
            f"{CANONICAL_POLICY.cost_weight:.0%} cost, over all completed runs. Open *Headline composite* for why "

@@ -3,10 +3,11 @@ import streamlit as st
 from explorer import data, imports, ui
 from explorer import format as fmt
 from explorer import mapping_form as form
+from explorer.pages import show_title
 from scoring.importers import MappingError, mapping_from_json, mapping_to_json
 from scoring.schema import STATUSES
 
-st.title("Map a table")
+show_title("mapping")
 st.caption("A results table in another layout (CSV, JSON, JSON Lines or Parquet) becomes runs through a column "
            "mapping: which of its columns holds each runs column, and how to convert it. The mapping is saved as "
            "JSON and read the same way by `python -m scoring report FILE --mapping map.json`.")

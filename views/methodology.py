@@ -3,13 +3,14 @@ import streamlit as st
 
 from explorer import charts, ui
 from explorer import format as fmt
+from explorer.pages import show_title
 from scoring import CANONICAL_POLICY
 from scoring.methodology import anchor_rows, execution_formula, headline_formula, rules
 
 policy = CANONICAL_POLICY
 BADGE = {"published": ":blue-badge[published]", "explorer-defined": ":orange-badge[explorer-defined]"}
 
-st.title("Methodology")
+show_title("methodology")
 st.caption(f"Everything on this page is rendered from the policy object of version {policy.version}; a test "
            "fails if the page and the policy ever disagree.")
 st.markdown(f"{BADGE['published']} stated on the platform's published methodology page · "

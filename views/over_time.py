@@ -2,10 +2,11 @@ import streamlit as st
 
 from explorer import charts, data, drill
 from explorer import format as fmt
+from explorer.pages import show_title
 
 DEFAULT_AGENTS = 3  # agents charted when none is chosen: the top of the leaderboard (explorer-defined)
 
-st.title("Score over time")
+show_title("over_time")
 st.caption("Each measure as of the end of each UTC day, over the runs finished by then: the headline over all "
            "completed runs so far, the radar axes of the latest terminal runs (the window as it moved), and pass^k. "
            "◆ marks the days the zero-success floor or the consistency gate switched.")

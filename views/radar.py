@@ -2,10 +2,12 @@ import streamlit as st
 
 from explorer import charts, data, drill, glossary, scorecards, state, tables, ui
 from explorer import format as fmt
+from explorer.pages import show_title
 from scoring import RADAR_AXES, check_weights
 
-st.title("Fitness radar")
-st.caption("Five diagnostic axes over each agent's latest terminal runs. The weights below are yours alone: "
+show_title("radar")
+st.caption(f"{len(RADAR_AXES)} diagnostic axes over each agent's latest terminal runs. The weights below are "
+           "yours alone: "
            "they re-rank agents by a profile score and never touch the canonical headline score.")
 
 scored = data.require_scores()

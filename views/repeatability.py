@@ -2,8 +2,9 @@ import streamlit as st
 
 from explorer import charts, data, glossary, state, tables, tau2_reading, ui
 from explorer import format as fmt
+from explorer.pages import show_title
 
-st.title("Repeatability")
+show_title("repeatability")
 st.caption("pass^k: the chance that k attempts at a task, drawn from the recorded runs, all succeeded. "
            "Read from existing runs only; nothing is dispatched.")
 

@@ -2,6 +2,7 @@ import streamlit as st
 
 from explorer import data, drill, tables, ui
 from explorer import format as fmt
+from explorer.pages import show_title
 from scoring.drilldown import COHORTS, OUTCOMES, runs_csv
 from scoring.explain import remove_runs
 from scoring.schema import STATUSES
@@ -9,7 +10,7 @@ from scoring.schema import STATUSES
 ROWS_SHOWN = 1_000  # a table never holds more: the rest is counted and downloadable
 CSV_ROWS = 200_000  # the most runs one CSV download holds
 
-st.title("Runs")
+show_title("runs")
 st.caption("The runs behind every number. Filter by agent, task, status, outcome and the cohort each measure "
            "reads. A selection on another page (a leaderboard row, a task on the Headline page, a cell of "
            "Tasks × agents) lands here with it.")

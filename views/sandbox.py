@@ -2,6 +2,7 @@ import streamlit as st
 
 from explorer import charts, data, state, ui
 from explorer import format as fmt
+from explorer.pages import show_title
 from scoring import CANONICAL_POLICY, downloads
 from scoring.policy import HEADLINE_WEIGHTS
 from scoring.receipt import build_receipt, receipt_json, receipt_markdown
@@ -17,7 +18,7 @@ from scoring.sandbox import (
     rank_diff,
 )
 
-st.title("Policy sandbox")
+show_title("sandbox")
 st.caption("Try other constants and see what they would do. The canonical policy "
            f"{CANONICAL_POLICY.version} never changes: every number computed here carries the sandbox label.")
 

@@ -2,8 +2,9 @@ import streamlit as st
 
 from explorer import charts, data, drill, ui
 from explorer import format as fmt
+from explorer.pages import show_title
 
-st.title("Tasks × agents")
+show_title("tasks")
 st.caption("The success rate of every agent on every task: terminal runs with a known outcome (the pass^k cohort), "
            "run counts and the headline cohort on hover. Click a cell to open its runs.")
 

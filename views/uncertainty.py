@@ -3,9 +3,10 @@ import streamlit as st
 
 from explorer import charts, data, glossary, state, tables, ui
 from explorer import format as fmt
+from explorer.pages import show_title
 from scoring.uncertainty import frontier_points, pareto_frontier
 
-st.title("Is the difference real?")
+show_title("uncertainty")
 st.caption("Added views beside the canonical numbers, which none of them changes: bootstrap intervals, tie "
            "groups, cost–accuracy frontiers and what-if sensitivity.")
 

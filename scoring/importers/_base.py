@@ -23,7 +23,7 @@ import re
 import struct
 import zipfile
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -33,7 +33,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import pandas as pd
 
-from ..limits import Limits, format_size
+from ..limits import Limits, format_size, row_limit_refusal
 from ..runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
 from ..schema import SPEC_COLUMNS, Reason
 from .reading import HarnessReading, Trial, harness_readings
@@ -438,6 +438,16 @@ def is_naive_timestamp(text: Any) -> bool:
         return False  # not a timestamp at all: the validator reports it
 
 
+def counted_warnings(counts: Mapping[str, int], texts: Mapping[str, str]) -> list[str]:
+    """The importers' counted warnings, one home: one line per case counted at least once, in the order of
+    ``texts`` (case -> text, ``{n}`` the count).
+
+    >>> counted_warnings({"naive": 2, "no_end": 0}, {"naive": "{n} value(s) have no zone", "no_end": "{n} no end"})
+    ['2 value(s) have no zone']
+    """
+    return [text.format(n=counts[case]) for case, text in texts.items() if counts.get(case)]
+
+
 def outcome_warnings(rewards: list[float], label: str) -> list[str]:
     """Say how rewards other than exactly 0 or 1 were read (SPEC 7's 1±1e-6 rule)."""
     odd = [r for r in rewards if r not in (0.0, 1.0)]
@@ -553,7 +563,7 @@ def _check_size(size: int, name: str, limits: Limits) -> None:
 
 def check_rows(count: int, name: str, limits: Limits, what: str = "runs") -> None:
     if count > limits.max_rows:
-        raise file_error(name, f"{count:,} {what} is more than the limit of {limits.max_rows:,} (max_rows)")
+        raise file_error(name, row_limit_refusal(count, limits.max_rows, what))
 
 
 # A JSON string; an unterminated one runs to the end of the input. That alternative matters: without

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..extras import install_hint
 from ..limits import DEFAULT_LIMITS, Limits, format_size
+from ..schema import COMPLETED, FAILED, TIMEOUT
 from ._base import (
     RUNS_COLUMNS,
     TOKEN_COLUMNS,
@@ -26,6 +27,7 @@ from ._base import (
     agent_with_experiment,
     check_archive,
     check_rows,
+    counted_warnings,
     file_error,
     imported_from,
     is_naive_timestamp,
@@ -228,15 +230,15 @@ def _chosen_scorer(log, scorer: str | None, name: str) -> str:
 
 
 def _sample_row(sample, run_id: str, agent_id: str, scorer: str, counts: dict[str, int]) -> dict[str, Any]:
-    status = "failed" if sample.error is not None else "timeout" if sample.limit is not None else "completed"
+    status = FAILED if sample.error is not None else TIMEOUT if sample.limit is not None else COMPLETED
     score = (sample.scores or {}).get(scorer)
     success = None
     if score is None:
-        counts["unscored"] += status != "failed"
+        counts["unscored"] += status != FAILED
     else:
         success = score_outcome(score.value)
         counts["partial"] += success is None
-        counts["failed_scored"] += status == "failed"
+        counts["failed_scored"] += status == FAILED
     costs = [u.total_cost for u in sample.model_usage.values()]
     known = [c for c in costs if c is not None]
     counts["some_cost"] += bool(known) and len(known) < len(costs)
@@ -269,17 +271,11 @@ def _warnings(log, counts: dict[str, int], n: int) -> list[str]:
                    "sample(s) are imported as recorded")
     if not log.eval.run_id:
         out.append("the log has no eval.run_id: run ids start with ':' and may collide with another such log")
-    if counts["partial"]:
-        out.append(f"{counts['partial']} sample(s) have a score that is neither correct nor incorrect "
-                   "(partial credit or another value): success left empty (SPEC 7)")
-    if counts["unscored"]:
-        out.append(f"{counts['unscored']} sample(s) that did not fail have no score: success left empty")
-    if counts["failed_scored"]:
-        out.append(f"{counts['failed_scored']} failed sample(s) were scored anyway (score_on_error): "
-                   "their score is kept as recorded (SPEC 7)")
-    if counts["some_cost"]:
-        out.append(f"{counts['some_cost']} sample(s) record a cost for only some of their models: "
-                   "cost_usd sums the recorded ones")
-    if counts["naive"]:
-        out.append(f"{counts['naive']} completed_at value(s) have no time zone: read as UTC")
-    return out
+    return out + counted_warnings(counts, {
+        "partial": "{n} sample(s) have a score that is neither correct nor incorrect (partial credit or another "
+                   "value): success left empty (SPEC 7)",
+        "unscored": "{n} sample(s) that did not fail have no score: success left empty",
+        "failed_scored": "{n} failed sample(s) were scored anyway (score_on_error): their score is kept as recorded "
+                         "(SPEC 7)",
+        "some_cost": "{n} sample(s) record a cost for only some of their models: cost_usd sums the recorded ones",
+        "naive": "{n} completed_at value(s) have no time zone: read as UTC"})

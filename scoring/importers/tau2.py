@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .. import schema
 from ..limits import DEFAULT_LIMITS, Limits, format_size
 from ._base import (
     RUNS_COLUMNS,
@@ -25,6 +26,7 @@ from ._base import (
     as_text_id,
     check_rows,
     count_tool_calls,
+    counted_warnings,
     file_error,
     get_path,
     imported_from,
@@ -60,11 +62,11 @@ def termination_status(reason: str) -> str | None:
     """
     reason = reason.strip().lower()
     if reason in COMPLETED:
-        return "completed"
+        return schema.COMPLETED
     if reason in TIMEOUT:
-        return "timeout"
+        return schema.TIMEOUT
     if "error" in reason or reason in FAILED_EXTRA:
-        return "failed"
+        return schema.FAILED
     return None
 
 
@@ -222,7 +224,7 @@ def _success(i: int, sim: dict, status: str | None, records: Records, rewards: l
              counts: dict[str, int]) -> bool | None:
     info = sim.get("reward_info")
     if info is None:
-        if status in ("completed", "timeout"):
+        if status in (schema.COMPLETED, schema.TIMEOUT):
             counts["no_reward"] += 1
         return None
     if not isinstance(info, dict):
@@ -232,7 +234,7 @@ def _success(i: int, sim: dict, status: str | None, records: Records, rewards: l
     if why:
         records.problem(i, "success", info.get("reward"), f"reward_info.reward is {why}")
         return None
-    if status == "failed":
+    if status == schema.FAILED:
         return None  # SPEC 7: failed -> empty; an errored simulation's reward is no judgement
     if reward is None:
         if status is not None:
@@ -255,24 +257,20 @@ def _scaled(i: int, sim: dict, key: str, factor: float, column: str, unit: str, 
     return None if number is None else scale_exactly(number, factor)
 
 
+COUNTED_WARNINGS = {
+    "naive": "{n} end_time value(s) have no time zone: read as UTC (SPEC 7)",
+    "no_reward": "{n} completed or timed-out simulation(s) have no reward: success left empty (unknown outcome)",
+    "no_duration": "{n} simulation(s) have no duration: latency left empty",
+    "no_end": "{n} simulation(s) have no end_time: they sort as the oldest runs (SPEC 1)",
+    "no_messages": "{n} simulation(s) have no agent messages recording tool calls (no messages stored, e.g. "
+                   "full-duplex ticks): steps left empty",
+    "not_evaluated": "{n} simulation(s) ended with infrastructure_error or context_window_exceeded: failed here; "
+                     "tau2-bench leaves them out of its metrics",
+}
+
+
 def _count_warnings(counts: dict[str, int]) -> list[str]:
-    out = []
-    if counts["naive"]:
-        out.append(f"{counts['naive']} end_time value(s) have no time zone: read as UTC (SPEC 7)")
-    if counts["no_reward"]:
-        out.append(f"{counts['no_reward']} completed or timed-out simulation(s) have no reward: success left "
-                   "empty (unknown outcome)")
-    if counts["no_duration"]:
-        out.append(f"{counts['no_duration']} simulation(s) have no duration: latency left empty")
-    if counts["no_end"]:
-        out.append(f"{counts['no_end']} simulation(s) have no end_time: they sort as the oldest runs (SPEC 1)")
-    if counts["no_messages"]:
-        out.append(f"{counts['no_messages']} simulation(s) have no agent messages recording tool calls "
-                   "(no messages stored, e.g. full-duplex ticks): steps left empty")
-    if counts["not_evaluated"]:
-        out.append(f"{counts['not_evaluated']} simulation(s) ended with infrastructure_error or "
-                   "context_window_exceeded: failed here; tau2-bench leaves them out of its metrics")
-    return out
+    return counted_warnings(counts, COUNTED_WARNINGS)
 
 
 # --------------------------------------------------------------------------- the folder form

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..limits import DEFAULT_LIMITS, Limits
-from ..schema import REQUIRED_COLUMNS
+from ..schema import COMPLETED, FAILED, REQUIRED_COLUMNS
 from ._base import (
     Imported,
     MappedColumn,
@@ -23,6 +23,7 @@ from ._base import (
     as_text_id,
     check_rows,
     count_tool_calls,
+    counted_warnings,
     file_error,
     imported_from,
     outcome_warnings,
@@ -84,12 +85,11 @@ def read_taubench(doc: Any, name: str, *, agent: str | None = None, experiment: 
                                 trial=result.get("trial")))
 
     warnings = list(warnings or []) + outcome_warnings(rewards, "result")
-    if counts["failed"]:
-        warnings.append(f"{counts['failed']} result(s) carry info.error: failed, success empty (tau-bench's own "
-                        "pass^k counts them as failures)")
-    if counts["no_steps"]:
-        warnings.append(f"{counts['no_steps']} result(s) have no assistant message recording tool calls (an "
-                        "empty traj, or an act/react agent that writes actions as text): steps left empty")
+    warnings += counted_warnings(counts, {
+        "failed": "{n} result(s) carry info.error: failed, success empty (tau-bench's own pass^k counts them as "
+                  "failures)",
+        "no_steps": "{n} result(s) have no assistant message recording tool calls (an empty traj, or an act/react "
+                    "agent that writes actions as text): steps left empty"})
     ok = [r["task_id"] for r in records.rows if r.get("task_id") is not None]
     warnings += trial_count_warnings([agent_id] * len(ok), ok, None, "tau-bench")
     return imported_from(records, COLUMNS, name=name, kind=KIND, mapped=mapping_lines(stem, agent, experiment),
@@ -125,7 +125,7 @@ def _result_row(i: int, result: Any, stem: str, agent_id: str, records: Records,
         failed = False
     else:
         failed = info.get("error") is not None  # SPEC 7: info.error present -> failed
-    row["status"] = "failed" if failed else "completed"
+    row["status"] = FAILED if failed else COMPLETED
     counts["failed"] += failed
 
     reward, why = as_number(result.get("reward"))
