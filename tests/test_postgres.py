@@ -18,10 +18,7 @@ import pytest
 
 from scoring import RunsValidationError, load_runs, score_runs
 from scoring.sql_engine import score_postgres
-from tests.test_sql_engine import EDGE_CSV, assert_same_report
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "sample_data" / "runs.csv"
+from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report
 
 
 def _bindir() -> str | None:
