@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import streamlit as st
 
@@ -34,6 +34,15 @@ from . import format as fmt
 from . import imports
 from . import settings as settings_module
 from .cache import BoundedCache
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from scoring import Policy
+    from scoring.runs import RawRuns
+    from scoring.uncertainty import Intervals
+
+    from .mapping_form import Preview
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_PATH = ROOT / "sample_data" / "runs.csv"
@@ -74,7 +83,7 @@ class Scored:
     imported: ImportReport | None = None  # how harness files became runs (SPEC 7)
 
     @property
-    def runs(self):
+    def runs(self) -> pd.DataFrame:
         return self.loaded.runs
 
 
@@ -144,7 +153,7 @@ def use_sample() -> None:
     st.session_state.pop(URL_KEY, None)
 
 
-def use_upload(upload, digest: str | None = None) -> Dataset:
+def use_upload(upload: Any, digest: str | None = None) -> Dataset:
     """Make an uploaded file the current dataset; its content hash is computed once per upload."""
     if digest is None:
         digests = st.session_state.setdefault("upload_digests", {})
@@ -162,7 +171,7 @@ def use_upload(upload, digest: str | None = None) -> Dataset:
     return st.session_state[STATE_KEY]
 
 
-def _file_name(upload) -> str:
+def _file_name(upload: Any) -> str:
     return str(getattr(upload, "name", None) or "upload")
 
 
@@ -216,7 +225,7 @@ def use_import(uploads: list, experiments: list[str | None], mapping: str | None
     return st.session_state[STATE_KEY]
 
 
-def use_mapped(upload, mapping_json: str, name: str | None = None) -> Dataset:
+def use_mapped(upload: Any, mapping_json: str, name: str | None = None) -> Dataset:
     """Score one uploaded table through a column mapping (the *Map a table* page's button)."""
     dataset = use_import([upload], [None], mapping_json, names=[name or _file_name(upload)])
     st.session_state[UPLOAD_KEY] = upload  # the mapping page keeps reading the same table
@@ -244,17 +253,17 @@ def mapping_source() -> MappingSource | None:
     return None
 
 
-def source_table(source: MappingSource):
+def source_table(source: MappingSource) -> RawRuns | Refused:
     """Every column of the table to map (``scoring.runs.RawRuns``), or its Refused; read once, cached."""
     from .mapping_form import read_table
 
-    def compute():
+    def compute() -> RawRuns | Refused:
         try:
             return read_table(source.upload.getvalue(), source.name, settings_module.current().limits)
         except RunsValidationError as error:
             return Refused(error)
 
-    def size(value) -> int:
+    def size(value: RawRuns | Refused) -> int:
         if isinstance(value, Refused):
             return _size_of(value)
         return int(value.frame.memory_usage(deep=True, index=False).sum()) + 8 * len(value.rows) + 10_000
@@ -262,11 +271,11 @@ def source_table(source: MappingSource):
     return _cache().get_or_compute(("table", source.digest, source.name), compute, size)
 
 
-def mapping_preview(source: MappingSource, table, mapping_json: str):
+def mapping_preview(source: MappingSource, table: RawRuns, mapping_json: str) -> Preview:
     """The mapped table's preview and validation (``mapping_form.Preview``), once per table and mapping."""
     from .mapping_form import preview
 
-    def size(value) -> int:
+    def size(value: Preview) -> int:
         problems = len(value.error.problems) if value.error is not None else 0
         return 300 * problems + 20_000
 
@@ -547,7 +556,7 @@ def source_caption(result: Scored | Refused) -> str:
             f"{loaded.excluded_rows:,} excluded row(s)")
 
 
-def intervals(scored_data: Scored, replicates: int, seed: int):
+def intervals(scored_data: Scored, replicates: int, seed: int) -> Intervals:
     """Bootstrap intervals of the current dataset, computed once per (replicates, seed) in the shared
     bounded cache, with a progress bar while they are computed."""
     from scoring.uncertainty import bootstrap_intervals
@@ -571,11 +580,11 @@ def intervals(scored_data: Scored, replicates: int, seed: int):
 
 
 @st.cache_resource(max_entries=8, show_spinner="Scoring under the sandbox policy…")
-def _sandbox_report(key: tuple, version: str, _policy, _scored: Scored):
+def _sandbox_report(key: tuple, version: str, _policy: Policy, _scored: Scored) -> Report:
     return score_runs(_scored.runs, _policy)
 
 
-def sandbox_report(scored_data: Scored, policy):
+def sandbox_report(scored_data: Scored, policy: Policy) -> Report:
     """The current dataset scored under a sandbox policy (cached per dataset and policy label)."""
     dataset = current_dataset()
     return _sandbox_report((dataset.kind, dataset.digest, dataset.exclude_invalid), policy.version, policy,

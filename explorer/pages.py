@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,7 +45,7 @@ def page_for(url_path: str) -> PageSpec:
     return next((p for p in PAGES if p.url_path == url_path), PAGES[0])
 
 
-def navigation():
+def navigation() -> Any:
     """Streamlit's navigation over :data:`PAGES` (the first page is the default)."""
     import streamlit as st
 

@@ -111,7 +111,7 @@ ui.table(counts, key="accounting",
                       help=f"the latest {report.policy.radar_window} terminal runs"),
                   "pass^k outcomes": st.column_config.Column(help="terminal runs with a known outcome")})
 
-if show_intervals:
+if iv is not None:  # the intervals are shown
     st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv), floored=tables.floored(report),
                                           theme=ui.chart_theme()), width="stretch", key="leaderboard_interval_chart")
     st.caption(f"**Tie groups** (the colours): {glossary.explain('tie group')} {replicates:,} bootstrap "

@@ -127,7 +127,7 @@ def _check_zip(data: bytes, name: str, limits: Limits) -> None:
     check_rows(len(entries), name, limits, "archive entries")
 
 
-def _read_log(data: bytes, fmt: str, name: str, path: Path | None):
+def _read_log(data: bytes, fmt: str, name: str, path: Path | None) -> Any:
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:  # pragma: no cover - inspect_ai is a pinned dependency
@@ -142,7 +142,7 @@ def _read_log(data: bytes, fmt: str, name: str, path: Path | None):
         raise file_error(name, f"not readable as an Inspect log ({type(exc).__name__}: {message})") from None
 
 
-def _scorer_names(log) -> list[str]:
+def _scorer_names(log: Any) -> list[str]:
     names = [s.name for s in (log.eval.scorers or [])]
     if not names and log.results is not None:
         names = [s.name for s in log.results.scores]
@@ -153,7 +153,7 @@ def _scorer_names(log) -> list[str]:
     return names
 
 
-def _chosen_scorer(log, scorer: str | None, name: str) -> str:
+def _chosen_scorer(log: Any, scorer: str | None, name: str) -> str:
     names = _scorer_names(log)
     if scorer is None:
         if not names:
@@ -164,7 +164,7 @@ def _chosen_scorer(log, scorer: str | None, name: str) -> str:
     return scorer
 
 
-def _sample_row(sample, run_id: str, agent_id: str, scorer: str, counts: dict[str, int]) -> dict[str, Any]:
+def _sample_row(sample: Any, run_id: str, agent_id: str, scorer: str, counts: dict[str, int]) -> dict[str, Any]:
     status = "failed" if sample.error is not None else "timeout" if sample.limit is not None else "completed"
     score = (sample.scores or {}).get(scorer)
     success = None
@@ -195,7 +195,7 @@ def _sample_row(sample, run_id: str, agent_id: str, scorer: str, counts: dict[st
     }
 
 
-def _warnings(log, counts: dict[str, int], n: int) -> list[str]:
+def _warnings(log: Any, counts: dict[str, int], n: int) -> list[str]:
     out = []
     if log.status != "success":
         out.append(f"the log's status is {log.status!r}: the evaluation did not finish cleanly; its {n} "
