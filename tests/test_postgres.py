@@ -20,6 +20,9 @@ from scoring import RunsValidationError, load_runs, score_runs
 from scoring.sql_engine import score_postgres
 from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report
 
+# One server per test process: under xdist every postgres test runs on one worker (one group).
+pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
+
 
 def _bindir() -> str | None:
     dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"))

@@ -28,6 +28,9 @@ from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report, run_tables
 from tests.helpers import REQUIRED_HEADER as HEADER
 from tests.spellings import BAD_NUMBERS, BAD_STEPS, BAD_TIMES, IDS, NUMBERS, STATUSES, STEPS, SUCCESS, TIMES, files
 
+# One server per test process: under xdist every spark test runs on one worker (one group).
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+
 SESSION_ZONE = "America/Los_Angeles"
 # Test-only speed-ups for tiny inputs on two cores: no adaptive re-planning, and the JIT's quick tier
 # only (a short-lived JVM spends most of its time compiling otherwise).
