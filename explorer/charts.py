@@ -10,6 +10,7 @@ import html
 import textwrap
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -20,6 +21,11 @@ from scoring.policy import FIELD_BY_NAME
 
 from . import format as fmt
 from .tables import COMPONENT_LABELS
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from scoring.explain import PointsLost
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf"]
@@ -70,7 +76,8 @@ def wrap(text: str, width: int = TITLE_CHARS) -> str:
     return "<br>".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)) or text
 
 
-def _layout(fig: go.Figure, title: str, height: int = 380, theme: ChartTheme | None = None, **kwargs) -> go.Figure:
+def _layout(fig: go.Figure, title: str, height: int = 380, theme: ChartTheme | None = None,
+            **kwargs: Any) -> go.Figure:
     theme = theme or LIGHT
     lines = wrap(title).count("<br>") + 1
     margin = {"l": 60, "r": 20, "t": 40 + 22 * lines, "b": 50, **kwargs.pop("margin", {})}
@@ -349,7 +356,7 @@ LOST_COLOR = "#f2b8b5"
 COMPONENT_PALETTE = {"success": "#2ca02c", "latency": "#1f77b4", "consistency": "#17becf", "cost": "#ff7f0e"}
 
 
-def points_lost_chart(points) -> go.Figure:
+def points_lost_chart(points: PointsLost) -> go.Figure:
     """Per component, the points earned (coloured) and lost (pale red) out of its maximum (``PointsLost``)."""
     names = [c.name for c in points.components]
     labels = [f"{COMPONENT_LABELS[n]} (max {c.max:g})" for n, c in zip(names, points.components)]
@@ -374,7 +381,7 @@ def points_lost_chart(points) -> go.Figure:
                    margin={"l": 180, "r": 20, "t": 60, "b": 50})
 
 
-def influence_bars(frame, *, title: str) -> go.Figure:
+def influence_bars(frame: pd.DataFrame, *, title: str) -> go.Figure:
     """Horizontal bars: the points a task's removal gains (red: it costs points) or loses (green: it helps).
 
     ``frame``: rows with ``task_id`` and ``points_if_removed``, in the order to draw from the top.
@@ -393,7 +400,7 @@ def influence_bars(frame, *, title: str) -> go.Figure:
                    margin={"l": 140, "r": 20, "t": 60, "b": 50})
 
 
-def task_heatmap(cells, agents: Sequence[str], tasks: Sequence[str]) -> go.Figure:
+def task_heatmap(cells: pd.DataFrame, agents: Sequence[str], tasks: Sequence[str]) -> go.Figure:
     """Success rate per task (rows) and agent (columns), run counts on hover; every cell can be selected.
 
     ``cells``: one row per (task, agent) with a run (``scoring.drilldown.task_matrix`` rows), in the order
@@ -436,7 +443,7 @@ def task_heatmap(cells, agents: Sequence[str], tasks: Sequence[str]) -> go.Figur
     return _layout(fig, "", height=height, hoverdistance=-1, margin={"l": 80, "r": 10, "t": top, "b": 90})
 
 
-def compare_components_chart(components, a: str, b: str, maxima: Mapping[str, float]) -> go.Figure:
+def compare_components_chart(components: pd.DataFrame, a: str, b: str, maxima: Mapping[str, float]) -> go.Figure:
     """Points each of two agents earns per component, side by side, the component's maximum marked."""
     labels = [f"{COMPONENT_LABELS[n]} (max {maxima[n]:g})" for n in components["name"]]
     fig = go.Figure()
@@ -452,7 +459,7 @@ def compare_components_chart(components, a: str, b: str, maxima: Mapping[str, fl
                    margin={"l": 180, "r": 20, "t": 60, "b": 50})
 
 
-def paired_tasks_chart(tasks, a: str, b: str) -> go.Figure:
+def paired_tasks_chart(tasks: pd.DataFrame, a: str, b: str) -> go.Figure:
     """Per shared task, the success rate of ``a`` minus that of ``b`` (one bar a task, largest first)."""
     fig = go.Figure(go.Bar(
         x=[safe(t) for t in tasks["task_id"]], y=tasks["difference"].astype(float),
@@ -469,7 +476,7 @@ def paired_tasks_chart(tasks, a: str, b: str) -> go.Figure:
                    showlegend=False)
 
 
-def headline_over_time(frame, agents: Sequence[str]) -> go.Figure:
+def headline_over_time(frame: pd.DataFrame, agents: Sequence[str]) -> go.Figure:
     """The headline score of each agent as of each day, the days the floor or the gate switched marked."""
     fig = go.Figure()
     for i, agent in enumerate(agents):
@@ -493,7 +500,7 @@ def headline_over_time(frame, agents: Sequence[str]) -> go.Figure:
                    height=400, legend={"orientation": "h", "y": -0.25})
 
 
-def _switch_words(row) -> str:
+def _switch_words(row: Any) -> str:
     parts = []
     if row.floor_switched:
         parts.append("zero-success floor applies" if row.zero_success_floor else "leaves the zero-success floor")
@@ -503,7 +510,7 @@ def _switch_words(row) -> str:
     return "; ".join(parts)
 
 
-def radar_over_time(rows, agent: str, weights_label: str = "default weights") -> go.Figure:
+def radar_over_time(rows: pd.DataFrame, agent: str, weights_label: str = "default weights") -> go.Figure:
     """The radar axes of one agent's window as it moved, and its profile score (dashed)."""
     fig = go.Figure()
     for i, axis in enumerate(RADAR_AXES):
@@ -520,7 +527,7 @@ def radar_over_time(rows, agent: str, weights_label: str = "default weights") ->
     return _layout(fig, f"Radar axes of {safe(agent)} over time", height=400, legend={"orientation": "h", "y": -0.25})
 
 
-def pass_k_over_time(frame, agents: Sequence[str], k: int) -> go.Figure:
+def pass_k_over_time(frame: pd.DataFrame, agents: Sequence[str], k: int) -> go.Figure:
     """pass^k of each agent as of each day (the mean over the tasks qualifying by then)."""
     fig = go.Figure()
     column = f"pass^{k}"
@@ -537,7 +544,7 @@ def pass_k_over_time(frame, agents: Sequence[str], k: int) -> go.Figure:
     return _layout(fig, f"pass^{k} over time", height=380, legend={"orientation": "h", "y": -0.25})
 
 
-def rank_moves(diff, *, theme: ChartTheme = LIGHT, limit: int = 60) -> go.Figure:
+def rank_moves(diff: pd.DataFrame, *, theme: ChartTheme = LIGHT, limit: int = 60) -> go.Figure:
     """Each agent's rank under the canonical policy (left) joined to its rank under the sandbox (right).
 
     ``diff`` is ``scoring.sandbox.rank_diff``'s table. A line rising to the right is an agent that climbs;
@@ -579,7 +586,7 @@ def rank_moves(diff, *, theme: ChartTheme = LIGHT, limit: int = 60) -> go.Figure
                    legend={"orientation": "h", "y": -0.12}, margin={"r": 170})
 
 
-def _present(value) -> bool:
+def _present(value: object) -> bool:
     return value is not None and value == value and str(value) != "<NA>"
 
 

@@ -19,7 +19,7 @@ import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import streamlit as st
 
@@ -35,6 +35,15 @@ from . import format as fmt
 from . import imports, untrusted
 from . import settings as settings_module
 from .cache import BoundedCache
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from scoring import Policy
+    from scoring.runs import RawRuns
+    from scoring.uncertainty import Intervals
+
+    from .mapping_form import Preview
 
 SAMPLE_PATH = SAMPLE_RUNS  # package data: sample_data/runs.csv in a clone
 UPLOAD_TYPES = ["csv", "json", "jsonl", "ndjson", "parquet", "pq", "eval"]
@@ -75,7 +84,7 @@ class Scored:
     received: int = 0  # bytes of the worker's answer: what this process holds of it, at least
 
     @property
-    def runs(self):
+    def runs(self) -> pd.DataFrame:
         return self.loaded.runs
 
 
@@ -168,7 +177,7 @@ def use_sample() -> None:
     st.session_state.pop(URL_KEY, None)
 
 
-def use_upload(upload, digest: str | None = None) -> Dataset:
+def use_upload(upload: Any, digest: str | None = None) -> Dataset:
     """Make an uploaded file the current dataset; its content hash is computed once per upload."""
     if digest is None:
         digests = st.session_state.setdefault("upload_digests", {})
@@ -186,7 +195,7 @@ def use_upload(upload, digest: str | None = None) -> Dataset:
     return st.session_state[STATE_KEY]
 
 
-def _file_name(upload) -> str:
+def _file_name(upload: Any) -> str:
     return str(getattr(upload, "name", None) or "upload")
 
 
@@ -245,7 +254,7 @@ def use_import(uploads: list, experiments: list[str | None], mapping: str | None
     return st.session_state[STATE_KEY]
 
 
-def use_mapped(upload, mapping_json: str, name: str | None = None) -> Dataset:
+def use_mapped(upload: Any, mapping_json: str, name: str | None = None) -> Dataset:
     """Score one uploaded table through a column mapping (the *Map a table* page's button)."""
     dataset = use_import([upload], [None], mapping_json, names=[name or _file_name(upload)])
     st.session_state[UPLOAD_KEY] = upload  # the mapping page keeps reading the same table
@@ -273,9 +282,9 @@ def mapping_source() -> MappingSource | None:
     return None
 
 
-def source_table(source: MappingSource):
+def source_table(source: MappingSource) -> RawRuns | Refused:
     """Every column of the table to map (``scoring.runs.RawRuns``), or its Refused; read once, cached."""
-    def compute():
+    def compute() -> RawRuns | Refused:
         limits = settings_module.current().limits
         try:
             table = untrusted.run(untrusted.read_table, (source.upload.getvalue(), source.name, limits), limits,
@@ -284,7 +293,7 @@ def source_table(source: MappingSource):
             return Refused(error)
         return Refused(table) if isinstance(table, RunsValidationError) else table
 
-    def size(value) -> int:
+    def size(value: RawRuns | Refused) -> int:
         if isinstance(value, Refused):
             return _size_of(value)
         return int(value.frame.memory_usage(deep=True, index=False).sum()) + 8 * len(value.rows) + 10_000
@@ -292,11 +301,11 @@ def source_table(source: MappingSource):
     return _cache().get_or_compute(("table", source.digest, source.name), compute, size)
 
 
-def mapping_preview(source: MappingSource, table, mapping_json: str):
+def mapping_preview(source: MappingSource, table: RawRuns, mapping_json: str) -> Preview:
     """The mapped table's preview and validation (``mapping_form.Preview``), once per table and mapping."""
     from .mapping_form import preview
 
-    def size(value) -> int:
+    def size(value: Preview) -> int:
         problems = len(value.error.problems) if value.error is not None else 0
         return 300 * problems + 20_000
 
@@ -586,7 +595,7 @@ def source_caption(result: Scored | Refused) -> str:
             f"{loaded.excluded_rows:,} excluded row(s)")
 
 
-def intervals(scored_data: Scored, replicates: int, seed: int):
+def intervals(scored_data: Scored, replicates: int, seed: int) -> Intervals:
     """Bootstrap intervals of the current dataset, computed once per (replicates, seed) in the shared
     bounded cache, with a progress bar while they are computed."""
     from scoring.uncertainty import bootstrap_intervals
@@ -615,7 +624,7 @@ def report_size(report: Report) -> int:
     return 200 * tasks + 20_000 * len(report.agents) + 10_000
 
 
-def sandbox_report(scored_data: Scored, policy):
+def sandbox_report(scored_data: Scored, policy: Policy) -> Report:
     """The current dataset scored under a sandbox policy, once per dataset and policy (whose version names its
     constants' hash), in the shared bounded cache: no client's clear-cache message can empty it."""
     dataset = current_dataset()

@@ -26,7 +26,7 @@ from dataclasses import dataclass, fields
 import pandas as pd
 import streamlit as st
 
-from scoring import drilldown
+from scoring import Policy, drilldown
 from scoring.explain import Accounting, Explanation, accounting, explain
 from scoring.fixes import Costliest, Fixes, costliest, fixes
 from scoring.schema import STATUSES
@@ -77,7 +77,7 @@ class RunsFilter:
             values[name] = tuple(given)
         return cls(**values), ignored
 
-    def view(self, runs: pd.DataFrame, policy) -> pd.DataFrame:
+    def view(self, runs: pd.DataFrame, policy: Policy) -> pd.DataFrame:
         """The runs this filter keeps, with their cohort flags (``scoring.drilldown.runs_view``)."""
         return drilldown.runs_view(runs, agents=self.agents or None, tasks=self.tasks or None,
                                    statuses=self.statuses or None, outcomes=self.outcomes or None,

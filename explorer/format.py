@@ -47,7 +47,7 @@ def dollars_safe(text: str) -> str:
     return text.replace("$", "\\$")
 
 
-def points(value) -> str:
+def points(value: object) -> str:
     """Points of the 0-100 score with two decimals, a tiny negative (a rounding) shown as 0.00, never -0.00."""
     if isinstance(value, (int, float)) and abs(value) < 0.005:
         value = 0.0

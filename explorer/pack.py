@@ -23,6 +23,7 @@ import threading
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -38,6 +39,9 @@ from scoring.sandbox import changed_constants, rank_diff
 
 from . import charts, tables
 from . import format as fmt
+
+if TYPE_CHECKING:
+    from scoring.uncertainty import Intervals
 from .glossary import GLOSSARY
 
 CHART_AGENTS = 40  # agents drawn in a bar or interval chart; the tables list every agent
@@ -109,8 +113,9 @@ def _section(anchor: str, title: str, body: str) -> str:
     return f'<section id="{anchor}"><h2>{_e(title)}</h2>{body}</section>'
 
 
-def build_pack(report: Report, dataset: DatasetInfo, *, intervals=None, sandbox: Report | None = None,
-               view: PackView | None = None, runs: pd.DataFrame | None = None) -> str:
+def build_pack(report: Report, dataset: DatasetInfo, *, intervals: Intervals | None = None,
+               sandbox: Report | None = None, view: PackView | None = None,
+               runs: pd.DataFrame | None = None) -> str:
     """The review pack of ``report`` (canonical) as one HTML document.
 
     ``intervals``: the bootstrap intervals shown (``scoring.uncertainty.bootstrap_intervals``), or

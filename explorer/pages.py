@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 # The app's files: in a clone app.py and views/ at its root; installed from a wheel, explorer/_app/ holds them
@@ -70,7 +71,7 @@ def show_title(name: str) -> None:
     st.title(PAGE_BY_NAME[name].title)
 
 
-def navigation():
+def navigation() -> Any:
     """Streamlit's navigation over :data:`PAGES`, in sections (the first page is the default)."""
     import streamlit as st
 

@@ -32,13 +32,16 @@ import math
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from scoring import CANONICAL_POLICY, RADAR_AXES
 from scoring.policy import FIELD_BY_NAME, FIELDS, FieldSpec, PolicyError, policy_from_dict, policy_to_dict
 from scoring.scorecard import LINK_PARAMS as SCORECARD_LINK_PARAMS
 from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
+
+if TYPE_CHECKING:
+    from .pages import PageSpec
 
 MAX_PARAMS = 40  # query parameters read from one link; the rest are ignored with a notice
 MAX_VALUE_CHARS = 500  # characters of one value; a longer value is ignored unread
@@ -521,7 +524,7 @@ class Link:
     carried: dict[str, list[str]] = field(default_factory=dict)  # a page's own parameters, for that page
 
 
-def _st():
+def _st() -> Any:
     import streamlit as st
 
     return st
@@ -707,7 +710,7 @@ def show_link_notices(page: str) -> None:
         st.info(fmt.plain(note), icon=":material/link:")
 
 
-def copy_link(page, source: Mapping[str, str], *, key: str = "") -> str:
+def copy_link(page: PageSpec, source: Mapping[str, str], *, key: str = "") -> str:
     """Mirror ``page``'s state in the URL and offer its full link to copy (st.code has a copy button)."""
     st = _st()
     params = write_url(page.name, source)

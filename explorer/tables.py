@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -14,6 +15,13 @@ from scoring.fixes import KIND_WORDS
 from scoring.report import unseen_reading
 
 from . import format as fmt
+
+if TYPE_CHECKING:
+    from scoring import Policy
+    from scoring.drilldown import Comparison
+    from scoring.explain import Influence, Overtake, PointsLost
+    from scoring.fixes import Fixes
+    from scoring.uncertainty import Intervals
 
 
 def leaderboard(report: Report) -> pd.DataFrame:
@@ -45,7 +53,7 @@ def leaderboard(report: Report) -> pd.DataFrame:
     return frame
 
 
-def with_intervals(board: pd.DataFrame, intervals) -> pd.DataFrame:
+def with_intervals(board: pd.DataFrame, intervals: Intervals) -> pd.DataFrame:
     """The leaderboard with each agent's tie group and headline interval beside its score."""
     ivs = [intervals.agents[a] for a in board["Agent"]]
     position = board.columns.get_loc("Score") + 1
@@ -58,7 +66,7 @@ def with_intervals(board: pd.DataFrame, intervals) -> pd.DataFrame:
     return board
 
 
-def interval_points(report: Report, intervals) -> list[tuple[str, float, float, float, int]]:
+def interval_points(report: Report, intervals: Intervals) -> list[tuple[str, float, float, float, int]]:
     """(agent, score, low, high, tie group) of every ranked agent, in leaderboard order, for the interval chart."""
     out = []
     for a in report.agents:
@@ -169,7 +177,7 @@ COMPONENT_LABELS = {"success": "Success rate", "latency": "Latency score", "cons
                     "cost": "Cost score"}
 
 
-def points_table(points) -> pd.DataFrame:
+def points_table(points: PointsLost) -> pd.DataFrame:
     """Per component the points earned, the maximum and the points lost; then the floor, rounding and score."""
     rows = [{"Component": COMPONENT_LABELS[c.name], "Weight": c.weight, "Factor": c.factor, "Earned": c.earned,
              "Max": c.max, "Lost": c.lost} for c in points.components]
@@ -189,9 +197,9 @@ def points_table(points) -> pd.DataFrame:
     return frame
 
 
-def overtake_table(ahead) -> pd.DataFrame:
+def overtake_table(ahead: Overtake) -> pd.DataFrame:
     """Per component alone: can it overtake, the value now and the value needed, and how, in words."""
-    def value(component: str, v) -> str:
+    def value(component: str, v: float | None) -> str:
         if v is None:
             return fmt.DASH
         return {"success": fmt.pct2, "latency": fmt.ms, "consistency": fmt.factor, "cost": fmt.usd}[component](v)
@@ -201,7 +209,7 @@ def overtake_table(ahead) -> pd.DataFrame:
                           "How": str(c.fact)} for c in ahead.changes])
 
 
-def influence_tasks_table(found, policy) -> pd.DataFrame:
+def influence_tasks_table(found: Influence, policy: Policy) -> pd.DataFrame:
     """Each task of an agent: its runs, the points its removal gains, the score after, and why it is special."""
     t = found.tasks
     return pd.DataFrame({
@@ -213,7 +221,7 @@ def influence_tasks_table(found, policy) -> pd.DataFrame:
     })
 
 
-def influence_runs_table(frame: pd.DataFrame, policy) -> pd.DataFrame:
+def influence_runs_table(frame: pd.DataFrame, policy: Policy) -> pd.DataFrame:
     """Runs of an agent (rows of ``Influence.runs``) with the points their removal gains."""
     success = frame["success"]
     return pd.DataFrame({
@@ -227,7 +235,7 @@ def influence_runs_table(frame: pd.DataFrame, policy) -> pd.DataFrame:
     })
 
 
-def fixes_table(found, rows: int | None = None) -> pd.DataFrame:
+def fixes_table(found: Fixes, rows: int | None = None) -> pd.DataFrame:
     """What fixing each task's runs is worth, what to fix first on top (``scoring.fixes.Fixes.tasks``)."""
     t = found.tasks if rows is None else found.tasks.head(rows)
     return pd.DataFrame({
@@ -240,7 +248,7 @@ def fixes_table(found, rows: int | None = None) -> pd.DataFrame:
     })
 
 
-def compare_components(comparison) -> pd.DataFrame:
+def compare_components(comparison: Comparison) -> pd.DataFrame:
     c = comparison.components
     return pd.DataFrame({"Component": [COMPONENT_LABELS[n] for n in c["name"]],
                          comparison.a: c["earned_a"].astype("Float64").to_numpy(),
@@ -248,7 +256,7 @@ def compare_components(comparison) -> pd.DataFrame:
                          "Difference": c["difference"].astype("Float64").to_numpy()})
 
 
-def compare_tasks(comparison) -> pd.DataFrame:
+def compare_tasks(comparison: Comparison) -> pd.DataFrame:
     t = comparison.tasks
     return pd.DataFrame({
         "Task": t["task_id"].astype(str).to_numpy(dtype=object),

@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 import streamlit as st
 
 from . import format as fmt
 from . import styler_patch
+
+if TYPE_CHECKING:
+    from scoring import Policy
+    from scoring.policy import FieldSpec
+    from scoring.report import AgentReport
+
+    from .charts import ChartTheme
 
 ROW_HEIGHT = 35
 styler_patch.install()  # the same table text, built ten times faster (explorer/styler_patch.py)
@@ -71,7 +78,7 @@ def pinned(frame: pd.DataFrame, columns: Mapping[str, Any] | None) -> dict[str, 
     return config
 
 
-def selected_point(event, curve: int | None = None, size: int | None = None) -> int | None:
+def selected_point(event: Any, curve: int | None = None, size: int | None = None) -> int | None:
     """The point index of the first point selected in a plotly chart's selection event (on ``curve`` if given,
     below ``size`` if given: a selection left from other data selects nothing).
 
@@ -94,7 +101,7 @@ def _dash_for_missing(format_value: Callable[[object], str]) -> Callable[[object
     return lambda v: fmt.DASH if _missing(v) else format_value(v)
 
 
-def _missing(value) -> bool:
+def _missing(value: object) -> bool:
     try:
         return bool(pd.isna(value))
     except (TypeError, ValueError):
@@ -111,7 +118,7 @@ def _default_format(column: pd.Series) -> Callable[[object], str]:
     return str
 
 
-def chart_theme():
+def chart_theme() -> ChartTheme:
     """The chart colours of the viewer's theme (light or dark), from the browser's active Streamlit theme."""
     from .charts import theme_for
 
@@ -156,7 +163,7 @@ def policy_editor(base: dict, canonical: dict, provenance: Mapping[str, str], ge
     return edited
 
 
-def _scalar_input(spec, value, generation: int):
+def _scalar_input(spec: FieldSpec, value: Any, generation: int) -> Any:
     key = f"{spec.name}_{generation}"
     label = spec.label + (f" ({spec.unit})" if spec.unit else "")
     if spec.kind == "levels":
@@ -176,7 +183,7 @@ def _scalar_input(spec, value, generation: int):
                            help=f"{spec.meaning}; {spec.describe_range()}")
 
 
-def _anchor_input(spec, value: dict, generation: int) -> dict:
+def _anchor_input(spec: FieldSpec, value: dict, generation: int) -> dict:
     st.caption(f"{spec.label} ({spec.unit})")
     table = pd.DataFrame({"x": value["xs"], "score": value["scores"]})
     result = st.data_editor(table, num_rows="dynamic", key=f"{spec.name}_{generation}", hide_index=True,
@@ -188,13 +195,13 @@ def _anchor_input(spec, value: dict, generation: int) -> dict:
             "scores": [float(v) if pd.notna(v) else None for v in rows["score"]]}
 
 
-def _field_caption(spec, value, canonical, provenance: Mapping[str, str]) -> None:
+def _field_caption(spec: FieldSpec, value: object, canonical: object, provenance: Mapping[str, str]) -> None:
     shown = _constant_text(canonical)
     mark = " · :orange[**edited**]" if value != canonical else ""
     st.caption(f"{PROVENANCE_BADGE[provenance[spec.name]]} canonical {shown}{mark}")
 
 
-def _constant_text(value) -> str:
+def _constant_text(value: Any) -> str:
     if isinstance(value, dict) and "xs" in value:
         return "; ".join(f"{x:g} → {s:g}" for x, s in zip(value["xs"], value["scores"]))
     if isinstance(value, dict):
@@ -204,7 +211,7 @@ def _constant_text(value) -> str:
     return f"{value:g}"
 
 
-def what_if(agent, policy, *, key: str) -> None:
+def what_if(agent: AgentReport, policy: Policy, *, key: str) -> None:
     """One agent's what-if figures (exact from the policy's maps): the headline after each change, the
     runs until the consistency gate, the outcomes until pass^k is defined for every task."""
     from scoring.uncertainty import sensitivity

@@ -155,7 +155,7 @@ def safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return out
 
 
-def optional(value) -> float | None:
+def optional(value: float) -> float | None:
     """A float, or None for NaN: JSON null, never NaN."""
     value = float(value)
     return None if np.isnan(value) else value

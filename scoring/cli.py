@@ -15,7 +15,9 @@ import hashlib
 import io
 import json
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -36,10 +38,15 @@ from .limits import DEFAULT_LIMITS, WORKER_OVERHEAD, Limits, format_size, parse_
 from .policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
 from .radar import check_weights
 from .repeatability import check_levels
-from .report import score_runs
+from .report import Report, score_runs
 from .runs import LoadedRuns, RunsValidationError, check_work, load_runs
 from .schema import COMPLETED
 from .worker import LimitExceeded, WorkerFailed, run_limited
+
+if TYPE_CHECKING:
+    from .downloads import DatasetInfo
+    from .importers import Mapping as ImportMapping
+    from .scorecard import Scorecard
 
 
 def parse_weights(text: str) -> dict[str, float]:
@@ -57,7 +64,7 @@ def parse_weights(text: str) -> dict[str, float]:
     return weights
 
 
-def table_text(report) -> str:
+def table_text(report: Report) -> str:
     """A compact leaderboard for the terminal; the CSV and JSON forms carry every field."""
     levels = report.levels
     columns = {"rank": "rank", "agent_id": "agent", "headline_score": "score", "headline_success_rate": "success",
@@ -80,7 +87,7 @@ def table_text(report) -> str:
             + ("\nnotes:\n" + "\n".join(notes) if notes else ""))
 
 
-def _missing(value) -> bool:
+def _missing(value: object) -> bool:
     return value is None or bool(pd.isna(value))
 
 
@@ -108,7 +115,8 @@ def parse_levels(text: str | None, parser: argparse.ArgumentParser) -> tuple[int
         raise  # parser.error exits
 
 
-def _report_sql(args, weights, policy: Policy, levels: tuple[int, ...] | None, card=None) -> int:
+def _report_sql(args: argparse.Namespace, weights: Mapping[str, float] | None, policy: Policy,
+                levels: tuple[int, ...] | None, card: Scorecard | None = None) -> int:
     from . import sql_engine
 
     try:
@@ -126,7 +134,7 @@ def _report_sql(args, weights, policy: Policy, levels: tuple[int, ...] | None, c
     return _print_report(report, args, card)
 
 
-def _print_report(report, args, card) -> int:
+def _print_report(report: Report, args: argparse.Namespace, card: Scorecard | None) -> int:
     """An engine's report on stdout in the chosen format (its warnings on stderr)."""
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -136,7 +144,7 @@ def _print_report(report, args, card) -> int:
     return _write(text + (scorecard_table_text(report, card) if card and args.format == "table" else ""))
 
 
-def _json_text(doc: dict, report, card) -> str:
+def _json_text(doc: dict, report: Report, card: Scorecard | None) -> str:
     """The report's JSON; with a scorecard, a top-level "scorecard" object after the policy version."""
     if card is not None:
         from .scorecard import apply_scorecard, scorecard_to_dict
@@ -149,7 +157,7 @@ def _json_text(doc: dict, report, card) -> str:
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
-def scorecard_table_text(report, card) -> str:
+def scorecard_table_text(report: Report, card: Scorecard) -> str:
     """The team's profile ranking for the terminal, beside the unchanged headline score and rank."""
     from .scorecard import apply_scorecard
 
@@ -164,7 +172,8 @@ def scorecard_table_text(report, card) -> str:
             + pd.DataFrame(rows).to_string(index=False) + "\n")
 
 
-def _report_spark(args, weights, policy: Policy, levels: tuple[int, ...] | None, card=None) -> int:
+def _report_spark(args: argparse.Namespace, weights: Mapping[str, float] | None, policy: Policy,
+                  levels: tuple[int, ...] | None, card: Scorecard | None = None) -> int:
     from . import spark_engine  # pyspark itself is imported inside, when a session is made
 
     try:
@@ -188,7 +197,8 @@ def _report_spark(args, weights, policy: Policy, levels: tuple[int, ...] | None,
     return _print_report(report, args, card)
 
 
-def intervals_json_text(runs, report, replicates: int | None, seed: int | None, card=None) -> str:
+def intervals_json_text(runs: pd.DataFrame, report: Report, replicates: int | None, seed: int | None,
+                        card: Scorecard | None = None) -> str:
     """The SPEC 6 report with a top-level "bootstrap" object and an "intervals" object per agent."""
     from . import uncertainty
 
@@ -360,7 +370,7 @@ def _limit_options(command: argparse.ArgumentParser) -> None:
                              help=f"{text} (default {getattr(DEFAULT_LIMITS, field):,})")
 
 
-def limits_from(args, parser: argparse.ArgumentParser) -> Limits:
+def limits_from(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Limits:
     """The input limits: the defaults, with --max-memory, --max-rows, ... where given."""
     changes: dict[str, int] = {}
     try:
@@ -391,7 +401,7 @@ class _Refused(Exception):
     """A command cannot run: the message goes to stderr and the exit status is 2."""
 
 
-def _load(path: str, limits: Limits, **options):
+def _load(path: str, limits: Limits, **options: Any) -> LoadedRuns:
     try:
         return check_work(load_runs(path, limits=limits, **options), limits)
     except RunsValidationError as exc:
@@ -429,7 +439,7 @@ def looks_like_runs_file(path: str, limits: Limits) -> bool:
         return True
 
 
-def _import_requested(args) -> bool:
+def _import_requested(args: argparse.Namespace) -> bool:
     """Any option that only an import understands (the plain runs-file path takes none of them)."""
     return bool(args.kind not in (None, "runs") or args.agent or args.experiment or args.mapping or args.scorer
                 or getattr(args, "prices", None))
@@ -446,7 +456,7 @@ def _per_input(values: list[str] | None, inputs: list[str], option: str) -> list
     return list(values)
 
 
-def _mapping(path: str | None):
+def _mapping(path: str | None) -> ImportMapping | None:
     if path is None:
         return None
     try:
@@ -482,7 +492,7 @@ def read_prices(path: str) -> dict[str, tuple[float, float]]:
     return out
 
 
-def import_inputs(args, limits: Limits, *, skip_refused: bool = False) -> Imported:
+def import_inputs(args: argparse.Namespace, limits: Limits, *, skip_refused: bool = False) -> Imported:
     """Every input imported (SPEC 7) and combined into one raw table with one report.
 
     A folder that is not a tau2 result folder is read as the result files it holds. Every refused file
@@ -508,7 +518,7 @@ def import_inputs(args, limits: Limits, *, skip_refused: bool = False) -> Import
     return imported
 
 
-def load_inputs(args, limits: Limits, *, exclude_invalid: bool = False) -> LoadedRuns:
+def load_inputs(args: argparse.Namespace, limits: Limits, *, exclude_invalid: bool = False) -> LoadedRuns:
     """The validated runs of the inputs: one runs file through the loader as before, anything else imported.
 
     The import report goes to stderr as ``import:`` lines (and the import's warnings are not
@@ -531,7 +541,7 @@ def load_inputs(args, limits: Limits, *, exclude_invalid: bool = False) -> Loade
     return loaded
 
 
-def _print_warnings(warnings) -> None:
+def _print_warnings(warnings: Iterable[object]) -> None:
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
 
@@ -543,7 +553,7 @@ def _policy(path: str | None) -> Policy:
         raise _Refused("policy refused:\n" + "\n".join(f"  - {e}" for e in exc.errors)) from None
 
 
-def run_verify(args, limits: Limits) -> int:
+def run_verify(args: argparse.Namespace, limits: Limits) -> int:
     from .receipt import ReceiptError, parse_receipt, verify
 
     try:
@@ -565,7 +575,7 @@ def run_verify(args, limits: Limits) -> int:
     return 0
 
 
-def run_receipt(args, limits: Limits) -> int:
+def run_receipt(args: argparse.Namespace, limits: Limits) -> int:
     from .receipt import build_receipt, receipt_json, receipt_markdown
 
     policy = _policy(args.policy)
@@ -580,7 +590,7 @@ def run_receipt(args, limits: Limits) -> int:
     return _write(receipt_markdown(receipt) if args.markdown else receipt_json(receipt))
 
 
-def run_explain(args, limits: Limits) -> int:
+def run_explain(args: argparse.Namespace, limits: Limits) -> int:
     from .explain import explain
     from .explain_table import explain_table_text
 
@@ -597,7 +607,7 @@ def run_explain(args, limits: Limits) -> int:
     return _write(explain_table_text(explanation, top) + "\n")
 
 
-def input_dataset(args, loaded: LoadedRuns, limits: Limits):
+def input_dataset(args: argparse.Namespace, loaded: LoadedRuns, limits: Limits) -> DatasetInfo:
     """The dataset the inputs make, named as the app names it: one runs file by the sha256 of its bytes, an
     import by the digest of its files' hashes, names, tags and mapping (the app's upload of the same files
     gives the same digest)."""
@@ -625,7 +635,7 @@ def input_dataset(args, loaded: LoadedRuns, limits: Limits):
                        hash_of="import of the files", rows_read=rows_read, excluded_rows=excluded)
 
 
-def run_pack(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
+def run_pack(args: argparse.Namespace, limits: Limits, parser: argparse.ArgumentParser) -> int:
     import shlex
     import time
 
@@ -682,7 +692,7 @@ def run_pack(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     return 0
 
 
-def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
+def run_report(args: argparse.Namespace, limits: Limits, parser: argparse.ArgumentParser) -> int:
     try:
         weights = parse_weights(args.weights)
     except ValueError as exc:
@@ -748,7 +758,7 @@ def run_report(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
     return _write(text)
 
 
-def _scorecard(path: str | None):
+def _scorecard(path: str | None) -> Scorecard | None:
     """The Team Scorecard in ``path`` (None without one); a refused file names every refused field."""
     if path is None:
         return None
@@ -772,7 +782,7 @@ def _file_sha256(path: str) -> str:
         raise _Refused(f"{path}: cannot read the file ({exc.strerror or exc})") from None
 
 
-def run_badge(args, limits: Limits) -> int:
+def run_badge(args: argparse.Namespace, limits: Limits) -> int:
     """One agent's canonical headline score as an SVG badge, with the file's sha256 and the policy version."""
     from .badge import badge_file_name, badge_svg
 

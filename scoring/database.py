@@ -213,7 +213,7 @@ class ConnectFailed(ConnectionError):
         super().__init__(GENERIC_FAILURE)
 
 
-def connect(spec: ConnectionSpec):
+def connect(spec: ConnectionSpec) -> Any:
     """A psycopg connection (not autocommit; the caller sets the transaction read-only).
 
     For a viewer's URL, a host no allow-list names is resolved here once and every address checked
@@ -257,7 +257,7 @@ def redact(text: str) -> str:
     return re.sub(r"(password\s*=\s*)\S+", r"\1***", text, flags=re.IGNORECASE)
 
 
-def fetch_rows(cursor, *, max_rows: int, max_bytes: int, batch: int = 10_000) -> Iterator[list[tuple]]:
+def fetch_rows(cursor: Any, *, max_rows: int, max_bytes: int, batch: int = 10_000) -> Iterator[list[tuple]]:
     """Rows of an executed (server-side) cursor in batches, stopping with :class:`SourceTooLarge` as soon
     as the rows or their approximate decoded size pass a limit, so a huge table is never held."""
     rows = size = 0

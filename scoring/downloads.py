@@ -16,11 +16,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from .report import Report, neutralize_cell
+
+if TYPE_CHECKING:
+    from .uncertainty import Intervals
 
 SHORT_SHA = 12  # hex digits of the dataset's sha256 in a file name
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -107,7 +110,8 @@ def now_utc() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def report_json(report: Report, dataset: DatasetInfo, *, intervals=None, generated_at: str | None = None) -> str:
+def report_json(report: Report, dataset: DatasetInfo, *, intervals: Intervals | None = None,
+                generated_at: str | None = None) -> str:
     """The SPEC 6 report with the dataset it was computed on and the date; with ``intervals``, the bootstrap
     settings and each agent's intervals and tie group (as ``python -m scoring report --intervals``)."""
     doc = report.to_json()
@@ -121,7 +125,8 @@ def report_json(report: Report, dataset: DatasetInfo, *, intervals=None, generat
     return json.dumps(out, indent=2, allow_nan=False) + "\n"
 
 
-def report_csv(report: Report, dataset: DatasetInfo, *, intervals=None, generated_at: str | None = None) -> str:
+def report_csv(report: Report, dataset: DatasetInfo, *, intervals: Intervals | None = None,
+               generated_at: str | None = None) -> str:
     """The flat report as CSV, each row naming the policy and the dataset; with ``intervals``, each score's
     interval and tie group. Text cells are neutralized against spreadsheet formula injection."""
     frame = report.to_frame()

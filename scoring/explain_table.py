@@ -10,7 +10,7 @@ from .explain import Explanation, note
 POINT_DECIMALS = 4  # points earned and lost are unrounded: four decimals let a reader add them up
 
 
-def _points(value) -> str:
+def _points(value: object) -> str:
     return fmt.score(value, POINT_DECIMALS)
 
 

@@ -20,10 +20,15 @@ person: an undefined value is a dash.
 
 from __future__ import annotations
 
+from typing import Any
+
 DASH = "—"
+# What a formatter takes: a number, or a missing value of any kind (None, a NaN, pandas' NA or NaT), as a table
+# cell holds it.
+Cell = Any
 
 
-def _missing(value) -> bool:
+def _missing(value: object) -> bool:
     """None, any NaN (a Python float, numpy's float32/float64) or pandas' NA and NaT."""
     if value is None:
         return True
@@ -33,44 +38,44 @@ def _missing(value) -> bool:
         return True
 
 
-def score(value, decimals: int = 2) -> str:
+def score(value: Cell, decimals: int = 2) -> str:
     """A 0-100 score with the policy's decimals (two, as published): 86.96."""
     return DASH if _missing(value) else f"{value:.{decimals}f}"
 
 
-def pct(value, decimals: int = 2) -> str:
+def pct(value: Cell, decimals: int = 2) -> str:
     """A 0-1 fraction (a rate) as a percentage with two decimals: 0.8229 -> 82.29%."""
     return DASH if _missing(value) else f"{100 * value:.{decimals}f}%"
 
 
-def rate(value) -> str:
+def rate(value: Cell) -> str:
     """A rate (successful runs, qualifying tasks...) as a percentage with two decimals: 0.7252 -> 72.52%."""
     return pct(value, 2)
 
 
-def pp(value) -> str:
+def pp(value: Cell) -> str:
     """A difference of two rates in percentage points, signed: 0.032 -> +3.20 pp (never '%')."""
     return DASH if _missing(value) else f"{100 * value:+.2f} pp"
 
 
-def factor(value) -> str:
+def factor(value: Cell) -> str:
     """A 0-1 factor with four decimals: 0.8738."""
     return DASH if _missing(value) else f"{value:.4f}"
 
 
-def ms(value) -> str:
+def ms(value: Cell) -> str:
     """Milliseconds with a thousands separator: 1,446 ms."""
     return DASH if _missing(value) else f"{value:,.0f} ms"
 
 
-def usd(value) -> str:
+def usd(value: Cell) -> str:
     """Dollars with enough decimals for per-run costs: $0.0123, $0.1500."""
     if _missing(value):
         return DASH
     return f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}"
 
 
-def count(value) -> str:
+def count(value: Cell) -> str:
     return DASH if _missing(value) else f"{int(value):,}"
 
 
@@ -79,31 +84,31 @@ def counted(value: int, one: str, many: str) -> str:
     return f"{int(value):,} {one if value == 1 else many}"
 
 
-def weight(value) -> str:
+def weight(value: Cell) -> str:
     """A weight share as a percentage with one decimal: 0.25 -> 25.0%."""
     return pct(value, 1)
 
 
-def pct2(value) -> str:
+def pct2(value: Cell) -> str:
     """A 0-1 fraction as a percentage with two decimals: 0.8229 -> 82.29%."""
     return pct(value, 2)
 
 
-def number(value) -> str:
+def number(value: Cell) -> str:
     """A plain number, shortest form: 0.5, 3, 1e-06."""
     return DASH if _missing(value) else f"{value:g}"
 
 
-def text(value) -> str:
+def text(value: object) -> str:
     """Text as it is (a name, a status)."""
     return DASH if value is None else str(value)
 
 
-def steps(value) -> str:
+def steps(value: Cell) -> str:
     return DASH if _missing(value) else f"{value:g} steps"
 
 
-def anchor_x(value, unit: str) -> str:
+def anchor_x(value: float, unit: str) -> str:
     """An anchor position in its unit, as the methodology page writes it."""
     if unit == "ms":
         return ms(value)

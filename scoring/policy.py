@@ -65,7 +65,7 @@ class Anchors:
         if errors:
             raise ValueError("; ".join(str(e) for e in errors))
 
-    def __call__(self, value):
+    def __call__(self, value: Any) -> Any:
         """Map ``value`` (scalar or array) to 0-1; clamps below the first and above the last anchor."""
         # np.interp is exactly SPEC 2: straight lines between anchors, the
         # first/last score outside the anchor range.

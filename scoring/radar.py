@@ -6,7 +6,7 @@ reads or changes a headline score.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -136,7 +136,7 @@ def _medians(values: np.ndarray, codes: np.ndarray, size: int) -> tuple[np.ndarr
     return np.bincount(codes[ok], minlength=size), medians
 
 
-def middle_value(ordered) -> float:
+def middle_value(ordered: Sequence[float] | np.ndarray) -> float:
     """The median of sorted values: the middle one, or the mean of the two middle ones, (a + b) / 2, as
     pandas computes it; a / 2 + b / 2 where a + b would overflow (every engine uses this rule)."""
     n = len(ordered)
@@ -181,7 +181,8 @@ def fitness_radar(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
     return radar_from_aggregates(groups.agents, radar_aggregates(runs, policy, groups), policy)
 
 
-def radar_from_aggregates(agents, agg: RadarAggregates, policy: Policy = CANONICAL_POLICY) -> dict[str, Radar]:
+def radar_from_aggregates(agents: Sequence[str], agg: RadarAggregates,
+                          policy: Policy = CANONICAL_POLICY) -> dict[str, Radar]:
     """The compute step: every axis of the registry, its value (or null) and why, per agent (SPEC 4)."""
     values = {axis.name: axis.value(agg, policy) for axis in AXES}
     reasons = {axis.name: axis.reasons(agg, policy) for axis in AXES}

@@ -17,6 +17,7 @@ from math import comb
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ._groups import AgentGroups, agent_groups
 from .policy import CANONICAL_POLICY, FIELD_BY_NAME, Policy
@@ -42,7 +43,7 @@ def pass_hat_k(n: int, c: int, k: int) -> float:
     return float(Fraction(comb(c, k), comb(n, k)))
 
 
-def pass_hat_k_array(n, c, k: int) -> np.ndarray:
+def pass_hat_k_array(n: ArrayLike, c: ArrayLike, k: int) -> np.ndarray:
     """pass_hat_k over arrays, computed exactly once per distinct (n, c) pair."""
     n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
     if n.size == 0:

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from numpy.typing import ArrayLike
 from pandas.api import types as ptypes
 
 from . import arrow_runs
@@ -366,7 +367,7 @@ def _too_many_rows(rows: int, limits: Limits, *, about: bool = False) -> RunsVal
     return _file_problem(row_limit_refusal(rows, limits.max_rows, about=about, before_reading=True))
 
 
-def _parquet_plan(parquet, limits: Limits, wanted: Collection[str] = SPEC_COLUMNS) -> list[str]:
+def _parquet_plan(parquet: Any, limits: Limits, wanted: Collection[str] = SPEC_COLUMNS) -> list[str]:
     """The columns to read from a Parquet file, after checking its metadata against the limits.
 
     Only the SPEC 1 columns are read (extra columns are ignored, so nothing hidden in them is
@@ -395,7 +396,7 @@ def _check_decoded(size: int, limits: Limits, what: str = "the runs need") -> No
                             f"{format_size(limits.max_memory)}; refused before reading it all")
 
 
-def _decoded_size(column) -> int:
+def _decoded_size(column: pa.Array | pa.ChunkedArray) -> int:
     """Bytes a column takes once decoded: a dictionary-encoded text column counts every row's text."""
     if isinstance(column, pa.ChunkedArray):
         return sum(_decoded_size(chunk) for chunk in column.chunks)
@@ -411,7 +412,7 @@ def _decoded_size(column) -> int:
     return column.nbytes
 
 
-def _read_parquet(source, limits: Limits = DEFAULT_LIMITS, wanted: Collection[str] = ()) -> pa.Table:
+def _read_parquet(source: Any, limits: Limits = DEFAULT_LIMITS, wanted: Collection[str] = ()) -> pa.Table:
     """Read a Parquet file within the memory budget: footer checks first, then batch by batch.
 
     Text columns the file dictionary-encodes are read as dictionaries, so a column that repeats one
@@ -598,13 +599,13 @@ def load_runs(
     return read_runs(source, name=name, format=format, limits=limits).validate(name, exclude_invalid=exclude_invalid)
 
 
-def _binary(source) -> io.BytesIO:
+def _binary(source: Any) -> io.BytesIO:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return io.BytesIO(source)
     return source
 
 
-def _read_bytes(path: Path | None, source, limits: Limits) -> bytes:
+def _read_bytes(path: Path | None, source: Any, limits: Limits) -> bytes:
     """The file's bytes, refused first when the text alone would exceed the memory budget."""
     if path is not None:
         try:
@@ -642,7 +643,7 @@ def runs_from_records(records: Iterable[dict], *, exclude_invalid: bool = False)
 # --------------------------------------------------------------------------- validation
 
 
-def _cell_text(v):
+def _cell_text(v: object) -> str | None:
     if v is None or isinstance(v, str):
         return v
     if v is True or v is False:
@@ -694,7 +695,7 @@ class _Collector:
         self.total = 0
         self.problems: list[Problem] = []
 
-    def add(self, mask, column: str, values: pd.Series, reason: Reason, **fields) -> None:
+    def add(self, mask: ArrayLike, column: str, values: pd.Series, reason: Reason, **fields: Any) -> None:
         """Record ``reason`` for the rows in ``mask``; a field given as a function is called with the row index."""
         idx = np.flatnonzero(np.asarray(mask, dtype=bool) & ~self.skip)
         if not len(idx):
@@ -898,7 +899,8 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
                    exclude_invalid=exclude_invalid, warnings=list(warnings or []))
 
 
-def _require_columns(columns, rows_read: int, source: str, prior: list[Problem], prior_total: int) -> None:
+def _require_columns(columns: Collection[str], rows_read: int, source: str, prior: list[Problem],
+                     prior_total: int) -> None:
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:  # the records that could not be read at all say why, too (e.g. every JSON Lines line broken)
         raise RunsValidationError([Problem.of(Reason.MISSING_COLUMN, None, c) for c in missing] + prior,

@@ -128,7 +128,7 @@ SPARK = Spark()
 # --------------------------------------------------------------------------- sessions
 
 
-def local_session(conf: Mapping[str, str] | None = None):
+def local_session(conf: Mapping[str, str] | None = None) -> Any:
     """A local-mode SparkSession on every core (no UI), or the one this process already runs."""
     from pyspark.sql import SparkSession
 
@@ -142,7 +142,7 @@ def local_session(conf: Mapping[str, str] | None = None):
     return session
 
 
-def connect_session(url: str):
+def connect_session(url: str) -> Any:
     """A new session on a Spark Connect server (``sc://host:port``); the caller stops it."""
     from pyspark.sql import SparkSession
 
@@ -160,7 +160,7 @@ def connect_session(url: str):
 
 
 @contextmanager
-def _settings(spark) -> Iterator[None]:
+def _settings(spark: Any) -> Iterator[None]:
     previous = {key: spark.conf.get(key, None) for key in SETTINGS}
     changed = {key: value for key, value in SETTINGS.items() if (previous[key] or "").lower() != value}
     for key, value in changed.items():
@@ -204,7 +204,7 @@ def _is_local(path: str) -> bool:
     return "://" not in path and not path.startswith("file:") and not any(c in path for c in "*?[{")
 
 
-def _read_path(spark, path: str, *, local: bool) -> _Source:
+def _read_path(spark: Any, path: str, *, local: bool) -> _Source:
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
@@ -247,7 +247,7 @@ def _read_path(spark, path: str, *, local: bool) -> _Source:
     return _Source(frame, name, F.col("_metadata.row_index") + 1, file_order=True)
 
 
-def _read_table(spark, table: str) -> _Source:
+def _read_table(spark: Any, table: str) -> _Source:
     try:
         frame = spark.table(table)  # a (multi-part) name, never SQL text
         frame.columns  # noqa: B018 (resolves the table: a missing one fails here)
@@ -259,7 +259,8 @@ def _read_table(spark, table: str) -> _Source:
 # --------------------------------------------------------------------------- scoring
 
 
-def score_spark(path: str | Path | None = None, *, table: str | None = None, spark=None, remote: str | None = None,
+def score_spark(path: str | Path | None = None, *, table: str | None = None, spark: Any = None,
+                remote: str | None = None,
                 policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
                 levels: Sequence[int] | None = None) -> Report:
     """Score a Parquet or CSV ``path`` (or a catalog ``table``) with Spark.
@@ -290,7 +291,8 @@ def score_spark(path: str | Path | None = None, *, table: str | None = None, spa
             own.stop()  # a Connect session releases its server state; local mode ends its JVM
 
 
-def _score(spark, source: _Source, policy: Policy, weights, levels) -> Report:
+def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, float] | None,
+           levels: Sequence[int] | None) -> Report:
     from pyspark.sql import functions as F
 
     token = uuid.uuid4().hex[:12]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from decimal import Decimal
 from fractions import Fraction
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, SPREAD_SCALE_AT, SPREAD_SCALE_BY
 from .database import (
@@ -48,7 +49,7 @@ from .policy import CANONICAL_POLICY, Policy
 from .radar import RadarAggregates, middle_value, radar_from_aggregates
 from .repeatability import RepeatabilityAggregates, repeatability_from_aggregates
 from .report import Report, assemble_report
-from .runs import Problem, RunsValidationError
+from .runs import LoadedRuns, Problem, RunsValidationError
 from .schema import (
     FALSE_TOKENS,
     FRACTION_DIGITS,
@@ -74,7 +75,7 @@ MAX_PROBLEMS = 200
 Execute = Callable[[str], tuple[list[str], list[tuple[Any, ...]]]]  # SQL -> (column names, rows)
 
 
-def _quote_list(values) -> str:
+def _quote_list(values: Iterable[object]) -> str:
     return ", ".join("'" + str(v).replace("'", "''") + "'" for v in values)
 
 
@@ -329,7 +330,8 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
     return rules
 
 
-def _named(result: tuple[list[str], list[tuple]], cls, index: Mapping[str, int], size: int, key: str = "agent_id"):
+def _named(result: tuple[list[str], list[tuple]], cls: type, index: Mapping[str, int], size: int,
+           key: str = "agent_id") -> dict[str, np.ndarray]:
     """A contract dataclass from query rows whose columns carry its field names (one row per agent)."""
     columns, rows = result
     position = {c: j for j, c in enumerate(columns)}
@@ -631,7 +633,7 @@ class _WindowCounts:
     nonzero_steps: float
 
 
-def _divide(num, den) -> np.ndarray:
+def _divide(num: ArrayLike, den: ArrayLike) -> np.ndarray:
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     out = np.full(len(num), np.nan)
     np.divide(num, den, out=out, where=den != 0)
@@ -672,7 +674,8 @@ def _normalize_names(names: list[str]) -> dict[str, str]:
 ROW_COLUMN = "scoring_source_row_"  # the file's row number, carried through the renaming
 
 
-def _renamed_source(source: str, columns: list[str], quote, keep: str | None = None) -> tuple[str, set[str]]:
+def _renamed_source(source: str, columns: list[str], quote: Callable[[str], str],
+                    keep: str | None = None) -> tuple[str, set[str]]:
     """``source`` with its columns under their SPEC 1 names (and ``keep`` as it is)."""
     mapping = _normalize_names(columns)
     select = ", ".join([f"{quote(original)} AS {name}" for name, original in mapping.items()]
@@ -686,7 +689,7 @@ def _required(columns: set[str], source_name: str) -> None:
         raise RunsValidationError([Problem.of(Reason.MISSING_COLUMN, None, c) for c in missing], source=source_name)
 
 
-def _duckdb_relation(con, path: Path):
+def _duckdb_relation(con: Any, path: Path) -> tuple[Any, str]:
     """The file as a DuckDB relation (relational API: the path is a value, never SQL text), with row numbers."""
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
@@ -832,7 +835,8 @@ def _table_or_refuse(table: str) -> str:
         raise RunsValidationError([Problem.of(Reason.FILE, detail=str(exc))], source="table") from None
 
 
-def load_postgres_runs(spec: ConnectionSpec, table: str, *, limits: Limits = DEFAULT_LIMITS, **options):
+def load_postgres_runs(spec: ConnectionSpec, table: str, *, limits: Limits = DEFAULT_LIMITS,
+                       **options: Any) -> LoadedRuns:
     """Read a PostgreSQL runs table (read-only) through the one validator, as the explorer app does.
 
     The app needs row-level data for its views (windows, bootstraps, receipts); the canonical

@@ -8,12 +8,13 @@ on which other agents are in the file) and are vectorized over replicates.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, SPREAD_SCALE_AT, SPREAD_SCALE_BY, agent_groups
 from .headline import Headline, HeadlineAggregates, composite_arrays, final_score, final_scores
@@ -111,7 +112,8 @@ def headline_replicates(success: np.ndarray, latency: np.ndarray, cost: np.ndarr
     return _scores_from_sums(np.full(len(s), n, dtype=float), s, m, sl, sl2, mc, sc, lat_shift, cost_shift, policy)
 
 
-def _scores_from_sums(n, s, m, sl, sl2, mc, sc, lat_shift: int, cost_shift: int, policy: Policy) -> np.ndarray:
+def _scores_from_sums(n: ArrayLike, s: ArrayLike, m: ArrayLike, sl: np.ndarray, sl2: np.ndarray,
+                      mc: ArrayLike, sc: np.ndarray, lat_shift: int, cost_shift: int, policy: Policy) -> np.ndarray:
     """Headline scores from per-replicate sums over completed runs (NaN where a replicate has none)."""
     n, s, m, mc = (np.asarray(v, dtype=float) for v in (n, s, m, mc))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -176,7 +178,7 @@ def paired_headline_replicates(a: CompletedRuns, b: CompletedRuns, tasks: int, *
     return out
 
 
-def pass_k_replicates(n: np.ndarray, c: np.ndarray, levels, *, replicates: int,
+def pass_k_replicates(n: np.ndarray, c: np.ndarray, levels: Sequence[int], *, replicates: int,
                       rng: np.random.Generator) -> dict[int, np.ndarray]:
     """Mean pass^k over tasks for bootstrap resamples of the outcomes within each task.
 

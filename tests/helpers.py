@@ -1,4 +1,10 @@
-"""Builders of harness result files in their published formats, shared by test modules (not a test module)."""
+"""Shared test data and checks: the run-record builder, the random run tables, the engines' edge file and the
+bit-for-bit report comparison. Test modules import from here (or from ``tests/spellings.py``,
+``tests/apptest_helpers.py``, ``tests/e2e/browser_helpers.py``), never from one another
+(``tests/test_suite_layout.py`` checks it).
+
+Nothing here imports streamlit, pyspark or playwright: a scoring test pays for none of them.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +12,122 @@ import json
 import uuid
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from hypothesis import strategies as st
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "runs.csv"
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+# --------------------------------------------------------------------------- one run record
+
+def run(run_id: str, agent: str = "a", *, task: str = "t", status: str = "completed", success: bool | None = True,
+        latency: float | None = None, cost: float | None = None, day: int | None = None,
+        **extra: Any) -> dict[str, Any]:
+    """One run as ``runs_from_records`` reads it: completed and successful, with no latency and no cost
+    unless said; ``day`` d sets ``finished_at`` to noon UTC on 2026-07-d; ``extra`` adds or overrides columns.
+
+    A module whose runs are mostly timed and priced says so once, e.g.
+    ``run = functools.partial(helpers.run, latency=1000.0, cost=0.01)``.
+    """
+    record: dict[str, Any] = {"run_id": run_id, "agent_id": agent, "task_id": task, "status": status,
+                              "success": success, "latency_ms": latency, "cost_usd": cost}
+    if day is not None:
+        record["finished_at"] = f"2026-07-{day:02d}T12:00:00Z"
+    record.update(extra)
+    return record
+
+
+# --------------------------------------------------------------------------- random run tables (hypothesis)
+
+RUN_STATUSES = ["queued", "running", "completed", "failed", "timeout", "cancelled"]
+RUN_TIMES = [None] + [f"2026-07-0{d}T00:00:00Z" for d in range(1, 4)]
+
+
+@st.composite
+def run_tables(draw: st.DrawFn, min_size: int = 0, max_size: int = 60) -> list[dict[str, Any]]:
+    """Run records over three agents and four tasks, every status (completed the most often), every outcome,
+    missing and present latencies, costs, steps and times."""
+    n = draw(st.integers(min_size, max_size))
+    rows = []
+    for i in range(n):
+        rows.append({
+            "run_id": f"r{i}",
+            "agent_id": draw(st.sampled_from(["a", "b", "c"])),
+            "task_id": draw(st.sampled_from(["t1", "t2", "t3", "t4"])),
+            "status": draw(st.sampled_from(RUN_STATUSES + ["completed"] * 3)),
+            "success": draw(st.sampled_from([True, False, None])),
+            "latency_ms": draw(st.one_of(st.none(), st.floats(0, 20000, allow_nan=False))),
+            "cost_usd": draw(st.one_of(st.none(), st.floats(0, 0.5, allow_nan=False))),
+            "steps": draw(st.one_of(st.none(), st.integers(0, 60))),
+            "finished_at": draw(st.sampled_from(RUN_TIMES)),
+        })
+    return rows
+
+
+# --------------------------------------------------------------------------- engines: same report, to the bit
+
+def assert_same_report(engine_doc: Any, pandas_doc: Any, path: str = "") -> None:
+    """Same keys, same order, same nulls, and every number equal to the bit (the README's guarantee)."""
+    if isinstance(pandas_doc, dict):
+        assert isinstance(engine_doc, dict) and list(engine_doc) == list(pandas_doc), path
+        for key in pandas_doc:
+            assert_same_report(engine_doc[key], pandas_doc[key], f"{path}.{key}")
+    elif isinstance(pandas_doc, list):
+        assert isinstance(engine_doc, list) and len(engine_doc) == len(pandas_doc), path
+        for i, (a, b) in enumerate(zip(engine_doc, pandas_doc)):
+            assert_same_report(a, b, f"{path}[{i}]")
+    elif isinstance(pandas_doc, float) and not isinstance(pandas_doc, bool):
+        assert isinstance(engine_doc, (int, float)), path
+        assert float(engine_doc).hex() == pandas_doc.hex(), (path, engine_doc, pandas_doc)
+    else:
+        assert engine_doc == pandas_doc, (path, engine_doc, pandas_doc)
+
+
+# The seven columns every runs file must have (steps and finished_at are optional).
+REQUIRED_HEADER = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd"
+
+EDGE_ROWS = [
+    # agent 'floor': completed runs, none successful; one unknown outcome
+    *[f"f{i},floor,t1,completed,false,{900 + i * 10},0.004,3,2026-07-01T00:{i:02d}:00Z" for i in range(6)],
+    "f9,floor,t1,completed,,950,0.004,3,2026-07-01T00:30:00Z",
+    # agent 'few': 3 completed (neutral consistency), a failed and a timeout with empty latency
+    "w1,few,t1,completed,true,1500,0.02,,2026-07-02T00:00:00Z",
+    "w2,few,t1,completed,false,2500,0.03,,2026-07-02T00:01:00Z",
+    "w3,few,t2,completed,true,,,,2026-07-02T00:02:00Z",
+    "w4,few,t2,failed,,,,,2026-07-02T00:03:00Z",
+    "w5,few,t2,timeout,false,,,,",
+    # agent 'infra': only failed/timeout runs (unranked), plus non-terminal rows
+    "i1,infra,t1,failed,false,100,0.001,1,2026-07-03T00:00:00Z",
+    "i2,infra,t1,timeout,,,,,2026-07-03T00:01:00Z",
+    "i3,infra,t1,queued,,,,,",
+    "i4,infra,t1,cancelled,true,5,0.5,0,2026-07-03T00:02:00Z",
+    # agent 'zero-steps': steps all 0 (tool axis null), clamps beyond the anchors
+    *[f"z{i},zero-steps,t{i % 2},completed,{'true' if i % 3 else 'false'},{20000 if i % 2 else 100},"
+      f"{0.5 if i % 2 else 0.0001},0,2026-07-04T00:00:{i:02d}Z" for i in range(8)],
+    # agent 'ties': equal timestamps broken by run_id descending as text
+    *[f"r{i},ties,t1,completed,{'true' if i % 2 else 'false'},{1000 + i},0.01,{i},2026-07-05T00:00:00Z"
+      for i in range(12)],
+]
+# The engines' edge-case file: every engine must give the pandas engine's report on it, to the bit.
+EDGE_CSV = (REQUIRED_HEADER + ",steps,finished_at\n" + "\n".join(EDGE_ROWS) + "\n")
+
+
+def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
+    """Run records as a typed Parquet file (booleans, doubles, integer steps, text times)."""
+    table = pa.Table.from_pylist(rows, schema=pa.schema([
+        ("run_id", pa.string()), ("agent_id", pa.string()), ("task_id", pa.string()), ("status", pa.string()),
+        ("success", pa.bool_()), ("latency_ms", pa.float64()), ("cost_usd", pa.float64()),
+        ("steps", pa.int64()), ("finished_at", pa.string())]))
+    pq.write_table(table, path)
+
+
+# Harness result files in their published formats (issue 23).
 
 
 def tau2_results(sims: list[tuple[str, str, float | None, float | None]], num_trials: int,

@@ -15,19 +15,8 @@ from explorer import format as fmt
 from scoring import load_runs, score_runs
 from scoring.drilldown import runs_view
 from scoring.explain import accounting, explain, remove_runs
-from tests.test_app_pages import (
-    EDGE_AGENTS,
-    EDGE_CSV,
-    HTML_AGENT,
-    ROOT,
-    _plotly_array,
-    assert_clean,
-    page,
-    plotly_specs,
-    run,
-)
-
-SAMPLE = ROOT / "sample_data" / "runs.csv"
+from tests.apptest_helpers import EDGE_AGENTS, EDGE_CSV, HTML_AGENT, assert_clean, page, plotly_array, plotly_specs, run
+from tests.helpers import SAMPLE
 
 
 @pytest.fixture(scope="module")
@@ -431,7 +420,7 @@ def test_over_time_page_charts_the_core_series(sample):
     found = score_over_time(runs, report.policy, agents=["crashy-runner"])
     (line, *_) = plotly_specs(at)[0]["data"]
     last = found.agent("crashy-runner")["score"].iloc[-1]
-    assert _plotly_array(line["y"])[-1] == pytest.approx(last)
+    assert plotly_array(line["y"])[-1] == pytest.approx(last)
     assert fmt.score(last) == "74.67"  # the last day's headline is today's headline
     assert_clean(at, "over time page, crashy-runner")
 

@@ -26,7 +26,7 @@ from scoring.importers import Mapping, SuccessRule, import_file, import_files, m
 from scoring.limits import DEFAULT_LIMITS
 from scoring.runs import RunsValidationError
 from scoring.schema import normalize_column_name
-from tests.test_app_pages import BAD_CSV, assert_clean, dataframe, display_frame, run
+from tests.apptest_helpers import BAD_CSV, assert_clean, dataframe, display_frame, run
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_app_pages import dataframe, display_frame, page, run
 
 from explorer import format as fmt
 from explorer import glossary
 from scoring import load_runs, score_runs
+from tests.apptest_helpers import dataframe, display_frame, page, run
 
 ROOT = Path(__file__).resolve().parents[1]
 

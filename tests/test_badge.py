@@ -4,7 +4,7 @@ import dataclasses
 import hashlib
 import re
 import xml.etree.ElementTree as ET
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,7 @@ from scoring.badge import (
     score_band,
     text_width,
 )
+from tests import helpers
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -35,17 +36,16 @@ SHA = hashlib.sha256(b"dataset").hexdigest()
 VERSION = CANONICAL_POLICY.version
 
 
-def run(i, agent, status="completed", success=True):
-    return {"run_id": f"r{i}", "agent_id": agent, "task_id": "t1", "status": status, "success": success,
-            "latency_ms": 1200.0, "cost_usd": 0.004}
+# Runs here are of task t1, timed and priced alike.
+run = partial(helpers.run, task="t1", latency=1200.0, cost=0.004)
 
 
 @cache
 def small_report():
     """One ranked agent, one on the zero-success floor, one unranked (no completed run)."""
-    rows = [run(i, "ranked", success=i % 2 == 0) for i in range(6)]
-    rows += [run(10 + i, "floored", success=False) for i in range(3)]
-    rows += [run(20, "queued-only", status="queued", success=None)]
+    rows = [run(f"r{i}", "ranked", success=i % 2 == 0) for i in range(6)]
+    rows += [run(f"r{10 + i}", "floored", success=False) for i in range(3)]
+    rows += [run("r20", "queued-only", status="queued", success=None)]
     return score_runs(runs_from_records(rows))
 
 
@@ -227,7 +227,7 @@ def test_colour_scale_is_ordered_and_rendered_for_the_readme():
 
 def test_a_sandbox_policy_version_is_escaped_too():
     policy = dataclasses.replace(CANONICAL_POLICY, version='v1+sandbox-<&">\x01')
-    report = score_runs(runs_from_records([run(0, "a")]), policy)
+    report = score_runs(runs_from_records([run("r0", "a")]), policy)
     root = parse(badge_svg(report.agent("a"), policy_version=policy.version, dataset_sha256=SHA))
     assert root.get("data-policy-version") == 'v1+sandbox-<&">\ufffd'
 

@@ -3,7 +3,7 @@
 import io
 import json
 import math
-from functools import cache
+from functools import cache, partial
 
 import numpy as np
 import pandas as pd
@@ -15,18 +15,16 @@ from scoring import load_runs, runs_from_records, score_runs
 from scoring.drilldown import compare, runs_csv, runs_view, score_over_time, task_matrix
 from scoring.explain import points_lost
 from scoring.policy import policy_from_dict
-from tests.test_properties import run_tables
+from tests import helpers
+from tests.helpers import run_tables
 
 SAMPLE = "sample_data/runs.csv"
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SMALL_WINDOW = policy_from_dict({"radar_window": 3})  # windows smaller than the random tables
 
 
-def run(run_id, agent="a", *, status="completed", success=True, latency=1000.0, cost=0.01, task="t", day=1,
-        steps=None):
-    return {"run_id": run_id, "agent_id": agent, "task_id": task, "status": status, "success": success,
-            "latency_ms": latency, "cost_usd": cost, "steps": steps,
-            "finished_at": None if day is None else f"2026-07-{day:02d}T12:00:00Z"}
+# Runs here are timed, priced, finished on 1 July and without steps unless a test says otherwise.
+run = partial(helpers.run, latency=1000.0, cost=0.01, day=1, steps=None)
 
 
 @cache

@@ -12,7 +12,7 @@ import json
 import math
 import subprocess
 import sys
-from functools import cache
+from functools import cache, partial
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -32,7 +32,8 @@ from scoring.explain import (
     remove_runs,
     smallest_weighted_for,
 )
-from tests.test_properties import run_tables
+from tests import helpers
+from tests.helpers import run_tables
 
 SAMPLE = "sample_data/runs.csv"
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -42,10 +43,8 @@ FEWER = settings(SETTINGS, max_examples=30)  # each example re-scores several ta
 TOL = 1e-9
 
 
-def run(run_id, agent="a", *, status="completed", success=True, latency=1000.0, cost=0.01, task="t", day=1):
-    return {"run_id": run_id, "agent_id": agent, "task_id": task, "status": status, "success": success,
-            "latency_ms": latency, "cost_usd": cost,
-            "finished_at": None if day is None else f"2026-07-{day:02d}T12:00:00Z"}
+# Runs here are timed, priced and finished on 1 July unless a test says otherwise.
+run = partial(helpers.run, latency=1000.0, cost=0.01, day=1)
 
 
 @cache

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from functools import cache
+from functools import cache, partial
 
 import pandas as pd
 import pytest
@@ -12,15 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from scoring import headline_scores, leaderboard_order, load_runs, runs_from_records, score_runs
 from scoring.explain import influence
 from scoring.fixes import KINDS, costliest, fixes
-from tests.test_properties import run_tables
+from tests import helpers
+from tests.helpers import run_tables
 
 SAMPLE = "sample_data/runs.csv"
 TOL = 1e-9
 
 
-def run(run_id, task="t", *, status="completed", success=True, latency=1000.0, cost=0.01, agent="a"):
-    return {"run_id": run_id, "agent_id": agent, "task_id": task, "status": status, "success": success,
-            "latency_ms": latency, "cost_usd": cost}
+# Runs here are timed and priced unless a test says otherwise.
+run = partial(helpers.run, latency=1000.0, cost=0.01)
 
 
 @cache
@@ -77,8 +77,8 @@ def check_against_rescoring(rows, agent: str) -> int:
 def test_by_hand():
     # t: 3 of 4 completed runs succeed; u: one timeout. 4 latencies: consistency neutral.
     rows = [run(f"r{i}", success=i < 3) for i in range(4)] + [
-        run("x", "u", status="timeout", success=None, latency=9000.0, cost=0.02),
-        run("q", "u", status="queued", success=None, latency=None, cost=None)]
+        run("x", task="u", status="timeout", success=None, latency=9000.0, cost=0.02),
+        run("q", task="u", status="queued", success=None, latency=None, cost=None)]
     runs = runs_from_records(rows)
     f = fixes(runs, "a", score_runs(runs))
     assert f.score == 75.5  # 40 * 0.75 + 15 * 0.9333 + 15 * 0.5 + 30 * 0.8
@@ -101,8 +101,8 @@ def test_overtaking_fixes_come_first_smallest_first():
     # b: 6/10 successes, 77.00; a: 5 of 11 (t1 4/6, t2 1/4, t3 0/1), 71.18. Fixing t1 (2 runs) gives 78.45 and
     # t2 (3 runs) 82.09, both above b; t3 (1 run) gives 74.82, not enough.
     rows = ([run(f"b{i}", agent="b", success=i < 6) for i in range(10)]
-            + [run(f"a{i}", "t1", success=i < 4) for i in range(6)]
-            + [run(f"c{i}", "t2", success=i < 1) for i in range(4)] + [run("d", "t3", success=False)])
+            + [run(f"a{i}", task="t1", success=i < 4) for i in range(6)]
+            + [run(f"c{i}", task="t2", success=i < 1) for i in range(4)] + [run("d", task="t3", success=False)])
     runs = runs_from_records(rows)
     report = score_runs(runs)
     assert [a.agent_id for a in report.agents] == ["b", "a"]
@@ -131,7 +131,7 @@ def test_the_floor_lifted_by_a_fix():
 
 def test_an_unranked_agent_becomes_ranked_by_a_fix():
     rows = [run("f1", status="failed", success=None, latency=None, cost=None),
-            run("f2", "u", status="timeout", success=False, latency=8000.0, cost=0.3)]
+            run("f2", task="u", status="timeout", success=False, latency=8000.0, cost=0.3)]
     runs = runs_from_records(rows)
     f = fixes(runs, "a", score_runs(runs))
     assert f.score is None and f.above is None

@@ -12,13 +12,11 @@ import math
 import pytest
 
 from scoring import composite, headline_scores, runs_from_records, score_runs
+from tests.helpers import run
 
 TOL = 1e-9
 
 
-def run(run_id, agent="a", *, status="completed", success=True, latency=None, cost=None, task="t"):
-    return {"run_id": run_id, "agent_id": agent, "task_id": task, "status": status,
-            "success": success, "latency_ms": latency, "cost_usd": cost}
 
 
 def headline(records, agent="a"):

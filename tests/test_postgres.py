@@ -18,10 +18,10 @@ import pytest
 
 from scoring import RunsValidationError, load_runs, score_runs
 from scoring.sql_engine import score_postgres
-from tests.test_sql_engine import EDGE_CSV, assert_same_report
+from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "sample_data" / "runs.csv"
+# One server per test process: under xdist every postgres test runs on one worker (one group).
+pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
 
 
 def _bindir() -> str | None:

@@ -6,29 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import RADAR_AXES, pass_hat_k, runs_from_records, score_runs
-
-STATUSES = ["queued", "running", "completed", "failed", "timeout", "cancelled"]
-TIMES = [None] + [f"2026-07-0{d}T00:00:00Z" for d in range(1, 4)]
-
-
-@st.composite
-def run_tables(draw, min_size=0, max_size=60):
-    n = draw(st.integers(min_size, max_size))
-    rows = []
-    for i in range(n):
-        rows.append({
-            "run_id": f"r{i}",
-            "agent_id": draw(st.sampled_from(["a", "b", "c"])),
-            "task_id": draw(st.sampled_from(["t1", "t2", "t3", "t4"])),
-            "status": draw(st.sampled_from(STATUSES + ["completed"] * 3)),
-            "success": draw(st.sampled_from([True, False, None])),
-            "latency_ms": draw(st.one_of(st.none(), st.floats(0, 20000, allow_nan=False))),
-            "cost_usd": draw(st.one_of(st.none(), st.floats(0, 0.5, allow_nan=False))),
-            "steps": draw(st.one_of(st.none(), st.integers(0, 60))),
-            "finished_at": draw(st.sampled_from(TIMES)),
-        })
-    return rows
-
+from tests.helpers import run_tables
 
 # Weights the explorer accepts: 0, or relative weights from 1e-6 to 1e6 (check_weights refuses the rest).
 weights_st = st.fixed_dictionaries({a: st.one_of(st.just(0.0), st.floats(1e-6, 10)) for a in RADAR_AXES})

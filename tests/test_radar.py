@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from scoring import fitness_radar, load_runs, profile_score, runs_from_records
+from tests.helpers import run
 
 TOL = 1e-9
 BASE = datetime(2026, 7, 1, tzinfo=UTC)
@@ -16,11 +17,6 @@ def ts(minutes):
     return (BASE + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def run(run_id, agent="a", *, status="completed", success=True, latency=None, cost=None, task="t", **extra):
-    rec = {"run_id": run_id, "agent_id": agent, "task_id": task, "status": status,
-           "success": success, "latency_ms": latency, "cost_usd": cost}
-    rec.update(extra)
-    return rec
 
 
 def radar(records, agent="a"):

@@ -8,13 +8,11 @@ from fractions import Fraction
 import pytest
 
 from scoring import pass_hat_k, repeatability, runs_from_records, task_outcomes
+from tests.helpers import run
 
 TOL = 1e-12
 
 
-def run(run_id, agent="a", *, task="t", status="completed", success=True):
-    return {"run_id": run_id, "agent_id": agent, "task_id": task, "status": status,
-            "success": success, "latency_ms": None, "cost_usd": None}
 
 
 def rep(records, agent="a"):

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from scoring import runs_from_records, score_runs
+from tests.helpers import run
 
 ROOT = Path(__file__).resolve().parents[1]
 TOL = 1e-9
@@ -21,11 +22,6 @@ RADAR_KEYS = {"window_runs", "axes", "p50_latency_ms", "p50_cost_usd", "p50_step
 AXES = {"correctness", "latency", "cost", "tool_efficiency", "robustness"}
 
 
-def run(run_id, agent="a", *, status="completed", success=True, latency=None, cost=None, task="t", **extra):
-    rec = {"run_id": run_id, "agent_id": agent, "task_id": task, "status": status,
-           "success": success, "latency_ms": latency, "cost_usd": cost}
-    rec.update(extra)
-    return rec
 
 
 def no_nan(name):

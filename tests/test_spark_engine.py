@@ -25,12 +25,27 @@ from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, RunsValidationError, load_runs, score_runs
 from scoring.schema import timestamp_micros
-from tests.spellings import TIMESTAMP_SPELLINGS, timestamp_runs_csv, timestamp_spellings
-from tests.test_properties import run_tables
-from tests.test_sql_engine import EDGE_CSV, HEADER, _parquet, assert_same_report
+from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report, run_tables, write_parquet
+from tests.helpers import REQUIRED_HEADER as HEADER
+from tests.spellings import (
+    BAD_NUMBERS,
+    BAD_STEPS,
+    BAD_TIMES,
+    IDS,
+    NUMBERS,
+    STATUSES,
+    STEPS,
+    SUCCESS,
+    TIMES,
+    TIMESTAMP_SPELLINGS,
+    files,
+    timestamp_runs_csv,
+    timestamp_spellings,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "sample_data" / "runs.csv"
+# One server per test process: under xdist every spark test runs on one worker (one group).
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("spark")]
+
 SESSION_ZONE = "America/Los_Angeles"
 # Test-only speed-ups for tiny inputs on two cores: no adaptive re-planning, and the JIT's quick tier
 # only (a short-lived JVM spends most of its time compiling otherwise).
@@ -145,7 +160,7 @@ def _merged(tables: list[list[dict]]) -> list[dict]:
 @given(st.lists(run_tables(min_size=1, max_size=80), min_size=8, max_size=8))
 def test_random_tables_give_the_same_report(spark, tmp_path, tables):
     path = tmp_path / "random.parquet"
-    _parquet(_merged(tables), path)
+    write_parquet(_merged(tables), path)
     assert_same_report(*both(path, spark))
 
 
@@ -175,7 +190,7 @@ def test_sums_stay_exact_beyond_a_bigint_and_at_the_ends_of_the_double_range(spa
              "latency_ms": latency, "cost_usd": cost, "steps": 3, "finished_at": f"2026-07-01T00:{k % 60:02d}:00Z"}
             for k, (rid, agent, latency, cost) in enumerate(many + huge + tiny)]
     path = tmp_path / "sums.parquet"
-    _parquet(rows, path)
+    write_parquet(rows, path)
     sql, pandas = both(path, spark)
     assert_same_report(sql, pandas)
     assert {a["agent_id"] for a in sql["agents"]} == {"many", "huge", "tiny"}
@@ -300,10 +315,8 @@ def test_both_engines_refuse_the_same_malformed_cells(spark, tmp_path):
 
 
 def test_every_spelling_the_rules_allow_and_unicode_whitespace_read_alike(spark, tmp_path):
-    """The loader's spelling lists (tests/test_arrow_path.py): ids, numbers and times around which any
+    """The loader's spelling lists (tests/spellings.py): ids, numbers and times around which any
     character Python's str.strip() removes (schema.WHITESPACE) may stand, as CSV and as Parquet text."""
-    from tests.test_arrow_path import IDS, NUMBERS, STATUSES, STEPS, SUCCESS, TIMES, files
-
     rows = [[(f"r{i}", f"r{i} ", f"\u2003r{i}", f"\x85r{i}\u3000")[i % 4], IDS[i % len(IDS)],
              IDS[(5 * i) % len(IDS)], STATUSES[i % len(STATUSES)], SUCCESS[i % len(SUCCESS)],
              NUMBERS[i % len(NUMBERS)], NUMBERS[(3 * i) % len(NUMBERS)], STEPS[i % len(STEPS)], TIMES[i % len(TIMES)]]
@@ -318,7 +331,6 @@ def test_every_spelling_the_rules_allow_and_unicode_whitespace_read_alike(spark,
 
 def test_invalid_cells_are_refused_row_for_row_as_the_pandas_engine_refuses_them(spark, tmp_path):
     from scoring.spark_engine import score_spark
-    from tests.test_arrow_path import BAD_NUMBERS, BAD_STEPS, BAD_TIMES, files
 
     good = ["r0", "a", "t", "completed", "true", "12.5", "0.01", "3", "2026-07-01T00:00:00Z"]
     bad = [(5, v) for v in BAD_NUMBERS] + [(6, v) for v in BAD_NUMBERS] + [(7, v) for v in BAD_STEPS] + \

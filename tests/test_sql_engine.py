@@ -11,27 +11,8 @@ from hypothesis import HealthCheck, given, settings
 
 from scoring import RunsValidationError, load_runs, score_runs
 from scoring.sql_engine import redact, score_file_sql
-from tests.test_properties import run_tables
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE = ROOT / "sample_data" / "runs.csv"
-
-
-def assert_same_report(sql_doc: dict, pandas_doc: dict, path: str = "") -> None:
-    """Same keys, same order, same nulls, and every number equal to the bit (the README's guarantee)."""
-    if isinstance(pandas_doc, dict):
-        assert isinstance(sql_doc, dict) and list(sql_doc) == list(pandas_doc), path
-        for key in pandas_doc:
-            assert_same_report(sql_doc[key], pandas_doc[key], f"{path}.{key}")
-    elif isinstance(pandas_doc, list):
-        assert isinstance(sql_doc, list) and len(sql_doc) == len(pandas_doc), path
-        for i, (a, b) in enumerate(zip(sql_doc, pandas_doc)):
-            assert_same_report(a, b, f"{path}[{i}]")
-    elif isinstance(pandas_doc, float) and not isinstance(pandas_doc, bool):
-        assert isinstance(sql_doc, (int, float)), path
-        assert float(sql_doc).hex() == pandas_doc.hex(), (path, sql_doc, pandas_doc)
-    else:
-        assert sql_doc == pandas_doc, (path, sql_doc, pandas_doc)
+from tests.helpers import EDGE_CSV, SAMPLE, assert_same_report, run_tables, write_parquet
+from tests.helpers import REQUIRED_HEADER as HEADER
 
 
 def both(path: Path):
@@ -51,32 +32,6 @@ def test_sample_parquet_gives_the_same_report(tmp_path):
     typed.to_parquet(path, index=False)
     assert len(frame) == len(typed)
     assert_same_report(*both(path))
-
-
-EDGE_ROWS = [
-    # agent 'floor': completed runs, none successful; one unknown outcome
-    *[f"f{i},floor,t1,completed,false,{900 + i * 10},0.004,3,2026-07-01T00:{i:02d}:00Z" for i in range(6)],
-    "f9,floor,t1,completed,,950,0.004,3,2026-07-01T00:30:00Z",
-    # agent 'few': 3 completed (neutral consistency), a failed and a timeout with empty latency
-    "w1,few,t1,completed,true,1500,0.02,,2026-07-02T00:00:00Z",
-    "w2,few,t1,completed,false,2500,0.03,,2026-07-02T00:01:00Z",
-    "w3,few,t2,completed,true,,,,2026-07-02T00:02:00Z",
-    "w4,few,t2,failed,,,,,2026-07-02T00:03:00Z",
-    "w5,few,t2,timeout,false,,,,",
-    # agent 'infra': only failed/timeout runs (unranked), plus non-terminal rows
-    "i1,infra,t1,failed,false,100,0.001,1,2026-07-03T00:00:00Z",
-    "i2,infra,t1,timeout,,,,,2026-07-03T00:01:00Z",
-    "i3,infra,t1,queued,,,,,",
-    "i4,infra,t1,cancelled,true,5,0.5,0,2026-07-03T00:02:00Z",
-    # agent 'zero-steps': steps all 0 (tool axis null), clamps beyond the anchors
-    *[f"z{i},zero-steps,t{i % 2},completed,{'true' if i % 3 else 'false'},{20000 if i % 2 else 100},"
-      f"{0.5 if i % 2 else 0.0001},0,2026-07-04T00:00:{i:02d}Z" for i in range(8)],
-    # agent 'ties': equal timestamps broken by run_id descending as text
-    *[f"r{i},ties,t1,completed,{'true' if i % 2 else 'false'},{1000 + i},0.01,{i},2026-07-05T00:00:00Z"
-      for i in range(12)],
-]
-EDGE_CSV = ("run_id,agent_id,task_id,status,success,latency_ms,cost_usd,steps,finished_at\n"
-            + "\n".join(EDGE_ROWS) + "\n")
 
 
 def test_edge_case_file_gives_the_same_report(tmp_path):
@@ -105,20 +60,12 @@ def test_small_window_policy_uses_the_run_id_tie_break(tmp_path):
     assert ties["radar"]["axes"]["correctness"] == round(100 * 2 / 3, 2)
 
 
-def _parquet(rows, path):
-    table = pa.Table.from_pylist(rows, schema=pa.schema([
-        ("run_id", pa.string()), ("agent_id", pa.string()), ("task_id", pa.string()), ("status", pa.string()),
-        ("success", pa.bool_()), ("latency_ms", pa.float64()), ("cost_usd", pa.float64()),
-        ("steps", pa.int64()), ("finished_at", pa.string())]))
-    pq.write_table(table, path)
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(run_tables(min_size=1, max_size=80))
 def test_random_tables_give_the_same_report(tmp_path, rows):
     path = tmp_path / "random.parquet"
-    _parquet(rows, path)
+    write_parquet(rows, path)
     assert_same_report(*both(path))
 
 
@@ -154,9 +101,6 @@ def test_the_sql_engine_caps_its_memory_and_still_scores(tmp_path):
 ])
 def test_credentials_are_redacted(text):
     assert "s3cret" not in redact(text)
-
-
-HEADER = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd"
 
 
 def test_naive_timestamps_are_utc_in_both_engines_whatever_the_host_zone(tmp_path, monkeypatch):

@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -18,15 +19,16 @@ from scoring.uncertainty import (
     sensitivity,
     tie_groups,
 )
-from tests.test_properties import run_tables
+from tests import helpers
+from tests.helpers import run_tables
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def run(i, agent="a", task="t1", status="completed", success=True, latency=1000.0, cost=0.01):
-    return {"run_id": f"{agent}-{i}", "agent_id": agent, "task_id": task, "status": status,
-            "success": success, "latency_ms": latency, "cost_usd": cost,
-            "finished_at": f"2026-07-01T00:{i // 60:02d}:{i % 60:02d}Z"}
+def run(i: int, agent: str = "a", **columns: Any) -> dict[str, Any]:
+    """Run ``agent-i`` of task t1, timed, priced and finished i seconds after midnight on 1 July unless said."""
+    return helpers.run(f"{agent}-{i}", agent, **{"task": "t1", "latency": 1000.0, "cost": 0.01, **columns},
+                       finished_at=f"2026-07-01T00:{i // 60:02d}:{i % 60:02d}Z")
 
 
 def scored(rows, **kwargs):

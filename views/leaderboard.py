@@ -148,7 +148,7 @@ depends = unseen.loc[unseen["Rank depends on it"], "Agent"].tolist()
 st.caption(("Rank depends on it: " + ", ".join(fmt.plain(a) for a in depends) + ".") if depends
            else "No agent's rank depends on it.")
 
-if show_intervals:
+if iv is not None:  # the intervals are shown
     theme = ui.chart_theme()
     st.plotly_chart(data.figure("interval_chart", (replicates, seed, theme.name), lambda: charts.interval_chart(
         tables.interval_points(report, iv), floored=tables.floored(report), theme=theme)),

@@ -171,7 +171,7 @@ def _member_events(filename: str) -> str | None:
     return "events" if filename.startswith("samples/") else ""
 
 
-def _read_log(data: bytes, fmt: str, name: str, path: Path | None):
+def _read_log(data: bytes, fmt: str, name: str, path: Path | None) -> Any:
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:  # inspect_ai comes with the [inspect] extra
@@ -207,7 +207,7 @@ def _reader_error(exc: Exception) -> str:
     return " ".join(str(exc).split())[:300] or type(exc).__name__
 
 
-def _scorer_names(log) -> list[str]:
+def _scorer_names(log: Any) -> list[str]:
     names = [s.name for s in (log.eval.scorers or [])]
     if not names and log.results is not None:
         names = [s.name for s in log.results.scores]
@@ -218,7 +218,7 @@ def _scorer_names(log) -> list[str]:
     return names
 
 
-def _chosen_scorer(log, scorer: str | None, name: str) -> str:
+def _chosen_scorer(log: Any, scorer: str | None, name: str) -> str:
     names = _scorer_names(log)
     if scorer is None:
         if not names:
@@ -229,7 +229,7 @@ def _chosen_scorer(log, scorer: str | None, name: str) -> str:
     return scorer
 
 
-def _sample_row(sample, run_id: str, agent_id: str, scorer: str, counts: dict[str, int]) -> dict[str, Any]:
+def _sample_row(sample: Any, run_id: str, agent_id: str, scorer: str, counts: dict[str, int]) -> dict[str, Any]:
     status = FAILED if sample.error is not None else TIMEOUT if sample.limit is not None else COMPLETED
     score = (sample.scores or {}).get(scorer)
     success = None
@@ -264,7 +264,7 @@ def _sample_row(sample, run_id: str, agent_id: str, scorer: str, counts: dict[st
     }
 
 
-def _warnings(log, counts: dict[str, int], n: int) -> list[str]:
+def _warnings(log: Any, counts: dict[str, int], n: int) -> list[str]:
     out = []
     if log.status != "success":
         out.append(f"the log's status is {log.status!r}: the evaluation did not finish cleanly; its {n} "

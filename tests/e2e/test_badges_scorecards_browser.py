@@ -13,13 +13,15 @@ import pytest
 
 from scoring import RADAR_AXES
 from scoring.scorecard import EXAMPLES_DIR, Scorecard, apply_scorecard, read_scorecard, scorecard_to_json
-from tests.e2e.conftest import ROOT, SAMPLE_PATH
-from tests.e2e.test_browser import (
+from tests.e2e.browser_helpers import (
     AXIS_LABELS,
     POLICY_VERSION,
+    ROOT,
+    SAMPLE_PATH,
     assert_clean,
     download,
     metric,
+    open_expander,
     profile_order,
     selectbox_value,
     slider,
@@ -182,7 +184,7 @@ def test_a_team_loads_its_scorecard_file_and_saves_it_back(app, sample_report, t
     assert positions == ["40%", "0%", "60%", "0%", "0%"]
     check_profile_beside_headline(app, sample_report, card)
     assert "scorecard_weights=correctness%3A0.4%2Ccost%3A0.6" in app.page.url  # the link carries it
-    app.page.get_by_text("Save these weights as a scorecard").click()  # an expander opens without a rerun
+    open_expander(app, app.page.locator("[data-testid='stExpander']", has_text="Save these weights as a scorecard"))
     name, text = download(app, "Download the scorecard (JSON)")
     assert (name, text) == ("scorecard-ops-team.json", path.read_text(encoding="utf-8"))
     assert_clean(app, "radar page with an uploaded scorecard")

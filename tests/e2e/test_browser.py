@@ -15,99 +15,31 @@ import csv
 import hashlib
 import io
 import json
-import math
 import re
-from pathlib import Path
 
 import pytest
 
-from explorer import pages, tables
-from scoring import CANONICAL_POLICY, RADAR_AXES, check_weights, load_runs, score_runs
-
-SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "runs.csv"
-POLICY_VERSION = "2026-07-zero-success-v1"
-AXIS_LABELS = [tables.AXIS_LABELS[axis] for axis in RADAR_AXES]
-# Text that must never reach a person: Python/pandas reprs of missing values, tracebacks.
-BAD_TEXT = re.compile(r"\bNaN\b|\bnan\b|\bNone\b|<NA>|\bTraceback\b")
-
-
-
-# --- helpers -----------------------------------------------------------------------------------------------
-
-def assert_clean(app, where: str) -> None:
-    """No exception box, and no NaN/None/Traceback in the visible text outside the data grids."""
-    exceptions = app.page.locator("[data-testid='stException']")
-    assert exceptions.count() == 0, f"{where}: exception shown:\n{exceptions.first.inner_text()}"
-    text = app.visible_text()
-    bad = [line for line in text.splitlines() if BAD_TEXT.search(line)]
-    assert not bad, f"{where}: visible text with a missing-value repr or a traceback: {bad}"
-
-
-def metric(app, label: str) -> str:
-    box = app.page.locator("[data-testid='stMetric']").filter(
-        has=app.page.locator("[data-testid='stMetricLabel']", has_text=label))
-    return box.locator("[data-testid='stMetricValue']").inner_text().strip()
-
-
-def selectbox_value(app, label: str) -> str:
-    """The shown value of a selectbox (a react-aria combobox whose input holds the chosen option)."""
-    return app.page.locator("[data-testid='stSelectbox']").get_by_role("combobox", name=label).first.input_value()
-
-
-def close(cell: str, value: float | None, tolerance: float = 0.006) -> bool:
-    """A grid cell (raw value as text; empty when undefined) against the core's value."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return cell.strip() == ""
-    return cell.strip() != "" and abs(float(cell) - value) <= tolerance
-
-
-def nav_links(app) -> list[tuple[str, str]]:
-    """(title, url path without the leading slash) of every page in the sidebar navigation, in order."""
-    return [(title, path.strip("/")) for title, path in app.page.evaluate(
-        """() => [...document.querySelectorAll("[data-testid='stSidebarNav'] a[data-testid='stSidebarNavLink']")]
-                 .map(a => [a.querySelector('span[label]').getAttribute('label'), new URL(a.href).pathname])""")]
-
-
-def sidebar_radio(app, option: str) -> None:
-    radio = app.page.locator("[data-testid='stSidebar'] [data-testid='stRadioOption']", has_text=option)
-    app.interact(radio.click, description=f"choosing {option!r}")
-
-
-def upload(app, path: Path) -> None:
-    sidebar_radio(app, "Upload a file")
-    file_input = app.page.locator("[data-testid='stFileUploaderDropzone'] input[type='file']")
-    if file_input.count() == 0:
-        file_input = app.page.locator("[data-testid='stSidebar'] input[type='file']")
-    app.interact(lambda: file_input.set_input_files(str(path)), description=f"uploading {path.name}")
-
-
-def write_csv(path: Path, rows: list[tuple]) -> Path:
-    header = ("run_id", "agent_id", "task_id", "status", "success", "latency_ms", "cost_usd", "steps", "finished_at")
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path
-
-
-def slider(app, label: str):
-    box = app.page.locator("[data-testid='stSlider']").filter(
-        has=app.page.locator("[data-testid='stWidgetLabel']", has_text=re.compile(f"^{re.escape(label)}$")))
-    return box.get_by_role("slider")
-
-
-def press_on_slider(app, label: str, key: str) -> None:
-    thumb = slider(app, label)
-
-    def press():
-        thumb.focus()
-        app.page.keyboard.press(key)
-
-    app.interact(press, description=f"pressing {key} on the {label} slider")
-
-
-def profile_order(report, weights) -> list[str]:
-    return list(tables.profile_ranking(report, check_weights(weights, report.policy))["Agent"])
+from explorer import pages
+from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, score_runs
+from tests.e2e.browser_helpers import (
+    AXIS_LABELS,
+    FIXTURES,
+    POLICY_VERSION,
+    SAMPLE_PATH,
+    assert_clean,
+    close,
+    download,
+    metric,
+    nav_links,
+    open_expander,
+    press_on_slider,
+    profile_order,
+    selectbox_value,
+    slider,
+    upload,
+    upload_many,
+    write_csv,
+)
 
 
 @pytest.fixture(scope="session")
@@ -372,14 +304,6 @@ def test_valid_upload_on_every_page(app, tmp_path):
 
 # --- (5) the report downloads --------------------------------------------------------------------------------
 
-def download(app, label: str):
-    button = app.page.locator("[data-testid='stDownloadButton']", has_text=label).locator("button, a").first
-    with app.page.expect_download() as info:
-        button.click()
-    result = info.value
-    return result.suggested_filename, Path(result.path()).read_text(encoding="utf-8")
-
-
 def no_nan_constant(name: str):
     raise AssertionError(f"non-standard JSON constant {name} in the report")
 
@@ -392,7 +316,7 @@ def test_report_downloads(app, sample_report):
     assert shown == agents
 
     sha = hashlib.sha256(SAMPLE_PATH.read_bytes()).hexdigest()
-    name, text = download(app, "Download the report (JSON)")
+    name, text = download(app, "Download the report (JSON)", reruns=True)
     assert name == f"report_{POLICY_VERSION}_{sha[:12]}.json"  # what it is: the policy and the dataset
     report = json.loads(text, parse_constant=no_nan_constant)
     assert report["policy_version"] == POLICY_VERSION
@@ -405,7 +329,7 @@ def test_report_downloads(app, sample_report):
         assert entry["headline"]["score"] == a.headline.score
     assert report == json.loads(sample_report.to_json_text())
 
-    name, text = download(app, "Download the report (CSV)")
+    name, text = download(app, "Download the report (CSV)", reruns=True)
     assert name == f"report_{POLICY_VERSION}_{sha[:12]}.csv"
     rows = list(csv.DictReader(io.StringIO(text)))
     assert {(r["policy_version"], r["dataset_name"], r["dataset_sha256"]) for r in rows} == {
@@ -413,21 +337,10 @@ def test_report_downloads(app, sample_report):
     assert [r["agent_id"] for r in rows] == shown
     assert [r["rank"] for r in rows] == [str(a.rank) if a.rank else "" for a in sample_report.agents]
     assert "NaN" not in text and "None" not in text
-    app.settle()  # a download button click reruns the script
     assert_clean(app, "leaderboard after the downloads")
 
 
 # --- (6) harness results: several files in one upload, and a table through a column mapping ----------------
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-
-
-def upload_many(app, paths: list[Path]) -> None:
-    sidebar_radio(app, "Upload a file")
-    file_input = app.page.locator("[data-testid='stSidebar'] input[type='file']")
-    app.interact(lambda: file_input.set_input_files([str(p) for p in paths]),
-                 description=f"uploading {len(paths)} file(s)")
-
 
 @pytest.mark.browser
 def test_two_tau2_files_in_one_upload(app):
@@ -445,8 +358,7 @@ def test_two_tau2_files_in_one_upload(app):
     sidebar = app.sidebar_text()
     assert "Imported: 2 files" in sidebar and "20 runs" in sidebar and "Import: 2 files, 20 runs" in sidebar
     report = app.page.locator("[data-testid='stExpander']", has_text="Import report")
-    report.locator("summary").click()  # opening an expander is drawn by the browser: no rerun
-    app.page.wait_for_timeout(300)
+    open_expander(app, report)
     text = report.inner_text()
     assert "latency_ms" in text and "duration (s) x 1000" in text and "unequal trial counts" in text
     app.screenshot("20-upload-two-tau2-files")
@@ -463,7 +375,7 @@ def test_a_foreign_table_through_the_mapping_page(app):
                  description="opening the mapping page")
     assert app.page.get_by_role("heading", name="Map a table", exact=True).count() == 1
     saved = app.page.locator("[data-testid='stExpander']", has_text="Start from a saved mapping")
-    saved.locator("summary").click()
+    open_expander(app, saved)
     app.interact(lambda: saved.locator("input[type='file']").set_input_files(
         str(FIXTURES / "mapping" / "foreign-map.json")), description="loading the saved mapping")
     assert "Every row is valid: 12 runs of 2 agents on 2 tasks." in app.main_text()

@@ -7,27 +7,19 @@ so by position); a heatmap cell by clicking the transparent marker plotly draws 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from scoring import load_runs
 from scoring.drilldown import runs_view, task_matrix
 from scoring.explain import explain
+from tests.e2e.browser_helpers import SAMPLE_PATH, metric
 
-SAMPLE_PATH = Path(__file__).resolve().parents[2] / "sample_data" / "runs.csv"
 ROW_HEIGHT = 35  # explorer.ui.ROW_HEIGHT: the grid's header and rows
 
 
 @pytest.fixture(scope="module")
 def sample_runs():
     return load_runs(SAMPLE_PATH.read_bytes(), name=SAMPLE_PATH.name).runs
-
-
-def metric(app, label: str) -> str:
-    box = app.page.locator("[data-testid='stMetric']").filter(
-        has=app.page.locator("[data-testid='stMetricLabel']", has_text=label))
-    return box.locator("[data-testid='stMetricValue']").inner_text().strip()
 
 
 def open_link(app, text: str) -> None:

@@ -4,9 +4,9 @@ main area sideways, and the dark theme is really dark (screenshots are kept unde
 from __future__ import annotations
 
 import pytest
-from conftest import RERUN_COUNTER_JS, SCREENSHOTS, TIMEOUT_MS, AppSession
 
 from explorer import pages
+from tests.e2e.browser_helpers import RERUN_COUNTER_JS, SCREENSHOTS, TIMEOUT_MS, AppSession
 
 pytestmark = pytest.mark.browser
 

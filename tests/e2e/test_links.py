@@ -5,8 +5,21 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from conftest import RERUN_COUNTER_JS, SAMPLE_PATH, TIMEOUT_MS, VIEWPORT, AppSession
-from test_browser import download, metric, press_on_slider, selectbox_value, slider, upload, write_csv
+
+from tests.e2e.browser_helpers import (
+    RERUN_COUNTER_JS,
+    SAMPLE_PATH,
+    TIMEOUT_MS,
+    VIEWPORT,
+    AppSession,
+    download,
+    metric,
+    press_on_slider,
+    selectbox_value,
+    slider,
+    upload,
+    write_csv,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -107,7 +120,7 @@ def test_the_review_pack_downloads_and_opens_offline_with_every_agent(app, brows
 def test_receipt_downloads_are_named_by_agent_policy_and_dataset(app, sample_report):
     app.goto("sandbox?agent=swift-lite")
     sha = hashlib.sha256(SAMPLE_PATH.read_bytes()).hexdigest()[:12]
-    name, text = download(app, "Download the receipt (JSON)")
+    name, text = download(app, "Download the receipt (JSON)", reruns=True)
     assert name == f"receipt_swift-lite_{sample_report.policy.version}_{sha}.json"
     assert '"agent_id": "swift-lite"' in text
 
