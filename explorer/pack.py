@@ -168,7 +168,7 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals: Intervals | N
                           [[r[0], fmt.count(r[1]), fmt.count(r[2]), fmt.pct(r[3]), fmt.usd(r[4]), fmt.pct(r[5]),
                             fmt.score(r[6]), fmt.count(r[7]), fmt.score(r[8]), fmt.count(r[9]),
                             "yes" if r[10] else "no"] for r in unseen.itertuples(index=False)],
-                          numeric=list(range(1, 10))))
+                          numeric=[c for c in unseen.columns if c not in ("Agent", "Rank depends on it")]))
     sections.append(("unseen", "What the headline does not see", body))
 
     # -- intervals

@@ -834,7 +834,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m scoring") -> int:
     return code
 
 
-def _run(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
+def _run(args: argparse.Namespace, limits: Limits, parser: argparse.ArgumentParser) -> int:
     command = {"verify": run_verify, "receipt": run_receipt, "explain": run_explain,
                "badge": run_badge}.get(args.command, getattr(args, "run", None))
     try:
@@ -852,7 +852,7 @@ def _run(args, limits: Limits, parser: argparse.ArgumentParser) -> int:
         return 2
 
 
-def _run_captured(args, limits: Limits, parser: argparse.ArgumentParser) -> tuple[int, str, str]:
+def _run_captured(args: argparse.Namespace, limits: Limits, parser: argparse.ArgumentParser) -> tuple[int, str, str]:
     """:func:`_run` in the worker: what it prints comes back as text (the parent prints it)."""
     out, err = io.StringIO(), io.StringIO()
     sys.stdout, sys.stderr = out, err

@@ -24,7 +24,7 @@ import logging
 import re
 import socket
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -244,7 +244,8 @@ def _checked_address(host: str, port: int) -> str:
     return sorted(addresses)[0]
 
 
-def answer_after(start: float, seconds: float, clock=time.monotonic, sleep=time.sleep) -> None:
+def answer_after(start: float, seconds: float, clock: Callable[[], float] = time.monotonic,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
     """Wait until ``seconds`` have passed since ``start`` (no oracle by time)."""
     left = seconds - (clock() - start)
     if left > 0:

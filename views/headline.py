@@ -5,6 +5,7 @@ import streamlit as st
 from explorer import badges, charts, data, drill, glossary, state, tables, ui
 from explorer import format as fmt
 from explorer.pages import show_title
+from scoring.explain import Overtake, PointsLost
 from scoring.methodology import execution_formula, worked_formula
 
 show_title("headline")
@@ -65,8 +66,8 @@ with right:
 st.code(worked_formula(h), language=None, wrap_lines=True)
 
 st.subheader("Where the points went")
-points = explained.points
-assert points is not None  # a ranked agent has a composite
+assert explained.points is not None  # a ranked agent has a composite
+points: PointsLost = explained.points
 left, right = st.columns([3, 2])
 with left:
     st.plotly_chart(data.figure("points_lost", agent_id, lambda: charts.points_lost_chart(points)), width="stretch",
@@ -88,11 +89,12 @@ if ahead is None:
     st.success(f"{fmt.plain(agent_id)} is ranked first: there is no agent above to overtake.",
                icon=":material/emoji_events:")
 else:
+    above: Overtake = ahead
     st.subheader(f"What overtaking {fmt.plain(ahead.above)} takes")
     st.markdown(fmt.render(ahead.facts()[0]) + " Each component changed alone, the others as they are, and the "
                 "smallest change that reaches it (exact, by inverting the composite):")
     st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in ahead.facts()[1:]))
-    ui.table(data.table_frame("overtake", agent_id, lambda: tables.overtake_table(ahead).drop(columns=["How"])),
+    ui.table(data.table_frame("overtake", agent_id, lambda: tables.overtake_table(above).drop(columns=["How"])),
              key="overtake_table",
              columns={"Reachable alone": st.column_config.CheckboxColumn(
                  help="Whether changing this component alone, the others as they are, can reach the score needed")})

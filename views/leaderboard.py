@@ -5,6 +5,7 @@ from explorer import format as fmt
 from explorer.pages import show_title
 from scoring import CANONICAL_POLICY, downloads
 from scoring.methodology import execution_formula
+from scoring.uncertainty import Intervals
 
 with st.container(border=True, key="first_screen"):  # the first screen of a meeting: what this is, two ways in
     st.markdown(f"**{pages.APP_NAME}** · {pages.APP_SENTENCE}")
@@ -150,8 +151,9 @@ st.caption(("Rank depends on it: " + ", ".join(fmt.plain(a) for a in depends) + 
 
 if iv is not None:  # the intervals are shown
     theme = ui.chart_theme()
+    shown: Intervals = iv
     st.plotly_chart(data.figure("interval_chart", (replicates, seed, theme.name), lambda: charts.interval_chart(
-        tables.interval_points(report, iv), floored=tables.floored(report), theme=theme)),
+        tables.interval_points(report, shown), floored=tables.floored(report), theme=theme)),
         width="stretch", key="leaderboard_interval_chart")
     st.caption(f"**Tie groups** (the colours): {glossary.explain('tie group')} {replicates:,} bootstrap "
                f"replicates of each agent's completed runs (seed {seed}); change them on *Is the difference real?*.")
