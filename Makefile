@@ -30,10 +30,11 @@ test: $(VENV)/.installed $(VENV)/.installed-spark lint
 	bash scripts/ensure-test-deps
 	$(PYTEST)
 
-# ruff and mypy, configured in pyproject.toml.
+# ruff, mypy and the import layers (import-linter), configured in pyproject.toml.
 lint: $(VENV)/.installed
 	$(PY) -m ruff check .
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 
 # Everything but the real-browser, PostgreSQL and Spark suites (markers in pytest.ini).
 test-fast: $(VENV)/.installed

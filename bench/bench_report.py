@@ -119,7 +119,7 @@ def main() -> None:
 def bench_bootstrap(n_runs: int, n_agents: int) -> None:
     """Bootstrap intervals (1,000 replicates) for every agent: headline and pass^1/3/5."""
     from scoring import validate_runs
-    from scoring.uncertainty import bootstrap_intervals
+    from scoring.analysis.uncertainty import bootstrap_intervals
 
     runs = validate_runs(generate(n_runs, n_agents, seed=11)).runs
     report = score_runs(runs)

@@ -86,8 +86,8 @@ def compare(report: list[str], floor: str, repeat: int) -> tuple[float, float, f
 
 def bootstrap_seconds(parquet: Path, runs: int, repeat: int) -> float:
     from scoring import load_runs, score_runs
-    from scoring.limits import Limits
-    from scoring.uncertainty import bootstrap_intervals
+    from scoring.analysis.uncertainty import bootstrap_intervals
+    from scoring.contract.limits import Limits
 
     loaded = load_runs(parquet, limits=Limits(max_rows=max(runs, 5_000_000), max_memory=16 * 10**9))
     report = score_runs(loaded.runs)

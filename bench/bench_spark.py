@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.bench_sql import GENERATE  # noqa: E402 (the same runs as the DuckDB benchmark)
-from scoring.spark_engine import local_session, score_spark  # noqa: E402
-from scoring.sql_engine import score_file_sql  # noqa: E402
+from scoring.engines.spark_engine import local_session, score_spark  # noqa: E402
+from scoring.engines.sql_engine import score_file_sql  # noqa: E402
 
 
 def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float], Any]:

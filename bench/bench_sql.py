@@ -43,7 +43,7 @@ import resource, sys, time
 # The process may not use more address space than this: the frame would not fit.
 resource.setrlimit(resource.RLIMIT_AS, ({cap}, {cap}))
 sys.path.insert(0, {root!r})
-from scoring.sql_engine import score_file_sql
+from scoring.engines.sql_engine import score_file_sql
 t0 = time.perf_counter()
 report = score_file_sql({path!r}, memory_limit={limit!r}, temp_directory={tmp!r}, threads=2)
 elapsed = time.perf_counter() - t0

@@ -1,6 +1,6 @@
 """The score badge row of the Leaderboard and Headline pages: a preview and the SVG to download.
 
-The badge itself is ``scoring.badge``; this module decides which dataset hash it names and draws
+The badge itself is ``scoring.outputs.badge``; this module decides which dataset hash it names and draws
 the row. The hash is the one ``python -m scoring badge FILE AGENT`` puts in for the same file, so
 the app and the command line give the same bytes:
 
@@ -8,7 +8,7 @@ the app and the command line give the same bytes:
   the sha256 of the file's bytes;
 - several files, an experiment tag or a column mapping: the sidebar's import digest (the sha256
   of every file's sha256, name and tag, and the mapping), which only the app computes;
-- a database table: the sha256 of its validated runs in canonical text (``scoring.receipt.runs_hash``).
+- a database table: the sha256 of its validated runs in canonical text (``scoring.outputs.receipt.runs_hash``).
 
 A dataset scored with invalid rows excluded gets no badge: a badge does not say that rows were
 left out (SPEC 1), and its file could not be re-scored to the same number.
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from scoring.badge import badge_file_name, badge_svg
-from scoring.receipt import runs_hash
+from scoring.outputs.badge import badge_file_name, badge_svg
+from scoring.outputs.receipt import runs_hash
 
 from . import data
 from . import format as fmt

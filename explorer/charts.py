@@ -16,8 +16,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from scoring import RADAR_AXES, Anchors, Headline, Policy, Radar
-from scoring.axes import AXIS_LABELS
-from scoring.policy import FIELD_BY_NAME
+from scoring.contract.policy import FIELD_BY_NAME
+from scoring.measures.axes import AXIS_LABELS
 
 from . import format as fmt
 from .tables import COMPONENT_LABELS
@@ -25,7 +25,7 @@ from .tables import COMPONENT_LABELS
 if TYPE_CHECKING:
     import pandas as pd
 
-    from scoring.explain import PointsLost
+    from scoring.analysis.explain import PointsLost
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
            "#bcbd22", "#17becf"]
@@ -403,7 +403,7 @@ def influence_bars(frame: pd.DataFrame, *, title: str) -> go.Figure:
 def task_heatmap(cells: pd.DataFrame, agents: Sequence[str], tasks: Sequence[str]) -> go.Figure:
     """Success rate per task (rows) and agent (columns), run counts on hover; every cell can be selected.
 
-    ``cells``: one row per (task, agent) with a run (``scoring.drilldown.task_matrix`` rows), in the order
+    ``cells``: one row per (task, agent) with a run (``scoring.analysis.drilldown.task_matrix`` rows), in the order
     of the selectable layer's points. The colour is a ``go.Heatmap``; a transparent marker at each
     cell's centre (the second trace) carries the hover and the selection (plotly selects points of
     scatter traces only), and outlines the selected cell.
@@ -547,7 +547,7 @@ def pass_k_over_time(frame: pd.DataFrame, agents: Sequence[str], k: int) -> go.F
 def rank_moves(diff: pd.DataFrame, *, theme: ChartTheme = LIGHT, limit: int = 60) -> go.Figure:
     """Each agent's rank under the canonical policy (left) joined to its rank under the sandbox (right).
 
-    ``diff`` is ``scoring.sandbox.rank_diff``'s table. A line rising to the right is an agent that climbs;
+    ``diff`` is ``scoring.analysis.sandbox.rank_diff``'s table. A line rising to the right is an agent that climbs;
     colours: climbs, falls, stays. Agents unranked under either policy have no line. With more than
     ``limit`` ranked agents, the ``limit`` largest moves are drawn.
     """

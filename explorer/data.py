@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 import streamlit as st
 
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
-from scoring.database import ConnectionSpec, SourceRefused, check_table_name, parse_viewer_url
-from scoring.downloads import DatasetInfo, file_name, runs_sha256
-from scoring.importers import ImportReport, MappingError, mapping_from_json, mapping_to_json
-from scoring.resources import SAMPLE_RUNS
-from scoring.runs import Problem
-from scoring.worker import Usage
+from scoring.contract.resources import SAMPLE_RUNS
+from scoring.load.database import ConnectionSpec, SourceRefused, check_table_name, parse_viewer_url
+from scoring.load.importers import ImportReport, MappingError, mapping_from_json, mapping_to_json
+from scoring.load.runs import Problem
+from scoring.load.worker import Usage
+from scoring.outputs.downloads import DatasetInfo, file_name, runs_sha256
 
 from . import format as fmt
 from . import imports, untrusted
@@ -40,8 +40,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from scoring import Policy
-    from scoring.runs import RawRuns
-    from scoring.uncertainty import Intervals
+    from scoring.analysis.uncertainty import Intervals
+    from scoring.load.runs import RawRuns
 
     from .mapping_form import Preview
 
@@ -129,7 +129,7 @@ def _sweep(cache: BoundedCache) -> None:
 
 
 def _start_workers() -> None:
-    from scoring.worker import start_forkserver
+    from scoring.load.worker import start_forkserver
 
     start_forkserver()
 
@@ -283,7 +283,7 @@ def mapping_source() -> MappingSource | None:
 
 
 def source_table(source: MappingSource) -> RawRuns | Refused:
-    """Every column of the table to map (``scoring.runs.RawRuns``), or its Refused; read once, cached."""
+    """Every column of the table to map (``scoring.load.runs.RawRuns``), or its Refused; read once, cached."""
     def compute() -> RawRuns | Refused:
         limits = settings_module.current().limits
         try:
@@ -598,7 +598,7 @@ def source_caption(result: Scored | Refused) -> str:
 def intervals(scored_data: Scored, replicates: int, seed: int) -> Intervals:
     """Bootstrap intervals of the current dataset, computed once per (replicates, seed) in the shared
     bounded cache, with a progress bar while they are computed."""
-    from scoring.uncertainty import bootstrap_intervals
+    from scoring.analysis.uncertainty import bootstrap_intervals
 
     dataset = current_dataset()
     bar = st.empty()
@@ -656,8 +656,8 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any], *, k
     bootstrap settings and the sandbox's changed constants all go into the pack.
     """
     from scoring import RADAR_AXES
-    from scoring.policy import policy_from_dict, policy_to_dict
-    from scoring.uncertainty import bootstrap_intervals
+    from scoring.analysis.uncertainty import bootstrap_intervals
+    from scoring.contract.policy import policy_from_dict, policy_to_dict
 
     from .pack import PackView, build_pack, find_chromium, pack_pdf
 

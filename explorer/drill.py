@@ -26,10 +26,11 @@ from dataclasses import dataclass, fields
 import pandas as pd
 import streamlit as st
 
-from scoring import Policy, drilldown
-from scoring.explain import Accounting, Explanation, accounting, explain
-from scoring.fixes import Costliest, Fixes, costliest, fixes
-from scoring.schema import STATUSES
+from scoring import Policy
+from scoring.analysis import drilldown
+from scoring.analysis.explain import Accounting, Explanation, accounting, explain
+from scoring.analysis.fixes import Costliest, Fixes, costliest, fixes
+from scoring.contract.schema import STATUSES
 
 from . import data, state
 
@@ -49,7 +50,7 @@ MAX_QUERY_VALUES = 200  # a link names at most this many values per parameter (l
 class RunsFilter:
     """Which runs to show: each field keeps runs matching any of its values; an empty field keeps all.
 
-    ``cohorts`` keeps runs in every cohort named (``scoring.drilldown.runs_view``).
+    ``cohorts`` keeps runs in every cohort named (``scoring.analysis.drilldown.runs_view``).
     """
 
     agents: tuple[str, ...] = ()
@@ -78,7 +79,7 @@ class RunsFilter:
         return cls(**values), ignored
 
     def view(self, runs: pd.DataFrame, policy: Policy) -> pd.DataFrame:
-        """The runs this filter keeps, with their cohort flags (``scoring.drilldown.runs_view``)."""
+        """The runs this filter keeps, with their cohort flags (``scoring.analysis.drilldown.runs_view``)."""
         return drilldown.runs_view(runs, agents=self.agents or None, tasks=self.tasks or None,
                                    statuses=self.statuses or None, outcomes=self.outcomes or None,
                                    cohorts=self.cohorts or None, policy=policy)
@@ -159,7 +160,7 @@ def _frame_bytes(*frames: pd.DataFrame) -> int:
 
 
 def explanation(scored: data.Scored, agent_id: str, dataset: data.Dataset | None = None) -> Explanation:
-    """Points lost, overtake, influence and accounting of one agent (``scoring.explain.explain``)."""
+    """Points lost, overtake, influence and accounting of one agent (``scoring.analysis.explain.explain``)."""
     def size(e: Explanation) -> int:
         return _frame_bytes(e.influence.tasks, e.influence.runs)
 
@@ -168,13 +169,13 @@ def explanation(scored: data.Scored, agent_id: str, dataset: data.Dataset | None
 
 
 def agent_fixes(scored: data.Scored, agent_id: str, dataset: data.Dataset | None = None) -> Fixes:
-    """What fixing each task's unsuccessful runs is worth (``scoring.fixes.fixes``)."""
+    """What fixing each task's unsuccessful runs is worth (``scoring.analysis.fixes.fixes``)."""
     return data.derived("fixes", agent_id, lambda: fixes(scored.runs, agent_id, scored.report),
                         lambda f: _frame_bytes(f.tasks, f.totals), dataset=dataset)
 
 
 def agent_costliest(scored: data.Scored, agent_id: str, dataset: data.Dataset | None = None) -> Costliest:
-    """The agent's costliest tasks and runs, removed together (``scoring.fixes.costliest``)."""
+    """The agent's costliest tasks and runs, removed together (``scoring.analysis.fixes.costliest``)."""
     e = explanation(scored, agent_id, dataset)
     return data.derived("costliest", agent_id, lambda: costliest(scored.runs, agent_id, e.influence,
                                                                  scored.report.policy, e.headline),
@@ -206,20 +207,20 @@ def warm(dataset: data.Dataset, scored: data.Scored) -> threading.Thread | None:
 
 
 def accounts(scored: data.Scored) -> dict[str, Accounting]:
-    """Every agent's run accounting (``scoring.explain.accounting``)."""
+    """Every agent's run accounting (``scoring.analysis.explain.accounting``)."""
     return data.derived("accounting", None, lambda: accounting(scored.runs, scored.report.policy),
                         lambda a: 1_000 * len(a) + 10_000)
 
 
 def task_matrix(scored: data.Scored) -> pd.DataFrame:
-    """The task x agent success matrix (``scoring.drilldown.task_matrix``)."""
+    """The task x agent success matrix (``scoring.analysis.drilldown.task_matrix``)."""
     return data.derived("task_matrix", None, lambda: drilldown.task_matrix(scored.runs, scored.report.policy),
                         _frame_bytes, spinner="Counting runs per task and agent…")
 
 
 
 def over_time(scored: data.Scored, agents: Sequence[str]) -> drilldown.OverTime:
-    """The three measures as of each day, for the chosen agents only (``scoring.drilldown.score_over_time``)."""
+    """The three measures as of each day, for the chosen agents only (``drilldown.score_over_time``)."""
     chosen = tuple(sorted(agents))
     return data.derived("over_time", chosen, lambda: drilldown.score_over_time(
         scored.runs, scored.report.policy, agents=chosen), lambda o: _frame_bytes(o.frame),
@@ -227,7 +228,7 @@ def over_time(scored: data.Scored, agents: Sequence[str]) -> drilldown.OverTime:
 
 
 def comparison(scored: data.Scored, a: str, b: str, replicates: int, seed: int) -> drilldown.Comparison:
-    """Agent ``a`` against ``b`` (``scoring.drilldown.compare``)."""
+    """Agent ``a`` against ``b`` (``scoring.analysis.drilldown.compare``)."""
     return data.derived("compare", (a, b, replicates, seed), lambda: drilldown.compare(
         scored.runs, a, b, scored.report.policy, replicates=replicates, seed=seed),
         lambda c: _frame_bytes(c.components, c.tasks), spinner="Bootstrapping the difference…")

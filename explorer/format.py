@@ -1,9 +1,8 @@
-"""Formatting for the app: the numbers (``scoring.format``, re-exported here) and markdown safety."""
+"""Formatting for the app: the numbers (``scoring.contract.format``, re-exported here) and markdown safety."""
 
 from __future__ import annotations
 
-from scoring.facts import Fact
-from scoring.format import (
+from scoring.contract.format import (
     DASH,
     FORMATS,
     anchor_x,
@@ -22,6 +21,7 @@ from scoring.format import (
     usd,
     weight,
 )
+from scoring.measures.facts import Fact
 
 __all__ = ["DASH", "FORMATS", "anchor_x", "count", "counted", "dollars_safe", "factor", "ms", "number", "pct", "pct2",
            "plain", "points", "pp", "rate", "render", "score", "steps", "text", "usd", "weight"]

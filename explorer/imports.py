@@ -7,9 +7,9 @@ the importer's own descriptions, which quote them) is escaped with ``explorer.fo
 
 from __future__ import annotations
 
-from scoring.importers import ImportReport, detect
-from scoring.limits import Limits
-from scoring.runs import RunsValidationError
+from scoring.contract.limits import Limits
+from scoring.load.importers import ImportReport, detect
+from scoring.load.runs import RunsValidationError
 
 from .format import counted, plain
 
@@ -22,7 +22,7 @@ def upload_kind(data: bytes, name: str, limits: Limits) -> str:
 
     Examples
     --------
-    >>> from scoring.limits import DEFAULT_LIMITS
+    >>> from scoring.contract.limits import DEFAULT_LIMITS
     >>> upload_kind(b"run_id,agent_id\\nr1,a\\n", "runs.csv", DEFAULT_LIMITS)
     'runs'
     >>> upload_kind(b'[{"task_id": 1, "reward": 1.0, "info": {}, "traj": [], "trial": 0}]', "r.json", DEFAULT_LIMITS)

@@ -2,8 +2,8 @@
 
 The page (``views/mapping.py``) only draws widgets; everything it decides lives here and is tested
 without a browser: reading the table's columns, the form's starting values (a guess, a saved
-mapping, or the mapping in use), the :class:`~scoring.importers.Mapping` the form describes, and
-the preview rows. The mapping itself is ``scoring.importers``'s, so a mapping saved here reads the
+mapping, or the mapping in use), the :class:`~scoring.load.importers.Mapping` the form describes, and
+the preview rows. The mapping itself is ``scoring.load.importers``'s, so a mapping saved here reads the
 same in ``python -m scoring report FILE --mapping map.json``.
 """
 
@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from scoring.importers import Imported, ImportReport, Mapping, SuccessRule, apply_mapping
-from scoring.importers.mapping import UNITS
-from scoring.limits import Limits
-from scoring.runs import Problem, RawRuns, RunsValidationError, detect_format, read_runs
-from scoring.schema import COMPLETED, SPEC_COLUMNS, STATUSES, Reason, normalize_column_name
+from scoring.contract.limits import Limits
+from scoring.contract.schema import COMPLETED, SPEC_COLUMNS, STATUSES, Reason, normalize_column_name
+from scoring.load.importers import Imported, ImportReport, Mapping, SuccessRule, apply_mapping
+from scoring.load.importers.mapping import UNITS
+from scoring.load.runs import Problem, RawRuns, RunsValidationError, detect_format, read_runs
 
 NOT_MAPPED = "(not in this table)"
 EVERY_RUN_COMPLETED = "(no column: every run is completed)"
@@ -235,7 +235,7 @@ def widget_state(values: FormValues) -> dict[str, object]:
 
 
 def mapping_from_form(values: FormValues) -> Mapping:
-    """The :class:`~scoring.importers.Mapping` the form describes; MappingError names a refused field.
+    """The :class:`~scoring.load.importers.Mapping` the form describes; MappingError names a refused field.
 
     Units go with mapped columns only; a status value mapped to itself is left out (it reads the
     same as written); without a status column every run is ``completed``.
@@ -315,7 +315,7 @@ def preview_rows(imported: Imported, rows: int = PREVIEW_ROWS) -> pd.DataFrame:
 
     Examples
     --------
-    >>> from scoring.importers import apply_mapping
+    >>> from scoring.load.importers import apply_mapping
     >>> raw = pd.DataFrame({"id": ["a", "b"], "who": ["m", "m"], "task": ["t", "t"], "cents": ["1.1", ""]})
     >>> m = Mapping(columns={"run_id": "id", "agent_id": "who", "task_id": "task", "cost_usd": "cents"},
     ...             units={"cost_usd": "cents"}, constants={"status": "completed"})

@@ -30,18 +30,18 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from scoring import RADAR_AXES, Report, check_weights
-from scoring.axes import AXIS_LABELS
-from scoring.downloads import DatasetInfo, now_utc
-from scoring.extras import install_hint
-from scoring.methodology import anchor_rows, execution_formula, headline_formula, rules, worked_formula
-from scoring.policy import FIELD_BY_NAME, FIELDS, policy_to_dict
-from scoring.sandbox import changed_constants, rank_diff
+from scoring.analysis.sandbox import changed_constants, rank_diff
+from scoring.contract.extras import install_hint
+from scoring.contract.policy import FIELD_BY_NAME, FIELDS, policy_to_dict
+from scoring.measures.axes import AXIS_LABELS
+from scoring.outputs.downloads import DatasetInfo, now_utc
+from scoring.outputs.methodology import anchor_rows, execution_formula, headline_formula, rules, worked_formula
 
 from . import charts, tables
 from . import format as fmt
 
 if TYPE_CHECKING:
-    from scoring.uncertainty import Intervals
+    from scoring.analysis.uncertainty import Intervals
 from .glossary import GLOSSARY
 
 CHART_AGENTS = 40  # agents drawn in a bar or interval chart; the tables list every agent
@@ -118,7 +118,7 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals: Intervals | N
                runs: pd.DataFrame | None = None) -> str:
     """The review pack of ``report`` (canonical) as one HTML document.
 
-    ``intervals``: the bootstrap intervals shown (``scoring.uncertainty.bootstrap_intervals``), or
+    ``intervals``: the bootstrap intervals shown (``scoring.analysis.uncertainty.bootstrap_intervals``), or
     None to leave them out (the pack then says so). ``sandbox``: the same runs scored under a
     sandbox policy, whose changed constants and rank changes get their own section. ``runs``: the
     canonical runs, for the reading of what the headline does not see (left out without them).

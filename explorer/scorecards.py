@@ -10,9 +10,9 @@ The sliders move in steps of 5%, a scorecard's weights may be finer (down to 0.0
 scorecard is active and unmodified the profile uses its exact weights, the numbers
 ``python -m scoring report --scorecard`` prints; the sliders show them rounded to the nearest step.
 
-A link carries the active scorecard (``scoring.scorecard.scorecard_link_params``): a query
+A link carries the active scorecard (``scoring.analysis.scorecard.scorecard_link_params``): a query
 parameter is a stranger's text, read once per change, bounded and validated by
-``scoring.scorecard.scorecard_from_link``; a refused one is named in a message, never raised.
+``scoring.analysis.scorecard.scorecard_from_link``; a refused one is named in a message, never raised.
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from scoring import RADAR_AXES
-from scoring.axes import AXIS_LABELS
-from scoring.scorecard import (
+from scoring.analysis.scorecard import (
     DESCRIPTION_MAX_CHARS,
     LINK_PARAMS,
     MAX_SCORECARD_BYTES,
@@ -39,6 +38,7 @@ from scoring.scorecard import (
     scorecard_link_params,
     scorecard_to_json,
 )
+from scoring.measures.axes import AXIS_LABELS
 
 from . import format as fmt
 from . import state

@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from scoring.database import NamedConnection, SourceRefused, operator_connection
-from scoring.limits import DEFAULT_LIMITS, Limits, parse_size
+from scoring.contract.limits import DEFAULT_LIMITS, Limits, parse_size
+from scoring.load.database import NamedConnection, SourceRefused, operator_connection
 
 
 @dataclass(frozen=True)

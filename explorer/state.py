@@ -7,14 +7,14 @@ on every page; a page that reads a parameter name itself (:data:`PAGE_PARAMS`) k
 Adding a piece of state is one row here (and, for a new kind of value, one parser and one encoder
 in :data:`KINDS`).
 
-The radar weights are written by axis name (``w_correctness=60``, one parameter per axis, all five
+The radar weights are written by axis name (``w_correctness=60``, one parameter per axis, every axis
 when any differs from the default); the older positional form (``weights=60,20,20,20,20``) is still
 read, with a note saying how it was read.
 
 Every query parameter is hostile input (a deployed demo is public): at most :data:`MAX_PARAMS`
 parameters and :data:`MAX_VALUE_CHARS` characters a value are read, each value is parsed by its
 kind with explicit bounds, agent ids must exist in the dataset shown, sandbox constants go through
-the policy's one validator (``scoring.policy``), and anything refused is ignored with a specific
+the policy's one validator (``scoring.contract.policy``), and anything refused is ignored with a specific
 notice (the caller escapes it before it reaches markdown). Nothing here does work that grows with
 what a viewer sends beyond those bounds.
 
@@ -36,9 +36,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from scoring import CANONICAL_POLICY, RADAR_AXES
-from scoring.policy import FIELD_BY_NAME, FIELDS, FieldSpec, PolicyError, policy_from_dict, policy_to_dict
-from scoring.scorecard import LINK_PARAMS as SCORECARD_LINK_PARAMS
-from scoring.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
+from scoring.analysis.scorecard import LINK_PARAMS as SCORECARD_LINK_PARAMS
+from scoring.analysis.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
+from scoring.contract.policy import FIELD_BY_NAME, FIELDS, FieldSpec, PolicyError, policy_from_dict, policy_to_dict
 
 if TYPE_CHECKING:
     from .pages import PageSpec

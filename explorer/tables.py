@@ -9,19 +9,19 @@ import numpy as np
 import pandas as pd
 
 from scoring import RADAR_AXES, Report
-from scoring.axes import AXIS_LABELS
-from scoring.explain import note
-from scoring.fixes import KIND_WORDS
-from scoring.report import unseen_reading
+from scoring.analysis.explain import note
+from scoring.analysis.fixes import KIND_WORDS
+from scoring.measures.axes import AXIS_LABELS
+from scoring.measures.report import unseen_reading
 
 from . import format as fmt
 
 if TYPE_CHECKING:
     from scoring import Policy
-    from scoring.drilldown import Comparison
-    from scoring.explain import Influence, Overtake, PointsLost
-    from scoring.fixes import Fixes
-    from scoring.uncertainty import Intervals
+    from scoring.analysis.drilldown import Comparison
+    from scoring.analysis.explain import Influence, Overtake, PointsLost
+    from scoring.analysis.fixes import Fixes
+    from scoring.analysis.uncertainty import Intervals
 
 
 def leaderboard(report: Report) -> pd.DataFrame:
@@ -132,7 +132,7 @@ RUNS_COLUMNS = {"run_id": "Run", "agent_id": "Agent", "task_id": "Task", "status
 
 
 def runs_table(view: pd.DataFrame) -> pd.DataFrame:
-    """A runs view (``scoring.drilldown.runs_view``, optionally with influence columns) for display."""
+    """A runs view (``scoring.analysis.drilldown.runs_view``, optionally with influence columns) for display."""
     success = view["success"].astype("boolean")
     outcome = pd.Series(np.where(success.isna(), "unknown", np.where(success.fillna(False), "success", "failure")),
                         index=view.index, dtype=object)
@@ -236,7 +236,7 @@ def influence_runs_table(frame: pd.DataFrame, policy: Policy) -> pd.DataFrame:
 
 
 def fixes_table(found: Fixes, rows: int | None = None) -> pd.DataFrame:
-    """What fixing each task's runs is worth, what to fix first on top (``scoring.fixes.Fixes.tasks``)."""
+    """What fixing each task's runs is worth, what to fix first on top (``scoring.analysis.fixes.Fixes.tasks``)."""
     t = found.tasks if rows is None else found.tasks.head(rows)
     return pd.DataFrame({
         "Task": t["task_id"].astype(str).to_numpy(dtype=object),
@@ -306,7 +306,7 @@ UNSEEN_LABELS = {"agent_id": "Agent", "terminal_runs": "Terminal runs", "left_ou
 
 
 def unseen_table(runs: pd.DataFrame, report: Report) -> pd.DataFrame:
-    """:func:`scoring.report.unseen_reading` with display labels (a reading, never the canonical number)."""
+    """:func:`scoring.measures.report.unseen_reading` with display labels (a reading, never the canonical number)."""
     frame = unseen_reading(runs, report).rename(columns=UNSEEN_LABELS)
     for column in ("Share of runs left out", "Cost left out (USD)", "Share of spend left out", "Headline score",
                    "Score if counted as failures"):

@@ -4,7 +4,7 @@ The canonical numbers follow the published rule: a task needs at least ``pass_k_
 outcomes to qualify, and a qualifying task with fewer than k outcomes counts 0 at pass^k.
 tau2-bench computes pass^k only for k up to the smallest outcome count among the tasks and
 averages every task with at least one outcome. Both readings come from
-:meth:`scoring.repeatability.Repeatability.tau2_reading` and the report; these functions only lay
+:meth:`scoring.measures.repeatability.Repeatability.tau2_reading` and the report; these functions only lay
 them out as tables and words, never mixing one into the other.
 """
 
@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from scoring import Report
-from scoring.repeatability import Repeatability
+from scoring.measures.repeatability import Repeatability
 
 LABEL = "tau2-bench convention (comparison only; the canonical numbers follow the published rule)"
 

@@ -13,8 +13,8 @@ from . import styler_patch
 
 if TYPE_CHECKING:
     from scoring import Policy
-    from scoring.policy import FieldSpec
-    from scoring.report import AgentReport
+    from scoring.contract.policy import FieldSpec
+    from scoring.measures.report import AgentReport
 
     from .charts import ChartTheme
 
@@ -132,10 +132,10 @@ def policy_editor(base: dict, canonical: dict, provenance: Mapping[str, str], ge
     """Inputs for every policy constant, from the policy's field table; returns the edited constants.
 
     Each input shows its provenance badge and the canonical value; an edited value is marked. The
-    inputs' bounds are the field table's, and the one validator (``scoring.policy``) judges the result.
+    inputs' bounds are the field table's, and the one validator (``scoring.contract.policy``) judges the result.
     """
-    from scoring.axes import RADAR_AXES
-    from scoring.policy import FIELDS
+    from scoring.contract.policy import FIELDS
+    from scoring.measures.axes import RADAR_AXES
 
     edited = dict(base)
     for section in dict.fromkeys(f.section for f in FIELDS):
@@ -214,7 +214,7 @@ def _constant_text(value: Any) -> str:
 def what_if(agent: AgentReport, policy: Policy, *, key: str) -> None:
     """One agent's what-if figures (exact from the policy's maps): the headline after each change, the
     runs until the consistency gate, the outcomes until pass^k is defined for every task."""
-    from scoring.uncertainty import sensitivity
+    from scoring.analysis.uncertainty import sensitivity
 
     from . import data
 

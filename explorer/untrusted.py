@@ -1,4 +1,4 @@
-"""The app's untrusted work, as functions a worker process runs (``scoring.worker``): no streamlit here.
+"""The app's untrusted work, as functions a worker process runs (``scoring.load.worker``): no streamlit here.
 
 Each function reads, validates and scores what a viewer chose (an uploaded file, several files, a
 database table) and returns an :class:`Outcome` of plain values that travels back to the server
@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
-from scoring.database import ConnectFailed, ConnectionSpec
-from scoring.importers import ImportReport, import_batch, import_file, mapping_from_json
-from scoring.limits import Limits, format_size
-from scoring.runs import Problem, RawRuns, check_work
-from scoring.worker import LimitExceeded, Usage, WorkerFailed, run_limited
+from scoring.contract.limits import Limits, format_size
+from scoring.load.database import ConnectFailed, ConnectionSpec
+from scoring.load.importers import ImportReport, import_batch, import_file, mapping_from_json
+from scoring.load.runs import Problem, RawRuns, check_work
+from scoring.load.worker import LimitExceeded, Usage, WorkerFailed, run_limited
 
 from . import imports
 
@@ -75,7 +75,7 @@ def import_files(datas: list[bytes], names: list[str], tags: list[str | None], m
 
 def read_database(spec: ConnectionSpec, table: str, exclude_invalid: bool, limits: Limits) -> Outcome:
     """A PostgreSQL table, read-only, in batches that stop at the limits."""
-    from scoring.sql_engine import load_postgres_runs
+    from scoring.engines.sql_engine import load_postgres_runs
 
     try:
         loaded = load_postgres_runs(spec, table, exclude_invalid=exclude_invalid, limits=limits)

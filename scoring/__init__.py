@@ -1,20 +1,20 @@
 """Scoring core of the Scoring Methodology Explorer (pure Python; never imports streamlit).
 
 Names follow the methodology: ``*_score`` is higher-is-better on its stated scale. Every function
-takes a :class:`~scoring.policy.Policy`, defaulting to :data:`~scoring.policy.CANONICAL_POLICY`
+takes a :class:`~scoring.contract.policy.Policy`, defaulting to :data:`~scoring.contract.policy.CANONICAL_POLICY`
 (``2026-07-zero-success-v1``). Each measure is an aggregate step (``*_aggregates``: per-agent
 sufficient statistics, which any engine can supply) and a compute step (``*_from_aggregates``).
 """
 
-from .axes import AXES, RADAR_AXES
-from .headline import Headline, composite, headline_scores, leaderboard_order
-from .notebook import score
-from .policy import CANONICAL_POLICY, Anchors, Policy
-from .radar import Profile, Radar, check_weights, fitness_radar, profile_score
-from .repeatability import Repeatability, pass_hat_k, repeatability, task_outcomes
-from .report import AgentReport, Report, score_runs
-from .resources import SAMPLE_RUNS
-from .runs import LoadedRuns, Problem, RunsValidationError, load_runs, runs_from_records, validate_runs
+from scoring.analysis.notebook import score
+from scoring.contract.policy import CANONICAL_POLICY, Anchors, Policy
+from scoring.contract.resources import SAMPLE_RUNS
+from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, load_runs, runs_from_records, validate_runs
+from scoring.measures.axes import AXES, RADAR_AXES
+from scoring.measures.headline import Headline, composite, headline_scores, leaderboard_order
+from scoring.measures.radar import Profile, Radar, check_weights, fitness_radar, profile_score
+from scoring.measures.repeatability import Repeatability, pass_hat_k, repeatability, task_outcomes
+from scoring.measures.report import AgentReport, Report, score_runs
 
 __all__ = [
     "AXES", "CANONICAL_POLICY", "RADAR_AXES", "SAMPLE_RUNS", "AgentReport", "Anchors", "Headline", "LoadedRuns",

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from hypothesis import strategies as st
 
-from scoring.schema import SPEC_COLUMNS
+from scoring.contract.schema import SPEC_COLUMNS
 
 # Cells that are valid but spelled in every way the rules allow, and cells that are not valid.
 NUMBERS = ["1", " 2 ", "1e3", ".5", "5.", "0", "-0", "0.1000000000000000055511151231257827", "1e-320",

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import runs_from_records, score_runs
-from scoring.schema import STATUSES, TERMINAL_STATUSES
+from scoring.contract.schema import STATUSES, TERMINAL_STATUSES
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.policy import CANONICAL_POLICY, Anchors
+from scoring.contract.policy import CANONICAL_POLICY, Anchors
 
 LATENCY = CANONICAL_POLICY.latency_anchors
 COST = CANONICAL_POLICY.cost_anchors

@@ -25,8 +25,8 @@ from streamlit.testing.v1 import AppTest
 
 import explorer.data
 from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, score_runs
-from scoring.badge import badge_file_name, badge_svg
-from scoring.scorecard import EXAMPLES_DIR, Scorecard, apply_scorecard, read_scorecard, scorecard_to_json
+from scoring.analysis.scorecard import EXAMPLES_DIR, Scorecard, apply_scorecard, read_scorecard, scorecard_to_json
+from scoring.outputs.badge import badge_file_name, badge_svg
 from tests.apptest_helpers import EDGE_CSV, HTML_AGENT, PAGES, TIMEOUT, assert_clean, dataframe, page, run
 
 ROOT = Path(__file__).resolve().parents[1]

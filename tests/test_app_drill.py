@@ -13,8 +13,8 @@ import pytest
 from explorer import drill, state, tables
 from explorer import format as fmt
 from scoring import load_runs, score_runs
-from scoring.drilldown import runs_view
-from scoring.explain import accounting, explain, remove_runs
+from scoring.analysis.drilldown import runs_view
+from scoring.analysis.explain import accounting, explain, remove_runs
 from tests.apptest_helpers import EDGE_AGENTS, EDGE_CSV, HTML_AGENT, assert_clean, page, plotly_array, plotly_specs, run
 from tests.helpers import SAMPLE
 
@@ -210,7 +210,11 @@ def test_leaderboard_selection_every_edge_agent(agent):
     at = run(page("leaderboard", EDGE_CSV))
     order = [a.agent_id for a in score_runs(load_runs(EDGE_CSV, name="edge.csv").runs).agents]
     select_row(at, order.index(agent))
-    assert len(at.subheader) == 2, [s.value for s in at.subheader]  # the selection's heading, then the accounting
+    headings = [s.value for s in at.subheader]
+    # the selection's heading, then the accounting; then only the page's own sections
+    assert headings[1] == "Which runs each measure reads", headings
+    assert set(headings[2:]) <= {"What the numbers leave out, in words", "Beside it: each harness's own reading",
+                                 "What the headline does not see (a reading, for reviewers)"}, headings
     heading = at.subheader[0].value
     assert heading.startswith(("#", fmt.plain(agent)))
     if agent == "only-failed":
@@ -264,7 +268,7 @@ def _sample_runs():
 
 
 def test_headline_page_shows_the_agents_what_if_figures(sample):
-    from scoring.uncertainty import sensitivity
+    from scoring.analysis.uncertainty import sensitivity
 
     _, report = sample
     at = page("headline")
@@ -308,7 +312,7 @@ def click_cell(at, index: int, curve: int = 1):
 
 def test_tasks_page_cell_opens_its_runs(sample):
     runs, report = sample
-    from scoring.drilldown import task_matrix
+    from scoring.analysis.drilldown import task_matrix
 
     cells = task_matrix(runs, report.policy)
     index = int(cells.index[(cells["agent_id"] == "crashy-runner") & (cells["task_id"] == "task-35")][0])
@@ -343,7 +347,7 @@ def test_tasks_page_on_the_edge_upload():
 
 def test_compare_page_numbers_are_the_core_comparison(sample):
     runs, report = sample
-    from scoring.drilldown import compare
+    from scoring.analysis.drilldown import compare
 
     at = page("compare")
     at.session_state[state.STORE] = {"agent": "crashy-runner"}
@@ -369,7 +373,7 @@ def test_compare_page_numbers_are_the_core_comparison(sample):
 
 def test_compare_page_a_bar_opens_both_agents_runs_on_its_task(sample):
     runs, report = sample
-    from scoring.drilldown import compare
+    from scoring.analysis.drilldown import compare
 
     at = run(page("compare"))
     a, b = at.selectbox(key="compare_a").value, at.selectbox(key="compare_b").value
@@ -411,7 +415,7 @@ def test_compare_page_one_agent_says_so():
 
 def test_over_time_page_charts_the_core_series(sample):
     runs, report = sample
-    from scoring.drilldown import score_over_time
+    from scoring.analysis.drilldown import score_over_time
 
     at = page("over_time")
     at.session_state[state.STORE] = {"agent": "crashy-runner"}

@@ -22,10 +22,10 @@ import explorer.data
 from explorer import imports, tau2_reading
 from explorer import mapping_form as form
 from scoring import load_runs, score_runs
-from scoring.importers import Mapping, SuccessRule, import_file, import_files, mapping_from_json, mapping_to_json
-from scoring.limits import DEFAULT_LIMITS
-from scoring.runs import RunsValidationError
-from scoring.schema import normalize_column_name
+from scoring.contract.limits import DEFAULT_LIMITS
+from scoring.contract.schema import normalize_column_name
+from scoring.load.importers import Mapping, SuccessRule, import_file, import_files, mapping_from_json, mapping_to_json
+from scoring.load.runs import RunsValidationError
 from tests.apptest_helpers import BAD_CSV, assert_clean, dataframe, display_frame, run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -177,7 +177,7 @@ def test_form_from_a_mapping_names_what_this_table_lacks():
 def test_preview_rows_and_widget_state():
     mapping = mapping_from_json(FOREIGN_MAP.read_text())
     table = foreign_table()
-    from scoring.importers import apply_mapping
+    from scoring.load.importers import apply_mapping
 
     rows = form.preview_rows(apply_mapping(table.frame, mapping, rows=table.rows))
     assert len(rows) == 12 and list(rows.columns)[:3] == ["Row", "run_id", "agent_id"]

@@ -29,9 +29,9 @@ def test_the_leaderboard_spells_each_quantity_once():
 def test_one_spelling_per_quantity_on_every_page_the_pack_the_cli_and_the_badge():
     """crashy-runner's success rate, execution, score, latency and cost read alike everywhere (issue 24)."""
     from explorer.pack import build_pack
-    from scoring.badge import badge_message
-    from scoring.cli import table_text
-    from scoring.downloads import DatasetInfo
+    from scoring.cli.commands import table_text
+    from scoring.outputs.badge import badge_message
+    from scoring.outputs.downloads import DatasetInfo
 
     report = score_runs(load_runs(ROOT / "sample_data" / "runs.csv").runs)
     h = report.agent("crashy-runner").headline

@@ -19,8 +19,8 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY, RADAR_AXES, Anchors, load_runs, score_runs
-from scoring.methodology import rules
-from scoring.policy import EXPLORER, PUBLISHED
+from scoring.contract.policy import EXPLORER, PUBLISHED
+from scoring.outputs.methodology import rules
 from tests.apptest_helpers import (
     BAD_CELL,
     BAD_CSV,
@@ -530,4 +530,4 @@ def test_the_screen_check_catches_leaked_values():
     shown = display_frame(at.dataframe[0])
     assert set(shown["x"]) & BAD_CELL
     assert leaks("None of the 6 completed runs succeeded") == []
-    assert leaks("Headline(agent_id='a')") and leaks("<scoring.report.Report object at 0x7f>")
+    assert leaks("Headline(agent_id='a')") and leaks("<scoring.measures.report.Report object at 0x7f>")

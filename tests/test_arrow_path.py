@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import RunsValidationError, load_runs, score_runs
-from scoring.arrow_runs import canonical_order
-from scoring.schema import WHITESPACE
+from scoring.contract.schema import WHITESPACE
+from scoring.load.arrow_runs import canonical_order
 from tests.spellings import (
     BAD_NUMBERS,
     BAD_STEPS,
@@ -81,11 +81,11 @@ def test_invalid_cells_give_the_same_refusal_row_for_row_on_every_path(rows):
 
 
 def test_the_fast_path_is_taken_for_a_clean_file(monkeypatch):
-    import scoring.runs
+    import scoring.load.runs
 
     calls = []
-    original = scoring.runs._legacy_series
-    monkeypatch.setattr(scoring.runs, "_legacy_series", lambda column: calls.append(1) or original(column))
+    original = scoring.load.runs._legacy_series
+    monkeypatch.setattr(scoring.load.runs, "_legacy_series", lambda column: calls.append(1) or original(column))
     rows = [[f"r{i}", "a", "t", "completed", "true", "12.5", "0.01", "3", "2026-07-01T00:00:00Z"] for i in range(5)]
     for name, data in files(rows).items():
         if name != "x.json":
@@ -131,7 +131,7 @@ def test_minus_zero_is_zero_on_every_path_and_in_every_typed_column():
 
 
 def test_the_plain_utc_shortcut_accepts_exactly_the_twenty_byte_spelling():
-    from scoring.arrow_runs import _every_cell_is_plain_utc as plain
+    from scoring.load.arrow_runs import _every_cell_is_plain_utc as plain
 
     assert plain(pa.array(["2026-07-01T00:00:00Z", None, "1999-12-31T23:59:59Z"]))
     assert plain(pa.array(["x", "2026-07-01T00:00:00Z"]).slice(1))  # a slice: its own offsets

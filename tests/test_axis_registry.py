@@ -1,4 +1,4 @@
-"""Adding a radar axis is one record in ``scoring/axes.py`` and its name in ``scoring/policy.py``
+"""Adding a radar axis is one record in ``scoring/measures/axes.py`` and its name in ``scoring/contract/policy.py``
 (``RADAR_AXIS_NAMES``, the lowest home of the names, so that policy.py imports nothing above it):
 everything else follows.
 
@@ -35,12 +35,12 @@ from pathlib import Path
 
 import pytest
 from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, score_runs
-from scoring.methodology import rules
-from scoring.receipt import build_receipt
-from scoring.sql_engine import score_file_sql
+from scoring.outputs.methodology import rules
+from scoring.outputs.receipt import build_receipt
+from scoring.engines.sql_engine import score_file_sql
 from explorer.charts import radar_chart
 from explorer.pack import build_pack
-from scoring.downloads import DatasetInfo
+from scoring.outputs.downloads import DatasetInfo
 from streamlit.testing.v1 import AppTest
 
 sample = Path("sample_data/runs.csv")

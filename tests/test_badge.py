@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, load_runs, runs_from_records, score_runs
-from scoring.badge import (
+from scoring.outputs.badge import (
     COLOUR_SCALE,
     FLOOR_BAND,
     MAX_LABEL_CHARS,

@@ -16,11 +16,11 @@ import pandas as pd
 import pytest
 from hostile_files import PROBE, bomb_eval, deep_eval, events_eval, runs_csv
 
-from scoring import cli
-from scoring.importers import import_file
-from scoring.limits import DEFAULT_LIMITS, Limits
-from scoring.runs import Problem, RunsValidationError, check_work, load_runs
-from scoring.worker import LimitExceeded, run_limited
+from scoring.cli.commands import cli
+from scoring.contract.limits import DEFAULT_LIMITS, Limits
+from scoring.load.importers import import_file
+from scoring.load.runs import Problem, RunsValidationError, check_work, load_runs
+from scoring.load.worker import LimitExceeded, run_limited
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = Limits(max_memory=5_000_000, max_events=1_000)
@@ -211,7 +211,7 @@ def test_limits_refuse_nonsense():
                                   "[::ffff:7f00:1]", "[::1]", "localhost", "LocalHost", "0.0.0.0", "0",
                                   "169.254.169.254", "2852039166"])
 def test_a_viewer_url_cannot_reach_this_server_in_any_spelling(host: str):
-    from scoring.database import SourceRefused, parse_viewer_url
+    from scoring.load.database import SourceRefused, parse_viewer_url
 
     with pytest.raises(SourceRefused, match="this server or its own network"):
         parse_viewer_url(f"postgresql://u:p@{host}:5432/x")
@@ -219,7 +219,7 @@ def test_a_viewer_url_cannot_reach_this_server_in_any_spelling(host: str):
 
 @pytest.mark.parametrize("host", ["2130706433", "0x7f000001", "127.1", "[::ffff:127.0.0.1]"])
 def test_the_allow_list_compares_addresses_not_spellings(host: str):
-    from scoring.database import SourceRefused, parse_viewer_url
+    from scoring.load.database import SourceRefused, parse_viewer_url
 
     spec = parse_viewer_url(f"postgresql://u:p@{host}:5432/x", ("127.0.0.1",))
     assert spec.host == "127.0.0.1" and not spec.guarded
@@ -229,7 +229,7 @@ def test_the_allow_list_compares_addresses_not_spellings(host: str):
 
 
 def test_a_name_that_resolves_to_this_server_is_refused_at_connect(monkeypatch):
-    from scoring import database
+    from scoring.load import database
 
     monkeypatch.setattr(database.socket, "getaddrinfo", lambda *a, **k: [(2, 1, 6, "", ("127.0.0.2", 5432))])
     waits: list[float] = []
@@ -242,7 +242,7 @@ def test_a_name_that_resolves_to_this_server_is_refused_at_connect(monkeypatch):
 
 
 def test_a_failed_connection_answers_after_the_same_delay_whatever_the_reason():
-    from scoring.database import answer_after
+    from scoring.load.database import answer_after
 
     for failed_after in (0.2, 4.0, 9.9):  # a refused port, a wrong password, a filtered port
         slept: list[float] = []

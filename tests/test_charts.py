@@ -13,7 +13,7 @@ import pytest
 from explorer import charts, tables
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, runs_from_records, score_runs
-from scoring.report import neutralize_cell
+from scoring.measures.report import neutralize_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = CANONICAL_POLICY
@@ -336,7 +336,7 @@ def test_dollars_safe():
     assert fmt.dollars_safe("between $0.01 and $0.05") == "between \\$0.01 and \\$0.05"
 
 
-# --------------------------------------------------------------------------- CSV downloads (scoring.report)
+# --------------------------------------------------------------------------- CSV downloads (scoring.measures.report)
 
 
 @pytest.mark.parametrize("cell", ["=SUM(A1:A3)", "+1+1", "-2+3", "@cmd", "\tx", "\rx", "=HYPERLINK(\"x\")"])
@@ -452,7 +452,7 @@ def test_interval_chart_has_one_trace_per_tie_group_with_asymmetric_error_bars()
 
 def test_frontier_chart_highlights_exactly_the_frontier():
     from explorer.charts import frontier_chart
-    from scoring.uncertainty import pareto_frontier
+    from scoring.analysis.uncertainty import pareto_frontier
 
     points = {"cheap": (0.002, 0.5), "best": (0.01, 0.9), "dominated": (0.02, 0.6), "pricey": (0.1, 0.95)}
     frontier = pareto_frontier(points)

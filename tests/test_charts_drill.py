@@ -1,4 +1,4 @@
-"""Issue 15's chart builders and display tables, tested directly (no browser) against scoring.explain."""
+"""Issue 15's chart builders and display tables, tested directly (no browser) against scoring.analysis.explain."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from explorer import charts, tables
 from explorer import format as fmt
 from scoring import load_runs, score_runs
-from scoring.explain import explain
-from scoring.fixes import fixes
+from scoring.analysis.explain import explain
+from scoring.analysis.fixes import fixes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -105,7 +105,7 @@ def test_points_format_never_shows_minus_zero():
 
 def test_task_heatmap_cells_where_the_matrix_says(sample):
     runs, report = sample
-    from scoring.drilldown import task_matrix
+    from scoring.analysis.drilldown import task_matrix
 
     cells = task_matrix(runs, report.policy)
     agents = [a.agent_id for a in report.agents]
@@ -132,8 +132,8 @@ def test_task_heatmap_escapes_names():
 
 def test_compare_charts_follow_the_comparison(sample):
     runs, report = sample
-    from scoring.drilldown import compare
-    from scoring.explain import component_weights
+    from scoring.analysis.drilldown import compare
+    from scoring.analysis.explain import component_weights
 
     c = compare(runs, "steady-pro", "swift-lite", report.policy, replicates=50)
     maxima = {n: 100 * w for n, w in component_weights(report.policy).items()}
@@ -150,7 +150,7 @@ def test_compare_charts_follow_the_comparison(sample):
 
 def test_over_time_charts_one_line_per_agent_and_the_switches_marked(sample):
     runs, report = sample
-    from scoring.drilldown import score_over_time
+    from scoring.analysis.drilldown import score_over_time
 
     agents = ["steady-pro", "newcomer", "null-pointer"]
     found = score_over_time(runs, report.policy, agents=agents)

@@ -9,7 +9,7 @@ import pytest
 
 from explorer import charts
 from scoring import CANONICAL_POLICY, load_runs, score_runs
-from scoring.sandbox import policy_from_dict, policy_to_dict, rank_diff
+from scoring.analysis.sandbox import policy_from_dict, policy_to_dict, rank_diff
 
 ROOT = Path(__file__).resolve().parents[1]
 

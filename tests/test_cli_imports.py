@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from scoring import load_runs, score_runs
-from scoring.importers import import_file, import_files, mapping_from_json
-from scoring.runs import RunsValidationError
+from scoring.load.importers import import_file, import_files, mapping_from_json
+from scoring.load.runs import RunsValidationError
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"

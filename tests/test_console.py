@@ -11,11 +11,10 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from scoring import console
-from scoring.cli import build_parser, main
-from scoring.extras import EXTRA_OF_MODULE, missing_module_message
-from scoring.resources import PUBLISHED_METHODOLOGY, SAMPLE_RUNS, SCORECARDS_DIR
-from scoring.scorecard import EXAMPLES_DIR
+from scoring.analysis.scorecard import EXAMPLES_DIR
+from scoring.cli.commands import build_parser, console, main
+from scoring.contract.extras import EXTRA_OF_MODULE, missing_module_message
+from scoring.contract.resources import PUBLISHED_METHODOLOGY, SAMPLE_RUNS, SCORECARDS_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -70,7 +69,7 @@ def test_package_data_is_the_clones_files():
 
 
 def test_console_command_has_every_subcommand_and_serve():
-    assert PROJECT["scripts"] == {"agentscore": "scoring.console:main"}
+    assert PROJECT["scripts"] == {"agentscore": "scoring.cli.commands.console:main"}
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert set(sub.choices) == {"report", "verify", "receipt", "badge", "pack", "explain", "diff", "serve", "sample",
                                 "methodology"}

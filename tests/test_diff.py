@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import load_runs, runs_from_records
-from scoring.cli import main
-from scoring.diff import MARKDOWN_WIDTH, RULE, diff_runs, json_text, markdown_text, table_text, verdict
-from scoring.uncertainty import Interval
+from scoring.analysis.diff import MARKDOWN_WIDTH, RULE, diff_runs, json_text, markdown_text, table_text, verdict
+from scoring.analysis.uncertainty import Interval
+from scoring.cli.commands import main
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"

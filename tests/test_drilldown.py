@@ -1,4 +1,4 @@
-"""Issue 15, scoring.drilldown: the runs behind every number, tasks by agents, scores over time, two agents."""
+"""Issue 15, scoring.analysis.drilldown: the runs behind every number, tasks by agents, scores over time, two agents."""
 
 import io
 import json
@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import load_runs, runs_from_records, score_runs
-from scoring.drilldown import compare, runs_csv, runs_view, score_over_time, task_matrix
-from scoring.explain import points_lost
-from scoring.policy import policy_from_dict
+from scoring.analysis.drilldown import compare, runs_csv, runs_view, score_over_time, task_matrix
+from scoring.analysis.explain import points_lost
+from scoring.contract.policy import policy_from_dict
 from tests import helpers
 from tests.helpers import run_tables
 
@@ -316,8 +316,8 @@ def test_compare_pairs_by_task_so_identical_agents_differ_by_exactly_zero():
 def test_each_paired_replicate_is_the_headline_of_the_tasks_it_drew():
     """Replay the draws: a replicate's scores equal re-scoring both agents on the drawn tasks (each drawn task's
     completed runs repeated once per draw), and a replicate with no completed run of one agent is unranked."""
-    from scoring.headline import headline_scores
-    from scoring.uncertainty import CompletedRuns, paired_headline_replicates
+    from scoring.analysis.uncertainty import CompletedRuns, paired_headline_replicates
+    from scoring.measures.headline import headline_scores
 
     rows = [run("a1", "a", task="t1", latency=800.0, cost=0.004), run("a2", "a", task="t1", success=False,
                                                                      latency=2600.0, cost=0.02),

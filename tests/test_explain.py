@@ -1,4 +1,4 @@
-"""Issue 15, scoring.explain: points lost, overtake, influence and accounting, by hand and against re-scoring.
+"""Issue 15, scoring.analysis.explain: points lost, overtake, influence and accounting, by hand and against re-scoring.
 
 Reminders (SPEC 2 / SPEC 3):
     latency anchors 500->1.0, 2000->0.8, 5000->0.5, 10000->0.0
@@ -19,9 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import headline_scores, leaderboard_order, load_runs, runs_from_records, score_runs
-from scoring._exact import CohortColumns, ExactColumns, rounded_stats
-from scoring.cli import main
-from scoring.explain import (
+from scoring.analysis.explain import (
     COMPONENTS,
     accounting,
     explain,
@@ -32,6 +30,8 @@ from scoring.explain import (
     remove_runs,
     smallest_weighted_for,
 )
+from scoring.cli.commands import main
+from scoring.measures._exact import CohortColumns, ExactColumns, rounded_stats
 from tests import helpers
 from tests.helpers import run_tables
 
@@ -39,7 +39,7 @@ SAMPLE = "sample_data/runs.csv"
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FEWER = settings(SETTINGS, max_examples=30)  # each example re-scores several tables
 # Influence against re-scoring: the counts, success rates and averages agree to the bit; the spread does not
-# always (see scoring._exact), so the weighted scores agree to about 1e-13, well inside this.
+# always (see scoring.measures._exact), so the weighted scores agree to about 1e-13, well inside this.
 TOL = 1e-9
 
 

@@ -1,4 +1,4 @@
-"""Issue 15, scoring.fixes: what fixing a task's unsuccessful runs is worth, by hand and against re-scoring."""
+"""Issue 15, scoring.analysis.fixes: what fixing a task's unsuccessful runs is worth, by hand and against re-scoring."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from scoring import headline_scores, leaderboard_order, load_runs, runs_from_records, score_runs
-from scoring.explain import influence
-from scoring.fixes import KINDS, costliest, fixes
+from scoring.analysis.explain import influence
+from scoring.analysis.fixes import KINDS, costliest, fixes
 from tests import helpers
 from tests.helpers import run_tables
 

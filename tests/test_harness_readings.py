@@ -1,7 +1,7 @@
 """Each harness's own reading (SPEC 6 ``agents[i].harness``) equals the harness's numbers on the same file.
 
 The reference computations below re-state each harness's published code step by step, independently
-of scoring.importers.reading: tau2-bench's ``get_metrics_df``/``compute_metrics`` (pandas, as tau2
+of scoring.load.importers.reading: tau2-bench's ``get_metrics_df``/``compute_metrics`` (pandas, as tau2
 runs it), tau-bench's ``display_metrics``, Inspect's stored ``results.scores[*].metrics.accuracy``
 (the number Inspect itself wrote into the log) and terminal-bench's ``accuracy``/``pass_at_k``
 (written into results.json by its own formulas, tests/helpers.py).
@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from scoring import score_runs
-from scoring.importers import import_file, import_files
-from scoring.runs import RunsValidationError
+from scoring.load.importers import import_file, import_files
+from scoring.load.runs import RunsValidationError
 from tests.helpers import tau2_results, terminal_bench_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -199,7 +199,7 @@ def test_terminal_bench_latency_is_exact_and_the_model_comes_from_metadata_or_ag
 
 
 def test_a_folder_of_result_files_is_read(tmp_path):
-    from scoring.importers import expand_folder
+    from scoring.load.importers import expand_folder
 
     terminal_bench_run(tmp_path, "run1", TB_RUN1)
     terminal_bench_run(tmp_path, "run2", TB_RUN2)
@@ -221,7 +221,7 @@ TB_MAPPING = {
 
 
 def test_a_mapping_reads_records_inside_an_object_nulls_as_failures_and_latency_from_two_times(tmp_path):
-    from scoring.importers import mapping_from_json, mapping_to_json
+    from scoring.load.importers import mapping_from_json, mapping_to_json
 
     path = terminal_bench_run(tmp_path, "run1", TB_RUN1)
     mapping = mapping_from_json(json.dumps(TB_MAPPING))
@@ -243,7 +243,7 @@ def test_a_mapping_reads_records_inside_an_object_nulls_as_failures_and_latency_
 
 
 def test_a_records_path_that_leads_nowhere_is_refused_clearly(tmp_path):
-    from scoring.importers import mapping_from_json
+    from scoring.load.importers import mapping_from_json
 
     path = terminal_bench_run(tmp_path, "run1", TB_RUN1)
     with pytest.raises(RunsValidationError, match="records path 'trials' does not lead to an array"):
@@ -294,7 +294,7 @@ def test_cli_batches_folders_and_from_names(tmp_path):
 
 
 def test_prices_estimate_cost_from_tokens_labelled_estimated(tmp_path):
-    from scoring.importers import apply_prices
+    from scoring.load.importers import apply_prices
 
     path = terminal_bench_run(tmp_path, "run1", TB_RUN1)
     imported = apply_prices(import_files([path]), {"anthropic/claude-x": (3.0, 15.0)})

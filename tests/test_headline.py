@@ -330,8 +330,8 @@ def test_final_scores_round_exactly_as_python_round_at_every_half_way_point(deci
 
     import numpy as np
 
-    from scoring.headline import final_score, final_scores
-    from scoring.policy import CANONICAL_POLICY
+    from scoring.contract.policy import CANONICAL_POLICY
+    from scoring.measures.headline import final_score, final_scores
 
     policy = dataclasses.replace(CANONICAL_POLICY, score_decimals=decimals)
     values = np.array(_half_way_cases(decimals) + [0.125, 2.675, 1.005, 0.285, 1e17, 2.0 ** 53 + 2, 99.995, 12.345])
@@ -349,8 +349,8 @@ def test_final_scores_property_equal_to_final_score():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from scoring.headline import final_score, final_scores
-    from scoring.policy import CANONICAL_POLICY
+    from scoring.contract.policy import CANONICAL_POLICY
+    from scoring.measures.headline import final_score, final_scores
 
     @settings(max_examples=300, deadline=None)
     @given(st.lists(st.floats(min_value=-1e20, max_value=1e20, allow_nan=False), min_size=1, max_size=30),

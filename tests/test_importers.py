@@ -23,7 +23,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.importers import (
+from scoring.contract.limits import Limits
+from scoring.load.importers import (
     Mapping,
     MappingError,
     SuccessRule,
@@ -36,10 +37,9 @@ from scoring.importers import (
     mapping_to_json,
     termination_status,
 )
-from scoring.limits import Limits
-from scoring.repeatability import pass_hat_k, task_outcomes
-from scoring.report import score_runs
-from scoring.runs import RunsValidationError
+from scoring.load.runs import RunsValidationError
+from scoring.measures.repeatability import pass_hat_k, task_outcomes
+from scoring.measures.report import score_runs
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tau2"
 GROK3 = FIXTURES / "2025-10-13T12-25-14.993547_airline_llm_agent_grok-3_user_simulator_grok-3_task_11.json"
@@ -386,7 +386,7 @@ def test_tau2_every_malformed_record_is_named_and_good_records_survive():
 
 
 def test_tau2_problem_rows_cannot_be_scored_even_if_the_problems_are_ignored():
-    from scoring.runs import validate_runs
+    from scoring.load.runs import validate_runs
 
     imported = tau2_import([simulation(1), simulation(2, duration="12")])
     with pytest.raises(RunsValidationError, match="run_id"):
@@ -419,7 +419,7 @@ def test_tau2_nan_and_huge_numbers_are_refused_not_read_as_empty():
 def test_json_depth_scan_stays_linear_on_escaped_quotes_without_an_end():
     import time
 
-    from scoring.importers._base import json_depth
+    from scoring.load.importers._base import json_depth
 
     hostile = b'{"simulations": ["' + b'\\"' * 200_000  # every quote escaped, the string never closes
     started = time.perf_counter()

@@ -7,7 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import charts
 from scoring import runs_from_records, score_runs
-from scoring.receipt import build_receipt, receipt_markdown
+from scoring.outputs.receipt import build_receipt, receipt_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 EVIL_AGENT = '<img src=x onerror=alert(1)>[click](javascript:alert(2))'

@@ -216,7 +216,7 @@ def test_every_reason_code_is_documented_in_the_schema_page():
     import re
     from pathlib import Path
 
-    from scoring.schema import Reason
+    from scoring.contract.schema import Reason
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "schema.md").read_text()
     table = page[page.index("| code | reason | example |"):page.index("Rows are numbered from 1")]
@@ -226,7 +226,7 @@ def test_every_reason_code_is_documented_in_the_schema_page():
 
 
 def test_a_fact_names_one_thing_or_many_by_its_count():
-    from scoring.facts import Fact
+    from scoring.measures.facts import Fact
 
     template = "{n:count|task|tasks} with {k:count} outcomes"
     assert [str(Fact(template, {"n": n, "k": 3})) for n in (0, 1, 2, 1200)] == [

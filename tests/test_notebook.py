@@ -12,7 +12,7 @@ import pytest
 
 import scoring
 from scoring import RunsValidationError, load_runs, score_runs
-from scoring.explain import explain
+from scoring.analysis.explain import explain
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -91,7 +91,7 @@ def test_bad_data_is_refused_with_its_row_and_column():
 
 
 def test_a_sandbox_policy_by_path(tmp_path):
-    from scoring.policy import CANONICAL_POLICY, policy_to_dict
+    from scoring.contract.policy import CANONICAL_POLICY, policy_to_dict
 
     doc = policy_to_dict(CANONICAL_POLICY)
     assert scoring.score(SAMPLE, policy=CANONICAL_POLICY).policy is CANONICAL_POLICY

@@ -1,4 +1,4 @@
-"""The review pack (explorer.pack), the download naming (scoring.downloads) and `python -m scoring pack`."""
+"""The review pack (explorer.pack), the download naming (scoring.outputs.downloads) and `python -m scoring pack`."""
 
 from __future__ import annotations
 
@@ -12,9 +12,10 @@ import pandas as pd
 import pytest
 
 from explorer import pack
-from scoring import CANONICAL_POLICY, downloads, load_runs, runs_from_records, score_runs
-from scoring.policy import policy_from_dict, policy_json, policy_to_dict
-from scoring.uncertainty import bootstrap_intervals
+from scoring import CANONICAL_POLICY, load_runs, runs_from_records, score_runs
+from scoring.analysis.uncertainty import bootstrap_intervals
+from scoring.contract.policy import policy_from_dict, policy_json, policy_to_dict
+from scoring.outputs import downloads
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -125,7 +126,7 @@ def test_report_json_and_csv_carry_dataset_policy_and_date(report, dataset, runs
 
 
 def test_the_rank_change_csv_names_both_policies_and_the_changes(report, runs, dataset):
-    from scoring.sandbox import rank_diff
+    from scoring.analysis.sandbox import rank_diff
 
     diff = rank_diff(report, score_runs(runs, SANDBOX))
     text = downloads.rank_changes_csv(diff, CANONICAL_POLICY.version, SANDBOX.version, dataset,

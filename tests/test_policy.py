@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scoring import CANONICAL_POLICY, Anchors, headline_scores, runs_from_records
-from scoring.methodology import rules
+from scoring.outputs.methodology import rules
 
 PUBLISHED_PAGE = (Path(__file__).resolve().parents[1] / "docs" / "published-methodology.md").read_text()
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from scoring import RunsValidationError, load_runs, score_runs
-from scoring.sql_engine import score_postgres
+from scoring.engines.sql_engine import score_postgres
 from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report
 
 # One server per test process: under xdist every postgres test runs on one worker (one group).
@@ -309,9 +309,9 @@ def test_every_connection_failure_gives_the_same_message(postgres, monkeypatch):
     read alike, so the error text cannot scan ports or probe accounts."""
     import threading
 
-    from scoring import database
-    from scoring.database import ConnectFailed, parse_viewer_url
-    from scoring.sql_engine import load_postgres_runs
+    from scoring.engines.sql_engine import load_postgres_runs
+    from scoring.load import database
+    from scoring.load.database import ConnectFailed, parse_viewer_url
 
     monkeypatch.setattr(database, "CONNECT_TIMEOUT_S", 3)
     listener = socket.socket()
@@ -349,9 +349,9 @@ def test_every_connection_failure_gives_the_same_message(postgres, monkeypatch):
 
 
 def test_a_table_over_the_row_limit_is_refused_while_it_is_read(postgres):
-    from scoring.database import parse_viewer_url
-    from scoring.limits import Limits
-    from scoring.sql_engine import load_postgres_runs
+    from scoring.contract.limits import Limits
+    from scoring.engines.sql_engine import load_postgres_runs
+    from scoring.load.database import parse_viewer_url
 
     _load(postgres["url"], "runs", SAMPLE.read_text())
     with pytest.raises(RunsValidationError, match="more than 1,000 rows"):
@@ -381,7 +381,7 @@ def test_text_that_is_not_a_number_gets_a_validation_report_from_the_sql_engine(
 def _postgres_micros(url: str, spellings: list[str]) -> list[int | None]:
     import psycopg
 
-    from scoring.sql_engine import POSTGRES
+    from scoring.engines.sql_engine import POSTGRES
 
     with psycopg.connect(url) as conn, conn.cursor() as cur:
         cur.execute("SET TimeZone = 'America/Los_Angeles'")  # a naive spelling is UTC whatever the session zone
@@ -394,7 +394,7 @@ def _postgres_micros(url: str, spellings: list[str]) -> list[int | None]:
 
 def test_every_listed_spelling_reads_as_the_grammar_reads_it(postgres):
     """docs/schema.md, "Timestamps": the reference reader (schema.timestamp_micros), as in pandas and DuckDB."""
-    from scoring.schema import timestamp_micros
+    from scoring.contract.schema import timestamp_micros
     from tests.spellings import TIMESTAMP_SPELLINGS
 
     assert _postgres_micros(postgres["url"], TIMESTAMP_SPELLINGS) == [timestamp_micros(s) for s in TIMESTAMP_SPELLINGS]
@@ -404,7 +404,7 @@ def test_made_up_spellings_read_as_the_grammar_reads_them(postgres):
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
-    from scoring.schema import timestamp_micros
+    from scoring.contract.schema import timestamp_micros
     from tests.spellings import timestamp_spellings
 
     @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])

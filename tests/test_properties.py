@@ -107,7 +107,7 @@ def test_exact_totals_equal_fsum_over_long_and_adversarial_segments():
 
     import numpy as np
 
-    from scoring._groups import AgentGroups
+    from scoring.measures._groups import AgentGroups
 
     rng = np.random.default_rng(7)
     for trial in range(6):
@@ -134,7 +134,7 @@ def test_an_exact_midpoint_hidden_below_extended_precision_is_rounded_as_fsum_ro
 
     import numpy as np
 
-    from scoring._groups import AgentGroups
+    from scoring.measures._groups import AgentGroups
 
     values = np.concatenate(([1.0 + 2.0 ** -52], np.full(2 ** 12, 2.0 ** -65)))
     mask = np.ones(len(values), dtype=bool)

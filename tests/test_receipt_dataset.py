@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from scoring import downloads, load_runs, score_runs
-from scoring.receipt import build_receipt, receipt_markdown, receipt_problems, verify
+from scoring import load_runs, score_runs
+from scoring.outputs import downloads
+from scoring.outputs.receipt import build_receipt, receipt_markdown, receipt_problems, verify
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"

@@ -14,8 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from scoring import CANONICAL_POLICY, load_runs, runs_from_records, score_runs
-from scoring.receipt import build_receipt, receipt_json, receipt_markdown, runs_hash, verify
-from scoring.sandbox import (
+from scoring.analysis.sandbox import (
     PolicyError,
     is_sandbox,
     largest_moves_first,
@@ -24,6 +23,7 @@ from scoring.sandbox import (
     policy_to_dict,
     rank_diff,
 )
+from scoring.outputs.receipt import build_receipt, receipt_json, receipt_markdown, runs_hash, verify
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"

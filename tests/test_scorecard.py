@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, runs_from_records, score_runs
-from scoring.scorecard import (
+from scoring.analysis.scorecard import (
     EXAMPLES_DIR,
     LINK_DEFAULT_NAME,
     LINK_MAX_CHARS,

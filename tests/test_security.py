@@ -18,10 +18,10 @@ import pytest
 from explorer.cache import BoundedCache
 from explorer.settings import read_settings
 from scoring import CANONICAL_POLICY, RunsValidationError, load_runs, score_runs
-from scoring.database import ConnectionSpec, SourceRefused, operator_connection, parse_viewer_url
-from scoring.limits import Limits, format_size, parse_size
-from scoring.policy import PolicyError, load_policy, policy_to_dict
-from scoring.safejson import JsonRefused, load_json
+from scoring.contract.limits import Limits, format_size, parse_size
+from scoring.contract.policy import PolicyError, load_policy, policy_to_dict
+from scoring.contract.safejson import JsonRefused, load_json
+from scoring.load.database import ConnectionSpec, SourceRefused, operator_connection, parse_viewer_url
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -451,7 +451,7 @@ def test_weights_that_would_overflow_or_vanish_are_refused(weights):
 def test_values_near_the_largest_double_give_finite_reports_in_every_engine(tmp_path):
     """SPEC 1 accepts any finite number >= 0: a sum of such values must not overflow into inf or NaN
     (a NaN score broke the JSON). Scaled sums keep every number finite and the engines equal."""
-    from scoring.sql_engine import score_file_sql
+    from scoring.engines.sql_engine import score_file_sql
 
     path = tmp_path / "huge.csv"
     rows = [f"r{i},a,t{i % 2},completed,{'true' if i % 3 else 'false'},{v},{c},,2026-07-01T00:00:0{i}Z"

@@ -8,7 +8,7 @@ import pytest
 
 from explorer import data, drill
 from scoring import CANONICAL_POLICY, load_runs, score_runs
-from scoring.explain import explain
+from scoring.analysis.explain import explain
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, RunsValidationError, load_runs, score_runs
-from scoring.schema import timestamp_micros
+from scoring.contract.schema import timestamp_micros
 from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report, run_tables, write_parquet
 from tests.helpers import REQUIRED_HEADER as HEADER
 from tests.spellings import (
@@ -70,7 +70,7 @@ def _needs_spark() -> None:
 @pytest.fixture(scope="session")
 def spark():
     _needs_spark()
-    from scoring.spark_engine import local_session
+    from scoring.engines.spark_engine import local_session
 
     warehouse = tempfile.mkdtemp(prefix="scoring-spark-warehouse-")
     session = local_session({"spark.master": "local[2]", "spark.sql.shuffle.partitions": "1",
@@ -84,7 +84,7 @@ def spark():
 
 
 def spark_doc(path, spark, **options) -> dict:
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     return json.loads(score_spark(path, spark=spark, **options).to_json_text())
 
@@ -209,7 +209,7 @@ def test_naive_timestamps_are_utc_whatever_the_session_time_zone(spark, tmp_path
 
 
 def _spark_micros(spark, spellings: list[str]) -> list[int | None]:
-    from scoring.spark_engine import SPARK
+    from scoring.engines.spark_engine import SPARK
 
     frame = spark.createDataFrame([(i, s) for i, s in enumerate(spellings)], "i int, t string")
     frame.createOrReplaceTempView("spellings")
@@ -233,7 +233,7 @@ def test_made_up_spellings_read_as_the_grammar_reads_them(spark, spellings):
 
 
 def test_every_listed_spelling_is_refused_or_kept_as_the_pandas_engine_does(spark, tmp_path):
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     path = tmp_path / "spellings.csv"
     path.write_text(timestamp_runs_csv(TIMESTAMP_SPELLINGS))
@@ -249,7 +249,7 @@ def test_every_listed_spelling_is_refused_or_kept_as_the_pandas_engine_does(spar
 
 
 def test_invalid_rows_are_refused_with_the_pandas_row_numbers(spark, tmp_path):
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     path = tmp_path / "bad.csv"
     path.write_text(EDGE_CSV.replace("w2,few,t1,completed", "w2,few,t1,done").replace(",2500,", ",-3,")
@@ -267,7 +267,7 @@ def test_invalid_rows_are_refused_with_the_pandas_row_numbers(spark, tmp_path):
 
 
 def test_parquet_rows_are_numbered_from_the_file(spark, tmp_path):
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     path = tmp_path / "nan.parquet"
     latency = [1000.0] * 2500
@@ -282,7 +282,7 @@ def test_parquet_rows_are_numbered_from_the_file(spark, tmp_path):
 
 
 def test_whitespace_around_ids_status_and_outcomes_is_read_alike(spark, tmp_path):
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     path = tmp_path / "ws.csv"
     path.write_text(HEADER + "\nr1,a,t1,completed\t,\ttrue,1000,0.01\n r2,a ,t1 , Completed ,TRUE ,1500,0.02\n")
@@ -299,7 +299,7 @@ MALFORMED = [("1_000", "latency_ms"), ("0x10", "cost_usd"), ("1.5d", "latency_ms
 
 def test_both_engines_refuse_the_same_malformed_cells(spark, tmp_path):
     """Spark's casts read some of these (hex, '1.5d', 'yesterday', zone names); the spelling rules refuse them."""
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     lines = []
     for i, (cell, column) in enumerate([("", "")] + MALFORMED):
@@ -330,7 +330,7 @@ def test_every_spelling_the_rules_allow_and_unicode_whitespace_read_alike(spark,
 
 
 def test_invalid_cells_are_refused_row_for_row_as_the_pandas_engine_refuses_them(spark, tmp_path):
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     good = ["r0", "a", "t", "completed", "true", "12.5", "0.01", "3", "2026-07-01T00:00:00Z"]
     bad = [(5, v) for v in BAD_NUMBERS] + [(6, v) for v in BAD_NUMBERS] + [(7, v) for v in BAD_STEPS] + \
@@ -360,7 +360,7 @@ def test_invalid_cells_are_refused_row_for_row_as_the_pandas_engine_refuses_them
     ("", "empty"),
 ])
 def test_unreadable_files_are_refused_with_a_reason(spark, tmp_path, text, says):
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     path = tmp_path / "file.csv"
     path.write_text(text)
@@ -370,7 +370,7 @@ def test_unreadable_files_are_refused_with_a_reason(spark, tmp_path, text, says)
 
 
 def test_other_formats_and_missing_files_are_refused(spark, tmp_path):
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     (tmp_path / "runs.jsonl").write_text("{}\n")
     with pytest.raises(RunsValidationError, match=r"pandas engine for \.jsonl"):
@@ -408,14 +408,14 @@ def _catalog_table(spark, name: str, path: Path) -> None:
 
 def test_a_catalog_table_gives_the_same_report(spark, tmp_path):
     _catalog_table(spark, "catalog_runs", _typed_parquet(tmp_path))
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     doc = json.loads(score_spark(table="catalog_runs", spark=spark).to_json_text())
     assert_same_report(doc, pandas_doc(SAMPLE))
 
 
 def test_a_table_names_invalid_rows_by_run_id(spark, tmp_path):
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     path = tmp_path / "bad.parquet"
     pq.write_table(pa.table({"run_id": ["r1", "r2", "r3", "r3"], "agent_id": ["a"] * 4, "task_id": ["t"] * 4,
@@ -466,7 +466,7 @@ def test_the_cli_prints_the_pandas_json_from_spark_for_csv_and_parquet(spark, tm
 
 
 def test_cli_options_for_spark_are_checked_before_spark_starts(capsys):
-    from scoring.cli import main
+    from scoring.cli.commands import main
 
     either = "either INPUT (a Parquet or CSV path) or --table"
     for args, says in [(["--engine", "spark"], either),
@@ -542,7 +542,7 @@ def test_the_cli_scores_through_spark_connect(connect_url, tmp_path):
 
 
 def test_spark_connect_refusals_are_one_line(connect_url):
-    from scoring.spark_engine import score_spark
+    from scoring.engines.spark_engine import score_spark
 
     with pytest.raises(RunsValidationError, match="PATH_NOT_FOUND"):
         score_spark(SAMPLE.parent / "no_such_runs.parquet", remote=connect_url)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from scoring import RunsValidationError, load_runs, score_runs
-from scoring.sql_engine import redact, score_file_sql
+from scoring.engines.sql_engine import redact, score_file_sql
 from tests.helpers import EDGE_CSV, SAMPLE, assert_same_report, run_tables, write_parquet
 from tests.helpers import REQUIRED_HEADER as HEADER
 

@@ -6,7 +6,7 @@ import pytest
 
 from explorer import state
 from scoring import CANONICAL_POLICY
-from scoring.policy import FIELDS, policy_from_dict, policy_to_dict
+from scoring.contract.policy import FIELDS, policy_from_dict, policy_to_dict
 
 AGENTS = ["steady-pro", "swift-lite", "crashy-runner"]
 

@@ -1,4 +1,4 @@
-"""Statuses have one home (scoring/schema.py): Python code under scoring/, explorer/ and views/ names them
+"""Statuses have one home (scoring/contract/schema.py): Python code under scoring/, explorer/ and views/ names them
 (schema.COMPLETED, TERMINAL_STATUSES, ...) and never writes the words (issue 22).
 
 A status word as a column or field name is not a status: a subscript (``row["completed"]``), a dict key,
@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from scoring.schema import STATUSES
+from scoring.contract.schema import STATUSES
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +46,7 @@ def test_no_status_is_written_as_a_word_outside_the_schema():
     found = {}
     for folder in ("scoring", "explorer", "views"):
         for path in sorted((ROOT / folder).rglob("*.py")):
-            if path.relative_to(ROOT).as_posix() != "scoring/schema.py":
+            if path.relative_to(ROOT).as_posix() != "scoring/contract/schema.py":
                 hits = status_literals(path.read_text(encoding="utf-8"))
                 if hits:
                     found[path.relative_to(ROOT).as_posix()] = hits

@@ -43,7 +43,7 @@ def imports_of_test_modules(source: str) -> list[str]:
     ("from tests.e2e.conftest import ROOT", ["from tests.e2e.conftest import ROOT"]),
     ("def f():\n    from tests.test_arrow_path import files\n", ["from tests.test_arrow_path import files"]),
     ("from tests.helpers import run\nfrom tests.e2e.browser_helpers import metric\nimport pytest\n"
-     "from scoring.runs import test_something_else_module", []),
+     "from scoring.load.runs import test_something_else_module", []),
 ])
 def test_the_checker_finds_every_way_of_importing_a_test_module(source, expected):
     assert imports_of_test_modules(source) == expected

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import RunsValidationError, load_runs
-from scoring.arrow_runs import NAT, grammar_timestamps
-from scoring.schema import SPEC_COLUMNS, TIMESTAMP_GROUPS, TIMESTAMP_PATTERN, timestamp_micros
-from scoring.sql_engine import DUCKDB, score_file_sql
+from scoring.contract.schema import SPEC_COLUMNS, TIMESTAMP_GROUPS, TIMESTAMP_PATTERN, timestamp_micros
+from scoring.engines.sql_engine import DUCKDB, score_file_sql
+from scoring.load.arrow_runs import NAT, grammar_timestamps
 from tests.spellings import TIMESTAMP_SPELLINGS, timestamp_runs_csv, timestamp_spellings
 
 S = 1_000_000
@@ -151,7 +151,7 @@ def test_the_arrow_shortcut_for_common_spellings_reads_as_the_grammar(spellings)
     instants, or None (then the per-cell parser reports) exactly when one cell is not in the grammar."""
     import re
 
-    from scoring.arrow_runs import _PLAIN, timestamps
+    from scoring.load.arrow_runs import _PLAIN, timestamps
 
     plain = [s.strip() for s in spellings if re.search(_PLAIN, s.strip())] or ["2026-07-01T00:00:00Z"]
     expected = [timestamp_micros(s) for s in plain]

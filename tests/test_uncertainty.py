@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import headline_scores, runs_from_records, score_runs
-from scoring.uncertainty import (
+from scoring.analysis.uncertainty import (
     Interval,
     bootstrap_intervals,
     frontier_points,
@@ -178,7 +178,7 @@ def test_resampled_sums_equal_the_sums_of_the_drawn_rows():
     """The gathered-record sums are the sums over the very indices the generator draws."""
     import numpy as np
 
-    from scoring.uncertainty import _draws, resampled_sums
+    from scoring.analysis.uncertainty import _draws, resampled_sums
 
     values = np.random.default_rng(0).random((3, 37))
     columns = [values[0], values[1] * 1e6, np.floor(values[2] * 5)]
@@ -193,7 +193,7 @@ def test_headline_replicates_counts_are_exact_in_the_packed_and_the_plain_layout
     """The three counts packed into one column decode to the same counts as three columns."""
     import numpy as np
 
-    import scoring.uncertainty as u
+    import scoring.analysis.uncertainty as u
 
     rng = np.random.default_rng(3)
     success = rng.random(300) < 0.6
@@ -213,7 +213,7 @@ def test_binomial_counts_by_inversion_follow_the_binomial_distribution():
 
     import numpy as np
 
-    from scoring.uncertainty import _binomial_counts
+    from scoring.analysis.uncertainty import _binomial_counts
 
     n = np.array([3, 5, 10, 4, 7, 1])
     c = np.array([0, 5, 3, 2, 6, 1])

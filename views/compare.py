@@ -3,7 +3,7 @@ import streamlit as st
 from explorer import charts, data, drill, glossary, state, tables, ui
 from explorer import format as fmt
 from explorer.pages import show_title
-from scoring.explain import component_weights
+from scoring.analysis.explain import component_weights
 
 show_title("compare")
 st.caption("Agent A against agent B: the points each earns per component, the success rate on every task both "

@@ -5,8 +5,8 @@ import streamlit as st
 from explorer import badges, charts, data, drill, glossary, state, tables, ui
 from explorer import format as fmt
 from explorer.pages import show_title
-from scoring.explain import Overtake, PointsLost
-from scoring.methodology import execution_formula, worked_formula
+from scoring.analysis.explain import Overtake, PointsLost
+from scoring.outputs.methodology import execution_formula, worked_formula
 
 show_title("headline")
 st.caption("Why an agent has its headline score and where its points went: the weighted parts, what overtaking "

@@ -3,9 +3,10 @@ import streamlit as st
 from explorer import badges, charts, data, drill, glossary, pages, state, tables, ui
 from explorer import format as fmt
 from explorer.pages import show_title
-from scoring import CANONICAL_POLICY, downloads
-from scoring.methodology import execution_formula
-from scoring.uncertainty import Intervals
+from scoring import CANONICAL_POLICY
+from scoring.analysis.uncertainty import Intervals
+from scoring.outputs import downloads
+from scoring.outputs.methodology import execution_formula
 
 with st.container(border=True, key="first_screen"):  # the first screen of a meeting: what this is, two ways in
     st.markdown(f"**{pages.APP_NAME}** · {pages.APP_SENTENCE}")
@@ -47,7 +48,7 @@ if show_intervals:
     board = tables.with_intervals(board, iv)
 selected = ui.table(
     board,
-    # One spelling per quantity (scoring.format): the 0–100 score; the rate as a percentage; every 0–1 factor
+    # One spelling per quantity (scoring.contract.format): the 0–100 score; the rate as a percentage; every 0–1 factor
     # with four decimals; latency and cost in their units.
     {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score, "Success rate": fmt.rate,
      "Execution": fmt.factor, "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor,

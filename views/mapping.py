@@ -4,8 +4,8 @@ from explorer import data, imports, ui
 from explorer import format as fmt
 from explorer import mapping_form as form
 from explorer.pages import show_title
-from scoring.importers import MappingError, mapping_from_json, mapping_to_json
-from scoring.schema import STATUSES
+from scoring.contract.schema import STATUSES
+from scoring.load.importers import MappingError, mapping_from_json, mapping_to_json
 
 show_title("mapping")
 st.caption("A results table in another layout (CSV, JSON, JSON Lines or Parquet) becomes runs through a column "

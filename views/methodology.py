@@ -5,7 +5,7 @@ from explorer import charts, ui
 from explorer import format as fmt
 from explorer.pages import show_title
 from scoring import CANONICAL_POLICY
-from scoring.methodology import anchor_rows, execution_formula, headline_formula, rules
+from scoring.outputs.methodology import anchor_rows, execution_formula, headline_formula, rules
 
 policy = CANONICAL_POLICY
 BADGE = {"published": ":blue-badge[published]", "explorer-defined": ":orange-badge[explorer-defined]"}

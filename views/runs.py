@@ -3,9 +3,9 @@ import streamlit as st
 from explorer import data, drill, tables, ui
 from explorer import format as fmt
 from explorer.pages import show_title
-from scoring.drilldown import COHORTS, OUTCOMES, runs_csv
-from scoring.explain import remove_runs
-from scoring.schema import STATUSES
+from scoring.analysis.drilldown import COHORTS, OUTCOMES, runs_csv
+from scoring.analysis.explain import remove_runs
+from scoring.contract.schema import STATUSES
 
 ROWS_SHOWN = 1_000  # a table never holds more: the rest is counted and downloadable
 CSV_ROWS = 200_000  # the most runs one CSV download holds

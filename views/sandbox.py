@@ -3,10 +3,8 @@ import streamlit as st
 from explorer import charts, data, state, ui
 from explorer import format as fmt
 from explorer.pages import show_title
-from scoring import CANONICAL_POLICY, downloads
-from scoring.policy import HEADLINE_WEIGHTS
-from scoring.receipt import build_receipt, receipt_json, receipt_markdown
-from scoring.sandbox import (
+from scoring import CANONICAL_POLICY
+from scoring.analysis.sandbox import (
     PolicyError,
     balance_weights,
     changed_constants,
@@ -17,6 +15,9 @@ from scoring.sandbox import (
     policy_to_dict,
     rank_diff,
 )
+from scoring.contract.policy import HEADLINE_WEIGHTS
+from scoring.outputs import downloads
+from scoring.outputs.receipt import build_receipt, receipt_json, receipt_markdown
 
 show_title("sandbox")
 st.caption("Try other constants and see what they would do. The canonical policy "

@@ -4,7 +4,7 @@ import streamlit as st
 from explorer import charts, data, glossary, state, tables, ui
 from explorer import format as fmt
 from explorer.pages import show_title
-from scoring.uncertainty import frontier_points, pareto_frontier
+from scoring.analysis.uncertainty import frontier_points, pareto_frontier
 
 show_title("uncertainty")
 st.caption("Added views beside the canonical numbers, which none of them changes: bootstrap intervals, tie "

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from scoring import RADAR_AXES
-from scoring.scorecard import EXAMPLES_DIR, Scorecard, apply_scorecard, read_scorecard, scorecard_to_json
+from scoring.analysis.scorecard import EXAMPLES_DIR, Scorecard, apply_scorecard, read_scorecard, scorecard_to_json
 from tests.e2e.browser_helpers import (
     AXIS_LABELS,
     POLICY_VERSION,

@@ -344,7 +344,7 @@ def test_report_downloads(app, sample_report):
 
 @pytest.mark.browser
 def test_two_tau2_files_in_one_upload(app):
-    from scoring.importers import import_files
+    from scoring.load.importers import import_files
 
     paths = sorted((FIXTURES / "tau2").glob("*.json"))
     expected = score_runs(import_files(paths).validate().runs, CANONICAL_POLICY)

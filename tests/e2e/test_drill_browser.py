@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from scoring import load_runs
-from scoring.drilldown import runs_view, task_matrix
-from scoring.explain import explain
+from scoring.analysis.drilldown import runs_view, task_matrix
+from scoring.analysis.explain import explain
 from tests.e2e.browser_helpers import SAMPLE_PATH, metric
 
 ROW_HEIGHT = 35  # explorer.ui.ROW_HEIGHT: the grid's header and rows

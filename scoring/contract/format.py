@@ -1,0 +1,122 @@
+"""The one formatter for numbers a person reads: the app, the CLI's table, receipts and explanations.
+
+The measures return numbers and :class:`~scoring.measures.facts.Fact` sentences with typed slots; only the
+places that show them to a person format them, and always with these functions, so a latency
+reads the same in a table, a sentence and a terminal.
+
+One spelling per quantity, on every page, in the review pack, the CLI's table and the badge:
+
+| quantity | function | example |
+|---|---|---|
+| a rate (a share of runs, tasks or outcomes) | :func:`rate` (= :func:`pct`) | 72.52% |
+| a 0-1 factor (execution, consistency, cost score) | :func:`factor` | 0.6987 |
+| a 0-100 score, points of it | :func:`score` | 74.67 |
+| money | :func:`usd` | $0.0089 |
+| milliseconds | :func:`ms` | 3,029 ms |
+| a difference of two rates | :func:`pp` (percentage points) | +3.20 pp |
+| a weight share | :func:`weight` | 25.0% | No NaN, None or Python repr ever reaches a
+person: an undefined value is a dash.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+DASH = "—"
+# What a formatter takes: a number, or a missing value of any kind (None, a NaN, pandas' NA or NaT), as a table
+# cell holds it.
+Cell = Any
+
+
+def _missing(value: object) -> bool:
+    """None, any NaN (a Python float, numpy's float32/float64) or pandas' NA and NaT."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # true only for NaN and NaT
+    except TypeError:  # pandas.NA: its comparison is NA, which has no truth value
+        return True
+
+
+def score(value: Cell, decimals: int = 2) -> str:
+    """A 0-100 score with the policy's decimals (two, as published): 86.96."""
+    return DASH if _missing(value) else f"{value:.{decimals}f}"
+
+
+def pct(value: Cell, decimals: int = 2) -> str:
+    """A 0-1 fraction (a rate) as a percentage with two decimals: 0.8229 -> 82.29%."""
+    return DASH if _missing(value) else f"{100 * value:.{decimals}f}%"
+
+
+def rate(value: Cell) -> str:
+    """A rate (successful runs, qualifying tasks...) as a percentage with two decimals: 0.7252 -> 72.52%."""
+    return pct(value, 2)
+
+
+def pp(value: Cell) -> str:
+    """A difference of two rates in percentage points, signed: 0.032 -> +3.20 pp (never '%')."""
+    return DASH if _missing(value) else f"{100 * value:+.2f} pp"
+
+
+def factor(value: Cell) -> str:
+    """A 0-1 factor with four decimals: 0.8738."""
+    return DASH if _missing(value) else f"{value:.4f}"
+
+
+def ms(value: Cell) -> str:
+    """Milliseconds with a thousands separator: 1,446 ms."""
+    return DASH if _missing(value) else f"{value:,.0f} ms"
+
+
+def usd(value: Cell) -> str:
+    """Dollars with enough decimals for per-run costs: $0.0123, $0.1500."""
+    if _missing(value):
+        return DASH
+    return f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}"
+
+
+def count(value: Cell) -> str:
+    return DASH if _missing(value) else f"{int(value):,}"
+
+
+def counted(value: int, one: str, many: str) -> str:
+    """A count with its noun: ``counted(1, "task", "tasks")`` -> '1 task', ``counted(1200, ...)`` -> '1,200 tasks'."""
+    return f"{int(value):,} {one if value == 1 else many}"
+
+
+def weight(value: Cell) -> str:
+    """A weight share as a percentage with one decimal: 0.25 -> 25.0%."""
+    return pct(value, 1)
+
+
+def pct2(value: Cell) -> str:
+    """A 0-1 fraction as a percentage with two decimals: 0.8229 -> 82.29%."""
+    return pct(value, 2)
+
+
+def number(value: Cell) -> str:
+    """A plain number, shortest form: 0.5, 3, 1e-06."""
+    return DASH if _missing(value) else f"{value:g}"
+
+
+def text(value: object) -> str:
+    """Text as it is (a name, a status)."""
+    return DASH if value is None else str(value)
+
+
+def steps(value: Cell) -> str:
+    return DASH if _missing(value) else f"{value:g} steps"
+
+
+def anchor_x(value: float, unit: str) -> str:
+    """An anchor position in its unit, as the methodology page writes it."""
+    if unit == "ms":
+        return ms(value)
+    if unit == "USD":
+        return f"${value:g}"
+    return f"{value:g} {unit}"
+
+
+# The named formats a Fact's slots use: "{avg:ms}" is formatted with ms().
+FORMATS = {"score": score, "pct": pct, "pct2": pct2, "rate": rate, "pp": pp, "factor": factor, "ms": ms, "usd": usd,
+           "count": count, "weight": weight, "steps": steps, "number": number, "text": text}

@@ -1,0 +1,77 @@
+"""Reading small JSON documents from strangers: policies, receipts, scorecards, mappings.
+
+``json.loads`` alone accepts what later code cannot use: nesting deep enough to exhaust the
+stack, numbers that overflow a float (``1e400`` is infinity, ``10**400`` is an int no float can
+hold), ``NaN`` literals, megabytes of data where a few kilobytes are expected. ``load_json``
+refuses each of those with a :class:`JsonRefused` whose message names the place (``policy.xs[2]``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+MAX_SAFE_INT = 2**53  # beyond this an integer is not exactly a float
+
+
+class JsonRefused(ValueError):
+    """A JSON document was refused; ``where`` names the place (empty for the whole document)."""
+
+    def __init__(self, what: str, where: str, reason: str):
+        self.where, self.reason = where, reason
+        super().__init__(f"{what}{' at ' + where if where else ''}: {reason}")
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed (not a finite number)")
+
+
+def load_json(data: str | bytes, *, what: str = "JSON", max_bytes: int = 1_000_000, max_depth: int = 32) -> Any:
+    """Parse ``data`` as JSON within bounds; raise :class:`JsonRefused` naming what and where.
+
+    Examples
+    --------
+    >>> load_json('{"a": [1, 2.5]}')
+    {'a': [1, 2.5]}
+    >>> load_json('{"a": 1e400}', what="policy")
+    Traceback (most recent call last):
+    ...
+    scoring.contract.safejson.JsonRefused: policy at a: not a finite number (too large for a float)
+    """
+    size = len(data.encode("utf-8") if isinstance(data, str) else data)
+    if size > max_bytes:
+        raise JsonRefused(what, "", f"{size:,} bytes is more than the {max_bytes:,} bytes allowed")
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise JsonRefused(what, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    try:
+        doc = json.loads(data, parse_constant=_no_constants)
+    except RecursionError:
+        raise JsonRefused(what, "", f"nested more than {max_depth} levels deep") from None
+    except json.JSONDecodeError as exc:
+        raise JsonRefused(what, "", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except ValueError as exc:  # NaN/Infinity literals, integers beyond Python's digit limit
+        raise JsonRefused(what, "", str(exc)) from None
+    check_tree(doc, what=what, max_depth=max_depth)
+    return doc
+
+
+def check_tree(doc: Any, *, what: str = "JSON", max_depth: int = 32) -> None:
+    """Refuse nesting deeper than ``max_depth`` and numbers no float holds exactly or at all."""
+    stack: list[tuple[Any, str, int]] = [(doc, "", 0)]
+    while stack:
+        value, where, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth >= max_depth:
+                raise JsonRefused(what, where, f"nested more than {max_depth} levels deep")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, child in items:
+                path = f"{where}[{key}]" if isinstance(key, int) else (f"{where}.{key}" if where else str(key))
+                stack.append((child, path, depth + 1))
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise JsonRefused(what, where, "not a finite number (too large for a float)")
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INT:
+            raise JsonRefused(what, where, f"the whole number is too large (more than {MAX_SAFE_INT:,})")

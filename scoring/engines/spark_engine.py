@@ -1,0 +1,372 @@
+"""The Spark engine: the SQL engine's queries run by Apache Spark, where the runs live.
+
+:class:`Spark` is the SQL dialect; :class:`~scoring.engines.sql_engine.SqlScorer` writes every query, so the
+per-row work (normalization, validation, cohort statistics, the radar window, medians, per-task
+counts) happens in Spark SQL and the same few rows per agent reach the same compute steps as the
+pandas engine. The numbers are the same to the bit: sums are exact, the integer mantissas summed per
+agent and exponent in ``DECIMAL(38,0)`` and combined and rounded once in Python, medians are the two
+middle values averaged in Python, the window breaks ties on ``run_id`` compared byte by byte (Spark's
+binary collation), and text timestamps are read in UTC whatever the session's time zone.
+
+Sources: a Parquet or CSV path (local, or any Hadoop-compatible URI the cluster reads: ``hdfs://``,
+``s3a://``, a directory or a glob of part files), or a catalog table. The session is an existing
+one, a Spark Connect server (``sc://host:port``), or local mode. pyspark is an optional dependency
+(``requirements-spark.txt``): it is imported only inside the functions that need it.
+
+Row numbers in a validation report: a single Parquet file numbers its rows with Spark's
+``_metadata.row_index``; a single CSV file is read whole by one task (``multiLine``: a quoted field may
+hold a line break, so the file is not split) and its rows are numbered in reading order. Several
+files or a table have no row numbers: their problems name the run_id instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import socket
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from scoring.contract.policy import CANONICAL_POLICY, Policy
+from scoring.contract.schema import TIMESTAMP_PATTERN, WHITESPACE, Reason
+from scoring.engines.sql_engine import (
+    MAX_PROBLEMS,
+    ROW_COLUMN,
+    Dialect,
+    SqlScorer,
+    _kinds,
+    _normalize_names,
+    _renamed_source,
+    _required,
+    normalized_sql,
+    validation_queries,
+)
+from scoring.load.runs import Problem, RunsValidationError
+from scoring.measures.report import Report
+
+# The timestamp grammar as Spark matches it (Java's $ also matches before a final line break; the lookahead
+# makes it the end of the text). Dialect.timestamp reads the parts; this name is kept for older callers.
+ISO_8601_PARTS = "^(?:" + TIMESTAMP_PATTERN + ")$(?!(?s:.))"
+
+# Session settings the queries rely on, set for the scoring and put back afterwards: ANSI arithmetic, so
+# that an overflow is an error, never a NULL that SUM would skip or a wrapped BIGINT (Spark.integer_sum
+# holds more than 2^73 mantissas per agent and exponent, so none is expected).
+SETTINGS = {"spark.sql.ansi.enabled": "true"}
+CONNECT_TIMEOUT_S = 10
+
+CSV_OPTIONS = {
+    # RFC 4180, as the other engines read CSV: a quote inside a quoted field is doubled; a ragged line is
+    # an error (FAILFAST), never padded with nulls; cells keep their surrounding spaces (SPEC 1 strips them).
+    "sep": ",", "quote": '"', "escape": '"', "encoding": "UTF-8", "mode": "FAILFAST",
+    "ignoreLeadingWhiteSpace": "false", "ignoreTrailingWhiteSpace": "false",
+    # A quoted field may span lines; the file is then read whole by one task, which numbers its rows.
+    "multiLine": "true",
+}
+OTHER_SUFFIXES = (".json", ".jsonl", ".ndjson", ".txt", ".tsv", ".xlsx", ".eval")
+
+
+class Spark(Dialect):
+    """Spark SQL (Spark 4): what differs from DuckDB and PostgreSQL."""
+
+    name = "spark"
+    text_type = "STRING"  # binary collation (UTF8_BINARY): text compares by code point, as in Python
+    double_type = "DOUBLE"
+    timestamp_type = "TIMESTAMP"  # an instant (TIMESTAMP_LTZ); TIMESTAMPTZ is not a Spark type
+    materialize = True  # the radar window is cached (CACHE TABLE), read by several queries
+
+    def literal(self, value: object) -> str:
+        # A quote or a backslash is spelled chr(39), chr(92): never an escape, whose reading depends on the
+        # session (spark.sql.parser.escapedStringLiterals).
+        pieces = [f"chr({ord(p)})" if p in ("'", "\\") else f"'{p}'" for p in re.split(r"(['\\])", str(value)) if p]
+        return "''" if not pieces else pieces[0] if len(pieces) == 1 else f"concat({', '.join(pieces)})"
+
+    def trimmed(self, expr: str) -> str:
+        # The characters themselves in the literal (none is a quote or a backslash): chr() is ASCII only.
+        return f"trim(BOTH {self.literal(WHITESPACE)} FROM {expr})"
+
+    def matches(self, expr: str, pattern: str) -> str:
+        # Java's $ also matches before a final line break; the lookahead makes it the end of the text.
+        return f"({expr} RLIKE '^(?:{pattern})$(?!(?s:.))')"
+
+    def non_finite(self, expr: str) -> str:
+        return f"(isnan({expr}) OR abs({expr}) = CAST('Infinity' AS DOUBLE))"
+
+    def timestamp(self, column: str, typed: bool = False) -> str:
+        if typed:
+            # An instant, or a wall-clock time (TIMESTAMP_NTZ, DATE) read as UTC: either orders as it is,
+            # and no session time zone enters a comparison.
+            return column
+        return super().timestamp(column)  # every text spelling is rewritten with an explicit offset first
+
+    def group(self, text: str, pattern: str, i: int) -> str:
+        return f"regexp_extract({text}, '^(?:{pattern})$(?!(?s:.))', {i})"
+
+    def int_div(self, a: str, b: str) -> str:
+        return f"(({a}) div ({b}))"
+
+    def integer_sum(self, expr: str) -> str:
+        # Spark's SUM of a BIGINT is a BIGINT: 1,024 mantissas (each below 2^53) would overflow it. A
+        # DECIMAL(38,0) sum holds below 10^38 > 2^126, i.e. more than 2^73 mantissas per (agent, exponent);
+        # the BIGINT -> DECIMAL cast is exact (a double -> DECIMAL cast would go through its decimal text).
+        return f"SUM(CAST({expr} AS DECIMAL(38,0)))"
+
+    def store(self, name: str, query: str) -> str:
+        # A cached temporary view (Spark has no temporary tables); _score drops it afterwards.
+        return f"CACHE TABLE {name} AS {query}"
+
+    # newest_cutoff: none. Spark has no top-n aggregate (collect_list would gather every run of an agent),
+    # and it needs no prefilter: ROW_NUMBER() ... WHERE position <= n is planned with a WindowGroupLimit,
+    # a top-n per agent taken before the shuffle.
+
+
+SPARK = Spark()
+
+
+# --------------------------------------------------------------------------- sessions
+
+
+def local_session(conf: Mapping[str, str] | None = None) -> Any:
+    """A local-mode SparkSession on every core (no UI), or the one this process already runs."""
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master("local[*]").appName("scoring")
+    settings = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+                "spark.sql.shuffle.partitions": "8", **(conf or {})}
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    session = builder.getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def connect_session(url: str) -> Any:
+    """A new session on a Spark Connect server (``sc://host:port``); the caller stops it."""
+    from pyspark.sql import SparkSession
+
+    found = re.fullmatch(r"sc://([^:/;]+|\[[0-9a-fA-F:]+\])(?::([0-9]{1,5}))?/?(;.*)?", url)
+    if not found:
+        raise ValueError("a Spark Connect URL reads sc://host[:port][/;option=value...], e.g. sc://localhost:15002")
+    host, port = found.group(1).strip("[]"), int(found.group(2) or 15002)
+    # The client retries a refused connection for ten minutes: a server that is not there is said at once.
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise ConnectionError(f"cannot connect to the Spark Connect server at {host}:{port} ({why})") from None
+    return SparkSession.builder.remote(url).create()
+
+
+@contextmanager
+def _settings(spark: Any) -> Iterator[None]:
+    previous = {key: spark.conf.get(key, None) for key in SETTINGS}
+    changed = {key: value for key, value in SETTINGS.items() if (previous[key] or "").lower() != value}
+    for key, value in changed.items():
+        spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        for key in changed:
+            if previous[key] is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, previous[key])
+
+
+def spark_error(exc: BaseException) -> str:
+    """What went wrong, from a Spark error: its error class and message, and its root cause's."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    found = [m.group(0).strip() for m in (re.search(r"\[[A-Z][A-Z0-9_.]+\].*", line) for line in lines) if m]
+    if not found:
+        return (lines[0] if lines else type(exc).__name__)[:300]
+    text = found[0] if len(found) == 1 else f"{found[0]} (caused by {found[-1]})"
+    return text if len(text) <= 300 else text[:299] + "…"
+
+
+# --------------------------------------------------------------------------- sources
+
+
+@dataclasses.dataclass
+class _Source:
+    frame: Any  # a pyspark DataFrame
+    name: str  # for messages
+    row_number: Any  # a Column numbering the rows from 1, or None
+    file_order: bool  # whether rows have an order (one file) for the radar window without finished_at
+
+
+def _refuse(name: str, detail: str, column: str | None = None) -> RunsValidationError:
+    return RunsValidationError([Problem.of(Reason.FILE, None, column, detail=detail)], source=name)
+
+
+def _is_local(path: str) -> bool:
+    return "://" not in path and not path.startswith("file:") and not any(c in path for c in "*?[{")
+
+
+def _read_path(spark: Any, path: str, *, local: bool) -> _Source:
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    name = Path(path.rstrip("/")).name or path
+    suffix = Path(name).suffix.lower()
+    if local and _is_local(path) and not Path(path).exists():
+        raise _refuse(name, f"cannot read {path}: no such file")
+    if suffix in OTHER_SUFFIXES:
+        raise _refuse(name, f"the Spark engine reads Parquet and CSV files; use the pandas engine for {suffix}")
+    csv = suffix == ".csv" or name.lower().endswith(".csv.gz")
+    try:
+        if csv:
+            # The header is read as a record, so that its names reach SPEC 1's duplicate-column check as
+            # written (Spark would rename a repeated name); every file's header must then match it.
+            first = spark.read.options(**{**CSV_OPTIONS, "header": "false"}).csv(path).limit(1).collect()
+            if not first:
+                raise _refuse(name, "the file is empty")
+            header = ["" if v is None else str(v) for v in first[0]]
+            _normalize_names(header)  # a repeated column is refused here, before Spark sees it
+            schema = StructType([StructField(h, StringType()) for h in header])
+            frame = (spark.read.options(**CSV_OPTIONS).option("header", "true").option("enforceSchema", "false")
+                     .schema(schema).csv(path))
+        else:
+            frame = spark.read.parquet(path)
+        files = frame.inputFiles()
+    except RunsValidationError as exc:
+        raise RunsValidationError(exc.problems, source=name) from None
+    except Exception as exc:  # pyspark raises its own and py4j's errors: one line of it is the reason
+        kind = "CSV" if csv else "Parquet (a CSV path ends in .csv)"
+        raise _refuse(name, f"not readable as {kind}: {spark_error(exc)}") from None
+    if len(files) != 1:
+        return _Source(frame, name, None, file_order=False)
+    if csv:
+        # One task reads the whole file in order (multiLine files are not split): the record's position in
+        # its partition is its row. monotonically_increasing_id() is partition << 33 plus that position.
+        # (Were a file ever split, the rows of a part that does not start the file would have no number.)
+        position = F.monotonically_increasing_id() - F.shiftleft(F.spark_partition_id().cast("bigint"), 33)
+        starts_the_file = F.col("_metadata.file_block_start") == 0
+        return _Source(frame, name, F.when(starts_the_file, position + 1), file_order=True)
+    return _Source(frame, name, F.col("_metadata.row_index") + 1, file_order=True)
+
+
+def _read_table(spark: Any, table: str) -> _Source:
+    try:
+        frame = spark.table(table)  # a (multi-part) name, never SQL text
+        frame.columns  # noqa: B018 (resolves the table: a missing one fails here)
+    except Exception as exc:
+        raise _refuse(table, f"cannot read table {table}: {spark_error(exc)}") from None
+    return _Source(frame, table, None, file_order=False)
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def score_spark(path: str | Path | None = None, *, table: str | None = None, spark: Any = None,
+                remote: str | None = None,
+                policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
+                levels: Sequence[int] | None = None) -> Report:
+    """Score a Parquet or CSV ``path`` (or a catalog ``table``) with Spark.
+
+    ``spark`` is an existing SparkSession (classic or Connect), left running; ``remote`` a Spark Connect
+    URL to open a session on; with neither, a local-mode session (or the one this process runs). A
+    session opened here is stopped afterwards. The session's settings are left as they were
+    (``SETTINGS`` are set while scoring); nothing is written to the catalog.
+    """
+    if (path is None) == (table is None):
+        raise ValueError("give either a path or a table")
+    own = None
+    if spark is None and remote:
+        spark = own = connect_session(remote)
+    elif spark is None:
+        from pyspark.sql import SparkSession
+
+        running = SparkSession.getActiveSession()
+        spark = local_session()
+        own = None if running is not None else spark
+    try:
+        with _settings(spark):
+            source = _read_table(spark, table) if table is not None else _read_path(spark, str(path),
+                                                                                    local=remote is None)
+            return _score(spark, source, policy, weights, levels)
+    finally:
+        if own is not None:
+            own.stop()  # a Connect session releases its server state; local mode ends its JVM
+
+
+def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, float] | None,
+           levels: Sequence[int] | None) -> Report:
+    from pyspark.sql import functions as F
+
+    token = uuid.uuid4().hex[:12]
+    raw_view, runs_view, window_view = (f"scoring_{part}_{token}" for part in ("source", "runs", "window"))
+    columns = list(source.frame.columns)
+    kinds = _kinds(dict(source.frame.dtypes))
+    numbered = source.frame.select(
+        *[F.col(_quoted(c)) for c in columns],
+        (source.row_number if source.row_number is not None else F.lit(None).cast("bigint")).alias(ROW_COLUMN))
+    try:
+        table_sql, names = _renamed_source(f"`{raw_view}`", columns, _quoted, keep=ROW_COLUMN)
+    except RunsValidationError as exc:
+        raise RunsValidationError(exc.problems, source=source.name) from None
+    _required(names, source.name)
+    has_finished_at = "finished_at" in names
+    if not has_finished_at and not source.file_order:
+        raise _refuse(source.name, "several files or a table have no file order: the radar window needs a "
+                                   "finished_at column", "finished_at")
+    renamed_kinds = {n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()}
+    normalized = normalized_sql(table_sql, SPARK, has_steps="steps" in names, has_finished_at=has_finished_at,
+                                row_number=ROW_COLUMN, kinds=renamed_kinds)
+
+    def execute(query: str) -> tuple[list[str], list[tuple]]:
+        frame = spark.sql(query)
+        return list(frame.columns), [tuple(row) for row in frame.collect()]
+
+    numbered.createOrReplaceTempView(raw_view)
+    try:
+        # Normalize once: the cached view is what every later query reads (it spills to disk if it must).
+        try:
+            spark.sql(f"CACHE TABLE `{runs_view}` AS {normalized}")
+        except Exception as exc:
+            raise _refuse(source.name, f"Spark could not read the runs: {spark_error(exc)}") from None
+        scorer = SqlScorer(execute, SPARK, f"`{runs_view}` AS runs", has_finished_at=has_finished_at,
+                           has_row_numbers=source.row_number is not None, policy=policy, kinds=renamed_kinds)
+        scorer.window_table = window_view
+        try:
+            scorer.validate(source.name)
+        except RunsValidationError as exc:
+            if source.row_number is None:
+                raise _by_run_id(scorer, exc) from None
+            raise
+        return scorer.report(weights, levels)
+    finally:
+        for view in (window_view, runs_view):
+            spark.sql(f"UNCACHE TABLE IF EXISTS `{view}`")
+            spark.catalog.dropTempView(view)
+        spark.catalog.dropTempView(raw_view)
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _by_run_id(scorer: SqlScorer, exc: RunsValidationError) -> RunsValidationError:
+    """The same refusal with each listed row named by its run_id (a source without row numbers)."""
+    rules = {(column, reason.code): (reason, condition, shown)
+             for column, reason, condition, shown in validation_queries(scorer.d, scorer.kinds)}
+    problems: list[Problem] = []
+    listed: set[tuple[str | None, str]] = set()
+    for problem in exc.problems:
+        key = (problem.column, problem.code)
+        if key not in rules or problem.reason.endswith("row(s) not listed"):
+            problems.append(problem)  # a duplicate run_id (named already), a count of more rows, a file problem
+            continue
+        if key in listed:
+            continue
+        listed.add(key)
+        reason, condition, shown = rules[key]
+        found = scorer.rows(f"SELECT run_id, {shown} FROM {scorer.runs} WHERE ({condition}) "
+                            f"ORDER BY run_id LIMIT {MAX_PROBLEMS}")
+        for run_id, value in found:
+            named = f"run_id {run_id!r}" if run_id else "run_id missing"
+            problems.append(Problem(None, problem.column, None if value is None else str(value),
+                                    f"{reason.text()} ({named})", reason.code))
+    return RunsValidationError(problems, source=exc.source, rows_read=exc.rows_read, can_exclude=False,
+                               total=exc.total)

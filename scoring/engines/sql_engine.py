@@ -1,0 +1,886 @@
+"""The SQL engine: the same methodology pushed into SQL, for DuckDB (files larger than memory) and
+PostgreSQL (the platform's own runs table); ``scoring.engines.spark_engine`` adds Apache Spark.
+
+Every per-row step runs in the database: normalization, validation, the completed-run cohort
+statistics, the radar window (``ROW_NUMBER() OVER``), medians, per-task counts. What comes back is a
+few rows per agent (and per task), selected under the field names of the aggregate contracts
+(``HeadlineAggregates``, ``RadarAggregates``, ``RepeatabilityAggregates``), which the same compute
+steps as the pandas engine turn into results: the formula is written once, in ``scoring``, and every
+constant the SQL needs (window size, statuses) comes from the policy and the schema.
+
+Sums are exact in every engine. A double is an integer times a power of two, so each value is split
+into its 53-bit integer mantissa and its exponent; the database sums the mantissas per agent and
+exponent with its own integer SUM (128-bit or arbitrary precision), and the few (agent, exponent)
+totals are shifted and added exactly in Python, with the one final rounding to a double there. That
+is the sum ``math.fsum`` gives, so the averages and the spread agree with the pandas engine to the
+bit. An agent with subnormal or tiny values has its sum taken by ``math.fsum`` over its values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from scoring.contract.limits import DEFAULT_LIMITS, Limits
+from scoring.contract.policy import CANONICAL_POLICY, Policy
+from scoring.contract.schema import (
+    FALSE_TOKENS,
+    FRACTION_DIGITS,
+    HEADLINE_STATUSES,
+    NONFINITE_TOKENS,
+    NUMBER_PATTERN,
+    REQUIRED_COLUMNS,
+    STATUSES,
+    TERMINAL_STATUSES,
+    TIMESTAMP_GROUPS,
+    TIMESTAMP_MAX,
+    TIMESTAMP_MIN,
+    TIMESTAMP_PATTERN,
+    TIMESTAMP_PLAIN_PATTERN,
+    TIMESTAMP_PLAIN_ZONE,
+    TRUE_TOKENS,
+    WHITESPACE,
+    Reason,
+    normalize_column_name,
+)
+from scoring.load.database import (
+    CONNECT_TIMEOUT_S,
+    STATEMENT_TIMEOUT_MS,
+    ConnectionSpec,
+    SourceRefused,
+    SourceTooLarge,
+    check_table_name,
+    connect,
+    fetch_rows,
+    log,
+    redact,
+)
+from scoring.load.runs import LoadedRuns, Problem, RunsValidationError
+from scoring.measures._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, SPREAD_SCALE_AT, SPREAD_SCALE_BY
+from scoring.measures.headline import (
+    LEFT_OUT_STATUSES,
+    HeadlineAccounting,
+    HeadlineAggregates,
+    headline_from_aggregates,
+)
+from scoring.measures.radar import RadarAggregates, middle_value, radar_from_aggregates
+from scoring.measures.repeatability import RepeatabilityAggregates, repeatability_from_aggregates
+from scoring.measures.report import Report, assemble_report
+
+MAX_PROBLEMS = 200
+Execute = Callable[[str], tuple[list[str], list[tuple[Any, ...]]]]  # SQL -> (column names, rows)
+
+
+def _quote_list(values: Iterable[object]) -> str:
+    return ", ".join("'" + str(v).replace("'", "''") + "'" for v in values)
+
+
+class Dialect:
+    """What differs between SQL engines; each engine is a subclass."""
+
+    name = "sql"
+    text_type = "VARCHAR"
+    collate = ""  # appended to a text column to compare it byte by byte, as Python compares str
+    double_type = "DOUBLE PRECISION"  # the name of the 64-bit float type
+    timestamp_type = "TIMESTAMPTZ"  # a timestamp that is an instant
+    materialize = False  # the normalized runs are stored once (a temporary table) rather than re-read
+    try_cast = True  # a cast that gives NULL for a date that does not exist (PostgreSQL's raises an error)
+
+    def literal(self, value: object) -> str:
+        """A text value from the data (an agent id) as a string literal."""
+        return _quote_list([value])
+
+    def trimmed(self, expr: str) -> str:
+        """Surrounding whitespace removed, the characters Python's str.strip removes (schema.WHITESPACE)."""
+        return f"trim({expr}, {_quote_list([WHITESPACE])})"
+
+    def matches(self, expr: str, pattern: str) -> str:
+        return f"regexp_full_match({expr}, '{pattern}')"
+
+    def non_finite(self, expr: str) -> str:
+        return f"(isnan({expr}) OR isinf({expr}))"
+
+    def cast(self, column: str, sql_type: str, spelling: str, typed: bool) -> str:
+        """The column as ``sql_type``; NULL where it is not spelled as one (validation reports those rows)."""
+        if typed:
+            return f"TRY_CAST({column} AS {sql_type})"
+        return f"TRY_CAST({self.trimmed(f'CAST({column} AS {self.text_type})')} AS {sql_type})"
+
+    def cast_double(self, column: str, typed: bool = False) -> str:
+        return self.cast(column, self.double_type, NUMBER_PATTERN, typed)
+
+    def timestamp(self, column: str, typed: bool = False) -> str:
+        """The column as an instant; NULL where the text is not spelled by the one timestamp grammar
+        (schema.TIMESTAMP_PATTERN and its rules). A valid spelling is rewritten in the one form every
+        engine's cast reads alike (``YYYY-MM-DDThh:mm:ss.ffffff+hh:mm``) before it is cast, so no engine's
+        own leniency (an hour of 24, a zone name, a session time zone) enters."""
+        if typed:
+            return self.cast(column, self.timestamp_type, "", typed)
+        text = self.trimmed(f"CAST({column} AS {self.text_type})")
+
+        def part(name: str) -> str:
+            return self.group(text, TIMESTAMP_PATTERN, TIMESTAMP_GROUPS.index(name) + 1)
+
+        def number(name: str) -> str:
+            return self.integer(part(name))
+
+        def two(name: str) -> str:
+            return f"(CASE WHEN {part(name)} = '' THEN '00' ELSE {part(name)} END)"
+
+        year, month = number("year"), number("month")
+        leap = f"({year} % 4 = 0 AND ({year} % 100 <> 0 OR {year} % 400 = 0))"
+        month_days = (f"(CASE WHEN {month} = 2 THEN (CASE WHEN {leap} THEN 29 ELSE 28 END) "
+                      f"WHEN {month} IN (4, 6, 9, 11) THEN 30 ELSE 31 END)")
+        fraction = f"rpad(substr({part('fraction')}, 1, {FRACTION_DIGITS}), {FRACTION_DIGITS}, '0')"
+        offset = (f"(CASE WHEN {part('offset_hours')} = '' THEN '+00:00' "
+                  f"ELSE concat({part('offset_hours')}, ':', {two('offset_minutes')}) END)")
+        spelled = (f"concat({part('year')}, '-', {part('month')}, '-', {part('day')}, 'T', {two('hour')}, ':', "
+                   f"{two('minute')}, ':', {two('second')}, '.', {fraction}, {offset})")
+        stamp = self.cast_text(spelled, self.timestamp_type)
+        low, high = (self.cast_text(self.literal(t), self.timestamp_type) for t in (TIMESTAMP_MIN, TIMESTAMP_MAX))
+        # Nested CASEs: a cast runs only on a spelling that has passed the tests before it (PostgreSQL has
+        # no TRY_CAST and does not promise to evaluate AND from left to right).
+        grammar = (f"CASE WHEN {self.matches(text, TIMESTAMP_PATTERN)} THEN (CASE WHEN {year} >= 1 AND "
+                   f"{number('day')} <= {month_days} THEN (CASE WHEN {stamp} BETWEEN {low} AND {high} "
+                   f"THEN {stamp} END) END) END")
+        if not self.try_cast:
+            return f"({grammar})"
+        # The common spellings are cast as they are (a day that does not exist gives NULL); only the rest
+        # pay for the rewriting (many regular expressions per cell).
+        zoned, naive = TIMESTAMP_PLAIN_PATTERN + TIMESTAMP_PLAIN_ZONE, TIMESTAMP_PLAIN_PATTERN
+        as_utc = f"concat({text}, '+00:00')"  # no zone: UTC, whatever the session's time zone
+        return (f"(CASE WHEN {self.matches(text, zoned)} THEN {self.cast_text(text, self.timestamp_type)} "
+                f"WHEN {self.matches(text, naive)} THEN {self.cast_text(as_utc, self.timestamp_type)} "
+                f"ELSE {grammar} END)")
+
+    def group(self, text: str, pattern: str, i: int) -> str:
+        """Capturing group ``i`` of ``pattern`` matched against the whole of ``text``; '' where it is absent."""
+        return f"regexp_extract({text}, '^(?:{pattern})$', {i})"
+
+    def integer(self, text: str) -> str:
+        """Digits as an INTEGER (only ever called on digits the pattern has matched)."""
+        return f"TRY_CAST({text} AS INTEGER)"
+
+    def cast_text(self, text: str, sql_type: str) -> str:
+        """A text the grammar guarantees as ``sql_type``."""
+        return f"TRY_CAST({text} AS {sql_type})"
+
+    def log2_floor(self, expr: str) -> str:
+        return f"CAST(floor(log2({expr})) AS INTEGER)"
+
+    def pow2(self, expr: str) -> str:
+        return f"pow(2.0, {expr})"
+
+    def int_div(self, a: str, b: str) -> str:
+        return f"(({a}) // ({b}))"
+
+    def newest_cutoff(self, column: str, n: int) -> str | None:
+        """An aggregate: the n-th largest value of ``column`` in the group (None: the dialect has none)."""
+        return None
+
+    def integer_sum(self, expr: str) -> str:
+        """The exact SUM of a BIGINT expression (DuckDB: HUGEINT; PostgreSQL: NUMERIC; never a wrapped value)."""
+        return f"SUM({expr})"
+
+    def store(self, name: str, query: str) -> str:
+        """A statement that keeps the query's rows as the temporary table ``name`` (replacing one)."""
+        return f"CREATE OR REPLACE TEMP TABLE {name} AS {query}"
+
+
+class DuckDB(Dialect):
+    name = "duckdb"
+    materialize = True
+
+    def trimmed(self, expr: str) -> str:
+        # A regular expression: DuckDB's trim() with a character set is several times slower.
+        return f"regexp_replace({expr}, '^{_WHITESPACE_CLASS}+|{_WHITESPACE_CLASS}+$', '', 'g')"
+
+    def newest_cutoff(self, column: str, n: int) -> str | None:
+        return f"list_min(max({column}, {n}))"  # max(x, n): the n largest values, a top-n heap per group
+
+
+class PostgreSQL(Dialect):
+    name = "postgresql"
+    try_cast = False
+    text_type = "TEXT"
+    collate = ' COLLATE "C"'
+
+    def trimmed(self, expr: str) -> str:
+        return f"btrim({expr}, {_quote_list([WHITESPACE])})"
+
+    def matches(self, expr: str, pattern: str) -> str:
+        return f"({expr} ~ '^(?:{pattern})$')"
+
+    def non_finite(self, expr: str) -> str:
+        return f"({expr} IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8))"
+
+    def cast(self, column: str, sql_type: str, spelling: str, typed: bool) -> str:
+        if typed:
+            return f"CAST({column} AS {sql_type})"
+        # PostgreSQL has no TRY_CAST: a text cell such as 'abc' would abort the query (and 'yesterday'
+        # reads as a timestamp), so only a valid spelling is cast.
+        text = self.trimmed(f"CAST({column} AS {self.text_type})")
+        return f"(CASE WHEN {self.matches(text, spelling)} THEN CAST({text} AS {sql_type}) END)"
+
+    def group(self, text: str, pattern: str, i: int) -> str:
+        return f"coalesce((regexp_match({text}, '^(?:{pattern})$'))[{i}], '')"
+
+    def integer(self, text: str) -> str:
+        return f"CAST({text} AS INTEGER)"
+
+    def cast_text(self, text: str, sql_type: str) -> str:
+        return f"CAST({text} AS {sql_type})"
+
+    def log2_floor(self, expr: str) -> str:
+        return f"CAST(floor(log(2.0, CAST({expr} AS NUMERIC))) AS INTEGER)"
+
+    def int_div(self, a: str, b: str) -> str:
+        return f"(({a}) / ({b}))"
+
+
+_WHITESPACE_CLASS = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE) + "]"  # RE2 syntax
+DUCKDB, POSTGRES = DuckDB(), PostgreSQL()
+
+
+# --------------------------------------------------------------------------- normalization and validation
+
+
+def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at: bool, row_number: str,
+                   kinds: Mapping[str, str] | None = None) -> str:
+    """SELECT canonical columns from ``source`` (SPEC 1 spellings; invalid cells become NULL here and
+    are caught by the validation queries, which see the raw text too)."""
+    text = d.text_type
+    kinds = kinds or {}
+    numeric = {c: kinds.get(c) == "numeric" for c in ("latency_ms", "cost_usd", "steps")}
+    typed_time = kinds.get("finished_at") == "timestamp"
+    success = f"lower({d.trimmed(f'CAST(success AS {text})')})"
+    if kinds.get("success") == "boolean":  # a typed column needs no spelling check
+        outcome, outcome_text = "CAST(success AS BOOLEAN)", "NULL"
+    else:
+        outcome = (f"CASE WHEN {success} IN ({_quote_list(sorted(TRUE_TOKENS))}) THEN TRUE "
+                   f"WHEN {success} IN ({_quote_list(sorted(FALSE_TOKENS))}) THEN FALSE END")
+        outcome_text = success
+    return f"""
+    SELECT
+      {d.trimmed(f'CAST(run_id AS {text})')} AS run_id,
+      {d.trimmed(f'CAST(agent_id AS {text})')} AS agent_id,
+      {d.trimmed(f'CAST(task_id AS {text})')} AS task_id,
+      lower({d.trimmed(f'CAST(status AS {text})')}) AS status,
+      CAST(status AS {text}) AS status_text,
+      {outcome} AS success,
+      {outcome_text} AS success_text,
+      {d.cast_double('latency_ms', numeric['latency_ms'])} AS latency_ms,
+      {'NULL' if numeric['latency_ms'] else f'CAST(latency_ms AS {text})'} AS latency_text,
+      {d.cast_double('cost_usd', numeric['cost_usd'])} AS cost_usd,
+      {'NULL' if numeric['cost_usd'] else f'CAST(cost_usd AS {text})'} AS cost_text,
+      {d.cast_double('steps', numeric['steps']) if has_steps else f'CAST(NULL AS {d.double_type})'} AS steps,
+      {f'CAST(steps AS {text})' if has_steps and not numeric['steps'] else f'CAST(NULL AS {text})'} AS steps_text,
+      {d.timestamp('finished_at', typed_time) if has_finished_at else f'CAST(NULL AS {d.timestamp_type})'}
+        AS finished_at,
+      {f'CAST(finished_at AS {text})' if has_finished_at and not typed_time else f'CAST(NULL AS {text})'}
+        AS finished_text,
+      {row_number} AS source_row
+    FROM {source} AS src"""
+
+
+def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> list[tuple[str, Reason, str, str]]:
+    """(column, reason, WHERE condition, offending text) for every SPEC 1 rule, on the normalized runs.
+
+    ``kinds`` maps a source column to "numeric" or "timestamp" when its type already guarantees the
+    spelling: the text checks (regular expressions) then do not run at all.
+    """
+    kinds = kinds or {}
+    rules = [(c, Reason.MISSING_VALUE, f"{c} IS NULL OR {c} = ''", c) for c in ("run_id", "agent_id", "task_id")]
+    rules += [
+        ("status", Reason.UNKNOWN_STATUS,
+         f"status IS NOT NULL AND status <> '' AND status NOT IN ({_quote_list(STATUSES)})", "status_text"),
+        ("status", Reason.MISSING_VALUE, "status IS NULL OR status = ''", "status_text"),
+        ("success", Reason.NOT_AN_OUTCOME, "success IS NULL AND success_text IS NOT NULL AND success_text <> ''",
+         "success_text"),
+    ]
+    for column, text in (("latency_ms", "latency_text"), ("cost_usd", "cost_text"), ("steps", "steps_text")):
+        negative = f"{column} < 0 AND NOT {d.non_finite(column)}"  # -inf is not finite, and only that (SPEC 1)
+        if kinds.get(column) == "numeric":  # a typed column: only the values themselves can be wrong
+            shown = f"CAST({column} AS {d.text_type})"
+            rules += [(column, Reason.NOT_FINITE, f"{column} IS NOT NULL AND {d.non_finite(column)}", shown),
+                      (column, Reason.NEGATIVE, negative, shown)]
+            continue
+        stripped = d.trimmed(text)
+        token = f"lower({stripped}) IN ({_quote_list(sorted(NONFINITE_TOKENS))})"
+        rules += [
+            (column, Reason.NOT_A_NUMBER, f"{text} IS NOT NULL AND {stripped} <> '' AND NOT {token} "
+                                          f"AND NOT {d.matches(stripped, NUMBER_PATTERN)}", text),
+            (column, Reason.NOT_FINITE, f"{token} OR ({column} IS NOT NULL AND {d.non_finite(column)})", text),
+            (column, Reason.NEGATIVE, negative, text),
+        ]
+    rules.append(("steps", Reason.NOT_WHOLE,
+                  f"steps IS NOT NULL AND NOT {d.non_finite('steps')} AND steps >= 0 AND steps <> floor(steps)",
+                  f"COALESCE(steps_text, CAST(steps AS {d.text_type}))"))
+    if kinds.get("finished_at") != "timestamp":  # a typed column is a timestamp or empty
+        # finished_at is NULL exactly where the text is empty or not spelled by the grammar (Dialect.timestamp).
+        rules.append(("finished_at", Reason.NOT_A_TIMESTAMP,
+                      f"finished_text IS NOT NULL AND {d.trimmed('finished_text')} <> '' AND finished_at IS NULL",
+                      "finished_text"))
+    if kinds.get("success") == "boolean":
+        rules = [r for r in rules if r[0] != "success"]
+    return rules
+
+
+def _named(result: tuple[list[str], list[tuple]], cls: type, index: Mapping[str, int], size: int,
+           key: str = "agent_id") -> dict[str, np.ndarray]:
+    """A contract dataclass from query rows whose columns carry its field names (one row per agent)."""
+    columns, rows = result
+    position = {c: j for j, c in enumerate(columns)}
+    values = {}
+    for f in fields(cls):
+        column = np.full(size, np.nan)
+        j = position[f.name]
+        for r in rows:
+            if r[j] is not None:
+                column[index[r[position[key]]]] = float(r[j])
+        values[f.name] = column
+    return values
+
+
+class SqlScorer:
+    """Runs the generated queries through ``execute`` and builds the Report."""
+
+    window_table = "radar_window"  # the radar window's temporary table, where the dialect stores it
+
+    def __init__(self, execute: Execute, dialect: Dialect, runs: str, *, has_finished_at: bool,
+                 has_row_numbers: bool, policy: Policy = CANONICAL_POLICY, kinds: Mapping[str, str] | None = None):
+        """``runs`` names the normalized runs (a table, a view, or a parenthesised subquery with an alias)."""
+        self.execute, self.d, self.policy, self.runs = execute, dialect, policy, runs
+        self.has_finished_at, self.has_row_numbers = has_finished_at, has_row_numbers
+        self.kinds = dict(kinds or {})
+        self.warnings: list[str] = [] if has_finished_at else [
+            "No finished_at column: file order is used for the radar window (a later row is newer)."]
+
+    def rows(self, query: str) -> list[tuple]:
+        return self.execute(query)[1]
+
+    # ----------------------------------------------------------------------- validation (SPEC 1)
+
+    def validate(self, source_name: str) -> None:
+        rules = validation_queries(self.d, self.kinds)
+        # One scan counts every rule (and the rows); only a failing rule is scanned again for examples.
+        counts = self.rows("SELECT COUNT(*), " + ", ".join(f"COUNT(*) FILTER (WHERE {c})" for _, _, c, _ in rules)
+                           + f" FROM {self.runs}")[0]
+        rows_read, counts = int(counts[0]), counts[1:]
+        if rows_read == 0:
+            raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=source_name)
+        problems: list[Problem] = []
+        total = 0
+        for (column, reason, condition, shown), failing in zip(rules, counts):
+            if not failing:
+                continue
+            total += int(failing)
+            found = self.rows(f"SELECT source_row, {shown} FROM {self.runs} WHERE ({condition}) "
+                              f"ORDER BY source_row LIMIT {MAX_PROBLEMS}")
+            problems += [Problem.of(reason, None if r is None else int(r), column, None if v is None else str(v))
+                         for r, v in found]
+            if len(found) < failing:  # more than listed (or rows the engine could not list)
+                problems.append(Problem(None, column, None, f"{reason.text()}: {int(failing) - len(found):,} more "
+                                                            "row(s) not listed", reason.code))
+        order = "source_row" if self.has_row_numbers else f"run_id{self.d.collate}"
+        # A grouped count (it spills to disk under a memory limit; COUNT(DISTINCT) does not).
+        repeated = self.rows(f"SELECT COUNT(*) FROM (SELECT run_id FROM {self.runs} WHERE run_id IS NOT NULL "
+                             f"GROUP BY run_id HAVING COUNT(*) > 1) AS repeated")[0][0]
+        duplicates = [] if not repeated else self.rows(f"""
+            SELECT source_row, run_id, first_row FROM (
+              SELECT source_row, run_id, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) AS k,
+                     MIN(source_row) OVER (PARTITION BY run_id) AS first_row
+              FROM {self.runs} WHERE run_id IS NOT NULL AND run_id <> '') AS d
+            WHERE k > 1 ORDER BY source_row, run_id LIMIT {MAX_PROBLEMS}""")
+        problems += [Problem.of(Reason.DUPLICATE_RUN_ID, None if r is None else int(r), "run_id", str(rid),
+                                where="" if first is None else f"; first seen at row {int(first)}")
+                     for r, rid, first in duplicates]
+        if problems:
+            problems.sort(key=lambda p: (p.row is None, p.row or 0))
+            raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False,
+                                      total=max(total + len(duplicates), len(problems)))
+
+    # ----------------------------------------------------------------------- exact sums
+
+    def exact_sums(self, value: str, where: str, source: str | None = None,
+                   shift: Mapping[str, int] | None = None) -> dict[str, float]:
+        """Per agent, the correctly rounded sum of ``value`` (>= 0) over the rows ``where`` selects, times
+        2^-shift (the agent's ``shift``, 0 by default): the sum of huge values without an overflow."""
+        shift = shift or {}
+        d, source = self.d, source or self.runs
+        terms = f"""
+            SELECT agent_id, v, {d.log2_floor('v')} AS e0 FROM (
+              SELECT agent_id, CAST({value} AS {d.double_type}) AS v FROM {source} WHERE {where}) AS x
+            WHERE v > 0"""
+        # log2 may be one off near a power of two: the exponent is corrected so that v / 2^e is in [1, 2).
+        exact = f"""
+            SELECT agent_id, v, e0 + (CASE WHEN v >= {d.pow2('e0 + 1')} THEN 1 WHEN v < {d.pow2('e0')} THEN -1
+                                          ELSE 0 END) AS e FROM ({terms}) AS t"""
+        # mantissa = v * 2^(52 - e): an integer in [2^52, 2^53), exactly, for a value that is neither
+        # subnormal nor tiny (2^(52 - e) must not overflow a double). The mantissas are summed per agent and
+        # exponent by an exact integer SUM (Dialect.integer_sum: 128-bit, arbitrary or DECIMAL(38,0)), and the
+        # few (agent, exponent) totals are combined exactly here, with one rounding at the end.
+        normal = f"v >= CAST('2.2250738585072014e-308' AS {d.double_type}) AND e >= -960"
+        mantissa = f"CAST(v * {d.pow2('52 - e')} AS BIGINT)"
+        mantissa_sum = d.integer_sum(f"CASE WHEN {normal} THEN {mantissa} END")
+        summed = self.rows(f"""
+            SELECT agent_id, e, {mantissa_sum} AS total,
+                   COUNT(*) FILTER (WHERE NOT ({normal})) AS odd
+            FROM ({exact}) AS s GROUP BY agent_id, e""")
+        totals: dict[str, list[tuple[int, int]]] = {}
+        odd = set()
+        for agent, e, total, n_odd in summed:
+            if n_odd:
+                odd.add(agent)
+            elif total is not None:
+                totals.setdefault(agent, []).append((int(e), int(Decimal(total))))
+        out = {}
+        for agent, parts in totals.items():
+            if agent in odd:
+                continue
+            low = min(e for e, _ in parts)
+            exact_total = sum(total << (e - low) for e, total in parts)
+            out[agent] = float(Fraction(exact_total) * Fraction(2) ** (low - 52 - shift.get(agent, 0)))
+        for agent in sorted(odd):
+            out[agent] = math.fsum(math.ldexp(float(v), -shift.get(agent, 0)) for (v,) in self.rows(
+                f"SELECT CAST({value} AS {d.double_type}) FROM {source} WHERE ({where}) AND agent_id = "
+                f"{d.literal(agent)}"))
+        return out
+
+    # ----------------------------------------------------------------------- aggregates
+
+    def agents(self) -> tuple[str, ...]:
+        return tuple(sorted(str(r[0]) for r in self.rows(f"SELECT DISTINCT agent_id FROM {self.runs}")))
+
+    def headline_aggregates(self, agents: Sequence[str]) -> HeadlineAggregates:
+        """The completed-run cohort per agent (SPEC 3), with exact sums and the spread from the exact mean.
+
+        Huge values are scaled by a power of two before they are added, by the pandas engine's rule
+        (scoring.measures._groups: MEAN_SCALE_*, SPREAD_SCALE_*), so that no sum overflows in either engine.
+        """
+        index = {a: i for i, a in enumerate(agents)}
+        completed = f"status IN ({_quote_list(HEADLINE_STATUSES)})"  # the headline cohort (_groups.headline_cohort)
+        counts = _named(self.execute(f"""
+            SELECT agent_id, COUNT(*) AS completed_runs, COUNT(*) FILTER (WHERE success) AS successful_runs,
+                   COUNT(latency_ms) AS latency_runs, COUNT(cost_usd) AS cost_runs,
+                   MAX(latency_ms) AS latency_max, MAX(cost_usd) AS cost_max
+            FROM {self.runs} WHERE {completed} GROUP BY agent_id"""), _Counts, index, len(agents))
+        counts = {k: np.nan_to_num(v) for k, v in counts.items()}
+
+        def scale(largest: np.ndarray, at: int, by: int) -> np.ndarray:
+            return np.where(largest >= 2.0 ** at, by, 0).astype(np.int64)
+
+        def mean(column: str, n: np.ndarray) -> np.ndarray:
+            shift = scale(counts[f"{column.split('_')[0]}_max"], MEAN_SCALE_AT, MEAN_SCALE_BY)
+            sums = self.exact_sums(column, f"{completed} AND {column} IS NOT NULL",
+                                   shift={a: int(shift[i]) for i, a in enumerate(agents)})
+            return np.ldexp(_divide([sums.get(a, 0.0) for a in agents], n), shift)
+
+        latency_mean = mean("latency_ms", counts["latency_runs"])
+        cost_mean = mean("cost_usd", counts["cost_runs"])
+        # The spread: sum of (x - mean)^2 with the mean computed above (the same double as pandas uses).
+        # Each mean and scale travels as its shortest round-trip text, which every engine parses to the same double.
+        shift = scale(counts["latency_max"], SPREAD_SCALE_AT, SPREAD_SCALE_BY)
+        double = self.d.double_type
+        means = ", ".join(f"({self.d.literal(a)}, CAST({_quote_list([repr(float(m))])} AS {double}), "
+                          f"CAST({_quote_list([repr(math.ldexp(1.0, -int(k)))])} AS {double}))"
+                          for a, m, k in zip(agents, latency_mean, shift) if not np.isnan(m))
+        squares: dict[str, float] = {}
+        if means:
+            deviation = "((r.latency_ms - m.mean) * m.factor)"
+            deviations = (f"(SELECT r.agent_id, r.status, {deviation} * {deviation} AS d2 "
+                          f"FROM {self._aliased('r')} JOIN (VALUES {means}) AS m(agent_id, mean, factor) "
+                          f"ON r.agent_id = m.agent_id) AS dev")
+            squares = self.exact_sums("d2", f"{completed} AND d2 IS NOT NULL", source=deviations)
+        pstdev = np.ldexp(np.sqrt(_divide([squares.get(a, 0.0) for a in agents], counts["latency_runs"])), shift)
+        return HeadlineAggregates(completed_runs=counts["completed_runs"], successful_runs=counts["successful_runs"],
+                                  latency_runs=counts["latency_runs"], latency_mean=latency_mean,
+                                  latency_pstdev=pstdev, cost_runs=counts["cost_runs"], cost_mean=cost_mean)
+
+    def headline_accounting(self, agents: Sequence[str]) -> HeadlineAccounting:
+        """The runs the headline leaves out, by status, with their exact summed cost; known completed outcomes."""
+        index = {a: i for i, a in enumerate(agents)}
+        size = len(agents)
+        by_status = {s: np.zeros(size, dtype=np.int64) for s in LEFT_OUT_STATUSES}
+        known = np.zeros(size, dtype=np.int64)
+        cost_runs = np.zeros(size, dtype=np.int64)
+        for agent, status, runs, outcomes, costs in self.rows(f"""
+                SELECT agent_id, status, COUNT(*), COUNT(success), COUNT(cost_usd) FROM {self.runs}
+                WHERE status IN ({_quote_list(TERMINAL_STATUSES)}) GROUP BY agent_id, status"""):
+            i = index[str(agent)]
+            if status == "completed":
+                known[i] = int(outcomes)
+            else:
+                by_status[str(status)][i] = int(runs)
+                cost_runs[i] += int(costs)
+        left = f"status IN ({_quote_list(LEFT_OUT_STATUSES)}) AND cost_usd IS NOT NULL"
+        sums = self.exact_sums("cost_usd", left) if cost_runs.any() else {}
+        return HeadlineAccounting(by_status, np.array([sums.get(a, 0.0) for a in agents], dtype=float),
+                                  cost_runs, known)
+
+    def _aliased(self, alias: str) -> str:
+        """The normalized runs under another alias (a subquery's own alias replaced)."""
+        if self.runs.endswith(" AS runs"):
+            return self.runs[: -len(" AS runs")] + f" AS {alias}"
+        return f"{self.runs} AS {alias}"
+
+    def radar_aggregates(self, agents: Sequence[str]) -> RadarAggregates:
+        """The latest-window aggregates (SPEC 4): counts and exact medians per agent, counts per (agent, task)."""
+        index = {a: i for i, a in enumerate(agents)}
+        c = self.d.collate
+        order = ("finished_at DESC NULLS LAST, " if self.has_finished_at else "") + \
+            (f"run_id{c} DESC" if self.has_finished_at else "source_row DESC")
+        size = int(self.policy.radar_window)
+        terminal = f"status IN ({_quote_list(TERMINAL_STATUSES)})"
+        source, where = self._aliased("r"), f"r.{terminal}"
+        cutoff = self.d.newest_cutoff("finished_at", size) if self.has_finished_at else None
+        if cutoff is not None:
+            # Only the runs at or after each agent's size-th newest finished_at can be in its window (all of
+            # them when it has fewer dated runs): the window's sort then sees a few rows per agent, not all.
+            source += (f" JOIN (SELECT agent_id, {cutoff} AS cutoff, COUNT(finished_at) AS dated FROM {self.runs} "
+                       f"WHERE {terminal} GROUP BY agent_id) AS c ON r.agent_id = c.agent_id")
+            where += f" AND (c.dated < {size} OR r.finished_at >= c.cutoff)"
+        window = f"""(SELECT * FROM (
+              SELECT r.agent_id, task_id, success, latency_ms, cost_usd, steps,
+                     ROW_NUMBER() OVER (PARTITION BY r.agent_id ORDER BY {order}) AS position
+              FROM {source} WHERE {where}) AS ranked
+            WHERE position <= {size}) AS w"""
+        if self.d.materialize:  # the window is small (at most window x agents rows): computed once
+            self.execute(self.d.store(self.window_table, f"SELECT * FROM {window}"))
+            window = f"{self.window_table} AS w"
+        counts = _named(self.execute(f"""
+            SELECT agent_id, COUNT(*) AS n_window, COUNT(success) AS n_known,
+                   COUNT(*) FILTER (WHERE success) AS n_success, COUNT(latency_ms) AS n_lat,
+                   COUNT(cost_usd) AS n_cost, COUNT(steps) AS n_steps,
+                   COUNT(*) FILTER (WHERE steps > 0) AS nonzero_steps
+            FROM {window} GROUP BY agent_id"""), _WindowCounts, index, len(agents))
+        counts = {k: np.nan_to_num(v).astype(np.int64) for k, v in counts.items()}
+        medians = {}
+        for column, name in (("latency_ms", "p50_lat"), ("cost_usd", "p50_cost"), ("steps", "p50_steps")):
+            medians[name] = self._medians(window, column, index, len(agents))
+        tasks = self.rows(f"""
+            SELECT agent_id, task_id, COUNT(success) AS n, COUNT(*) FILTER (WHERE success) AS c
+            FROM {window} WHERE success IS NOT NULL GROUP BY agent_id, task_id""")
+        # The contract's order: agent, then task_id as text (robustness sums its tasks in this order).
+        tasks = [(i, n, k) for i, _, n, k in sorted((index[a], str(t), int(n), int(k)) for a, t, n, k in tasks)]
+        return RadarAggregates(**counts, **medians,
+                               task_agent=np.array([t[0] for t in tasks], dtype=np.int64),
+                               task_n=np.array([t[1] for t in tasks], dtype=np.int64),
+                               task_c=np.array([t[2] for t in tasks], dtype=np.int64))
+
+    def _medians(self, window: str, column: str, index: Mapping[str, int], size: int) -> np.ndarray:
+        """The median as the mean of the two middle values, computed in Python like the pandas engine."""
+        rows = self.rows(f"""
+            SELECT agent_id, {column} AS v, k, n FROM (
+              SELECT agent_id, {column}, ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {column}) AS k,
+                     COUNT(*) OVER (PARTITION BY agent_id) AS n
+              FROM {window} WHERE {column} IS NOT NULL) AS o
+            WHERE k = {self.d.int_div('n + 1', '2')} OR k = {self.d.int_div('n', '2')} + 1""")
+        middle: dict[str, list[float]] = {}
+        for agent, v, _, _ in sorted(rows, key=lambda r: (r[0], r[2])):
+            middle.setdefault(agent, []).append(float(v))
+        out = np.full(size, np.nan)
+        for agent, values in middle.items():
+            out[index[agent]] = middle_value(values)
+        return out
+
+    def repeatability_aggregates(self, agents: Sequence[str]) -> RepeatabilityAggregates:
+        """Per (agent, task): n known terminal outcomes and c successes (SPEC 5), in Python's text order."""
+        index = {a: i for i, a in enumerate(agents)}
+        rows = self.rows(f"""
+            SELECT agent_id, task_id, COUNT(*) AS n, COUNT(*) FILTER (WHERE success) AS c
+            FROM {self.runs} WHERE status IN ({_quote_list(TERMINAL_STATUSES)}) AND success IS NOT NULL
+            GROUP BY agent_id, task_id""")
+        rows = sorted((index[str(a)], str(t), int(n), int(k)) for a, t, n, k in rows)
+        return RepeatabilityAggregates(agent=np.array([r[0] for r in rows], dtype=np.int64),
+                                       task_id=np.array([r[1] for r in rows], dtype=object),
+                                       n=np.array([r[2] for r in rows], dtype=np.int64),
+                                       c=np.array([r[3] for r in rows], dtype=np.int64))
+
+    def report(self, weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None) -> Report:
+        p = self.policy
+        agents = self.agents()
+        report = assemble_report(headline_from_aggregates(agents, self.headline_aggregates(agents), p,
+                                                          self.headline_accounting(agents)),
+                                 radar_from_aggregates(agents, self.radar_aggregates(agents), p),
+                                 repeatability_from_aggregates(agents, self.repeatability_aggregates(agents), p,
+                                                               levels), p, weights)
+        return dataclasses.replace(report, warnings=tuple(self.warnings))
+
+
+@dataclass(frozen=True)
+class _Counts:
+    completed_runs: float
+    successful_runs: float
+    latency_runs: float
+    cost_runs: float
+    latency_max: float
+    cost_max: float
+
+
+@dataclass(frozen=True)
+class _WindowCounts:
+    n_window: float
+    n_known: float
+    n_success: float
+    n_lat: float
+    n_cost: float
+    n_steps: float
+    nonzero_steps: float
+
+
+def _divide(num: ArrayLike, den: ArrayLike) -> np.ndarray:
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    out = np.full(len(num), np.nan)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+# --------------------------------------------------------------------------- sources
+
+
+def _kinds(types: Mapping[str, str]) -> dict[str, str]:
+    """Source column -> "numeric", "timestamp" or "other", from SQL type names."""
+    out = {}
+    for name, kind in types.items():
+        kind = kind.upper()
+        if kind.startswith(("DOUBLE", "FLOAT", "REAL", "INT", "BIGINT", "SMALLINT", "TINYINT", "HUGEINT",
+                            "DECIMAL", "NUMERIC", "UBIGINT", "UINTEGER", "USMALLINT", "UTINYINT")):
+            out[name] = "numeric"
+        elif kind.startswith(("TIMESTAMP", "DATE")):
+            out[name] = "timestamp"
+        elif kind.startswith("BOOL"):
+            out[name] = "boolean"
+        else:
+            out[name] = "other"
+    return out
+
+
+def _normalize_names(names: list[str]) -> dict[str, str]:
+    mapping: dict[str, str] = {}
+    for n in names:
+        name = normalize_column_name(n)
+        if name in mapping:
+            raise RunsValidationError([Problem.of(Reason.DUPLICATE_COLUMN, None, name, first=mapping[name],
+                                                  second=n, name=name)])
+        mapping[name] = n
+    return mapping
+
+
+ROW_COLUMN = "scoring_source_row_"  # the file's row number, carried through the renaming
+
+
+def _renamed_source(source: str, columns: list[str], quote: Callable[[str], str],
+                    keep: str | None = None) -> tuple[str, set[str]]:
+    """``source`` with its columns under their SPEC 1 names (and ``keep`` as it is)."""
+    mapping = _normalize_names(columns)
+    select = ", ".join([f"{quote(original)} AS {name}" for name, original in mapping.items()]
+                       + ([keep] if keep else []))
+    return f"(SELECT {select} FROM {source} AS raw)", set(mapping)
+
+
+def _required(columns: set[str], source_name: str) -> None:
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:
+        raise RunsValidationError([Problem.of(Reason.MISSING_COLUMN, None, c) for c in missing], source=source_name)
+
+
+def _duckdb_relation(con: Any, path: Path) -> tuple[Any, str]:
+    """The file as a DuckDB relation (relational API: the path is a value, never SQL text), with row numbers."""
+    suffix = path.suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        return con.read_parquet(str(path), file_row_number=True), "file_row_number + 1"
+    if suffix == ".csv":
+        # An explicit dialect: a ragged line is an error, never a silently re-sniffed single column.
+        # (Row numbers come from the scan order, which DuckDB keeps while insertion order is preserved.)
+        return con.read_csv(str(path), all_varchar=True, header=True, sep=",", quotechar='"',
+                            escapechar='"'), "row_number() OVER ()"
+    raise RunsValidationError([Problem.of(Reason.FILE, detail=f"the SQL engine reads Parquet and CSV files; use "
+                                                              f"the pandas engine for {suffix or 'this file'}")],
+                              source=path.name)
+
+
+def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
+                   *, memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None,
+                   levels: Sequence[int] | None = None) -> Report:
+    """Score a Parquet or CSV file with DuckDB, out of core (``memory_limit`` caps DuckDB's memory)."""
+    import duckdb
+
+    path = Path(path)
+    if not path.exists():
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=f"cannot read {path}: no such file")],
+                                  source=path.name)
+    config: dict[str, Any] = {k: v for k, v in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
+                                                ("threads", threads)) if v}
+    try:
+        con = duckdb.connect(config=config)
+    except duckdb.Error as exc:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=f"DuckDB refused the settings: {exc}")],
+                                  source=path.name) from None
+    try:
+        con.execute("SET enable_progress_bar = false")
+        con.execute("SET TimeZone = 'UTC'")  # a timestamp without a zone is UTC, as in the pandas engine
+        try:
+            relation, row_number = _duckdb_relation(con, path)
+            relation.create_view("source_file")
+            described = con.execute("DESCRIBE source_file").fetchall()
+        except duckdb.Error as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise RunsValidationError([Problem.of(Reason.FILE, detail=f"not readable as CSV or Parquet ({first}); "
+                                                                      "the pandas engine reports the row")],
+                                      source=path.name) from None
+        columns = [name for name, *_ in described if name != "file_row_number"]
+        kinds = _kinds({name: str(kind) for name, kind, *_ in described})
+        numbered = f"(SELECT *, {row_number} AS {ROW_COLUMN} FROM source_file)"
+        try:
+            source, names = _renamed_source(numbered, columns, lambda c: '"' + c.replace('"', '""') + '"',
+                                            keep=ROW_COLUMN)
+        except RunsValidationError as exc:
+            raise RunsValidationError(exc.problems, source=path.name) from None
+        _required(names, path.name)
+        renamed_kinds = {n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()}
+        # Normalize once: every later query reads this table (it spills to disk under the memory limit).
+        normalized = normalized_sql(source, DUCKDB, has_steps="steps" in names,
+                                    has_finished_at="finished_at" in names, row_number=ROW_COLUMN,
+                                    kinds=renamed_kinds)
+        con.execute(f"CREATE TEMP TABLE runs_normalized AS {normalized}")
+        con.execute("SET preserve_insertion_order = false")  # the rest is grouped and ordered explicitly
+
+        def execute(query: str) -> tuple[list[str], list[tuple]]:
+            cursor = con.execute(query)
+            return [d[0] for d in cursor.description], cursor.fetchall()
+
+        scorer = SqlScorer(execute, DUCKDB, "runs_normalized AS runs", has_finished_at="finished_at" in names,
+                           has_row_numbers=True, policy=policy, kinds=renamed_kinds)
+        scorer.validate(path.name)
+        return scorer.report(weights, levels)
+    finally:
+        con.close()
+
+
+def score_postgres(source: str | ConnectionSpec, table: str, policy: Policy = CANONICAL_POLICY,
+                   weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None) -> Report:
+    """Score a runs table in PostgreSQL, read-only. ``table`` may be schema-qualified.
+
+    ``source`` is an operator's connection (a libpq URL or conninfo given to the CLI, or a
+    :class:`~scoring.load.database.ConnectionSpec`); it connects with the same timeouts as every source.
+    """
+    import psycopg
+    from psycopg import sql
+
+    table = _table_or_refuse(table)
+    try:
+        conn = connect(source) if isinstance(source, ConnectionSpec) else psycopg.connect(
+            source, autocommit=False, connect_timeout=CONNECT_TIMEOUT_S)
+    except psycopg.Error as exc:
+        raise ConnectionError(f"cannot connect to the database: {redact(str(exc))}") from None
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SET TRANSACTION READ ONLY")
+            cur.execute("SET TIME ZONE 'UTC'")
+            cur.execute(f"SET statement_timeout = {STATEMENT_TIMEOUT_MS}")
+            qualified = sql.SQL(".").join(sql.Identifier(part) for part in table.split(".")).as_string(conn)
+            try:
+                cur.execute(f"SELECT * FROM {qualified} LIMIT 0")
+            except psycopg.Error as exc:
+                raise RunsValidationError([Problem.of(Reason.FILE, detail=f"cannot read table {table}: "
+                                                      f"{redact(str(exc)).strip()}")], source=table) from None
+            description = cur.description or []
+            columns = [d.name for d in description]
+            types = {}
+            for d in description:
+                info = conn.adapters.types.get(d.type_code)
+                types[d.name] = info.name if info else "other"
+            kinds = _kinds({c: {"float8": "DOUBLE", "float4": "REAL", "int4": "INTEGER", "int8": "BIGINT",
+                                "int2": "SMALLINT", "numeric": "NUMERIC", "timestamptz": "TIMESTAMPTZ",
+                                "timestamp": "TIMESTAMP", "date": "DATE"}.get(t, t) for c, t in types.items()})
+            source_sql, names = _renamed_source(qualified, columns, lambda c: sql.Identifier(c).as_string(conn))
+            _required(names, table)
+            if "finished_at" not in names:
+                raise RunsValidationError([Problem.of(Reason.FILE, None, "finished_at", detail="a database table has "
+                                                      "no file order: the radar window needs a finished_at column")],
+                                          source=table)
+
+            def execute(query: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+                cur.execute(query)
+                return [d.name for d in cur.description or []], cur.fetchall()
+
+            renamed_kinds = {n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()}
+            # A read-only transaction cannot create a temporary table: each query reads the normalizing subquery.
+            runs = "(" + normalized_sql(source_sql, POSTGRES, has_steps="steps" in names, has_finished_at=True,
+                                        row_number="CAST(NULL AS BIGINT)", kinds=renamed_kinds) + ") AS runs"
+            scorer = SqlScorer(execute, POSTGRES, runs, has_finished_at=True, has_row_numbers=False, policy=policy,
+                               kinds=renamed_kinds)
+            try:
+                scorer.validate(table)
+                return scorer.report(weights, levels)
+            except psycopg.errors.DataError as exc:  # a value the guarded casts let through (e.g. 1e999)
+                first = str(exc).strip().splitlines()[0]
+                raise RunsValidationError([Problem.of(Reason.FILE, detail=f"PostgreSQL could not read a value: "
+                                                                          f"{first}")],
+                                          source=table, can_exclude=False) from None
+    finally:
+        conn.rollback()
+        conn.close()
+
+
+def _table_or_refuse(table: str) -> str:
+    try:
+        return check_table_name(table)
+    except SourceRefused as exc:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=str(exc))], source="table") from None
+
+
+def load_postgres_runs(spec: ConnectionSpec, table: str, *, limits: Limits = DEFAULT_LIMITS,
+                       **options: Any) -> LoadedRuns:
+    """Read a PostgreSQL runs table (read-only) through the one validator, as the explorer app does.
+
+    The app needs row-level data for its views (windows, bootstraps, receipts); the canonical
+    numbers are the same as ``score_postgres`` computes in the database. Rows are fetched in
+    batches through a server-side cursor and the read stops as soon as the table passes the row
+    limit or the memory budget. A connection failure raises :class:`~scoring.load.database.ConnectFailed`
+    with one generic message.
+    """
+    import pandas as pd
+    import psycopg
+    from psycopg import sql
+
+    from scoring.load.runs import validate_runs
+
+    table = _table_or_refuse(table)
+    conn = connect(spec)
+    try:
+        with conn.cursor(name="scoring_explorer_runs") as cur:
+            conn.execute("SET TRANSACTION READ ONLY")
+            qualified = sql.SQL(".").join(sql.Identifier(p) for p in table.split("."))
+            try:
+                cur.execute(sql.SQL("SELECT * FROM {}").format(qualified))
+                chunks = list(fetch_rows(cur, max_rows=limits.max_rows, max_bytes=limits.max_memory))
+            except SourceTooLarge as exc:
+                raise RunsValidationError([Problem.of(Reason.FILE, detail=f"{exc}; refused")], source=table) from None
+            except psycopg.Error as exc:
+                log.warning("reading table %s failed: %s", table, redact(str(exc)))
+                raise RunsValidationError([Problem.of(Reason.FILE, detail=f"cannot read table {table} (it does not "
+                                                      "exist, or this connection may not read it)")],
+                                          source=table) from None
+            columns = [d.name for d in cur.description]
+    finally:
+        conn.rollback()
+        conn.close()
+    frame = pd.DataFrame([r for chunk in chunks for r in chunk], columns=columns, dtype=object)
+    frame.columns = list(_normalize_names(columns))
+    if "finished_at" not in frame.columns:
+        raise RunsValidationError([Problem.of(Reason.FILE, None, "finished_at", detail="a database table has no file "
+                                              "order: the radar window needs a finished_at column")], source=table)
+    if len(frame) == 0:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail="the table has no runs")], source=table)
+    return validate_runs(frame, source=table, format="postgresql", **options)

@@ -1,0 +1,459 @@
+"""The fast path of the runs loader: CSV and Parquet read and validated with Arrow (SPEC 1).
+
+A well-formed file never goes through Python object cells: Arrow reads it (CSV columns as text,
+Parquet as typed columns with text dictionary-encoded), each column is checked and converted with
+Arrow compute kernels (ids and statuses on their distinct values), and the canonical order is one
+integer sort. The rules themselves live in ``scoring.load.runs``: whenever a column has anything the
+fast checks do not accept as plainly valid, that column (and only it) is handed to the same
+per-cell parser the other formats use, so a refused file gets exactly the report it always got.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Collection
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from scoring.contract.schema import (
+    CANONICAL_COLUMNS,
+    FALSE_TOKENS,
+    FRACTION_DIGITS,
+    SPEC_COLUMNS,
+    STATUSES,
+    TIMESTAMP_GROUPS,
+    TIMESTAMP_MAX,
+    TIMESTAMP_MIN,
+    TIMESTAMP_PATTERN,
+    TIMESTAMP_PLAIN_PATTERN,
+    TIMESTAMP_PLAIN_ZONE,
+    TRUE_TOKENS,
+    WHITESPACE,
+    normalize_column_name,
+    timestamp_micros,
+)
+
+NAT = np.iinfo(np.int64).min
+
+
+def _named_groups(pattern: str, names: tuple[str, ...]) -> str:
+    """``pattern`` with its capturing groups named, in order (Arrow's extract_regex needs names)."""
+    pieces, found = pattern.split("("), iter(names)
+    return pieces[0] + "".join(("(" if piece.startswith("?") else f"(?P<{next(found)}>") + piece
+                               for piece in pieces[1:])
+
+
+PLAIN_TIMESTAMP = "^(?:" + TIMESTAMP_PATTERN + ")$"  # the grammar, anchored (the name older callers import)
+_PLAIN = "^(?:" + TIMESTAMP_PLAIN_PATTERN + TIMESTAMP_PLAIN_ZONE + "?)$"
+_NAMED_TIMESTAMP = "^(?:" + _named_groups(TIMESTAMP_PATTERN, TIMESTAMP_GROUPS) + ")$"
+_MICROS_PER_DAY = 86_400_000_000
+_LOWEST_US, _HIGHEST_US = timestamp_micros(TIMESTAMP_MIN), timestamp_micros(TIMESTAMP_MAX)
+
+
+@dataclass
+class Columns:
+    """Validated runs in file order, as codes and numbers (the form the canonical frame is built from)."""
+
+    run_id: pa.Array  # text
+    agent_codes: np.ndarray
+    agents: list[str]  # in text order: agent_codes index into it
+    task_codes: np.ndarray
+    tasks: list[str]
+    status_codes: np.ndarray  # index into STATUSES
+    success: pd.arrays.BooleanArray
+    latency_ms: np.ndarray
+    cost_usd: np.ndarray
+    steps: np.ndarray
+    finished_us: np.ndarray | None  # microseconds since the epoch, UTC; NAT for empty; None without the column
+    rows: np.ndarray
+
+    def take(self, keep: np.ndarray) -> Columns:
+        """The rows ``keep`` selects; agents and tasks that no kept row names are dropped."""
+        idx = np.flatnonzero(keep)
+        agent_codes, agents = _compact(self.agent_codes[idx], self.agents)
+        task_codes, tasks = _compact(self.task_codes[idx], self.tasks)
+        return replace(self, run_id=self.run_id.take(pa.array(idx)), agent_codes=agent_codes, agents=agents,
+                       task_codes=task_codes, tasks=tasks, status_codes=self.status_codes[idx],
+                       success=self.success[idx], latency_ms=self.latency_ms[idx], cost_usd=self.cost_usd[idx],
+                       steps=self.steps[idx],
+                       finished_us=None if self.finished_us is None else self.finished_us[idx], rows=self.rows[idx])
+
+
+def _compact(codes: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Codes renumbered over the names still used (in their order)."""
+    used = np.zeros(len(names), dtype=bool)
+    used[codes] = True
+    new = np.cumsum(used) - 1
+    return new[codes].astype(np.int32), [n for n, u in zip(names, used) if u]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def csv_header(data: bytes) -> list[str] | None:
+    """The header row's names, or None when the header is not plain (let the text reader decide)."""
+    end = data.find(b"\n")
+    first = (data if end < 0 else data[:end]).rstrip(b"\r")
+    if first.startswith(b"\xef\xbb\xbf"):
+        first = first[3:]
+    try:
+        text = first.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    try:
+        names = next(csv.reader([text]), None)
+    except csv.Error:
+        return None
+    return names or None
+
+
+def read_csv_table(data: bytes, columns: Collection[str] = SPEC_COLUMNS) -> pa.Table | None:
+    """A well-formed UTF-8 CSV as an Arrow table of text columns (those named in ``columns``), or None.
+
+    None sends the file to the text reader, which reports ragged lines, odd encodings and the
+    like row by row. Empty lines are skipped by both readers, so row numbers agree.
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    names = csv_header(data)
+    if names is None:
+        return None
+    normalized = [normalize_column_name(n) for n in names]
+    if len(set(normalized)) != len(normalized):  # the text reader reports the duplicate column
+        return None
+    import pyarrow.csv as pcsv
+
+    wanted = [n for n, norm in zip(names, normalized) if norm in columns]
+    try:
+        table = pcsv.read_csv(
+            io.BytesIO(data),
+            read_options=pcsv.ReadOptions(use_threads=True),
+            parse_options=pcsv.ParseOptions(delimiter=",", quote_char='"', double_quote=True, escape_char=False,
+                                            newlines_in_values=b'"' in data),
+            convert_options=pcsv.ConvertOptions(column_types=dict.fromkeys(wanted, pa.string()),
+                                                include_columns=wanted, strings_can_be_null=False,
+                                                null_values=[], quoted_strings_can_be_null=False))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError):
+        return None
+    if table.column_names != wanted:
+        return None
+    return one_chunk_per_column(table.rename_columns([normalize_column_name(n) for n in wanted]))
+
+
+# --------------------------------------------------------------------------- column checks
+
+
+def _combined(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """One array; a single chunk is used as it is (``combine_chunks`` would copy it)."""
+    if not isinstance(column, pa.ChunkedArray):
+        return column
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
+def one_chunk_per_column(table: pa.Table) -> pa.Table:
+    """The table with each column in one chunk, combined column by column: each column's chunks are
+    released as soon as it is combined, so the table is never held twice."""
+    names, arrays = table.column_names, []
+    for _ in names:
+        column = table.column(0)
+        arrays.append(_combined(column))
+        table = table.remove_column(0)
+        del column
+    return pa.table(arrays, names=names)
+
+
+def _is_text(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _trimmed_text(column: pa.Array) -> pa.Array | None:
+    """Text cells stripped as Python strips them, empty -> null; None for a column that is not text."""
+    if pa.types.is_dictionary(column.type) and _is_text(column.type.value_type):
+        column = column.cast(column.type.value_type)
+    elif pa.types.is_integer(column.type):
+        column = column.cast(pa.string())  # an integer id reads as its digits, as str(5) does
+    if not _is_text(column.type):
+        return None
+    trimmed = pc.utf8_trim(column, characters=WHITESPACE)
+    return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, trimmed.type), trimmed)
+
+
+def _no_nulls(column: pa.Array) -> bool:
+    return column.null_count == 0
+
+
+def ids(column: pa.Array) -> tuple[np.ndarray, list[str]] | None:
+    """(code per row, distinct values in text order) for a clean id column, else None."""
+    found = _encoded_ids(column) if pa.types.is_dictionary(column.type) else None
+    if found is None:
+        values = _trimmed_text(column)
+        if values is None or not _no_nulls(values):
+            return None
+        encoded = pc.dictionary_encode(values)
+        codes, distinct = encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
+    else:
+        codes, distinct = found
+    order = pc.array_sort_indices(distinct).to_numpy()  # UTF-8 byte order = Python's text order
+    rank = np.empty(len(order), dtype=np.int32)
+    rank[order] = np.arange(len(order), dtype=np.int32)
+    return rank[codes], distinct.take(pa.array(order)).to_pylist()
+
+
+def _encoded_ids(column: pa.DictionaryArray) -> tuple[np.ndarray, pa.Array] | None:
+    """(code per row, distinct values) of a dictionary-encoded id column, worked on its dictionary
+    alone: entries equal once stripped are merged, and entries no row uses are dropped."""
+    if not _is_text(column.type.value_type) or column.null_count:
+        return None
+    values = _trimmed_text(column.dictionary)
+    if values is None or not _no_nulls(values):
+        return None  # an empty entry, perhaps unused: the plain path decides
+    merged = pc.dictionary_encode(values)
+    codes = merged.indices.to_numpy(zero_copy_only=False)[column.indices.to_numpy(zero_copy_only=False)]
+    used = np.bincount(codes, minlength=len(merged.dictionary)) > 0
+    if used.all():
+        return codes.astype(np.int32, copy=False), merged.dictionary
+    renumber = (np.cumsum(used) - 1).astype(np.int32)
+    return renumber[codes], merged.dictionary.filter(pa.array(used))
+
+
+def run_ids(column: pa.Array) -> pa.Array | None:
+    """The run_id column stripped, when no cell is empty (duplicates are checked separately)."""
+    values = _trimmed_text(column)
+    return values if values is not None and _no_nulls(values) else None
+
+
+def statuses(column: pa.Array) -> np.ndarray | None:
+    """Codes into STATUSES when every cell names one (ASCII, any case, spaces ignored), else None."""
+    found = ids(column)
+    if found is None:
+        return None
+    codes, names = found
+    lowered = [n.lower() if n.isascii() else None for n in names]
+    if any(n not in STATUSES for n in lowered):
+        return None
+    return np.array([STATUSES.index(n) for n in lowered], dtype=np.int8)[codes]
+
+
+def outcomes(column: pa.Array) -> pd.arrays.BooleanArray | None:
+    """The success column when every cell is a recognised outcome or empty, else None."""
+    if pa.types.is_boolean(column.type):
+        known = ~np.asarray(pc.is_null(column), dtype=bool)
+        return pd.arrays.BooleanArray(np.asarray(pc.fill_null(column, False), dtype=bool), ~known)
+    if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
+        known = np.asarray(pc.is_valid(column), dtype=bool)
+        numbers = np.asarray(pc.fill_null(column.cast(pa.float64()), 0.0), dtype=float)
+        if not np.isin(numbers[known], (0.0, 1.0)).all():  # a NaN too: only an empty cell is unknown
+            return None
+        return pd.arrays.BooleanArray(numbers == 1.0, ~known)
+    text = _trimmed_text(column)
+    if text is None:
+        return None
+    encoded = pc.dictionary_encode(text)
+    words = [w.lower() if w.isascii() else None for w in encoded.dictionary.to_pylist()]
+    if any(w not in TRUE_TOKENS and w not in FALSE_TOKENS for w in words):
+        return None
+    truth = np.array([w in TRUE_TOKENS for w in words] or [False])
+    codes = np.asarray(pc.fill_null(encoded.indices, 0), dtype=np.int64)
+    return pd.arrays.BooleanArray(truth[codes], np.asarray(pc.is_null(encoded.indices), dtype=bool))
+
+
+def numbers(column: pa.Array, *, whole: bool = False) -> np.ndarray | None:
+    """Finite numbers >= 0 (whole ones for steps) with NaN for empty, else None."""
+    if pa.types.is_integer(column.type) or pa.types.is_floating(column.type) or pa.types.is_decimal(column.type):
+        floats = column.cast(pa.float64())
+    else:
+        values = _trimmed_text(column)
+        if values is None:
+            return None
+        try:
+            floats = pc.cast(values, pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+    out = np.asarray(pc.fill_null(floats, np.nan), dtype=float)
+    valid = np.asarray(pc.is_valid(floats), dtype=bool)
+    present = out[valid]
+    if not np.isfinite(present).all() or (present < 0).any() or (whole and (present % 1 != 0).any()):
+        return None
+    return out + 0.0  # -0 is zero, as in the per-cell parser
+
+
+def timestamps(column: pa.Array) -> np.ndarray | None:
+    """Microseconds since the epoch in UTC (a value without a zone is UTC), NAT for empty, else None."""
+    if pa.types.is_timestamp(column.type):
+        stamps = column if column.type.tz is not None else pc.assume_timezone(column, "UTC")
+        return np.asarray(pc.fill_null(stamps.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()), NAT))
+    values = _trimmed_text(column)
+    if values is None:
+        return None
+    if _every_cell_is_plain_utc(values):  # the common spelling, checked on the bytes: no regular expression
+        try:
+            stamps = pc.cast(values, pa.timestamp("us", tz="UTC"))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None  # a date or time out of range (the 30th of February): the per-cell parser says which
+        micros = np.asarray(pc.fill_null(stamps.cast(pa.int64()), NAT))
+        return None if (micros[micros != NAT] < _LOWEST_US).any() else micros  # year 0000: not in the grammar
+    present = values.drop_null()
+    if len(present) and pc.all(pc.match_substring_regex(present, _PLAIN)).as_py():
+        # The common spellings (schema.TIMESTAMP_PLAIN_PATTERN), which Arrow's cast reads as the grammar
+        # does; a day that does not exist fails the cast, and the per-cell parser says which.
+        naive = pc.invert(pc.match_substring_regex(values, "(Z|[+-][0-9]{2}:[0-9]{2})$"))  # no zone: UTC
+        try:
+            stamps = pc.cast(pc.if_else(naive, pc.binary_join_element_wise(values, "Z", ""), values),
+                             pa.timestamp("us", tz="UTC"))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+        return np.asarray(pc.fill_null(stamps.cast(pa.int64()), NAT))
+    micros = grammar_timestamps(values)
+    return micros if (micros[np.asarray(pc.is_valid(values), dtype=bool)] != NAT).all() else None
+
+
+def grammar_timestamps(values: pa.Array) -> np.ndarray:
+    """Microseconds since the epoch (UTC) of trimmed text cells read by the one timestamp grammar
+    (schema.TIMESTAMP_PATTERN and its rules, as schema.timestamp_micros reads one cell); NAT for an
+    empty cell and for a cell the grammar refuses."""
+    parts = pc.extract_regex(values, _NAMED_TIMESTAMP)
+    matched = np.asarray(pc.is_valid(parts), dtype=bool)
+
+    def number(name: str, digits: int = 0, start: int = 0) -> np.ndarray:
+        field = pc.utf8_slice_codeunits(pc.fill_null(parts.field(name), ""), start)
+        if digits:  # the fraction: its first digits, padded with zeros (later digits are dropped)
+            field = pc.utf8_rpad(pc.utf8_slice_codeunits(field, 0, digits), digits, "0")
+        field = pc.if_else(pc.equal(field, ""), "0", field)
+        return np.asarray(field.cast(pa.int64()), dtype=np.int64)
+
+    year, month, day = number("year"), number("month"), number("day")
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    month_days = np.where(month == 2, 28 + leap, np.where(np.isin(month, (4, 6, 9, 11)), 30, 31))
+    # Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + np.where(month > 2, -3, 9)) + 2) // 5 + day - 1
+    days = era * 146097 + yoe * 365 + yoe // 4 - yoe // 100 + doy - 719468
+    # The offset's hours carry its sign ("+05", "-00"); its minutes take that sign.
+    sign = np.where(np.asarray(pc.starts_with(pc.fill_null(parts.field("offset_hours"), ""), "-"), dtype=bool), -1, 1)
+    offset_s = sign * (number("offset_hours", start=1) * 60 + number("offset_minutes")) * 60
+    seconds = ((days * 24 + number("hour")) * 60 + number("minute")) * 60 + number("second") - offset_s
+    micros = seconds * 1_000_000 + number("fraction", FRACTION_DIGITS)
+    good = matched & (year >= 1) & (day <= month_days) & (micros >= _LOWEST_US) & (micros <= _HIGHEST_US)
+    return np.where(good, micros, NAT)
+
+
+# YYYY-MM-DDThh:mm:ssZ byte by byte: the lowest byte allowed and how far above it (digits 0-9, else one byte).
+_PLAIN_UTC_LOW = np.frombuffer(b"0000-00-00T00:00:00Z", dtype=np.uint8)
+_PLAIN_UTC_SPAN = np.where(np.frombuffer(b"0000-00-00T00:00:00Z", dtype=np.uint8) == ord("0"), 9, 0).astype(np.uint8)
+
+
+def _every_cell_is_plain_utc(values: pa.Array) -> bool:
+    """Whether every non-empty cell is exactly ``YYYY-MM-DDThh:mm:ssZ`` (20 ASCII bytes: digits, and
+    '-', 'T', ':', 'Z' in their places), the spelling Arrow and pandas read alike (no regular expression)."""
+    if not pa.types.is_string(values.type) or len(values) == 0:
+        return False
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32, count=len(values) + 1, offset=4 * values.offset)
+    lengths = np.diff(offsets)
+    present = np.asarray(pc.is_valid(values), dtype=bool)
+    if not (lengths[present] == 20).all() or not present.any():
+        return False
+    data = np.frombuffer(values.buffers()[2], dtype=np.uint8)
+    starts = offsets[:-1][present].astype(np.int64)
+    if len(starts) * 20 == offsets[-1] - offsets[0] and len(data) >= offsets[-1]:
+        cells = data[offsets[0]:offsets[-1]].reshape(-1, 20)  # every cell present and 20 bytes: one matrix
+    else:
+        cells = data[starts[:, None] + np.arange(20)]
+    return bool(((cells - _PLAIN_UTC_LOW) <= _PLAIN_UTC_SPAN).all())  # uint8 wraps: below the lowest fails too
+
+
+def has_duplicates(run_id: pa.Array) -> bool:
+    """Whether a value repeats (one hash pass; the rows and the first occurrences are found only if so)."""
+    return len(pc.unique(run_id)) != len(run_id)
+
+
+# --------------------------------------------------------------------------- the canonical frame
+
+
+def canonical_frame(cols: Columns) -> pd.DataFrame:
+    """The canonical runs frame: sorted by agent, then newest first (SPEC 4's window order)."""
+    order = canonical_order(cols.agent_codes, cols.finished_us, cols.rows, cols.run_id)
+    take = pa.array(order)
+    finished = (pd.Series(pd.array(np.full(len(order), NAT, dtype=np.int64).view("datetime64[us]")))
+                if cols.finished_us is None else
+                pd.Series(cols.finished_us[order].view("datetime64[us]")))
+    frame = pd.DataFrame({
+        "run_id": pd.Series(pd.array(cols.run_id.take(take), dtype=pd.StringDtype("pyarrow", na_value=np.nan))),
+        "agent_id": pd.Categorical.from_codes(cols.agent_codes[order], categories=pd.Index(cols.agents, dtype="str")),
+        "task_id": pd.Categorical.from_codes(cols.task_codes[order], categories=pd.Index(cols.tasks, dtype="str")),
+        "status": pd.Categorical.from_codes(cols.status_codes[order], categories=list(STATUSES)),
+        "success": pd.Series(cols.success[order]),
+        "latency_ms": cols.latency_ms[order],
+        "cost_usd": cols.cost_usd[order],
+        "steps": cols.steps[order],
+        "finished_at": finished.dt.tz_localize("UTC"),
+        "source_row": cols.rows[order].astype(np.int64),
+    })
+    frame.attrs["has_finished_at"] = cols.finished_us is not None
+    return frame[list(CANONICAL_COLUMNS)]
+
+
+def canonical_order(agent_codes: np.ndarray, finished_us: np.ndarray | None, rows: np.ndarray,
+                    run_id: pa.Array) -> np.ndarray:
+    """Row order: agent (text order) ascending, then finished_at descending with an empty one oldest,
+    then run_id descending as text, compared only where agent and time tie; without a finished_at
+    column, a later file row is newer (SPEC 1, SPEC 4)."""
+    agents = agent_codes.astype(np.int64)
+    if finished_us is None:
+        age = rows.max(initial=0) - rows.astype(np.int64)
+    else:
+        valid = finished_us != NAT
+        newest = finished_us[valid].max(initial=0)
+        span = newest - finished_us[valid].min(initial=0)
+        # Older is larger; an empty timestamp is older than every recorded one.
+        age = np.where(valid, newest - finished_us, span + 1)
+    span_bits = int(age.max(initial=0)).bit_length()
+    agent_bits = int(agents.max(initial=0)).bit_length()
+    if span_bits + agent_bits <= 62:  # one integer key: a single sort
+        key = (agents << span_bits) | age
+        # Not a stable sort: keys tie only on (agent, time), and those ties are ordered by run_id below
+        # (run ids are unique by then); without a finished_at column every key is distinct.
+        order = np.argsort(key)
+        sorted_key = key[order]
+    else:
+        order = np.lexsort((age, agents))
+        sorted_key = None
+    if finished_us is None:
+        return order  # file rows never tie
+    # Ties on (agent, time): newest first means run_id descending, compared as text.
+    if sorted_key is not None:
+        tied = sorted_key[1:] == sorted_key[:-1]
+    else:
+        a, g = agents[order], age[order]
+        tied = (a[1:] == a[:-1]) & (g[1:] == g[:-1])
+    if tied.any():
+        order = _break_ties(order, tied, run_id)
+    return order
+
+
+def _break_ties(order: np.ndarray, tied: np.ndarray, run_id: pa.Array) -> np.ndarray:
+    # A run of True in ``tied`` from j to k - 1 is one group of sorted positions j..k.
+    edges = np.diff(np.concatenate(([0], tied.astype(np.int8), [0])))
+    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    sizes = ends - starts + 1
+    group = np.repeat(np.arange(len(starts)), sizes)
+    members = np.repeat(starts, sizes) + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
+    rows = order[members]
+    table = pa.table({"group": group, "run_id": run_id.take(pa.array(rows))})
+    within = pc.sort_indices(table, sort_keys=[("group", "ascending"), ("run_id", "descending")]).to_numpy()
+    out = order.copy()
+    out[members] = rows[within]
+    return out
+
+
+def column_arrays(table: pa.Table) -> dict[str, Any]:
+    """The table's columns as single arrays (chunks combined)."""
+    return {name: _combined(table.column(name)) for name in table.column_names}
+

@@ -1,0 +1,958 @@
+"""Loading and validating runs (SPEC 1): one loader, one validator.
+
+Every input format is read into a raw table of text-or-typed cells, then one
+validator turns it into the canonical runs frame or a report naming every
+problem (row, column, value, reason). Nothing is dropped silently: invalid rows
+are either refused (the default) or excluded on explicit request and counted.
+
+The canonical frame has the columns of :data:`CANONICAL_COLUMNS` and is sorted
+by ``agent_id`` ascending, then newest first (``finished_at`` descending with an
+empty value oldest, then ``run_id`` descending as text; without a
+``finished_at`` column, later file rows are newer). That order makes every
+measure independent of the input's row order.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from numpy.typing import ArrayLike
+from pandas.api import types as ptypes
+
+from scoring.contract.limits import DEFAULT_LIMITS, Limits, format_size, row_limit_refusal
+from scoring.contract.schema import (
+    FALSE_TOKENS,
+    NONFINITE_TOKENS,
+    NUMBER_COLUMNS,
+    REQUIRED_COLUMNS,
+    SPEC_COLUMNS,
+    STATUSES,
+    TRUE_TOKENS,
+    Reason,
+    normalize_column_name,
+)
+from scoring.load import arrow_runs
+
+FORMATS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",
+           ".pq": "parquet"}
+DEFAULT_MAX_ROWS = DEFAULT_LIMITS.max_rows
+MAX_PROBLEMS_LISTED = 1000  # in the text report
+MAX_PROBLEMS_KEPT = 10_000  # as Problem objects: a file of 5,000,000 bad rows must not cost gigabytes to refuse
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input file. ``row`` is None for file-level problems.
+
+    Rows are numbered from 1: the first record of a JSON array or Parquet file,
+    the first line after the header of a CSV, the line number of a JSON Lines file.
+    """
+
+    row: int | None
+    column: str | None
+    value: str | None
+    reason: str
+    code: str = ""  # a schema.Reason code: the same for the same rule whichever engine or importer found it
+
+    @classmethod
+    def of(cls, reason: Reason, row: int | None = None, column: str | None = None, value: str | None = None,
+           **fields: object) -> Problem:
+        return cls(row, column, value, reason.text(**fields), reason.code)
+
+    def message(self) -> str:
+        where = [] if self.row is None else [f"row {self.row}"]
+        if self.column is not None:
+            where.append(f"column '{self.column}'")
+        if self.value is not None:
+            where.append(f"value {_show(self.value)}")
+        return (", ".join(where) + ": " if where else "") + self.reason + (f" [{self.code}]" if self.code else "")
+
+
+class RunsValidationError(ValueError):
+    """A runs file was refused. ``problems`` lists every reason; see :meth:`report`."""
+
+    def __init__(self, problems: list[Problem], *, rows_read: int = 0, source: str = "input",
+                 can_exclude: bool = True, total: int | None = None, invalid_rows: int | None = None):
+        self.problems = problems  # the first MAX_PROBLEMS_KEPT, in row order
+        self.total = len(problems) if total is None else total
+        self.rows_read = rows_read
+        self.source = source
+        self.invalid_rows = (len({p.row for p in problems if p.row is not None}) if invalid_rows is None
+                             else invalid_rows)
+        # Only row-level problems can be excluded; a file-level one refuses the file.
+        self.excludable = can_exclude and all(p.row is not None for p in problems)
+        super().__init__(self.report())
+
+    def report(self) -> str:
+        head = f"{self.source}: refused, {self.total:,} problem(s)"
+        if self.invalid_rows and self.rows_read:
+            head += f" in {self.invalid_rows:,} of {self.rows_read:,} row(s)"
+        lines = [head] + [f"  - {p.message()}" for p in self.problems[:MAX_PROBLEMS_LISTED]]
+        if self.total > MAX_PROBLEMS_LISTED:
+            lines.append(f"  ... and {self.total - MAX_PROBLEMS_LISTED:,} more")
+        if self.excludable and self.invalid_rows:
+            lines.append(f"The {self.invalid_rows} invalid row(s) can be excluded explicitly (--exclude-invalid).")
+        return "\n".join(lines)
+
+    def table(self) -> pd.DataFrame:
+        """The problems as a table (row, column, value, reason, code) for display."""
+        return pd.DataFrame(
+            {
+                "row": pd.array([p.row for p in self.problems], dtype="Int64"),
+                "column": [p.column or "" for p in self.problems],
+                "value": [_show(p.value) if p.value is not None else "" for p in self.problems],
+                "reason": [p.reason for p in self.problems],
+                "code": [p.code for p in self.problems],
+            }
+        )
+
+
+@dataclass(frozen=True)
+class LoadedRuns:
+    """A validated runs table and what happened while loading it."""
+
+    runs: pd.DataFrame
+    source: str
+    format: str
+    rows_read: int
+    excluded_rows: int = 0
+    excluded_problems: tuple[Problem, ...] = ()
+    warnings: tuple[str, ...] = field(default_factory=tuple)
+    # Per agent imported from a harness, the harness's own reading (scoring.load.importers.reading.HarnessReading).
+    harness: Mapping[str, Any] = field(default_factory=dict)
+    estimated_cost: tuple[str, ...] = ()  # agents whose cost was estimated from tokens (--prices)
+
+    @property
+    def has_finished_at(self) -> bool:
+        return bool(self.runs.attrs.get("has_finished_at", False))
+
+
+def check_work(loaded: LoadedRuns, limits: Limits) -> LoadedRuns:
+    """Refuse validated runs with more agents or tasks than ``limits`` allow (scoring works per agent and task).
+
+    Every untrusted input passes here between validation and scoring; the refusal names the limit and
+    both numbers.
+    """
+    from scoring.contract.limits import count_error
+
+    runs = loaded.runs
+    for column, what, limit, setting in (("agent_id", "agents", limits.max_agents, "max_agents"),
+                                         ("task_id", "tasks", limits.max_tasks, "max_tasks")):
+        ids = runs[column]
+        count = len(ids.cat.categories) if isinstance(ids.dtype, pd.CategoricalDtype) else int(ids.nunique())
+        reason = count_error(count, what, limit, setting)
+        if reason is not None:
+            raise RunsValidationError([Problem.of(Reason.FILE, None, column, detail=reason)], source=loaded.source,
+                                      rows_read=loaded.rows_read, can_exclude=False)
+    return loaded
+
+
+def _show(value: str, limit: int = 60) -> str:
+    text = value if len(value) <= limit else value[: limit - 1] + "…"
+    return repr(text)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def detect_format(name: str) -> str:
+    """The format named by a file's extension, or ValueError naming the accepted ones."""
+    suffix = Path(name).suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(
+            f"unsupported file type {suffix or '(none)'!r} for {name!r}; expected one of "
+            + ", ".join(sorted(FORMATS))
+        )
+    return FORMATS[suffix]
+
+
+def decode_text(data: bytes) -> tuple[str, list[str]]:
+    """Decode bytes as UTF-8 (with or without BOM) or UTF-16 (BOM); fall back to Latin-1 with a warning."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", errors="strict"), []
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16"), []
+        except UnicodeDecodeError as exc:
+            raise _file_problem(f"the file starts with a UTF-16 mark but is not valid UTF-16 ({exc.reason})") from None
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), ["The file is not valid UTF-8; it was read as Latin-1."]
+
+
+class _Structural:
+    """Records that are wrong as a whole (a short CSV line, a JSON Lines line that is not JSON): every
+    row number, and the first MAX_PROBLEMS_KEPT of them in words."""
+
+    def __init__(self) -> None:
+        self.rows: list[int] = []
+        self.problems: list[Problem] = []
+
+    def add(self, row: int, value: str | None, reason: Reason, **fields: object) -> None:
+        self.rows.append(row)
+        if len(self.problems) < MAX_PROBLEMS_KEPT:
+            self.problems.append(Problem.of(reason, row, None, value, **fields))
+
+
+def _file_problem(detail: str, column: str | None = None) -> RunsValidationError:
+    return RunsValidationError([Problem.of(Reason.FILE, None, column, detail=detail)])
+
+
+def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
+    if not text.strip():
+        raise _file_problem("the file is empty")
+    try:
+        raw = pd.read_csv(
+            io.StringIO(text), dtype=str, keep_default_na=False, header=None, skip_blank_lines=True
+        )
+    except (pd.errors.ParserError, ValueError) as exc:
+        raise _file_problem(f"not readable as CSV: {exc}".strip()) from None
+    header = [str(h) for h in raw.iloc[0].tolist()]
+    body = raw.iloc[1:].reset_index(drop=True)
+    body.columns = range(body.shape[1])
+    # pandas pads a short line with empty cells; a short line is refused instead (nothing is guessed).
+    fields = _fields_per_record(text)
+    problems = _Structural()
+    if len(fields) - 1 == len(body):  # records that cannot be aligned are left to validation
+        for i, k in enumerate(fields[1:], start=1):
+            if k < len(header):
+                problems.add(i, None, Reason.SHORT_LINE, fields=k, header=len(header))
+    return _with_header(body.fillna(""), header), np.arange(1, len(body) + 1), problems
+
+
+def _fields_per_record(text: str) -> list[int]:
+    """Fields of each non-blank CSV record; a plain comma count when no cell is quoted (the common case)."""
+    if '"' not in text:
+        # A blank line is skipped (as the reader skips it); a line of commas is a record of empty cells.
+        return [line.count(",") + 1 for line in text.splitlines() if line.strip()]
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))  # pandas read it: so may the counter
+    try:
+        return [len(r) for r in csv.reader(io.StringIO(text)) if len(r) > 1 or (r and r[0].strip())]
+    except csv.Error as exc:
+        raise _file_problem(f"not readable as CSV: {exc}") from None
+
+
+def _check_text_shape(data: bytes, fmt: str, limits: Limits) -> None:
+    """Refuse a text file before decoding it: a line longer than allowed, or (CSV) too many columns.
+
+    SPEC 1 has nine columns and a run is a short record: a 2,000,000-column header or a 200 MB
+    line is an attack on the parser's memory, not data.
+    """
+    longest = _longest_line(data)
+    if longest > limits.max_line_bytes:
+        raise _file_problem(f"a line is {format_size(longest)} long, more than the limit of "
+                            f"{format_size(limits.max_line_bytes)}; refused before reading")
+    if fmt != "csv":
+        return
+    end = data.find(b"\n")
+    first = data if end < 0 else data[:end]
+    columns = first.count(b",") + 1  # an upper bound; exact unless a quoted header name holds a comma
+    if columns > limits.max_columns and b'"' in first:
+        columns = len(next(csv.reader([first.decode("latin-1")]), []))
+    if columns > limits.max_columns:
+        raise _file_problem(f"the header has {columns:,} columns, more than the limit of {limits.max_columns:,}; "
+                            "refused before reading")
+
+
+def _longest_line(data: bytes, chunk: int = 1 << 24) -> int:
+    """Bytes in the longest line, from the newline positions (numpy, chunk by chunk: no copy of the lines)."""
+    longest, line_start = 0, 0
+    for offset in range(0, len(data), chunk):
+        block = np.frombuffer(data, dtype=np.uint8, count=min(chunk, len(data) - offset), offset=offset)
+        ends = np.flatnonzero(block == 10) + offset
+        if len(ends):
+            starts = np.concatenate(([line_start], ends[:-1] + 1))
+            longest = max(longest, int((ends - starts).max()))
+            line_start = int(ends[-1]) + 1
+    return max(longest, len(data) - line_start)
+
+
+def _with_header(body: pd.DataFrame, header: list[str]) -> pd.DataFrame:
+    names = [normalize_column_name(h) for h in header]
+    seen: dict[str, str] = {}
+    for original, name in zip(header, names):
+        if name in seen:
+            raise RunsValidationError([Problem.of(Reason.DUPLICATE_COLUMN, None, name, first=seen[name],
+                                                  second=original, name=name)])
+        seen[name] = original
+    body.columns = names
+    return body
+
+
+def _records_frame(records: list, rows: np.ndarray, problems: _Structural,
+                   limits: Limits = DEFAULT_LIMITS) -> tuple:
+    bad = {i for i, r in enumerate(records) if not isinstance(r, dict)}
+    for i in sorted(bad):
+        problems.add(int(rows[i]), _preview(records[i]), Reason.NOT_AN_OBJECT)
+    clean = [{} if i in bad else r for i, r in enumerate(records)]
+    keys = set().union(*clean) if clean else set()
+    if len(keys) > limits.max_columns:  # one column per distinct key: refuse before building them
+        raise _file_problem(f"the runs have {len(keys):,} distinct keys, more than the limit of "
+                            f"{limits.max_columns:,} columns")
+    # index= keeps one row per record even when the records have no keys at all.
+    frame = (pd.DataFrame.from_records(clean, index=pd.RangeIndex(len(clean))) if clean
+             else pd.DataFrame(columns=list(REQUIRED_COLUMNS)))
+    header = [str(c) for c in frame.columns]
+    frame = _with_header(frame, header)
+    return frame, rows, problems
+
+
+def _preview(value: object) -> str:
+    return json.dumps(value, default=str)[:200]
+
+
+def _json_value(text: str) -> object:
+    """json.loads with NaN / Infinity kept as text (validation refuses them as non-finite numbers)."""
+    return json.loads(text, parse_constant=str)
+
+
+def _read_json(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
+    if not text.strip():
+        raise _file_problem("the file is empty")
+    try:
+        doc = _json_value(text)
+    except json.JSONDecodeError as exc:
+        raise _file_problem(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise _file_problem(f"not a runs file: JSON nested more than {limits.max_json_depth} levels deep") from None
+    except ValueError as exc:  # e.g. an integer with more digits than Python reads
+        raise _file_problem(f"not valid JSON: {exc}") from None
+    if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
+        doc = doc["runs"]
+    if not isinstance(doc, list):
+        raise _file_problem('expected a JSON array of runs or an object {"runs": [...]}')
+    if len(doc) > limits.max_rows:
+        raise _too_many_rows(len(doc), limits)
+    return _records_frame(doc, np.arange(1, len(doc) + 1), _Structural(), limits)
+
+
+def _read_jsonl(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
+    records: list[object] = []
+    rows: list[int] = []
+    problems = _Structural()
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(_json_value(line))
+        except json.JSONDecodeError as exc:
+            problems.add(number, line[:200], Reason.NOT_JSON, detail=exc.msg)
+            records.append({})
+        except RecursionError:
+            problems.add(number, line[:200], Reason.NESTED_TOO_DEEP)
+            records.append({})
+        except ValueError as exc:
+            problems.add(number, line[:200], Reason.NOT_JSON, detail=exc)
+            records.append({})
+        rows.append(number)
+    if not records:
+        raise _file_problem("the file is empty")
+    return _records_frame(records, np.asarray(rows), problems, limits)
+
+
+def _too_many_rows(rows: int, limits: Limits, *, about: bool = False) -> RunsValidationError:
+    return _file_problem(row_limit_refusal(rows, limits.max_rows, about=about, before_reading=True))
+
+
+def _parquet_plan(parquet: Any, limits: Limits, wanted: Collection[str] = SPEC_COLUMNS) -> list[str]:
+    """The columns to read from a Parquet file, after checking its metadata against the limits.
+
+    Only the SPEC 1 columns are read (extra columns are ignored, so nothing hidden in them is
+    ever decoded). Row count, column count and the uncompressed size of the chosen columns come
+    from the footer, before any page is decompressed.
+    """
+    meta = parquet.metadata
+    if meta.num_rows > limits.max_rows:
+        raise _too_many_rows(meta.num_rows, limits)
+    if meta.num_columns > limits.max_columns:
+        raise _file_problem(f"the file has {meta.num_columns:,} columns, more than the limit of "
+                            f"{limits.max_columns:,}; refused before reading")
+    names = parquet.schema_arrow.names
+    chosen = [n for n in names if normalize_column_name(n) in wanted]
+    # Leaf columns (a nested column has several) whose top-level field is one of the chosen ones.
+    leaves = [i for i in range(meta.num_columns) if parquet.schema.column(i).path.split(".")[0] in chosen]
+    size = sum(meta.row_group(g).column(i).total_uncompressed_size
+               for g in range(meta.num_row_groups) for i in leaves)
+    _check_decoded(size, limits, "its columns need")
+    return chosen
+
+
+def _check_decoded(size: int, limits: Limits, what: str = "the runs need") -> None:
+    if size > limits.max_memory:
+        raise _file_problem(f"{what} {format_size(size)} decoded, more than the memory budget of "
+                            f"{format_size(limits.max_memory)}; refused before reading it all")
+
+
+def _decoded_size(column: pa.Array | pa.ChunkedArray) -> int:
+    """Bytes a column takes once decoded: a dictionary-encoded text column counts every row's text."""
+    if isinstance(column, pa.ChunkedArray):
+        return sum(_decoded_size(chunk) for chunk in column.chunks)
+    if pa.types.is_dictionary(column.type):
+        values = column.dictionary
+        per_value = (pc.binary_length(values) if pa.types.is_string(values.type) or pa.types.is_binary(values.type)
+                     or pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
+                     else None)
+        if per_value is None:
+            return column.nbytes
+        lengths = pc.take(pc.fill_null(per_value, 0), column.indices)
+        return int(pc.sum(lengths).as_py() or 0) + 8 * len(column)
+    return column.nbytes
+
+
+def _read_parquet(source: Any, limits: Limits = DEFAULT_LIMITS, wanted: Collection[str] = ()) -> pa.Table:
+    """Read a Parquet file within the memory budget: footer checks first, then batch by batch.
+
+    Text columns the file dictionary-encodes are read as dictionaries, so a column that repeats one
+    long string (a few kilobytes on disk, gigabytes decoded) is measured from its dictionary and
+    refused before it is ever expanded. The table keeps them encoded (ids are validated on their
+    distinct values, and only the checks that need the text expand it); the
+    column names are normalized (SPEC 1 spellings), and a duplicate name is refused.
+    """
+    import pyarrow.parquet as pq
+
+    try:
+        probe = pq.ParquetFile(source)
+        chosen = _parquet_plan(probe, limits, wanted or SPEC_COLUMNS)
+        # Dictionary-encoded text is the decompression bomb: read it as a dictionary, so its decoded size is
+        # known before it is expanded. Plain-encoded text is as large as the footer says (checked above).
+        meta = probe.metadata
+        encoded = {meta.row_group(g).column(j).path_in_schema for g in range(meta.num_row_groups)
+                   for j in range(meta.num_columns)
+                   if any("DICTIONARY" in e for e in meta.row_group(g).column(j).encodings)}
+        text = [f.name for f in probe.schema_arrow if f.name in chosen and f.name in encoded and (
+            pa.types.is_string(f.type) or pa.types.is_large_string(f.type) or pa.types.is_binary(f.type)
+            or pa.types.is_large_binary(f.type))]
+        parquet = pq.ParquetFile(source, read_dictionary=text) if text else probe
+        batches, decoded, read = [], 0, 0
+        # Row group by row group: text stays dictionary-encoded until its decoded size is known.
+        for group in range(parquet.metadata.num_row_groups):
+            batch = parquet.read_row_group(group, columns=chosen).combine_chunks()
+            decoded += sum(_decoded_size(c) for c in batch.columns)
+            read += batch.num_rows
+            if decoded > limits.max_memory:
+                raise _file_problem(f"the first {read:,} of {probe.metadata.num_rows:,} rows already take "
+                                    f"{format_size(decoded)} decoded, more than the memory budget of "
+                                    f"{format_size(limits.max_memory)}; refused before reading the rest")
+            batches.append(batch)
+        # Within the budget. Encoded text stays encoded (the checks work on its distinct values); the
+        # batches' dictionaries are unified into one per column.
+        table = (pa.concat_tables(batches).unify_dictionaries() if batches
+                 else parquet.schema_arrow.empty_table().select(chosen))
+        del batches
+        table = arrow_runs.one_chunk_per_column(table)
+    except RunsValidationError:
+        raise
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise _file_problem(f"not readable as Parquet: {exc}") from None
+    names = [str(c) for c in table.column_names]
+    _with_header(pd.DataFrame(columns=range(len(names))), names)  # refuses a duplicate column name
+    return table.rename_columns([normalize_column_name(n) for n in names])
+
+
+def _legacy_series(column: pa.Array) -> pd.Series:
+    """One Arrow column as the per-cell parsers read it: text expanded, a floating NaN as the text 'NaN'
+    (so that it is refused as non-finite rather than read as an empty cell, which a Parquet null is)."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    try:
+        series = column.to_pandas()
+    except (pa.ArrowException, ValueError, TypeError, UnicodeDecodeError) as exc:
+        raise _file_problem(f"not readable as runs: {exc}") from None
+    if pa.types.is_floating(column.type):
+        nan = pc.fill_null(pc.is_nan(column), False).to_numpy(zero_copy_only=False)
+        if nan.any():
+            series = series.astype(object)
+            series[nan] = "NaN"
+    return series
+
+
+def _legacy_frame(table: pa.Table) -> pd.DataFrame:
+    """The whole table as the per-cell parsers read it (for the generic column mapping)."""
+    return pd.DataFrame({name: _legacy_series(arrow_runs.column_arrays(table)[name]) for name in table.column_names})
+
+
+@dataclass(frozen=True)
+class RawRuns:
+    """A runs file as read, before validation: its table (columns under their SPEC 1 names), the source
+    row of each record, the records refused as a whole (the first few in words, every row number) and
+    the reader's warnings."""
+
+    rows: np.ndarray
+    problems: tuple[Problem, ...]
+    problem_rows: tuple[int, ...]
+    warnings: tuple[str, ...]
+    format: str
+    table: pa.Table | None = None  # a CSV or Parquet file Arrow read: the fast path
+    cells: pd.DataFrame | None = None  # any other file, read cell by cell
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The table as a pandas frame of cells (for a column mapping applied before validation)."""
+        return self.cells if self.cells is not None else _legacy_frame(self.table)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def validate(self, source: str, *, exclude_invalid: bool = False) -> LoadedRuns:
+        """The one validator (SPEC 1) on this table."""
+        if self.table is not None:
+            return validate_table(self.table, source=source, format=self.format, exclude_invalid=exclude_invalid,
+                                  warnings=list(self.warnings))
+        return validate_runs(self.cells, rows=self.rows, source=source, format=self.format,
+                             exclude_invalid=exclude_invalid, prior_problems=list(self.problems),
+                             prior_rows=self.problem_rows, warnings=list(self.warnings))
+
+
+def read_runs(source: str | Path | bytes | BinaryIO, *, name: str | None = None, format: str | None = None,
+              limits: Limits = DEFAULT_LIMITS, columns: Collection[str] = ()) -> RawRuns:
+    """Read a runs file (CSV, JSON, JSON Lines or Parquet) within ``limits``, without validating it.
+
+    The reading half of :func:`load_runs`, for readers that map columns before validation (the
+    importers' generic mapping). ``columns`` (normalized names) are the columns a Parquet file is read
+    for, the SPEC 1 columns by default: nothing else is ever decoded. Raises RunsValidationError for a
+    file that cannot be read at all or that exceeds a limit.
+    """
+    path = Path(source) if isinstance(source, (str, Path)) else None
+    name = name or (path.name if path else None) or "input"
+    try:
+        fmt = format or detect_format(name)
+    except ValueError as exc:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=str(exc))], source=name) from None
+    try:
+        warnings: list[str] = []
+        table: pa.Table | None = None
+        if fmt == "parquet":
+            table = _read_parquet(str(path) if path else _binary(source), limits, columns)
+        else:
+            data = _read_bytes(path, source, limits)
+            _check_text_shape(data, fmt, limits)
+            _check_rows(data, fmt, limits)
+            if fmt == "csv":  # Arrow reads a well-formed file; anything odd is read as text, cell by cell
+                table = arrow_runs.read_csv_table(data, columns or SPEC_COLUMNS)
+            if table is None:
+                text, warnings = decode_text(data)
+                del data
+                if fmt == "csv":
+                    raw, rows, problems = _read_csv(text)
+                elif fmt == "json":
+                    raw, rows, problems = _read_json(text, limits)
+                else:
+                    raw, rows, problems = _read_jsonl(text, limits)
+    except RunsValidationError as exc:
+        raise RunsValidationError(exc.problems, source=name) from None
+    count = len(table) if table is not None else len(raw)
+    if count == 0:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=name)
+    if count > limits.max_rows:
+        raise RunsValidationError([_too_many_rows(count, limits).problems[0]], source=name)
+    if table is not None:
+        return RawRuns(np.arange(1, count + 1), (), (), tuple(warnings), fmt, table=table)
+    return RawRuns(np.asarray(rows), tuple(problems.problems), tuple(problems.rows), tuple(warnings), fmt, cells=raw)
+
+
+def load_runs(
+    source: str | Path | bytes | BinaryIO,
+    *,
+    name: str | None = None,
+    format: str | None = None,
+    exclude_invalid: bool = False,
+    max_rows: int | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> LoadedRuns:
+    """Load a runs file (CSV, JSON, JSON Lines or Parquet) into the canonical frame.
+
+    Parameters
+    ----------
+    source : path, bytes or binary file
+    name : str, optional
+        Display name; its extension picks the format when ``format`` is not given.
+    format : {"csv", "json", "jsonl", "parquet"}, optional
+    exclude_invalid : bool
+        Drop invalid rows instead of refusing the file; the count is reported.
+    max_rows : int, optional
+        Shorthand for ``limits.max_rows``.
+    limits : Limits
+        Rows, decoded memory, columns, line length and JSON depth allowed; checked before parsing.
+
+    Raises
+    ------
+    RunsValidationError
+        Listing every problem found (row, column, value, reason), or the limit a file exceeds.
+    """
+    if max_rows is not None:
+        limits = replace(limits, max_rows=max_rows)
+    path = Path(source) if isinstance(source, (str, Path)) else None
+    name = name or (path.name if path else None) or "input"
+    return read_runs(source, name=name, format=format, limits=limits).validate(name, exclude_invalid=exclude_invalid)
+
+
+def _binary(source: Any) -> io.BytesIO:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return io.BytesIO(source)
+    return source
+
+
+def _read_bytes(path: Path | None, source: Any, limits: Limits) -> bytes:
+    """The file's bytes, refused first when the text alone would exceed the memory budget."""
+    if path is not None:
+        try:
+            size = path.stat().st_size
+            if size > limits.max_memory:
+                _check_decoded(size, limits, "its text needs")
+            return path.read_bytes()
+        except OSError as exc:
+            raise _file_problem(f"cannot read {path}: {exc.strerror}") from None
+    data = bytes(source) if isinstance(source, (bytes, bytearray, memoryview)) else source.read()
+    _check_decoded(len(data), limits, "its text needs")
+    return data
+
+
+def _check_rows(data: bytes, fmt: str, limits: Limits) -> None:
+    """Refuse a file with too many rows before parsing it (a cheap upper bound, not a full read)."""
+    if fmt not in ("csv", "jsonl"):
+        return
+    rows = data.count(b"\n") + (0 if data.endswith(b"\n") else 1) - (1 if fmt == "csv" else 0)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        rows = data.count(b"\n\x00") + data.count(b"\x00\n")  # UTF-16: count encoded newlines
+    if rows > limits.max_rows:
+        raise _too_many_rows(rows, limits, about=True)
+
+
+def runs_from_records(records: Iterable[dict], *, exclude_invalid: bool = False) -> pd.DataFrame:
+    """Validate in-memory records (dicts with the SPEC 1 columns) into the canonical frame."""
+    records = list(records)
+    raw, rows, problems = _records_frame(records, np.arange(1, len(records) + 1), _Structural())
+    return validate_runs(raw, rows=rows, source="records", format="records",
+                         exclude_invalid=exclude_invalid, prior_problems=problems.problems,
+                         prior_rows=problems.rows).runs
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _cell_text(v: object) -> str | None:
+    if v is None or isinstance(v, str):
+        return v
+    if v is True or v is False:
+        return "true" if v else "false"
+    if isinstance(v, float) and v != v:
+        return None
+    if isinstance(v, bytes):
+        return v.decode("utf-8")  # undecodable bytes were masked by _nested
+    return str(v)
+
+
+def _text(col: pd.Series) -> pd.Series:
+    """Cells as stripped text with missing/blank cells as NA."""
+    if ptypes.is_bool_dtype(col):
+        out = col.map({True: "true", False: "false"})
+    elif col.dtype == object:
+        out = col.map(_cell_text)
+    else:
+        out = col
+    out = out.astype("str").str.strip()
+    return out.mask(out == "")
+
+
+def _nested(col: pd.Series) -> pd.Series:
+    """Cells that are not a scalar: a JSON object or list, or bytes that are not UTF-8 text."""
+    if col.dtype != object:
+        return pd.Series(False, index=col.index)
+    return col.map(lambda v: isinstance(v, (dict, list, tuple, np.ndarray)) or (
+        isinstance(v, bytes) and not _utf8(v))).astype(bool)
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+class _Collector:
+    """Cell problems: every bad row in a mask, the first MAX_PROBLEMS_KEPT of each rule in words.
+
+    Rows already refused as a whole (``skip``) get no cell problems of their own.
+    """
+
+    def __init__(self, rows: np.ndarray, skip: np.ndarray):
+        self.rows, self.skip = rows, skip
+        self.bad = skip.copy()
+        self.total = 0
+        self.problems: list[Problem] = []
+
+    def add(self, mask: ArrayLike, column: str, values: pd.Series, reason: Reason, **fields: Any) -> None:
+        """Record ``reason`` for the rows in ``mask``; a field given as a function is called with the row index."""
+        idx = np.flatnonzero(np.asarray(mask, dtype=bool) & ~self.skip)
+        if not len(idx):
+            return
+        self.bad[idx] = True
+        self.total += len(idx)
+        # Rows ascend within a rule, so the first problems of the sorted report are among these.
+        for i in idx[:MAX_PROBLEMS_KEPT]:
+            value = values.iloc[i]
+            if isinstance(value, bytes):  # shown, not decoded: it may not be text
+                value = value.decode("utf-8", "backslashreplace")
+            text = None if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
+            values_i = {k: (v(i) if callable(v) else v) for k, v in fields.items()}
+            self.problems.append(Problem.of(reason, int(self.rows[i]), column, text, **values_i))
+
+
+def _parse_ids(raw: pd.Series, column: str, out: _Collector) -> pd.Series:
+    nested = _nested(raw)
+    text = _text(raw.mask(nested))
+    out.add(nested, column, raw, Reason.NESTED)
+    out.add(text.isna() & ~nested, column, text, Reason.MISSING_VALUE)
+    return text
+
+
+def _parse_status(raw: pd.Series, out: _Collector) -> pd.Series:
+    text = _text(raw.mask(_nested(raw)))
+    status = text.str.lower()
+    out.add(text.isna(), "status", text, Reason.MISSING_VALUE)
+    out.add(text.notna() & ~status.isin(STATUSES), "status", text, Reason.UNKNOWN_STATUS)
+    return status
+
+
+def _parse_success(raw: pd.Series, out: _Collector) -> pd.Series:
+    if ptypes.is_bool_dtype(raw):
+        return raw.astype("boolean")
+    if ptypes.is_numeric_dtype(raw):
+        values = raw.astype("float64")
+        bad = values.notna() & ~values.isin([0.0, 1.0])
+        out.add(bad, "success", values, Reason.NOT_AN_OUTCOME)
+        return _booleans(values == 1.0, values == 0.0, raw.index)
+    nested = _nested(raw)
+    shown = _text(raw.mask(nested))
+    text = shown.str.lower()
+    is_true, is_false = text.isin(TRUE_TOKENS), text.isin(FALSE_TOKENS)
+    out.add(nested, "success", raw, Reason.NESTED)
+    out.add(text.notna() & ~is_true & ~is_false, "success", shown, Reason.NOT_AN_OUTCOME)
+    return _booleans(is_true, is_false, raw.index)
+
+
+def _booleans(is_true: pd.Series, is_false: pd.Series, index: pd.Index) -> pd.Series:
+    t, f = is_true.to_numpy(dtype=bool), is_false.to_numpy(dtype=bool)
+    return pd.Series(pd.arrays.BooleanArray(t, ~(t | f)), index=index)
+
+
+def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool = False) -> pd.Series:
+    if ptypes.is_numeric_dtype(raw) and not ptypes.is_bool_dtype(raw):
+        values = raw.astype("float64")
+        shown = values
+        nonfinite = pd.Series(np.isinf(values.to_numpy()), index=raw.index)
+        unparsed = pd.Series(False, index=raw.index)
+    else:
+        nested = _nested(raw)
+        text = _text(raw.mask(nested))
+        out.add(nested, column, raw, Reason.NESTED)
+        values = pd.to_numeric(text, errors="coerce").astype("float64")
+        token = text.str.lower().isin(NONFINITE_TOKENS)
+        nonfinite = token | np.isinf(values)
+        unparsed = text.notna() & values.isna() & ~token
+        shown = text
+    out.add(unparsed, column, shown, Reason.NOT_A_NUMBER)
+    out.add(nonfinite, column, shown, Reason.NOT_FINITE)
+    finite = values.where(~nonfinite)
+    negative = finite < 0
+    out.add(negative, column, shown, Reason.NEGATIVE)
+    bad = nonfinite | unparsed | negative
+    if integer:
+        fractional = ~bad & finite.notna() & (finite % 1 != 0)
+        out.add(fractional, column, shown, Reason.NOT_WHOLE)
+        bad = bad | fractional
+    return finite.where(~bad) + 0.0  # -0 is zero: never a '-0.0' in the report
+
+
+def _parse_timestamps(raw: pd.Series, out: _Collector) -> pd.Series:
+    if ptypes.is_datetime64_any_dtype(raw):
+        ts = raw if getattr(raw.dt, "tz", None) is not None else raw.dt.tz_localize("UTC")
+        return ts.dt.tz_convert("UTC").astype("datetime64[us, UTC]")
+    nested = _nested(raw)
+    text = _text(raw.mask(nested))
+    out.add(nested, "finished_at", raw, Reason.NESTED)
+    micros = arrow_runs.grammar_timestamps(pa.array(text, type=pa.string(), from_pandas=True))
+    out.add(text.notna() & (micros == arrow_runs.NAT), "finished_at", text, Reason.NOT_A_TIMESTAMP)
+    return pd.Series(micros, index=raw.index).astype("datetime64[us]").dt.tz_localize("UTC")
+
+
+def validate_runs(
+    raw: pd.DataFrame,
+    *,
+    rows: np.ndarray | None = None,
+    source: str = "input",
+    format: str = "frame",
+    exclude_invalid: bool = False,
+    prior_problems: list[Problem] | None = None,
+    prior_rows: Sequence[int] | np.ndarray | None = None,
+    warnings: list[str] | None = None,
+) -> LoadedRuns:
+    """Validate a raw table (columns named as in SPEC 1) into the canonical runs frame, cell by cell.
+
+    ``prior_problems`` are problems a reader found with whole records (their rows get no cell
+    problems); ``prior_rows`` lists every such row when the reader kept only the first problems.
+    """
+    raw = raw.reset_index(drop=True)
+    rows = np.arange(1, len(raw) + 1) if rows is None else np.asarray(rows)
+    prior = list(prior_problems or [])
+    structural_rows = [p.row for p in prior if p.row is not None] if prior_rows is None else prior_rows
+    warnings = list(warnings or [])
+    _require_columns(raw.columns, len(raw), source, prior, len(structural_rows))
+    out = _Collector(rows, np.isin(rows, np.asarray(structural_rows, dtype=np.int64)))
+    run_id = _parse_ids(raw["run_id"], "run_id", out)
+    agents = _parse_ids(raw["agent_id"], "agent_id", out)
+    tasks = _parse_ids(raw["task_id"], "task_id", out)
+    status = _parse_status(raw["status"], out)
+    success = _parse_success(raw["success"], out)
+    numbers = {c: _parse_number(raw[c], c, out, integer=c == "steps").to_numpy(dtype=float) if c in raw.columns
+               else np.full(len(raw), np.nan) for c in NUMBER_COLUMNS}
+    finished = (pd.DatetimeIndex(_parse_timestamps(raw["finished_at"], out)).asi8
+                if "finished_at" in raw.columns else None)
+    _check_duplicates(run_id, rows, out)
+    return _finish(out, prior, max(len(prior), len(structural_rows)), _columns_from_cells(
+        run_id, agents, tasks, status, success, numbers, finished, rows), rows_read=len(raw), source=source,
+        format=format, exclude_invalid=exclude_invalid, warnings=warnings)
+
+
+def validate_table(table: pa.Table, *, source: str = "input", format: str = "table", exclude_invalid: bool = False,
+                   warnings: list[str] | None = None) -> LoadedRuns:
+    """Validate an Arrow table (columns named as in SPEC 1) into the canonical runs frame.
+
+    Each column is checked with Arrow kernels (ids on their distinct values); a column with anything
+    those checks do not accept as plainly valid is parsed cell by cell instead, by the parsers
+    :func:`validate_runs` uses, so the validation report is the same whichever path a file takes.
+    """
+    n = len(table)
+    rows = np.arange(1, n + 1)
+    _require_columns(table.column_names, n, source, [], 0)
+    cols = arrow_runs.column_arrays(table)
+    out = _Collector(rows, np.zeros(n, dtype=bool))
+    fast = arrow_runs
+
+    def cells(name: str) -> pd.Series:
+        return _legacy_series(cols[name])
+
+    def run_ids_and_duplicates(column: pa.Array) -> tuple[pa.Array | None, bool]:
+        ids = fast.run_ids(column)
+        return ids, ids is not None and fast.has_duplicates(ids)
+
+    # The fast checks are Arrow kernels that run without the GIL: all of them at once, on two threads.
+    # The per-cell parsers then run in the validator's column order for any column the checks did not
+    # accept, so the report lists each row's problems in the same order as ever.
+    checks: dict[str, Callable[[], Any]] = {
+        "run_id": lambda: run_ids_and_duplicates(cols["run_id"]),
+        "agent_id": lambda: fast.ids(cols["agent_id"]),
+        "task_id": lambda: fast.ids(cols["task_id"]),
+        "status": lambda: fast.statuses(cols["status"]),
+        "success": lambda: fast.outcomes(cols["success"]),
+        **{c: functools.partial(fast.numbers, cols[c], whole=c == "steps") for c in NUMBER_COLUMNS if c in cols},
+        **({"finished_at": lambda: fast.timestamps(cols["finished_at"])} if "finished_at" in cols else {}),
+    }
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="runs-check") as pool:
+        futures = {name: pool.submit(check) for name, check in checks.items()}
+        found = {name: future.result() for name, future in futures.items()}
+
+    run_id, duplicated = found["run_id"]
+    parsed_run_id = None if run_id is not None else _parse_ids(cells("run_id"), "run_id", out)
+    agents, tasks = (found[c] or _ids_from_cells(_parse_ids(cells(c), c, out)) for c in ("agent_id", "task_id"))
+    status = found["status"]
+    if status is None:
+        status = _status_codes(_parse_status(cells("status"), out))
+    success = found["success"]
+    if success is None:
+        success = _parse_success(cells("success"), out).array
+    numbers = {}
+    for c in NUMBER_COLUMNS:
+        if c not in cols:
+            numbers[c] = np.full(n, np.nan)
+            continue
+        numbers[c] = (found[c] if found[c] is not None
+                      else _parse_number(cells(c), c, out, integer=c == "steps").to_numpy(dtype=float))
+    finished = None
+    if "finished_at" in cols:
+        finished = found["finished_at"]
+        if finished is None:
+            finished = pd.DatetimeIndex(_parse_timestamps(cells("finished_at"), out)).asi8
+    # Duplicates last, as the cell-by-cell validator finds them (the report lists a row's problems in that order).
+    if parsed_run_id is None and run_id is not None and duplicated:
+        parsed_run_id = pd.Series(run_id.to_pandas(), dtype="str")
+    if parsed_run_id is not None:
+        _check_duplicates(parsed_run_id, rows, out)
+        run_id = pa.array(parsed_run_id.astype(object).where(parsed_run_id.notna(), None), type=pa.string())
+    columns = arrow_runs.Columns(run_id, agents[0], agents[1], tasks[0], tasks[1], status, success,
+                                 numbers["latency_ms"], numbers["cost_usd"], numbers["steps"], finished, rows)
+    return _finish(out, [], 0, columns, rows_read=n, source=source, format=format,
+                   exclude_invalid=exclude_invalid, warnings=list(warnings or []))
+
+
+def _require_columns(columns: Collection[str], rows_read: int, source: str, prior: list[Problem],
+                     prior_total: int) -> None:
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing:  # the records that could not be read at all say why, too (e.g. every JSON Lines line broken)
+        raise RunsValidationError([Problem.of(Reason.MISSING_COLUMN, None, c) for c in missing] + prior,
+                                  rows_read=rows_read, source=source, total=len(missing) + prior_total)
+
+
+def _check_duplicates(run_id: pd.Series, rows: np.ndarray, out: _Collector) -> None:
+    """A repeated run_id: every later occurrence is a problem naming the first (SPEC 1)."""
+    duplicated = run_id.duplicated(keep="first") & run_id.notna()
+    if duplicated.any():
+        first_row = pd.Series(rows, index=run_id.index).groupby(run_id).transform("first")
+        out.add(duplicated, "run_id", run_id, Reason.DUPLICATE_RUN_ID,
+                where=lambda i: f"; first seen at row {int(first_row.iloc[i])}")
+
+
+def _ids_from_cells(parsed: pd.Series) -> tuple[np.ndarray, list[str]]:
+    """(codes, names in text order) of a parsed id column; a missing id gets code -1 (its row is refused)."""
+    codes, names = pd.factorize(parsed, sort=True)
+    return codes.astype(np.int32), [str(v) for v in names]
+
+
+def _status_codes(parsed: pd.Series) -> np.ndarray:
+    known = parsed.where(parsed.isin(STATUSES))  # an unknown status is already a problem of its row
+    return pd.Categorical(known, categories=list(STATUSES)).codes.astype(np.int8)
+
+
+def _columns_from_cells(run_id: pd.Series, agents: pd.Series, tasks: pd.Series, status: pd.Series,
+                        success: pd.Series, numbers: dict[str, np.ndarray], finished: np.ndarray | None,
+                        rows: np.ndarray) -> arrow_runs.Columns:
+    agent_codes, agent_names = _ids_from_cells(agents)
+    task_codes, task_names = _ids_from_cells(tasks)
+    return arrow_runs.Columns(pa.array(run_id.astype(object).where(run_id.notna(), None), type=pa.string()),
+                              agent_codes, agent_names, task_codes, task_names, _status_codes(status),
+                              success.astype("boolean").array, numbers["latency_ms"], numbers["cost_usd"],
+                              numbers["steps"], finished, rows)
+
+
+def _finish(out: _Collector, prior: list[Problem], prior_total: int, columns: arrow_runs.Columns, *,
+            rows_read: int, source: str, format: str, exclude_invalid: bool, warnings: list[str]) -> LoadedRuns:
+    """Refuse (or exclude, on request) what the parsers found, then build the canonical frame."""
+    problems = sorted(prior + out.problems, key=lambda p: (p.row if p.row is not None else -1))
+    problems = problems[:MAX_PROBLEMS_KEPT]
+    total = prior_total + out.total
+    excluded = 0
+    if total:
+        error = RunsValidationError(problems, rows_read=rows_read, source=source, total=total,
+                                    invalid_rows=int(out.bad.sum()))
+        if not (exclude_invalid and error.excludable):
+            raise error
+        excluded = int(out.bad.sum())
+        columns = columns.take(~out.bad)
+    if columns.finished_us is None and rows_read:
+        warnings.append("No finished_at column: file order is used for the radar window (a later row is newer).")
+    return LoadedRuns(runs=arrow_runs.canonical_frame(columns), source=source, format=format, rows_read=rows_read,
+                      excluded_rows=excluded, excluded_problems=tuple(problems), warnings=tuple(warnings))

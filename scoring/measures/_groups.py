@@ -1,0 +1,161 @@
+"""Group-wise helpers shared by the measures: integer codes instead of Python loops over rows."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from scoring.contract.schema import HEADLINE_STATUSES, TERMINAL_STATUSES
+
+# Sums of values near the largest double overflow: such an agent's values are scaled by a power of two
+# (exactly) before they are added. Every engine applies the same rule (scoring.engines.sql_engine too).
+MEAN_SCALE_AT, MEAN_SCALE_BY = 960, 128  # means: values from 2^960 are summed as value * 2^-128
+SPREAD_SCALE_AT, SPREAD_SCALE_BY = 480, 560  # squared deviations: from 2^480, (d * 2^-560)^2
+
+
+@dataclass(frozen=True)
+class AgentGroups:
+    """Arrays every measure needs from a canonical runs frame, computed once.
+
+    The canonical frame is sorted by agent_id, so ``codes`` ascend with rows and
+    each agent's rows form one contiguous slice.
+    """
+
+    agents: tuple[str, ...]
+    codes: np.ndarray
+    completed: np.ndarray
+    terminal: np.ndarray
+    known: np.ndarray
+    succeeded: np.ndarray
+    starts: np.ndarray  # first row of each agent's slice; every agent has at least one row
+
+    @property
+    def size(self) -> int:
+        return len(self.agents)
+
+    def count(self, mask: np.ndarray) -> np.ndarray:
+        """How many rows per agent ``mask`` selects."""
+        if not len(mask):
+            return np.zeros(self.size, dtype=np.int64)
+        return np.add.reduceat(mask.view(np.uint8), self.starts, dtype=np.int64)
+
+    def mean(self, mask: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(count, mean) per agent over ``values[mask]`` (>= 0); the mean is NaN where the count is 0.
+
+        The mean is the correctly rounded sum (``exact_total``) divided by the count. An agent whose
+        values reach 2^960 has them scaled by 2^-128 first (and the mean scaled back), so the sum of
+        values near the largest double never overflows: for every other agent the scale is 1 and the
+        result is bit for bit the unscaled one (a power-of-two scale commutes with rounding).
+        """
+        counts = self.count(mask)
+        if not len(mask):
+            return counts, np.full(self.size, np.nan)
+        scale = self.scale(mask, values, at=MEAN_SCALE_AT, by=MEAN_SCALE_BY)
+        totals = self.exact_total(mask, np.ldexp(values, -scale[self.codes]))
+        return counts, np.ldexp(safe_divide(totals, counts), scale)
+
+    def scale(self, mask: np.ndarray, values: np.ndarray, *, at: int, by: int) -> np.ndarray:
+        """Per agent, ``by`` where its largest value under ``mask`` is at least 2^``at``, else 0."""
+        if not len(mask):
+            return np.zeros(self.size, dtype=np.int64)
+        largest = np.maximum.reduceat(np.where(mask, np.abs(values), 0.0), self.starts)
+        return np.where(largest >= 2.0 ** at, by, 0).astype(np.int64)
+
+    def exact_total(self, mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Per-agent sums of ``values[mask]`` (non-negative), correctly rounded: exactly ``math.fsum``.
+
+        The sums are taken pairwise in extended precision, whose error is at most
+        ceil(log2 n) units of that precision times the sum. An agent's sum rounds to the same double
+        as the exact sum unless a rounding midpoint lies within that error; those agents (a few
+        percent at most) are summed again with ``math.fsum``. So the result does not depend on row
+        order or on the engine, and the SQL engines' exact sums agree with it to the bit.
+        """
+        if not len(mask):
+            return np.zeros(self.size)
+        wide = np.where(mask, values, 0.0).astype(np.longdouble)
+        sums = _pairwise_segment_sums(wide, self.codes, self.starts)
+        rounded = sums.astype(np.float64)
+        rows = np.diff(np.append(self.starts, len(values))).astype(np.float64)
+        # Error bound gamma_k * sum: k = (BLOCK - 1) additions in a block, then one per pairwise level.
+        levels = (_BLOCK - 1) + np.ceil(np.log2(np.maximum(np.ceil(rows / _BLOCK), 1.0)))
+        unit = np.finfo(np.longdouble).eps / 2
+        error = (levels * unit / (1 - levels * unit) * 1.0001).astype(np.longdouble) * sums
+        # The midpoint between ``rounded`` and its neighbour on the side of the extended sum.
+        below = sums < rounded.astype(np.longdouble)
+        neighbour = np.where(below, np.nextafter(rounded, -np.inf), np.nextafter(rounded, np.inf))
+        midpoint = (rounded.astype(np.longdouble) + neighbour.astype(np.longdouble)) / 2
+        doubtful = np.abs(sums - midpoint) <= error
+        if doubtful.any():
+            ends = np.append(self.starts[1:], len(values))
+            for i in np.flatnonzero(doubtful):
+                chunk = values[self.starts[i]:ends[i]][mask[self.starts[i]:ends[i]]]
+                rounded[i] = math.fsum(chunk.tolist())
+        return rounded
+
+
+_BLOCK = 32  # rows summed in order before the pairwise levels (one pass instead of five)
+
+
+def _pairwise_segment_sums(values: np.ndarray, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Sums of contiguous segments (rows of one code): blocks of ``_BLOCK`` rows added in order, then
+    the block sums added pairwise, level by level (neighbours within a segment are combined), so an
+    error grows with the block size plus log2 of the number of blocks, not with the segment length."""
+    position = np.arange(len(values)) - starts[codes]
+    width = _BLOCK
+    while len(values) > len(starts):
+        half = position // width
+        width = 2
+        change = np.empty(len(values), dtype=bool)
+        change[0] = True
+        change[1:] = (codes[1:] != codes[:-1]) | (half[1:] != half[:-1])
+        first = np.flatnonzero(change)
+        values, codes, position = np.add.reduceat(values, first), codes[first], half[first]
+    return values
+
+
+def headline_cohort(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The headline cohort (SPEC 3), the one home of its rule: (in the cohort, successful) per row. The
+    cohort is the completed runs (schema.HEADLINE_STATUSES); an unknown outcome counts as not successful.
+    Every analysis (explain, fixes, drill-down) calls this; the SQL engines take the same constants.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"status": ["completed", "completed", "failed"],
+    ...                       "success": pd.array([True, None, True], dtype="boolean")})
+    >>> [m.tolist() for m in headline_cohort(frame)]
+    [[True, True, False], [True, False, True]]
+    """
+    completed = runs["status"].isin(list(HEADLINE_STATUSES)).to_numpy(dtype=bool)
+    return completed, runs["success"].to_numpy(dtype=bool, na_value=False)
+
+
+def agent_groups(runs: pd.DataFrame) -> AgentGroups:
+    codes, uniques = pd.factorize(runs["agent_id"], sort=False)
+    codes = codes.astype(np.int64)
+    status = runs["status"]  # categorical in a canonical frame: comparisons run on codes
+    completed, succeeded = headline_cohort(runs)
+    return AgentGroups(
+        agents=tuple(str(a) for a in uniques),  # appearance order is text order in a canonical frame
+        codes=codes,
+        completed=completed,
+        terminal=status.isin(list(TERMINAL_STATUSES)).to_numpy(dtype=bool),
+        known=~np.asarray(runs["success"].array.isna()),
+        succeeded=succeeded,
+        starts=np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1])).astype(np.int64),
+    )
+
+
+def safe_divide(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """num / den with NaN where den == 0."""
+    out = np.full(np.shape(num), np.nan)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def optional(value: float) -> float | None:
+    """A float, or None for NaN: JSON null, never NaN."""
+    value = float(value)
+    return None if np.isnan(value) else value

@@ -1,0 +1,252 @@
+"""Repeatability pass^k (SPEC 5): how often k repeated attempts at a task all succeed.
+
+Outcomes are every terminal run with a known ``success`` (no window). Per task, n = outcomes and
+c = successes; a task qualifies with n >= 3. Values are exact: integer binomials, converted to float
+once. The canonical numbers follow the published rule (a task with fewer than k successes, so
+also one with fewer than k outcomes, contributes 0); :meth:`Repeatability.tau2_reading` gives the
+tau2-bench reading beside it, labelled, never mixed in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from math import comb
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from scoring.contract.policy import CANONICAL_POLICY, FIELD_BY_NAME, Policy
+from scoring.measures._groups import AgentGroups, agent_groups
+
+MAX_CURVE_K = 100  # the curve's largest k (pass^k is 0 beyond the smallest trial count that large anyway)
+
+
+@lru_cache(maxsize=1 << 16)  # a pure function of three integers, asked again and again by the bootstrap
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """C(c, k) / C(n, k) if c >= k, else 0: the chance that k of the n runs, drawn without replacement, all succeeded.
+
+    Examples
+    --------
+    >>> pass_hat_k(5, 4, 3)
+    0.4
+    >>> pass_hat_k(5, 2, 3)
+    0.0
+    """
+    if not 0 <= c <= n or k < 1:
+        raise ValueError(f"need 0 <= c <= n and k >= 1, got n={n}, c={c}, k={k}")
+    if c < k:
+        return 0.0
+    return float(Fraction(comb(c, k), comb(n, k)))
+
+
+def pass_hat_k_array(n: ArrayLike, c: ArrayLike, k: int) -> np.ndarray:
+    """pass_hat_k over arrays, computed exactly once per distinct (n, c) pair."""
+    n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
+    if n.size == 0:
+        return np.zeros(0)
+    pair, uniques = pd.factorize(n * (int(n.max()) + 1) + c, sort=False)
+    width = int(n.max()) + 1
+    values = np.array([pass_hat_k(int(u // width), int(u % width), k) for u in uniques])
+    return values[pair]
+
+
+def check_levels(levels: Iterable[int]) -> tuple[int, ...]:
+    """pass^k levels as the policy bounds them (at most 10, each from 1 to 100); ValueError otherwise."""
+    spec = FIELD_BY_NAME["pass_k_levels"]
+    out = tuple(levels)
+    if not out or len(out) > spec.max_items or len(set(out)) != len(out) or any(
+            isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not spec.low <= k <= spec.high
+            for k in out):
+        raise ValueError(f"pass^k levels: {spec.describe_range()}, each once; got {list(out)[:12]}")
+    return tuple(int(k) for k in out)
+
+
+@dataclass(frozen=True)
+class RepeatabilityAggregates:
+    """The contract of every engine: per (agent, task) with a known terminal outcome, n outcomes and c
+    successes, sorted by agent (code) then task_id as text."""
+
+    agent: np.ndarray  # agent code (index into the agents tuple)
+    task_id: np.ndarray  # task names, object array
+    n: np.ndarray
+    c: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.n)
+
+
+@dataclass(frozen=True)
+class Tau2Reading:
+    """tau2-bench's reading of the same outcomes (labelled beside the canonical one, never mixed).
+
+    tau2 computes pass^k only for k up to the smallest trial count among the tasks, and averages
+    every task with at least one outcome (no three-outcome gate).
+    """
+
+    max_k: int
+    tasks: int
+    pass_k: dict[int, float]
+
+
+@dataclass(frozen=True)
+class Repeatability:
+    """One agent's pass^k over its qualifying tasks, with the per-task rows behind it."""
+
+    agent_id: str
+    qualifying_tasks: int
+    excluded_tasks: int
+    pass_k: dict[int, float] | None
+    levels: tuple[int, ...]  # the levels reported (the policy's, or those asked for)
+    tasks_below_k: dict[int, int]  # per level: qualifying tasks with fewer than k outcomes (they count 0)
+    task_rows: _TaskSlice = field(repr=False)
+    policy: Policy = field(repr=False)
+
+    @property
+    def tasks(self) -> pd.DataFrame:
+        """Per-task rows: task_id, n outcomes, c successes, qualifies, pass^k for the reported levels."""
+        return self.task_rows.frame()
+
+    def curve(self, ks: Iterable[int] | None = None) -> dict[int, float]:
+        """Mean pass^k over qualifying tasks for each k (default 1 to the largest outcome count, at most 100)."""
+        tasks = self.tasks
+        q = tasks[tasks["qualifies"]]
+        if q.empty:
+            return {}
+        ks = range(1, min(int(q["n"].max()), MAX_CURVE_K) + 1) if ks is None else ks
+        return {k: float(pass_hat_k_array(q["n"], q["c"], k).mean()) for k in ks}
+
+    def tau2_reading(self) -> Tau2Reading | None:
+        """tau2-bench's convention on the same tasks: k up to the smallest n, mean over every task."""
+        tasks = self.tasks
+        if tasks.empty:
+            return None
+        n, c = tasks["n"].to_numpy(np.int64), tasks["c"].to_numpy(np.int64)
+        max_k = min(int(n.min()), MAX_CURVE_K)
+        return Tau2Reading(max_k, len(tasks), {k: float(pass_hat_k_array(n, c, k).mean()) for k in range(1, max_k + 1)})
+
+    @property
+    def tasks_below_min_outcomes(self) -> int:
+        """Tasks with outcomes but fewer than the published minimum (3): absent from pass^k (SPEC 6)."""
+        return self.excluded_tasks
+
+    def missing_reason(self) -> str | None:
+        """Why pass^k is null, in words (None when it has a value).
+
+        Examples
+        --------
+        >>> from scoring import runs_from_records, score_runs
+        >>> runs = runs_from_records([{"run_id": f"r{i}", "agent_id": "a", "task_id": "t", "status": "completed",
+        ...     "success": True, "latency_ms": 1, "cost_usd": 0.01} for i in range(2)])
+        >>> score_runs(runs).agents[0].repeatability.missing_reason()
+        'no pass^k: 1 task has 2 outcomes or fewer; pass^k needs 3 or more per task (published minimum)'
+        """
+        if self.pass_k is not None:
+            return None
+        need = self.policy.pass_k_min_outcomes
+        if not self.excluded_tasks:
+            return "no pass^k: no terminal run with a known outcome"
+        tasks = "1 task has" if self.excluded_tasks == 1 else f"{self.excluded_tasks:,} tasks have"
+        return (f"no pass^k: {tasks} {need - 1} outcome{'s' if need - 1 != 1 else ''} or fewer; pass^k needs "
+                f"{need} or more per task (published minimum)")
+
+    def to_json(self) -> dict:
+        """The SPEC 6 ``repeatability`` object, with SPEC 5's count of qualifying tasks with n < k per level."""
+        return {
+            "qualifying_tasks": self.qualifying_tasks,
+            "pass_k": None if self.pass_k is None else {str(k): v for k, v in self.pass_k.items()},
+            "tasks_below_k": {str(k): v for k, v in self.tasks_below_k.items()},
+            "tasks_below_min_outcomes": self.tasks_below_min_outcomes,
+        }
+
+
+def _task_codes(tasks: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(code per row, names) with names in text order; free for the canonical frame's categories."""
+    if isinstance(tasks.dtype, pd.CategoricalDtype):
+        return tasks.cat.codes.to_numpy(dtype=np.int64), np.asarray(tasks.cat.categories, dtype=object)
+    codes, names = pd.factorize(tasks, sort=True)
+    return codes, np.asarray(names, dtype=object)
+
+
+def repeatability_aggregates(runs: pd.DataFrame, groups: AgentGroups) -> RepeatabilityAggregates:
+    """The aggregate step: per (agent, task) with a known terminal outcome, n outcomes and c successes."""
+    mask = groups.known & groups.terminal
+    task_codes, task_names = _task_codes(runs["task_id"])
+    width = max(len(task_names), 1)
+    key = groups.codes[mask] * width + task_codes[mask]
+    # Ascending (agent, task) keys order the table by agent_id, then task_id as text.
+    if groups.size * width <= 4 * len(key) + 1024:  # dense key space: count straight into it
+        n = np.bincount(key, minlength=groups.size * width)
+        c = np.bincount(key, weights=groups.succeeded[mask], minlength=groups.size * width)
+        uniques = np.flatnonzero(n)
+        n, c = n[uniques], c[uniques]
+    else:
+        pair, uniques = pd.factorize(key, sort=True)
+        n = np.bincount(pair, minlength=len(uniques))
+        c = np.bincount(pair, weights=groups.succeeded[mask], minlength=len(uniques))
+    return RepeatabilityAggregates(agent=(uniques // width).astype(np.int64),
+                                   task_id=np.asarray(task_names, dtype=object)[uniques % width],
+                                   n=n.astype(np.int64), c=c.astype(np.int64))
+
+
+def task_outcomes(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
+                  groups: AgentGroups | None = None) -> pd.DataFrame:
+    """Per (agent, task), sorted by agent then task: n outcomes, c successes, whether it qualifies, pass^k."""
+    groups = groups or agent_groups(runs)
+    agg = repeatability_aggregates(runs, groups)
+    return _task_table(groups.agents, agg, policy.pass_k_levels, policy)
+
+
+def _task_table(agents: Sequence[str], agg: RepeatabilityAggregates, levels: Sequence[int],
+                policy: Policy) -> pd.DataFrame:
+    names = np.asarray(agents, dtype=object)
+    table = pd.DataFrame({"agent_id": pd.array(names[agg.agent] if len(agg) else [], dtype="str"),
+                          "task_id": pd.array(agg.task_id, dtype="str"), "n": agg.n, "c": agg.c})
+    table["qualifies"] = table["n"] >= policy.pass_k_min_outcomes
+    for k in levels:
+        table[f"pass^{k}"] = pass_hat_k_array(table["n"], table["c"], k)
+    return table
+
+
+def repeatability(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY, groups: AgentGroups | None = None,
+                  levels: Sequence[int] | None = None) -> dict[str, Repeatability]:
+    """pass^k for the policy's levels (or ``levels``), unweighted mean over qualifying tasks, per agent (SPEC 5)."""
+    groups = groups or agent_groups(runs)
+    return repeatability_from_aggregates(groups.agents, repeatability_aggregates(runs, groups), policy, levels)
+
+
+def repeatability_from_aggregates(agents: Sequence[str], agg: RepeatabilityAggregates,
+                                  policy: Policy = CANONICAL_POLICY,
+                                  levels: Sequence[int] | None = None) -> dict[str, Repeatability]:
+    """The compute step: exact pass^k per task and the unweighted mean over qualifying tasks (any engine)."""
+    levels = policy.pass_k_levels if levels is None else check_levels(levels)
+    tasks = _task_table(agents, agg, levels, policy)
+    size, code = len(agents), agg.agent
+    qualifies = tasks["qualifies"].to_numpy()
+    n_tasks = np.bincount(code, minlength=size)
+    n_qualifying = np.bincount(code[qualifies], minlength=size)
+    means = {k: np.bincount(code[qualifies], weights=tasks[f"pass^{k}"].to_numpy()[qualifies],
+                            minlength=size) / np.maximum(n_qualifying, 1) for k in levels}
+    below = {k: np.bincount(code[qualifies & (agg.n < k)], minlength=size) for k in levels}
+    bounds = np.concatenate(([0], np.cumsum(n_tasks)))
+    out: dict[str, Repeatability] = {}
+    for i, agent in enumerate(agents):
+        q = int(n_qualifying[i])
+        pass_k = {k: float(means[k][i]) for k in levels} if q else None
+        out[agent] = Repeatability(agent, q, int(n_tasks[i]) - q, pass_k, tuple(levels),
+                                   {k: int(below[k][i]) for k in levels},
+                                   _TaskSlice(tasks, int(bounds[i]), int(bounds[i + 1])), policy)
+    return out
+
+
+class _TaskSlice:
+    """An agent's rows of the shared per-task table, materialized only when read."""
+
+    def __init__(self, table: pd.DataFrame, start: int, stop: int):
+        self.table, self.start, self.stop = table, start, stop
+
+    def frame(self) -> pd.DataFrame:
+        return self.table.iloc[self.start:self.stop].reset_index(drop=True)

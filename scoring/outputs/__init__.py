@@ -1,0 +1,4 @@
+"""What leaves the core: SVG badges, receipts, downloads and the published methodology text.
+
+May import: every subpackage except the command line.
+"""
