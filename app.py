@@ -2,9 +2,12 @@
 
 import streamlit as st
 
-from explorer import data, imports, pages, scorecards, settings, state
+from explorer import data, drill, imports, pages, scorecards, settings, state
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY
+
+# explorer.drill registers its warm-up on data.ON_SCORED: every ranked agent explained once a dataset is scored
+assert drill.warm in data.ON_SCORED
 
 st.set_page_config(page_title=pages.APP_NAME, page_icon=":material/radar:", layout="wide")
 

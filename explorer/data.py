@@ -478,13 +478,17 @@ def scored() -> Scored | Refused:
         return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset), _size_of)
 
 
-def _scored_and_warmed(dataset: Dataset) -> Scored | Refused:
-    """Score a dataset; then explain its agents for every session ahead of time (``explorer.drill.warm``)."""
-    from . import drill
+# What runs once a dataset is newly scored (``explorer.drill`` registers its ``warm``: every ranked agent explained
+# ahead of time for every session); registered by the module above this one, so data imports nothing of it.
+ON_SCORED: list[Callable[[Dataset, Scored], object]] = []
 
+
+def _scored_and_warmed(dataset: Dataset) -> Scored | Refused:
+    """Score a dataset; then run :data:`ON_SCORED` (``explorer.drill.warm``) on it."""
     result = _compute(dataset)
     if isinstance(result, Scored):
-        drill.warm(dataset, result)
+        for hook in ON_SCORED:
+            hook(dataset, result)
     return result
 
 

@@ -206,6 +206,9 @@ def warm(dataset: data.Dataset, scored: data.Scored) -> threading.Thread | None:
     return thread
 
 
+data.ON_SCORED.append(warm)
+
+
 def accounts(scored: data.Scored) -> dict[str, Accounting]:
     """Every agent's run accounting (``scoring.analysis.explain.accounting``)."""
     return data.derived("accounting", None, lambda: accounting(scored.runs, scored.report.policy),

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 from hostile_files import PROBE, bomb_eval, deep_eval, events_eval, runs_csv
 
-from scoring.cli.commands import cli
+from scoring.cli import commands as cli
 from scoring.contract.limits import DEFAULT_LIMITS, Limits
 from scoring.load.importers import import_file
 from scoring.load.runs import Problem, RunsValidationError, check_work, load_runs

@@ -12,7 +12,8 @@ import pytest
 from packaging.requirements import Requirement
 
 from scoring.analysis.scorecard import EXAMPLES_DIR
-from scoring.cli.commands import build_parser, console, main
+from scoring.cli import console
+from scoring.cli.commands import build_parser, main
 from scoring.contract.extras import EXTRA_OF_MODULE, missing_module_message
 from scoring.contract.resources import PUBLISHED_METHODOLOGY, SAMPLE_RUNS, SCORECARDS_DIR
 
@@ -69,7 +70,7 @@ def test_package_data_is_the_clones_files():
 
 
 def test_console_command_has_every_subcommand_and_serve():
-    assert PROJECT["scripts"] == {"agentscore": "scoring.cli.commands.console:main"}
+    assert PROJECT["scripts"] == {"agentscore": "scoring.cli.console:main"}
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     assert set(sub.choices) == {"report", "verify", "receipt", "badge", "pack", "explain", "diff", "serve", "sample",
                                 "methodology"}

@@ -26,6 +26,7 @@ from typing import TypeAlias
 import pandas as pd
 import pyarrow as pa
 
+from scoring.analysis.explain import explain
 from scoring.contract.limits import DEFAULT_LIMITS, Limits
 from scoring.contract.policy import CANONICAL_POLICY, Policy, load_policy
 from scoring.load.importers import import_file, import_files
@@ -77,4 +78,4 @@ def score(data: Data, policy: Policy | PathLike | None = None, *, weights: Mappi
     loaded = load(data, exclude_invalid=exclude_invalid, limits=limits)
     scored = score_runs(loaded.runs, _policy(policy), weights=weights)
     scored = replace(scored, runs=loaded.runs, warnings=tuple(loaded.warnings))
-    return replace(scored, agents=tuple(replace(agent, source=scored) for agent in scored.agents))
+    return replace(scored, agents=tuple(replace(agent, source=scored, explainer=explain) for agent in scored.agents))

@@ -14,6 +14,7 @@ import difflib
 import hashlib
 import io
 import json
+import math
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -21,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from scoring.analysis.diff import BASELINE, NEW, diff_runs, render
+from scoring.analysis.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
 from scoring.contract import format as fmt
 from scoring.contract.extras import install_hint, missing_module_message
 from scoring.contract.limits import DEFAULT_LIMITS, WORKER_OVERHEAD, Limits, format_size, parse_size
@@ -302,10 +305,9 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
     explain.add_argument("--top", type=int, default=20, metavar="N", help="most influential runs listed (default 20)")
     explain.add_argument("--policy", default=None, metavar="POLICY_JSON", help="a sandbox policy (JSON)")
     _limit_options(explain)
-    from scoring.cli.commands.console import add_commands
-    from scoring.cli.diff import add_command as add_diff
+    from scoring.cli.console import add_commands
 
-    add_diff(sub)  # diff BASELINE NEW (scoring/cli/diff.py)
+    add_diff_command(sub)  # diff BASELINE NEW (over scoring/analysis/diff.py)
     add_commands(sub)  # serve, sample, methodology (scoring/cli/console.py)
     return parser
 
@@ -845,3 +847,70 @@ def _feature(args: argparse.Namespace) -> str:
     if args.command == "report" and args.engine != "pandas":
         return f"--engine {args.engine}"
     return "--db" if getattr(args, "db", None) else f"`{args.command}`"
+
+
+# --------------------------------------------------------------------------- diff BASELINE NEW
+
+
+def add_diff_command(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """``diff BASELINE NEW``: registered on the command line's subcommands."""
+    command = sub.add_parser(
+        "diff", help="compare two result sets under one policy, agent by agent (a regression gate for CI)",
+        description="Score BASELINE and NEW under one policy and compare every agent in both: the headline change "
+                    "with a paired bootstrap interval, each component, radar axis and pass^k level, the tasks "
+                    "newly solved and failed, and a verdict (better, worse, no real change). Exit status: 0 when "
+                    "nothing fails the gate, 1 when an agent's real drop reaches --fail-on-drop, 2 on an input "
+                    "error.")
+    command.add_argument("baseline", metavar="BASELINE", help="the stored result set: a runs file or harness "
+                                                              "results (a file or a tau2 results folder)")
+    command.add_argument("new", metavar="NEW", help="the new result set, read the same way")
+    command.add_argument("--agent", action="append", default=None, metavar="NAME",
+                         help="compare only this agent (repeat for several; default: every agent)")
+    command.add_argument("--fail-on-drop", type=float, default=None, metavar="POINTS",
+                         help="exit 1 when an agent's headline drops by at least POINTS and the drop is real "
+                              "(its interval lies below 0)")
+    command.add_argument("--format", choices=("json", "table", "markdown"), default="table",
+                         help="table (terminal), json, or markdown (a pull-request comment, at most 100 columns)")
+    command.add_argument("--policy", default=None, metavar="POLICY_JSON", help="a sandbox policy (JSON) for both "
+                                                                              "sets")
+    command.add_argument("--replicates", type=int, default=None, help="bootstrap replicates (default 1000)")
+    command.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed)")
+    command.add_argument("--from", dest="kind", choices=KINDS, default=None,
+                         help="both inputs' kind instead of detecting it from their content (SPEC 7)")
+    command.add_argument("--mapping", default=None, metavar="MAP_JSON", help="a column mapping for both inputs")
+    command.add_argument("--scorer", default=None, metavar="NAME", help="Inspect AI logs: the scorer whose value "
+                                                                       "is the outcome (default: the first)")
+    _limit_options(command)
+    command.set_defaults(run=run_diff)
+    return command
+
+
+def run_diff(args: argparse.Namespace, limits: Limits) -> int:
+    """The ``diff`` command: both sets through the importers, one policy, the chosen format on stdout."""
+    threshold = args.fail_on_drop
+    if threshold is not None and not (threshold >= 0 and math.isfinite(threshold)):
+        raise _Refused(f"--fail-on-drop: a number of points from 0 up, got {threshold:g}")
+    for name, value, low, high in (("--replicates", args.replicates, 1, 100_000), ("--seed", args.seed, 0, 2**63)):
+        if value is not None and not low <= value <= high:
+            raise _Refused(f"{name}: must be from {low:,} to {high:,}, got {value:,}")
+    policy = _policy(args.policy)
+    sides = []
+    for side, path in ((BASELINE, args.baseline), (NEW, args.new)):
+        inputs = argparse.Namespace(inputs=[path], kind=args.kind, agent=None, experiment=None, mapping=args.mapping,
+                                    scorer=args.scorer)
+        try:
+            sides.append(load_inputs(inputs, limits).runs)
+        except _Refused as exc:
+            raise _Refused(f"{side} {path}: cannot be scored:\n{exc}") from None
+    try:
+        result = diff_runs(sides[0], sides[1], policy, agents=args.agent,
+                           replicates=DEFAULT_REPLICATES if args.replicates is None else args.replicates,
+                           seed=DEFAULT_SEED if args.seed is None else args.seed, baseline_name=args.baseline,
+                           new_name=args.new)
+    except KeyError as exc:
+        raise _Refused(f"--agent: no agent {exc.args[0]!r} in either set") from None
+    _write(render(result, args.format, threshold))
+    for agent in result.failing(threshold):
+        print(f"gate: {agent.agent_id} dropped {agent.drop:.{policy.score_decimals}f} points (a real drop; "
+              f"--fail-on-drop {threshold:g})", file=sys.stderr)
+    return result.exit_code(threshold)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -19,9 +19,6 @@ from scoring.measures.axes import RADAR_AXES
 from scoring.measures.headline import Headline, headline_scores, leaderboard_order
 from scoring.measures.radar import Radar, check_weights, fitness_radar
 from scoring.measures.repeatability import Repeatability, repeatability
-
-if TYPE_CHECKING:
-    from scoring.analysis.explain import Explanation
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -42,8 +39,10 @@ class AgentReport:
     repeatability: Repeatability
     harness: Any = None  # scoring.load.importers.reading.HarnessReading for an agent imported from a harness
     cost_estimated: bool = False  # its cost_usd was estimated from tokens (--prices), not recorded
-    # The report (with its runs) this agent was scored in, when scoring.score made it: explain() reads it.
+    # The report (with its runs) this agent was scored in, and the analysis that explains it, when scoring.score
+    # made it (scoring.analysis.notebook hands both over: this layer imports nothing of the analysis).
     source: Report | None = field(default=None, repr=False, compare=False)
+    explainer: Callable[..., Any] | None = field(default=None, repr=False, compare=False)
 
     def notes(self) -> list[str]:
         """What a reader must know beside the numbers, in words: no outcome, runs left out, why pass^k is
@@ -90,14 +89,13 @@ class AgentReport:
             out["cost_estimated"] = True  # avg_cost_usd and cost_score rest on --prices, not on recorded costs
         return out
 
-    def explain(self) -> Explanation:
+    def explain(self) -> Any:
         """Where this agent's headline points went, what overtakes the agent above, which tasks and runs cost
-        points (:func:`scoring.analysis.explain.explain`); needs the runs, which :func:`scoring.score` keeps."""
-        from scoring.analysis.explain import explain
-
-        if self.source is None or self.source.runs is None:
+        points (:func:`scoring.analysis.explain.explain`, an ``Explanation``); needs the runs, which
+        :func:`scoring.score` keeps."""
+        if self.source is None or self.source.runs is None or self.explainer is None:
             raise ValueError(f"explain() needs the runs behind {self.agent_id!r}: score them with scoring.score(...)")
-        return explain(self.source.runs, self.agent_id, report=self.source)
+        return self.explainer(self.source.runs, self.agent_id, report=self.source)
 
     def _repr_html_(self) -> str:
         h, d = self.headline, self.headline.policy.score_decimals
