@@ -76,11 +76,11 @@ def test_a_sixth_axis_added_to_the_registry_reaches_every_output(tmp_path):
             shutil.copytree(source, tmp_path / item, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy(source, tmp_path / item)
-    axes = tmp_path / "scoring" / "axes.py"
+    axes = tmp_path / "scoring" / "measures" / "axes.py"
     text = axes.read_text()
     assert text.count(")\nAXIS_BY_NAME = ") == 1
     axes.write_text(text.replace(")\nAXIS_BY_NAME = ", NEW_AXIS))
-    policy = tmp_path / "scoring" / "policy.py"
+    policy = tmp_path / "scoring" / "contract" / "policy.py"
     names = '"tool_efficiency", "robustness")'
     assert policy.read_text().count(names) == 1
     policy.write_text(policy.read_text().replace(names, '"tool_efficiency", "robustness", "evidence")'))

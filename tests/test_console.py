@@ -4,6 +4,7 @@ wheel in a fresh environment is tests/test_packaging.py."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import tomllib
 from pathlib import Path
@@ -66,7 +67,7 @@ def test_package_data_is_the_clones_files():
     # Every file the package data globs name exists (a link that broke would ship nothing).
     for package, globs in PYPROJECT["tool"]["setuptools"]["package-data"].items():
         for pattern in globs:
-            assert list((ROOT / package).glob(pattern)), f"{package}/{pattern} matches nothing"
+            assert list((ROOT / package.replace(".", "/")).glob(pattern)), f"{package}/{pattern} matches nothing"
 
 
 def test_console_command_has_every_subcommand_and_serve():
@@ -114,7 +115,7 @@ def test_a_missing_extra_says_what_to_install(monkeypatch, capsys, tmp_path, mod
 
 
 def test_serve_without_streamlit_says_install_the_app_extra(monkeypatch, capsys):
-    monkeypatch.setattr(console.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)  # as if streamlit were not installed
     assert main(["serve"], prog="agentscore") == 2
     assert "scoring-methodology-explorer[app]" in capsys.readouterr().err
 

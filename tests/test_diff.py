@@ -132,12 +132,12 @@ def test_renderings_state_the_rule_and_the_verdicts():
     md = markdown_text(d, 1.0)
     assert "| `a` | 100.00 | 92.00 | -8.00 | -8.00 to -8.00 | **worse** |" in md
     assert "FAILED (a)" in md
-    assert "| pass^3 | 100.0% | 40.0% | -60.0 pp |" in md
+    assert "| pass^3 | 100.00% | 40.00% | -60.00 pp |" in md
     text = table_text(d, None)
     assert "Gate: none" in text and "worse" in text
     assert " ".join(RULE.split()) in " ".join(md.split())
     doc = json.loads(json_text(d, 1.0))
-    assert doc["gate"] == "failed" and doc["agents"][0]["interval"] == {"low": -8.0, "high": -8.0}
+    assert doc["gate"] == "fail" and doc["agents"][0]["interval"] == {"low": -8.0, "high": -8.0}
     assert doc["agents"][0]["pass_k"]["5"] == {"baseline": 1.0, "new": 0.0, "change": -1.0}
 
 
@@ -188,7 +188,7 @@ def test_cli_quarter_of_successes_lost_is_worse_and_fails_the_gate(quarter_lost,
     verdicts = {a["agent_id"]: a["verdict"] for a in doc["agents"]}
     assert verdicts.pop("steady-pro") == "worse"
     assert set(verdicts.values()) == {"no real change"}
-    assert code == 1 and doc["gate"] == "failed"
+    assert code == 1 and doc["gate"] == "fail"
     assert "gate: steady-pro dropped" in err
     steady = next(a for a in doc["agents"] if a["agent_id"] == "steady-pro")
     assert steady["interval"]["high"] < 0 and steady["headline"]["change"] <= -1

@@ -7,8 +7,7 @@ from fractions import Fraction
 
 import pytest
 
-from scoring import pass_hat_k, runs_from_records, task_outcomes
-from scoring.measures import repeatability
+from scoring import pass_hat_k, repeatability, runs_from_records, task_outcomes
 from tests.helpers import run
 
 TOL = 1e-12

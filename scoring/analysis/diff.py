@@ -174,7 +174,7 @@ class Diff:
                 "rule": RULE, "bootstrap": {"replicates": self.replicates, "seed": self.seed,
                                             "confidence": self.confidence},
                 "fail_on_drop": threshold,
-                "gate": None if threshold is None else ("failed" if self.failing(threshold) else "passed"),
+                "gate": None if threshold is None else ("fail" if self.failing(threshold) else "pass"),
                 "agents": [a.to_json(threshold) for a in self.agents],
                 "only_in_baseline": list(self.only_in_baseline), "only_in_new": list(self.only_in_new)}
 
@@ -247,8 +247,8 @@ def _signed(value: float | None, decimals: int = 2) -> str:
 
 
 def _signed_pct(value: float | None) -> str:
-    """A change of a 0-1 fraction in percentage points: -0.227 -> -22.7 pp."""
-    return fmt.DASH if value is None else _signed(100 * value, 1) + " pp"
+    """A change of a 0-1 fraction in percentage points, as every page writes it: -0.227 -> -22.70 pp."""
+    return fmt.pp(value)
 
 
 def _interval_text(interval: Interval | None, decimals: int) -> str:

@@ -33,6 +33,7 @@ from numpy.typing import ArrayLike
 from scoring.contract.limits import DEFAULT_LIMITS, Limits
 from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.contract.schema import (
+    COMPLETED,
     FALSE_TOKENS,
     FRACTION_DIGITS,
     HEADLINE_STATUSES,
@@ -517,7 +518,7 @@ class SqlScorer:
                 SELECT agent_id, status, COUNT(*), COUNT(success), COUNT(cost_usd) FROM {self.runs}
                 WHERE status IN ({_quote_list(TERMINAL_STATUSES)}) GROUP BY agent_id, status"""):
             i = index[str(agent)]
-            if status == "completed":
+            if status == COMPLETED:
                 known[i] = int(outcomes)
             else:
                 by_status[str(status)][i] = int(runs)

@@ -14,14 +14,14 @@ import numpy as np
 import pandas as pd
 
 from scoring.contract.policy import CANONICAL_POLICY, Policy
-from scoring.contract.schema import TERMINAL_STATUSES
+from scoring.contract.schema import COMPLETED, TERMINAL_STATUSES
 from scoring.measures._groups import SPREAD_SCALE_AT, SPREAD_SCALE_BY, AgentGroups, agent_groups, optional, safe_divide
 from scoring.measures.facts import Fact
 
 Number = TypeVar("Number", float, np.ndarray)  # the composite is the same formula on scalars and arrays
 
 # Terminal statuses outside the headline cohort (SPEC 3: completed runs only), in the schema's order.
-LEFT_OUT_STATUSES = tuple(s for s in TERMINAL_STATUSES if s != "completed")
+LEFT_OUT_STATUSES = tuple(s for s in TERMINAL_STATUSES if s != COMPLETED)
 # The stable flag codes of ``headline.flags`` (SPEC 6) and their words on screen, in display order.
 FLAG_WORDS = {
     "unranked": "unranked",

@@ -13,7 +13,7 @@ import pandas as pd
 
 from scoring.contract import format as fmt
 from scoring.contract.policy import CANONICAL_POLICY, Policy
-from scoring.contract.schema import TERMINAL_STATUSES
+from scoring.contract.schema import COMPLETED, TERMINAL_STATUSES
 from scoring.measures._groups import agent_groups
 from scoring.measures.axes import RADAR_AXES
 from scoring.measures.headline import Headline, headline_scores, leaderboard_order
@@ -282,10 +282,10 @@ def unseen_reading(runs: pd.DataFrame, report: Report) -> pd.DataFrame:
     1        b              2             1          True
     """
     counted_runs = runs.copy()
-    left = runs["status"].isin([s for s in TERMINAL_STATUSES if s != "completed"]).to_numpy()
+    left = runs["status"].isin([s for s in TERMINAL_STATUSES if s != COMPLETED]).to_numpy()
     if left.any():
         counted_runs.loc[left, "success"] = False
-        counted_runs.loc[left, "status"] = "completed"
+        counted_runs.loc[left, "status"] = COMPLETED
     counted = score_runs(counted_runs, report.policy) if left.any() else report
     rows = []
     for a in report.agents:

@@ -129,7 +129,8 @@ def check_methodology(app, report) -> None:
 def check_uncertainty(app, report) -> None:
     assert app.page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot").count() >= 3
     intervals = app.grid(0)
-    assert intervals.head[:3] == ["Rank", "Agent", "Tie group"], intervals.head
+    # rank, agent and score pinned at the left (readable on a phone), then the tie group
+    assert intervals.head[:4] == ["Rank", "Agent", "Score", "Tie group"], intervals.head
     assert intervals.column("Agent") == [a.agent_id for a in report.agents]
     for row, a in zip(intervals.records(), report.agents):
         if a.headline.ranked:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.contract.limits import DEFAULT_LIMITS, Limits
-from scoring.contract.schema import REQUIRED_COLUMNS
+from scoring.contract.schema import COMPLETED, FAILED, REQUIRED_COLUMNS, TIMEOUT
 from scoring.load.importers._base import (
     TOKEN_COLUMNS,
     Imported,
@@ -72,11 +72,11 @@ def failure_status(mode: str) -> str | None:
     """
     mode = mode.strip().lower()
     if mode in COMPLETED_MODES:
-        return "completed"
+        return COMPLETED
     if mode in TIMEOUT_MODES:
-        return "timeout"
-    if mode in FAILED_MODES or "error" in mode or "exceeded" in mode or "failed" in mode:
-        return "failed"
+        return TIMEOUT
+    if mode in FAILED_MODES or any(word in mode for word in ("error", "exceeded", "fail")):
+        return FAILED
     return None
 
 
