@@ -354,7 +354,7 @@ def test_a_table_over_the_row_limit_is_refused_while_it_is_read(postgres):
     from scoring.load.database import parse_viewer_url
 
     _load(postgres["url"], "runs", SAMPLE.read_text())
-    with pytest.raises(RunsValidationError, match="more than 1,000 rows"):
+    with pytest.raises(RunsValidationError, match="more rows than the limit of 1,000"):
         load_postgres_runs(parse_viewer_url(postgres["url"], LOCAL), "runs", limits=Limits(max_rows=1_000))
     with pytest.raises(RunsValidationError, match=r"memory budget of 50\.0 KB"):
         load_postgres_runs(parse_viewer_url(postgres["url"], LOCAL), "runs", limits=Limits(max_memory=50_000))

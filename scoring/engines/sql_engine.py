@@ -450,11 +450,15 @@ class SqlScorer:
                 continue
             low = min(e for e, _ in parts)
             exact_total = sum(total << (e - low) for e, total in parts)
-            out[agent] = float(Fraction(exact_total) * Fraction(2) ** (low - 52 - shift.get(agent, 0)))
+            out[agent] = _nearest_float(Fraction(exact_total) * Fraction(2) ** (low - 52 - shift.get(agent, 0)))
         for agent in sorted(odd):
-            out[agent] = math.fsum(math.ldexp(float(v), -shift.get(agent, 0)) for (v,) in self.rows(
+            values = [float(v) for (v,) in self.rows(
                 f"SELECT CAST({value} AS {d.double_type}) FROM {source} WHERE ({where}) AND agent_id = "
-                f"{d.literal(agent)}"))
+                f"{d.literal(agent)}")]
+            try:
+                out[agent] = math.fsum(math.ldexp(v, -shift.get(agent, 0)) for v in values)
+            except OverflowError:  # the exact sum is past the largest double, as the pandas engine finds it
+                out[agent] = _nearest_float(sum(map(Fraction, values), Fraction(0)) / 2 ** shift.get(agent, 0))
         return out
 
     # ----------------------------------------------------------------------- aggregates
@@ -885,3 +889,15 @@ def load_postgres_runs(spec: ConnectionSpec, table: str, *, limits: Limits = DEF
     if len(frame) == 0:
         raise RunsValidationError([Problem.of(Reason.FILE, detail="the table has no runs")], source=table)
     return validate_runs(frame, source=table, format="postgresql", **options)
+
+
+def _nearest_float(exact: Fraction) -> float:
+    """The double nearest an exact sum; past the largest double, an infinity of its sign (as numpy sums give).
+
+    >>> _nearest_float(Fraction(1, 4)), _nearest_float(Fraction(2) ** 1100), _nearest_float(-Fraction(2) ** 1100)
+    (0.25, inf, -inf)
+    """
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.copysign(math.inf, exact)
