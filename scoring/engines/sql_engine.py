@@ -900,4 +900,4 @@ def _nearest_float(exact: Fraction) -> float:
     try:
         return float(exact)
     except OverflowError:
-        return math.copysign(math.inf, exact)
+        return math.inf if exact > 0 else -math.inf
