@@ -787,6 +787,11 @@ def run_badge(args: argparse.Namespace, limits: Limits) -> int:
     return 0
 
 
+# Subcommands that read no untrusted input (the app server, the bundled files): run in this process, not in the
+# worker that bounds a file's memory and CPU (the server runs for hours and reads its uploads in workers of its own).
+TRUSTED_COMMANDS = frozenset({"serve", "sample", "methodology"})
+
+
 def main(argv: list[str] | None = None, prog: str = "python -m scoring") -> int:
     parser = build_parser(prog)
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -794,6 +799,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m scoring") -> int:
     args.argv = argv[1:]
     limits = limits_from(args, parser)
     if getattr(args, "engine", None) == "spark":  # the cluster (or local JVM) has its own memory settings
+        return _run(args, limits, parser)
+    if args.command in TRUSTED_COMMANDS:  # no untrusted input: the app server must outlive any worker's limits
         return _run(args, limits, parser)
     what = ", ".join(getattr(args, "inputs", None) or []) or getattr(args, "file", None) or "the input"
     try:

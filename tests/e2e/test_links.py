@@ -152,7 +152,7 @@ def choose(app: AppSession, label: str, option: str) -> None:
 
 
 def toggle_on(app: AppSession, label: str) -> None:
-    switch = app.page.get_by_role("checkbox", name=label)
+    switch = app.page.get_by_role("switch", name=label)  # st.toggle is a switch
     app.interact(lambda: switch.check(force=True), description=f"turning on {label!r}")
 
 
@@ -191,7 +191,7 @@ def test_a_view_built_on_several_pages_opens_identically_in_a_fresh_browser(app,
     assert other.page.locator("[data-testid='stMultiSelect']").inner_text() == radar_agents
     assert "crashy-runner" in radar_agents
     other.open_from_sidebar("Leaderboard")
-    assert other.page.get_by_role("checkbox", name="Show bootstrap 95% intervals and tie groups").is_checked()
+    assert other.page.get_by_role("switch", name="Show bootstrap 95% intervals and tie groups").is_checked()
     assert other.grid(0) == board  # the same numbers, intervals included
     other.open_from_sidebar("Headline composite")
     assert selectbox_value(other, "Agent") == "#4 crashy-runner"
