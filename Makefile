@@ -26,9 +26,12 @@ run: $(VENV)/.installed
 
 # Lint and types, then every test (browser, PostgreSQL and Spark suites included; their Debian packages
 # are installed when missing).
+# The browser suite runs after the rest on one process: two chromiums and two app servers on the two cores timed
+# out waiting for each other (two browser tests failed that way in a fresh-clone run of 2026-12-02).
 test: $(VENV)/.installed $(VENV)/.installed-spark lint
 	bash scripts/ensure-test-deps
-	$(PYTEST)
+	$(PYTEST) -m "not browser"
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -m browser
 
 # ruff, mypy and the import layers (import-linter), configured in pyproject.toml.
 lint: $(VENV)/.installed
