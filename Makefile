@@ -52,8 +52,8 @@ BENCH_DATA ?= /tmp/explorer-bench
 bench-scale: $(VENV)/.installed
 	$(PY) bench/bench_scale.py --keep $(BENCH_DATA) $(SCALE_ARGS)
 
-# Resident memory after N uploads (new sessions, different files), with the dataset cache's budget;
-# e.g. make bench-uploads UPLOAD_ARGS="--uploads 6 --runs 1000000" EXPLORER_CACHE_MEMORY=400MB
+# A real server's resident memory as N sessions upload distinct files (Chromium over HTTP and the websocket),
+# with the dataset cache's budget; e.g. make bench-uploads UPLOAD_ARGS="--uploads 8 --cache-memory 1GB".
 bench-uploads: $(VENV)/.installed
 	$(PY) bench/bench_uploads.py $(UPLOAD_ARGS)
 
