@@ -39,9 +39,10 @@ lint: $(VENV)/.installed
 	$(PY) -m mypy
 	$(VENV)/bin/lint-imports
 
-# Everything but the real-browser, PostgreSQL and Spark suites (markers in pytest.ini).
+# Everything but the real-browser, PostgreSQL, Spark and packaging suites (markers in pytest.ini): the packaging
+# tests build the wheel and fresh virtual environments (about 10 minutes of CPU between them).
 test-fast: $(VENV)/.installed
-	$(PYTEST) -m "not browser and not postgres and not spark"
+	$(PYTEST) -m "not browser and not postgres and not spark and not packaging"
 
 bench: $(VENV)/.installed
 	$(PY) bench/bench_report.py
