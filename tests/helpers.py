@@ -173,10 +173,12 @@ def terminal_bench_run(folder: Path, run: str, trials: list[tuple[str, bool | No
     for r in results:
         per_task[r["task_id"]].append(1 if r["is_resolved"] else 0)
     fewest = min(len(v) for v in per_task.values())
+    # BenchmarkResults.pass_at_k's k values (terminal-bench 0.2.18): powers of two from 2, then 5 and 10
+    k_values = sorted({2**i for i in range(1, int(np.log2(fewest)) + 1)}) + [k for k in (5, 10) if fewest >= k]
     resolved = sum(1 for r in results if r["is_resolved"])
     doc = {"id": str(uuid.uuid5(uuid.NAMESPACE_URL, run)), "results": results,
            "pass_at_k": {str(k): float(np.mean([_pass_at_k(len(v), sum(v), k) for v in per_task.values()
-                                                if len(v) >= k])) for k in range(1, fewest + 1)},
+                                                if len(v) >= k])) for k in k_values},
            "n_resolved": resolved, "n_unresolved": len(results) - resolved,
            "resolved_ids": [r["task_id"] for r in results if r["is_resolved"]],
            "unresolved_ids": [r["task_id"] for r in results if not r["is_resolved"]],

@@ -181,8 +181,8 @@ def test_terminal_bench_repeated_runs_pool_as_one_agent(tmp_path):
     # 4 resolved of 10 trials; per task (n=2): hello 2, chess 0, build 1, sql 0, git 1
     assert h["success_rate"] == 0.4 and h["runs"] == 10
     assert h["pass_k"] == {"1": pytest.approx(0.4), "2": pytest.approx(0.2)}  # pass^2: only hello, 1/5
-    # pass@2 (at least one of two): hello, build, git -> 3/5
-    assert h["pass_at_k"] == {"1": pytest.approx(0.4), "2": pytest.approx(0.6)}
+    # pass@2 (at least one of two): hello, build, git -> 3/5; terminal-bench prints no pass@1
+    assert h["pass_at_k"] == {"2": pytest.approx(0.6)}
 
 
 def test_terminal_bench_latency_is_exact_and_the_model_comes_from_metadata_or_agent(tmp_path):
@@ -310,3 +310,42 @@ def test_prices_estimate_cost_from_tokens_labelled_estimated(tmp_path):
     # a model without a price keeps its empty cost
     untouched = apply_prices(import_files([path]), {"other": (1.0, 1.0)}).validate()
     assert untouched.runs["cost_usd"].isna().all() and untouched.estimated_cost == ()
+
+
+TB_FIXTURES = ROOT / "tests" / "fixtures" / "terminal-bench"
+TB_REAL = sorted(TB_FIXTURES.glob("*/results.json"))
+
+
+@pytest.mark.parametrize("path", TB_REAL, ids=lambda p: p.parent.name)
+def test_terminal_bench_reading_equals_the_numbers_its_own_code_wrote(path):
+    # Written by terminal-bench 0.2.18's BenchmarkResults (tests/fixtures/terminal-bench/generate.py): its
+    # accuracy and pass_at_k, keys (the k it prints) and values, are the harness's own.
+    doc = json.loads(path.read_text())
+    (agent,) = reading(path).values()
+    h = agent.to_json()["harness"]
+    assert h["name"] == "terminal-bench" and h["runs"] == len(doc["results"])
+    assert abs(h["success_rate"] - doc["accuracy"]) <= TOL
+    assert list(h["pass_at_k"]) == list(doc["pass_at_k"])
+    assert all(abs(h["pass_at_k"][k] - v) <= TOL for k, v in doc["pass_at_k"].items())
+
+
+def test_terminal_bench_repeated_runs_equal_its_code_on_the_pooled_trials():
+    expected = json.loads((TB_FIXTURES / "pooled-claude-y.json").read_text())
+    h = reading(*(TB_FIXTURES / run / "results.json" for run in expected["runs"]))["anthropic/claude-y"]
+    h = h.to_json()["harness"]
+    assert h["runs"] == expected["trials"] and abs(h["success_rate"] - expected["accuracy"]) <= TOL
+    assert list(h["pass_at_k"]) == list(expected["pass_at_k"])
+    assert all(abs(h["pass_at_k"][k] - v) <= TOL for k, v in expected["pass_at_k"].items())
+
+
+def test_terminal_bench_attempts_in_one_file_hand_checked():
+    h = reading(TB_FIXTURES / "five-attempts" / "results.json")["anthropic/claude-y"].to_json()["harness"]
+    # resolved per task of 5: hello 5, fix-git 2, chess 1, sqlite 0 -> 8 / 20
+    assert h["success_rate"] == 0.4
+    # pass@2 = mean(1, 1 - C(3,2)/C(5,2), 1 - C(4,2)/C(5,2), 0) = (1 + 0.7 + 0.4 + 0) / 4
+    assert h["pass_at_k"]["2"] == pytest.approx((1 + 0.7 + 0.4) / 4, abs=1e-12)
+    # pass^k (tau2's estimator, explorer-defined): pass^5 = only hello-world -> 1/4
+    assert list(h["pass_k"]) == ["1", "2", "3", "4", "5"] and h["pass_k"]["5"] == pytest.approx(0.25)
+    # one attempt per task: terminal-bench prints no pass@k
+    one = reading(TB_FIXTURES / "one-attempt" / "results.json")["openai/gpt-x"].to_json()["harness"]
+    assert one["pass_at_k"] == {} and one["success_rate"] == 0.4

@@ -13,9 +13,10 @@ harness itself prints for them. These are readings beside the canonical score, n
 - **Inspect AI** (``accuracy()`` after the default ``mean`` epoch reducer): per sample, the mean of
   ``value_to_float`` over its scored epochs, then the mean over samples; errored samples carry no
   score and are not counted. No pass^k (Inspect computes none).
-- **terminal-bench** (``BenchmarkResults.accuracy`` and ``pass_at_k``): resolved / trials, a null
-  ``is_resolved`` unresolved; its pass@k (k = 1 to the fewest attempts of any task), and pass^k
-  (tau2's estimator) over the same repeated runs.
+- **terminal-bench** (``BenchmarkResults.accuracy`` and ``pass_at_k``, terminal-bench 0.2.18): resolved /
+  trials, a null ``is_resolved`` unresolved; its pass@k for the k it prints (2, 4, 8, ... up to the fewest
+  attempts of any task, then 5 and 10 when every task has that many; none for one attempt), and pass^k
+  (tau2's estimator, explorer-defined: terminal-bench prints none) over the same repeated runs.
 """
 
 from __future__ import annotations
@@ -95,6 +96,21 @@ def pass_at(n: int, c: int, k: int) -> float:
     return float(1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
 
 
+def terminal_bench_k_values(min_attempts: int) -> list[int]:
+    """The k terminal-bench prints pass@k for (``BenchmarkResults.pass_at_k``): the powers of two from 2 up to
+    the fewest attempts of any task, then 5 and 10 when every task has that many, in that order.
+
+    Examples
+    --------
+    >>> terminal_bench_k_values(1), terminal_bench_k_values(3), terminal_bench_k_values(10)
+    ([], [2], [2, 4, 8, 5, 10])
+    """
+    if min_attempts < 1:
+        return []
+    k_values = sorted({2**i for i in range(1, int(np.log2(min_attempts)) + 1)})
+    return k_values + [k for k in (5, 10) if min_attempts >= k]
+
+
 def _mean(values: Sequence[float]) -> float | None:
     return fsum(values) / len(values) if values else None
 
@@ -147,7 +163,7 @@ def terminal_bench_reading(trials: Sequence[Trial]) -> HarnessReading:
     fewest = min((n for n, _ in tasks.values()), default=0)
     pass_k = {k: fsum(pass_hat(n, c, k) for n, c in tasks.values()) / len(tasks) for k in range(1, fewest + 1)}
     pass_at_k = {str(k): float(np.mean([pass_at(n, c, k) for n, c in tasks.values() if n >= k]))
-                 for k in range(1, fewest + 1)}
+                 for k in terminal_bench_k_values(fewest)}
     accuracy = sum(t.success for t in trials) / len(trials) if trials else None
     return HarnessReading("terminal-bench", accuracy, pass_k, None, len(trials), {"pass_at_k": pass_at_k})
 
