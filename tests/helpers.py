@@ -188,3 +188,18 @@ def terminal_bench_run(folder: Path, run: str, trials: list[tuple[str, bool | No
         (folder / "run_metadata.json").write_text(json.dumps({"run_id": run, "agent_name": "terminus",
                                                               "model_name": model}))
     return folder / "results.json"
+
+
+def run_inspect(task: Any, outputs: Any, log_dir: Path, **options: Any) -> Path:
+    """Run an Inspect task on mockllm/model (offline; ``outputs`` is its custom_outputs) and return the log's path."""
+    import warnings
+
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
+    model = get_model("mockllm/model", custom_outputs=outputs, memoize=False)
+    with warnings.catch_warnings():  # inspect_ai's own use of a deprecated tenacity argument
+        warnings.simplefilter("ignore", DeprecationWarning)
+        [log] = inspect_eval(task, model=model, fail_on_error=False, log_dir=str(log_dir), display="none", **options)
+    assert log.status == "success"
+    return Path(log.location)

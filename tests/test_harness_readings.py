@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from scoring import score_runs
 from scoring.load.importers import import_file, import_files
 from scoring.load.runs import RunsValidationError
-from tests.helpers import tau2_results, terminal_bench_run
+from tests.helpers import run_inspect, tau2_results, terminal_bench_run
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_TAU2 = Path("/work/shared/data/tau2")
@@ -364,12 +364,9 @@ REDUCERS = ["max", "mean", "median", "mode", "majority", "at_least_2", "pass_at_
 
 def _reducer_logs(log_dir: Path) -> dict[str, Path]:
     """One real Inspect eval (mockllm/model, offline) per reducer list, with four epochs."""
-    import warnings
-
     from inspect_ai import Epochs, Task
-    from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.model import ModelOutput, ModelUsage
     from inspect_ai.scorer import Score, accuracy, scorer
     from inspect_ai.solver import solver
 
@@ -394,16 +391,8 @@ def _reducer_logs(log_dir: Path) -> dict[str, Path]:
 
     task = Task(name="reducers", dataset=[Sample(input="q", id=i) for i in REDUCER_PLAN], solver=[agent()],
                 scorer=judge())
-    out = {}
-    for label, reducers in (("all", REDUCERS), ("default", None), ("unreduced", [])):
-        model = get_model("mockllm/model", custom_outputs=outputs, memoize=False)
-        with warnings.catch_warnings():  # inspect_ai's own deprecation warnings
-            warnings.simplefilter("ignore", DeprecationWarning)
-            [log] = inspect_eval(task, model=model, epochs=Epochs(4, reducers), fail_on_error=False,
-                                 log_dir=str(log_dir / label), display="none")
-        assert log.status == "success"
-        out[label] = Path(log.location)
-    return out
+    return {label: run_inspect(task, outputs, log_dir / label, epochs=Epochs(4, reducers))
+            for label, reducers in (("all", REDUCERS), ("default", None), ("unreduced", []))}
 
 
 @pytest.fixture(scope="module")
