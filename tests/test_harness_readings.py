@@ -501,3 +501,12 @@ def test_nonfinite_literals_read_as_numbers_in_any_chunking(value, chunk, size):
     out = b"".join(iter(lambda: stream.read(size), b""))
     assert len(out) == len(text)  # the same length: positions in a refusal still point into the file
     assert json.loads(out) == _finite(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.integers(1, 9))
+def test_nonfinite_reader_takes_any_bytes_and_keeps_their_length(data, chunk):
+    from scoring.load.importers._base import NonFiniteAsNumbers
+
+    stream = NonFiniteAsNumbers(io.BytesIO(data), chunk=chunk)
+    assert len(b"".join(iter(lambda: stream.read(7), b""))) == len(data)

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.contract.limits import Limits, format_size, row_limit_refusal
-from scoring.contract.schema import SPEC_COLUMNS, Reason
+from scoring.contract.schema import PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
 from scoring.load.importers.reading import HarnessReading, Trial, harness_readings
 from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
 
@@ -293,7 +293,10 @@ class Records:
         data: dict[str, Any] = {}
         for column in columns:
             values = [r.get(column) for r in self.rows]
-            if column in NUMERIC_COLUMNS:
+            if column in PASS_THROUGH_COLUMNS and not all(_plain_number(v) for v in values):
+                # a value that is not a JSON number stays text, for the validator to report with its value
+                data[column] = pd.array([None if v is None else preview(v) for v in values], dtype="str")
+            elif column in NUMERIC_COLUMNS or column in PASS_THROUGH_COLUMNS:
                 data[column] = pd.array([np.nan if v is None else float(v) for v in values], dtype="float64")
             elif column == "success":
                 data[column] = pd.array(values, dtype="boolean")
@@ -308,6 +311,17 @@ class Records:
 
 
 _ABSENT = object()  # a field that is not there at all (shown as no value)
+
+
+def _plain_number(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def pass_through(row: dict[str, Any], record: Mapping[str, Any], keys: Mapping[str, str]) -> None:
+    """Copy a record's fields to pass-through columns (schema.PASS_THROUGH_COLUMNS) as they are: the validator
+    checks them (a whole number >= 0, or empty) and no measure reads them. ``keys``: column -> record key."""
+    for column, key in keys.items():
+        row[column] = record.get(key)
 
 
 def absent() -> object:
@@ -813,6 +827,8 @@ class NonFiniteAsNumbers:
                 pos = j + 1
             elif c == 0x22:
                 self._in_string, pos = True, j + 1
+            elif c == 0x5C:  # a backslash outside a string: not JSON, left for the parser to refuse
+                pos = j + 1
             else:
                 number = _NONFINITE_AS[c]
                 fits = number[:len(buf) - j]

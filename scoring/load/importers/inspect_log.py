@@ -80,6 +80,10 @@ def mapping_lines(scorer: str, agent: str | None, experiment: str | None) -> lis
         MappedColumn("cost_usd", "sum of model_usage[*].total_cost (USD) when present, else empty"),
         MappedColumn("steps", "number of tool calls in assistant messages (count); no assistant message -> empty"),
         MappedColumn("finished_at", "completed_at (ISO-8601, UTC)"),
+        MappedColumn("epoch", "epoch (count; pass-through, explorer-defined: shown, never scored)"),
+        MappedColumn("input_tokens", "sum of model_usage[*].input_tokens (count; pass-through: shown, and priced "
+                                     "by --prices)"),
+        MappedColumn("output_tokens", "sum of model_usage[*].output_tokens (count; pass-through)"),
     ]
 
 
@@ -130,7 +134,7 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
     if others:
         unmapped.append(f"scores of {', '.join(repr(s) for s in others)}: SPEC 7 uses the first scorer "
                         "(choose another one explicitly)")
-    return imported_from(records, RUNS_COLUMNS + TOKEN_COLUMNS, name=name, kind=KIND,
+    return imported_from(records, RUNS_COLUMNS + TOKEN_COLUMNS + ("epoch",), name=name, kind=KIND,
                          mapped=mapping_lines(scorer, agent, experiment),
                          unmapped=unmapped, warnings=warnings, experiment=experiment, trials=trials,
                          scorer=None if scorer == NO_SCORER else scorer, reducer=_first_reducer(log))
@@ -266,6 +270,7 @@ def _sample_row(sample: Any, run_id: str, agent_id: str, scorer: str, counts: di
         "output_tokens": sum(u.output_tokens for _, u in usage) if usage else None,
         "model": usage[0][0] if len(usage) == 1 else None,
         "run_id": f"{run_id}:{sample.id}:{sample.epoch}",
+        "epoch": sample.epoch,
         "agent_id": agent_id,
         "task_id": str(sample.id),
         "status": status,
