@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -129,6 +129,23 @@ RUNS_COLUMNS = {"run_id": "Run", "agent_id": "Agent", "task_id": "Task", "status
                 "finished_at": "Finished (UTC)", "in_headline": "Headline", "in_radar_window": "Radar window",
                 "in_pass_k": "pass^k", "points_if_removed": "Points if removed",
                 "score_if_removed": "Score if removed"}
+# The explorer-defined pass-through columns (scoring.contract.schema.PASS_THROUGH_COLUMNS): shown, never scored.
+PASS_THROUGH_LABELS = {"trial": "Trial", "epoch": "Epoch", "seed": "Seed", "input_tokens": "Input tokens",
+                       "output_tokens": "Output tokens"}
+RUNS_COLUMNS.update(PASS_THROUGH_LABELS)
+PASS_THROUGH_HELP = ("Kept as the harness recorded it (explorer-defined pass-through column): shown and downloaded, "
+                     "never read by a score")
+
+
+def pass_through_formats() -> dict[str, Callable[[object], str]]:
+    """Cell formats of the pass-through columns: ids as plain digits, token counts with separators."""
+    def plain(v: object) -> str:  # a whole number, however the table typed it (1, 1.0, "1")
+        return f"{float(str(v)):.0f}"
+
+    def counted(v: object) -> str:
+        return f"{float(str(v)):,.0f}"
+
+    return {"Trial": plain, "Epoch": plain, "Seed": plain, "Input tokens": counted, "Output tokens": counted}
 
 
 def runs_table(view: pd.DataFrame) -> pd.DataFrame:
@@ -151,6 +168,11 @@ def runs_table(view: pd.DataFrame) -> pd.DataFrame:
         "in_radar_window": view["in_radar_window"].to_numpy(dtype=bool),
         "in_pass_k": view["in_pass_k"].to_numpy(dtype=bool),
     })
+    at = frame.columns.get_loc("finished_at") + 1
+    for column in PASS_THROUGH_LABELS:  # those the data has, after the SPEC 1 columns
+        if column in view:
+            frame.insert(at, column, view[column].astype("Int64").to_numpy())
+            at += 1
     at = frame.columns.get_loc("outcome") + 1  # the influence, when given, next to the outcome
     for column in ("points_if_removed", "score_if_removed"):
         if column in view:

@@ -173,10 +173,12 @@ def terminal_bench_run(folder: Path, run: str, trials: list[tuple[str, bool | No
     for r in results:
         per_task[r["task_id"]].append(1 if r["is_resolved"] else 0)
     fewest = min(len(v) for v in per_task.values())
+    # BenchmarkResults.pass_at_k's k values (terminal-bench 0.2.18): powers of two from 2, then 5 and 10
+    k_values = sorted({2**i for i in range(1, int(np.log2(fewest)) + 1)}) + [k for k in (5, 10) if fewest >= k]
     resolved = sum(1 for r in results if r["is_resolved"])
     doc = {"id": str(uuid.uuid5(uuid.NAMESPACE_URL, run)), "results": results,
            "pass_at_k": {str(k): float(np.mean([_pass_at_k(len(v), sum(v), k) for v in per_task.values()
-                                                if len(v) >= k])) for k in range(1, fewest + 1)},
+                                                if len(v) >= k])) for k in k_values},
            "n_resolved": resolved, "n_unresolved": len(results) - resolved,
            "resolved_ids": [r["task_id"] for r in results if r["is_resolved"]],
            "unresolved_ids": [r["task_id"] for r in results if not r["is_resolved"]],
@@ -186,3 +188,18 @@ def terminal_bench_run(folder: Path, run: str, trials: list[tuple[str, bool | No
         (folder / "run_metadata.json").write_text(json.dumps({"run_id": run, "agent_name": "terminus",
                                                               "model_name": model}))
     return folder / "results.json"
+
+
+def run_inspect(task: Any, outputs: Any, log_dir: Path, **options: Any) -> Path:
+    """Run an Inspect task on mockllm/model (offline; ``outputs`` is its custom_outputs) and return the log's path."""
+    import warnings
+
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
+    model = get_model("mockllm/model", custom_outputs=outputs, memoize=False)
+    with warnings.catch_warnings():  # inspect_ai's own use of a deprecated tenacity argument
+        warnings.simplefilter("ignore", DeprecationWarning)
+        [log] = inspect_eval(task, model=model, fail_on_error=False, log_dir=str(log_dir), display="none", **options)
+    assert log.status == "success"
+    return Path(log.location)

@@ -451,3 +451,14 @@ def test_over_time_page_pass_k_levels(k):
     at.get("button_group")[0].set_value(k)
     run(at)
     assert plotly_specs(at)[-1]["layout"]["title"]["text"] == f"pass^{k} over time"
+
+
+def test_runs_page_shows_the_pass_through_columns_of_an_upload():
+    header = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,trial,seed,input_tokens\n"
+    data = (header + "r1,a,t1,completed,true,10,0.1,0,863145,42224\nr2,a,t1,completed,false,12,0.2,1,,\n").encode()
+    at = run(page("runs", data, upload_name="seeded.csv"))
+    table = frame_with(at, "Radar window")
+    assert {"Trial", "Seed", "Input tokens"} <= set(table.columns) and "Epoch" not in table.columns
+    row = table.set_index("Run").loc["r1"]
+    assert (row["Trial"], row["Seed"], row["Input tokens"]) == (0, 863145, 42224)
+    assert_clean(at, "runs page (pass-through columns)")

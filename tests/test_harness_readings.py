@@ -7,17 +7,20 @@ runs it), tau-bench's ``display_metrics``, Inspect's stored ``results.scores[*].
 (written into results.json by its own formulas, tests/helpers.py).
 """
 
+import io
 import json
 import math
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring import score_runs
 from scoring.load.importers import import_file, import_files
 from scoring.load.runs import RunsValidationError
-from tests.helpers import tau2_results, terminal_bench_run
+from tests.helpers import run_inspect, tau2_results, terminal_bench_run
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_TAU2 = Path("/work/shared/data/tau2")
@@ -181,8 +184,8 @@ def test_terminal_bench_repeated_runs_pool_as_one_agent(tmp_path):
     # 4 resolved of 10 trials; per task (n=2): hello 2, chess 0, build 1, sql 0, git 1
     assert h["success_rate"] == 0.4 and h["runs"] == 10
     assert h["pass_k"] == {"1": pytest.approx(0.4), "2": pytest.approx(0.2)}  # pass^2: only hello, 1/5
-    # pass@2 (at least one of two): hello, build, git -> 3/5
-    assert h["pass_at_k"] == {"1": pytest.approx(0.4), "2": pytest.approx(0.6)}
+    # pass@2 (at least one of two): hello, build, git -> 3/5; terminal-bench prints no pass@1
+    assert h["pass_at_k"] == {"2": pytest.approx(0.6)}
 
 
 def test_terminal_bench_latency_is_exact_and_the_model_comes_from_metadata_or_agent(tmp_path):
@@ -310,3 +313,200 @@ def test_prices_estimate_cost_from_tokens_labelled_estimated(tmp_path):
     # a model without a price keeps its empty cost
     untouched = apply_prices(import_files([path]), {"other": (1.0, 1.0)}).validate()
     assert untouched.runs["cost_usd"].isna().all() and untouched.estimated_cost == ()
+
+
+TB_FIXTURES = ROOT / "tests" / "fixtures" / "terminal-bench"
+TB_REAL = sorted(TB_FIXTURES.glob("*/results.json"))
+
+
+@pytest.mark.parametrize("path", TB_REAL, ids=lambda p: p.parent.name)
+def test_terminal_bench_reading_equals_the_numbers_its_own_code_wrote(path):
+    # Written by terminal-bench 0.2.18's BenchmarkResults (tests/fixtures/terminal-bench/generate.py): its
+    # accuracy and pass_at_k, keys (the k it prints) and values, are the harness's own.
+    doc = json.loads(path.read_text())
+    (agent,) = reading(path).values()
+    h = agent.to_json()["harness"]
+    assert h["name"] == "terminal-bench" and h["runs"] == len(doc["results"])
+    assert abs(h["success_rate"] - doc["accuracy"]) <= TOL
+    assert list(h["pass_at_k"]) == list(doc["pass_at_k"])
+    assert all(abs(h["pass_at_k"][k] - v) <= TOL for k, v in doc["pass_at_k"].items())
+
+
+def test_terminal_bench_repeated_runs_equal_its_code_on_the_pooled_trials():
+    expected = json.loads((TB_FIXTURES / "pooled-claude-y.json").read_text())
+    h = reading(*(TB_FIXTURES / run / "results.json" for run in expected["runs"]))["anthropic/claude-y"]
+    h = h.to_json()["harness"]
+    assert h["runs"] == expected["trials"] and abs(h["success_rate"] - expected["accuracy"]) <= TOL
+    assert list(h["pass_at_k"]) == list(expected["pass_at_k"])
+    assert all(abs(h["pass_at_k"][k] - v) <= TOL for k, v in expected["pass_at_k"].items())
+
+
+def test_terminal_bench_attempts_in_one_file_hand_checked():
+    h = reading(TB_FIXTURES / "five-attempts" / "results.json")["anthropic/claude-y"].to_json()["harness"]
+    # resolved per task of 5: hello 5, fix-git 2, chess 1, sqlite 0 -> 8 / 20
+    assert h["success_rate"] == 0.4
+    # pass@2 = mean(1, 1 - C(3,2)/C(5,2), 1 - C(4,2)/C(5,2), 0) = (1 + 0.7 + 0.4 + 0) / 4
+    assert h["pass_at_k"]["2"] == pytest.approx((1 + 0.7 + 0.4) / 4, abs=1e-12)
+    # pass^k (tau2's estimator, explorer-defined): pass^5 = only hello-world -> 1/4
+    assert list(h["pass_k"]) == ["1", "2", "3", "4", "5"] and h["pass_k"]["5"] == pytest.approx(0.25)
+    # one attempt per task: terminal-bench prints no pass@k
+    one = reading(TB_FIXTURES / "one-attempt" / "results.json")["openai/gpt-x"].to_json()["harness"]
+    assert one["pass_at_k"] == {} and one["success_rate"] == 0.4
+
+
+# Inspect epoch reducers: per sample and epoch, the score the judge gives ("boom": the solver raises, no score;
+# NaN: Inspect's unscored mark).
+REDUCER_PLAN = {"a": ["C", "C", "I", "C"], "b": ["I", "I", "C", "I"], "c": [0.5, 1.0, 0.5, 0.25],
+                "d": ["C", "boom", "I", "I"], "e": ["I"] * 4, "f": ["C", math.nan, "I", math.nan],
+                "g": [math.nan] * 4, "h": [1, True, "C", 0]}
+REDUCERS = ["max", "mean", "median", "mode", "majority", "at_least_2", "pass_at_2", "pass_k_2"]
+
+
+def _reducer_logs(log_dir: Path) -> dict[str, Path]:
+    """One real Inspect eval (mockllm/model, offline) per reducer list, with four epochs."""
+    from inspect_ai import Epochs, Task
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage
+    from inspect_ai.scorer import Score, accuracy, scorer
+    from inspect_ai.solver import solver
+
+    def outputs(messages, tools, tool_choice, config):
+        out = ModelOutput.from_content("mockllm/model", "answer")
+        out.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+        return out
+
+    @solver
+    def agent():
+        async def solve(state, generate):
+            if REDUCER_PLAN[state.sample_id][state.epoch - 1] == "boom":
+                raise RuntimeError("solver exploded")
+            return await generate(state)
+        return solve
+
+    @scorer(metrics=[accuracy()])
+    def judge():
+        async def score(state, target):
+            return Score(value=REDUCER_PLAN[state.sample_id][state.epoch - 1])
+        return score
+
+    task = Task(name="reducers", dataset=[Sample(input="q", id=i) for i in REDUCER_PLAN], solver=[agent()],
+                scorer=judge())
+    return {label: run_inspect(task, outputs, log_dir / label, epochs=Epochs(4, reducers))
+            for label, reducers in (("all", REDUCERS), ("default", None), ("unreduced", []))}
+
+
+@pytest.fixture(scope="module")
+def reducer_logs(tmp_path_factory):
+    return _reducer_logs(tmp_path_factory.mktemp("reducers"))
+
+
+def test_inspect_reading_follows_each_epoch_reducer_as_inspect_computes_it(reducer_logs):
+    from inspect_ai.log import read_eval_log
+
+    from scoring.load.importers.reading import inspect_reading
+
+    log = read_eval_log(str(reducer_logs["all"]))
+    assert [s.reducer for s in log.results.scores] == REDUCERS
+    (file,) = import_file(reducer_logs["all"]).report.files
+    assert file.reducer == "max"  # the log's first reducer, the one Inspect reports first
+    for score in log.results.scores:
+        mine = inspect_reading(file.trials, file.scorer, score.reducer)
+        assert abs(mine.success_rate - score.metrics["accuracy"].value) <= TOL, score.reducer
+        assert mine.detail["reducer"] == score.reducer and "reducer_note" not in mine.detail
+    # the report's reading: the first reducer's accuracy, said in words
+    (agent,) = reading(reducer_logs["all"]).values()
+    h = agent.to_json()["harness"]
+    assert h["reducer"] == "max" and abs(h["success_rate"] - log.results.scores[0].metrics["accuracy"].value) <= TOL
+    # 8 samples x 4 epochs, less the errored epoch and the 6 NaN (unscored) ones
+    assert h["runs"] == 32 - 1 - 6
+    assert any("epochs reduced by max" in note for note in agent.notes())
+
+
+def test_inspect_reducers_hand_checked(reducer_logs):
+    from scoring.load.importers.reading import inspect_reading
+
+    (file,) = import_file(reducer_logs["all"]).report.files
+
+    def acc(reducer):
+        return inspect_reading(file.trials, file.scorer, reducer).success_rate
+
+    # g is unscored in every epoch and leaves every metric; h's values 1, True, "C" are all 1.0 and 0 is 0.0
+    # max: a b c d f h reach 1, e does not -> 6/7
+    assert acc("max") == pytest.approx(6 / 7)
+    # majority, a strict one over the epochs that carry a score (NaN ones count toward the total): a (C 3 of 4)
+    # 1; b (I 3 of 4), d (I 2 of its 3 scored epochs) and e 0; c (0.5 2 of 4), f (1 of 4 each) and h (1 and True
+    # are one value in Inspect's Counter: 2 of 4) reach none and leave the metric -> 1/4
+    assert acc("majority") == pytest.approx(1 / 4)
+    assert acc("at_least_2") == pytest.approx(2 / 7)  # a (3 correct) and h (3 correct)
+    # pass^2 per sample: a C(3,2)/C(4,2) = 0.5, b 0, c C(1,2) = 0, d 0 (1 of 3), e 0, f 0 (1 of 2), h 0.5
+    assert acc("pass_k_2") == pytest.approx((0.5 + 0.5) / 7)
+
+
+def test_inspect_default_and_unreduced_logs_equal_inspect(reducer_logs):
+    from inspect_ai.log import read_eval_log
+
+    for label, expected in (("default", "mean"), ("unreduced", "(unreduced)")):
+        log = read_eval_log(str(reducer_logs[label]))
+        (agent,) = reading(reducer_logs[label]).values()
+        h = agent.to_json()["harness"]
+        assert h["reducer"] == expected
+        assert abs(h["success_rate"] - log.results.scores[0].metrics["accuracy"].value) <= TOL, label
+
+
+def test_an_unknown_reducer_is_read_as_the_mean_and_says_so(reducer_logs):
+    from inspect_ai.log import read_eval_log
+
+    from scoring.load.importers.reading import inspect_reading
+    from scoring.measures.report import harness_words
+
+    log = read_eval_log(str(reducer_logs["all"]))
+    (file,) = import_file(reducer_logs["all"]).report.files
+    mine = inspect_reading(file.trials, file.scorer, "my_vote")
+    mean = next(s for s in log.results.scores if s.reducer == "mean").metrics["accuracy"].value
+    assert abs(mine.success_rate - mean) <= TOL and mine.detail["reducer"] == "mean"
+    assert "'my_vote' is not one this reading reproduces" in harness_words(mine)
+
+
+def test_nan_scores_do_not_refuse_a_log_and_are_named(reducer_logs):
+    imported = import_file(reducer_logs["default"])
+    assert any("6 sample(s) have a NaN score" in w for w in imported.report.all_warnings())
+    runs = imported.validate().runs
+    assert runs.loc[runs["task_id"] == "g", "success"].isna().all()
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(alphabet='NaIfinity"\\\\ \\u00e9x{}[],:'),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(alphabet='NI"\\\\a'), inner, max_size=4),
+    max_leaves=20)
+
+
+def _finite(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return math.copysign(0.0, value) if not math.isnan(value) else 0.0
+    if isinstance(value, list):
+        return [_finite(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    return value
+
+
+@settings(max_examples=300, deadline=None)
+@given(_JSON_VALUES, st.integers(1, 9), st.integers(1, 9))
+def test_nonfinite_literals_read_as_numbers_in_any_chunking(value, chunk, size):
+    from scoring.load.importers._base import NonFiniteAsNumbers
+
+    text = json.dumps(value).encode()  # Python writes NaN, Infinity and -Infinity as bare literals
+    stream = NonFiniteAsNumbers(io.BytesIO(text), chunk=chunk)
+    out = b"".join(iter(lambda: stream.read(size), b""))
+    assert len(out) == len(text)  # the same length: positions in a refusal still point into the file
+    assert json.loads(out) == _finite(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=200), st.integers(1, 9))
+def test_nonfinite_reader_takes_any_bytes_and_keeps_their_length(data, chunk):
+    from scoring.load.importers._base import NonFiniteAsNumbers
+
+    stream = NonFiniteAsNumbers(io.BytesIO(data), chunk=chunk)
+    assert len(b"".join(iter(lambda: stream.read(7), b""))) == len(data)

@@ -11,7 +11,6 @@ import contextlib
 import copy
 import io
 import json
-import warnings
 import zipfile
 from decimal import Decimal
 from math import comb
@@ -40,6 +39,7 @@ from scoring.load.importers import (
 from scoring.load.runs import RunsValidationError
 from scoring.measures.repeatability import pass_hat_k, task_outcomes
 from scoring.measures.report import score_runs
+from tests.helpers import run_inspect
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tau2"
 GROK3 = FIXTURES / "2025-10-13T12-25-14.993547_airline_llm_agent_grok-3_user_simulator_grok-3_task_11.json"
@@ -523,9 +523,8 @@ def _inspect_logs(log_dir: Path) -> dict[str, Path]:
     inspect never needs a tokenizer; a second scorer lets a test choose it.
     """
     from inspect_ai import Task
-    from inspect_ai import eval as inspect_eval
     from inspect_ai.dataset import Sample
-    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from inspect_ai.model import ModelOutput, ModelUsage
     from inspect_ai.scorer import Score, accuracy, scorer
     from inspect_ai.solver import solver, use_tools
     from inspect_ai.tool import tool
@@ -581,16 +580,7 @@ def _inspect_logs(log_dir: Path) -> dict[str, Path]:
     samples = [Sample(input="question", id=i) for i in ("ok", "partial", "boom", "long", "tok")]
     task = Task(name="probe", dataset=samples,
                 solver=[use_tools(lookup()), agent()], scorer=[judge(), lenient()])
-    out = {}
-    for fmt in ("eval", "json"):
-        model = get_model("mockllm/model", custom_outputs=outputs, memoize=False)
-        with warnings.catch_warnings():  # inspect_ai's own use of a deprecated tenacity argument
-            warnings.simplefilter("ignore", DeprecationWarning)
-            [log] = inspect_eval(task, model=model, epochs=3, fail_on_error=False, log_dir=str(log_dir / fmt),
-                                 log_format=fmt, display="none")
-        assert log.status == "success"
-        out[fmt] = Path(log.location)
-    return out
+    return {fmt: run_inspect(task, outputs, log_dir / fmt, epochs=3, log_format=fmt) for fmt in ("eval", "json")}
 
 
 @pytest.fixture(scope="module")

@@ -436,3 +436,25 @@ def test_every_listed_spelling_is_refused_as_the_pandas_engine_refuses_it(postgr
         load_runs(path)
     assert sorted((p.column, p.value, p.code) for p in sql_info.value.problems) == \
         sorted((p.column, p.value, p.code) for p in pandas_info.value.problems)
+
+
+def test_pass_through_columns_change_no_number_and_are_refused_alike(postgres):
+    import psycopg
+
+    with psycopg.connect(postgres["url"]) as conn, conn.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS extra_runs")
+        cur.execute("""CREATE TABLE extra_runs (run_id text, agent_id text, task_id text, status text,
+                       success boolean, latency_ms double precision, cost_usd double precision,
+                       finished_at timestamptz, trial integer, seed bigint, input_tokens text)""")
+        cur.execute("""INSERT INTO extra_runs VALUES
+            ('r1', 'a', 't', 'completed', true, 10, 0.1, '2026-07-01T00:00:00Z', 0, 863145, '42224'),
+            ('r2', 'a', 't', 'completed', false, 12, 0.2, '2026-07-01T00:01:00Z', 1, NULL, NULL)""")
+    plain = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,finished_at\n" \
+            "r1,a,t,completed,true,10,0.1,2026-07-01T00:00:00Z\nr2,a,t,completed,false,12,0.2,2026-07-01T00:01:00Z\n"
+    assert_same_report(json.loads(score_postgres(postgres["url"], "extra_runs").to_json_text()),
+                       json.loads(score_runs(load_runs(plain.encode(), name="p.csv").runs).to_json_text()))
+    with psycopg.connect(postgres["url"]) as conn, conn.cursor() as cur:
+        cur.execute("UPDATE extra_runs SET trial = -1, input_tokens = '2.5' WHERE run_id = 'r2'")
+    with pytest.raises(RunsValidationError) as info:
+        score_postgres(postgres["url"], "extra_runs")
+    assert {(p.column, p.code) for p in info.value.problems} == {("trial", "negative"), ("input_tokens", "not_whole")}

@@ -553,3 +553,28 @@ def test_spark_connect_refusals_are_one_line(connect_url):
         score_spark(SAMPLE, remote=closed)
     with pytest.raises(ValueError, match="sc://host"):
         score_spark(SAMPLE, remote="http://127.0.0.1:15002")
+
+
+# --------------------------------------------------------------------------- pass-through columns (docs/schema.md)
+
+PASS_THROUGH_CSV = (HEADER + ",finished_at,trial,epoch,seed,input_tokens,output_tokens\n"
+                    "r1,a,t1,completed,true,10,0.1,2026-07-01T00:00:00Z,0,1,863145,42224,512\n"
+                    "r2,a,t1,completed,false,12,0.2,2026-07-01T00:01:00Z,1,2,,1000,\n"
+                    "r3,b,t1,failed,,,,2026-07-01T00:02:00Z,2,,7,,\n")
+
+
+def test_pass_through_columns_change_no_number(spark, tmp_path):
+    path = tmp_path / "extra.csv"
+    path.write_text(PASS_THROUGH_CSV)
+    assert_same_report(*both(path, spark))
+
+
+def test_pass_through_columns_are_refused_alike(spark, tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text(PASS_THROUGH_CSV.replace(",1,2,,1000,", ",1.5,2,,1000,").replace(",2,,7,,", ",-2,,x,,"))
+    found = []
+    for score in (lambda: spark_doc(path, spark), lambda: load_runs(path)):
+        with pytest.raises(RunsValidationError) as refused:
+            score()
+        found.append(sorted((p.row, p.column, p.code) for p in refused.value.problems))
+    assert found[0] == found[1] == [(2, "trial", "not_whole"), (3, "seed", "not_a_number"), (3, "trial", "negative")]

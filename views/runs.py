@@ -80,12 +80,15 @@ if one_agent is not None:
 
 shown = tables.runs_table(view.head(ROWS_SHOWN))
 ui.table(shown, {"Latency (ms)": fmt.ms, "Cost (USD)": fmt.usd, "Steps": fmt.number,
-                 "Points if removed": lambda v: f"{v:+.4f}", "Score if removed": fmt.score},
+                 "Points if removed": lambda v: f"{v:+.4f}", "Score if removed": fmt.score,
+                 **tables.pass_through_formats()},
          key="runs_table", height="fit" if len(shown) <= 20 else 600,
          columns={"Headline": st.column_config.Column(help="Completed: the headline composite reads it"),
                   "Radar window": st.column_config.Column(
                       help=f"Among the agent's latest {policy.radar_window} terminal runs: the radar reads it"),
                   "pass^k": st.column_config.Column(help="Terminal with a known outcome: pass^k reads it"),
+                  **{label: st.column_config.Column(help=tables.PASS_THROUGH_HELP)
+                     for label in tables.PASS_THROUGH_LABELS.values() if label in shown},
                   "Points if removed": st.column_config.Column(
                       help="The agent's unrounded weighted score without this run minus with it")})
 if len(view) > ROWS_SHOWN:

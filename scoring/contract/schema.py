@@ -38,13 +38,26 @@ COLUMNS: tuple[Column, ...] = (
     Column("steps", "count", False, "a whole number >= 0, or empty; a missing column means no step data"),
     Column("finished_at", "timestamp", False, "ISO-8601; orders the radar window (newest first); empty is oldest"),
 )
+# Explorer-defined optional columns (docs/schema.md, "Pass-through columns"): what a harness records per run
+# that SPEC 1 has no column for. Validated like ``steps`` (a whole number >= 0, or empty), kept in the
+# canonical frame, shown on the Runs page and in its download; no measure reads them (SPEC's formulas do not
+# change) and the SQL engines only validate them.
+PASS_THROUGH: tuple[Column, ...] = (
+    Column("trial", "count", False, "the harness's trial or attempt number (tau2-bench trial, terminal-bench attempt)"),
+    Column("epoch", "count", False, "Inspect AI's sample epoch"),
+    Column("seed", "count", False, "the run's random seed (tau2-bench seed); exact up to 2^53"),
+    Column("input_tokens", "count", False, "input (prompt) tokens the run used"),
+    Column("output_tokens", "count", False, "output (completion) tokens the run used"),
+)
+PASS_THROUGH_COLUMNS = tuple(c.name for c in PASS_THROUGH)
 COLUMN_BY_NAME = {c.name: c for c in COLUMNS}
 REQUIRED_COLUMNS = tuple(c.name for c in COLUMNS if c.required)
 OPTIONAL_COLUMNS = tuple(c.name for c in COLUMNS if not c.required)
 ID_COLUMNS = tuple(c.name for c in COLUMNS if c.kind == "id")
 NUMBER_COLUMNS = tuple(c.name for c in COLUMNS if c.kind in ("number", "count"))
 SPEC_COLUMNS = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
-CANONICAL_COLUMNS = SPEC_COLUMNS + ("source_row",)
+CANONICAL_COLUMNS = SPEC_COLUMNS + ("source_row",)  # then any PASS_THROUGH_COLUMNS the input has
+READ_COLUMNS = SPEC_COLUMNS + PASS_THROUGH_COLUMNS  # the columns a CSV or Parquet file is read for
 
 # The statuses, named: Python code outside this module writes these names, never the words (a test checks).
 QUEUED, RUNNING, COMPLETED = "queued", "running", "completed"
@@ -155,7 +168,7 @@ class Reason(Enum):
     NOT_A_NUMBER = "not a number"
     NOT_FINITE = "not a finite number"
     NEGATIVE = "negative; must be 0 or more"
-    NOT_WHOLE = "not a whole number of steps"
+    NOT_WHOLE = "not a whole number"
     NOT_A_TIMESTAMP = "not an ISO-8601 timestamp (e.g. 2026-07-01T12:00:00Z)"
     NESTED = "a nested or binary value is not allowed here"
     NOT_AN_OBJECT = "a run must be a JSON object"

@@ -39,6 +39,7 @@ from scoring.contract.schema import (
     HEADLINE_STATUSES,
     NONFINITE_TOKENS,
     NUMBER_PATTERN,
+    PASS_THROUGH_COLUMNS,
     REQUIRED_COLUMNS,
     STATUSES,
     TERMINAL_STATUSES,
@@ -289,8 +290,24 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
         AS finished_at,
       {f'CAST(finished_at AS {text})' if has_finished_at and not typed_time else f'CAST(NULL AS {text})'}
         AS finished_text,
-      {row_number} AS source_row
+      {row_number} AS source_row{_pass_through_sql(d, kinds)}
     FROM {source} AS src"""
+
+
+def _pass_through(kinds: Mapping[str, str] | None) -> list[str]:
+    """The pass-through columns (schema.PASS_THROUGH_COLUMNS) the source has: validated, never scored."""
+    return [c for c in PASS_THROUGH_COLUMNS if c in (kinds or {})]
+
+
+def _pass_through_sql(d: Dialect, kinds: Mapping[str, str]) -> str:
+    """Each pass-through column as a number and its text (for the validation queries), like ``steps``."""
+    out = ""
+    for c in _pass_through(kinds):
+        numeric = kinds.get(c) == "numeric"
+        out += (f",\n      {d.cast_double(c, numeric)} AS {c},"
+                f"\n      {'CAST(NULL AS ' + d.text_type + ')' if numeric else f'CAST({c} AS {d.text_type})'}"
+                f" AS {c}_text")
+    return out
 
 
 def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> list[tuple[str, Reason, str, str]]:
@@ -308,7 +325,9 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
         ("success", Reason.NOT_AN_OUTCOME, "success IS NULL AND success_text IS NOT NULL AND success_text <> ''",
          "success_text"),
     ]
-    for column, text in (("latency_ms", "latency_text"), ("cost_usd", "cost_text"), ("steps", "steps_text")):
+    extras = _pass_through(kinds)
+    for column, text in (("latency_ms", "latency_text"), ("cost_usd", "cost_text"), ("steps", "steps_text"),
+                         *((c, f"{c}_text") for c in extras)):
         negative = f"{column} < 0 AND NOT {d.non_finite(column)}"  # -inf is not finite, and only that (SPEC 1)
         if kinds.get(column) == "numeric":  # a typed column: only the values themselves can be wrong
             shown = f"CAST({column} AS {d.text_type})"
@@ -323,9 +342,8 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
             (column, Reason.NOT_FINITE, f"{token} OR ({column} IS NOT NULL AND {d.non_finite(column)})", text),
             (column, Reason.NEGATIVE, negative, text),
         ]
-    rules.append(("steps", Reason.NOT_WHOLE,
-                  f"steps IS NOT NULL AND NOT {d.non_finite('steps')} AND steps >= 0 AND steps <> floor(steps)",
-                  f"COALESCE(steps_text, CAST(steps AS {d.text_type}))"))
+    rules += [(c, Reason.NOT_WHOLE, f"{c} IS NOT NULL AND NOT {d.non_finite(c)} AND {c} >= 0 AND {c} <> floor({c})",
+               f"COALESCE({c}_text, CAST({c} AS {d.text_type}))") for c in ("steps", *extras)]
     if kinds.get("finished_at") != "timestamp":  # a typed column is a timestamp or empty
         # finished_at is NULL exactly where the text is empty or not spelled by the grammar (Dialect.timestamp).
         rules.append(("finished_at", Reason.NOT_A_TIMESTAMP,

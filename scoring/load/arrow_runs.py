@@ -13,7 +13,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Collection
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -25,6 +25,7 @@ from scoring.contract.schema import (
     CANONICAL_COLUMNS,
     FALSE_TOKENS,
     FRACTION_DIGITS,
+    PASS_THROUGH_COLUMNS,
     SPEC_COLUMNS,
     STATUSES,
     TIMESTAMP_GROUPS,
@@ -72,6 +73,8 @@ class Columns:
     steps: np.ndarray
     finished_us: np.ndarray | None  # microseconds since the epoch, UTC; NAT for empty; None without the column
     rows: np.ndarray
+    # The pass-through columns the input has (schema.PASS_THROUGH_COLUMNS), validated whole numbers; NaN empty.
+    extras: dict[str, np.ndarray] = field(default_factory=dict)
 
     def take(self, keep: np.ndarray) -> Columns:
         """The rows ``keep`` selects; agents and tasks that no kept row names are dropped."""
@@ -82,7 +85,8 @@ class Columns:
                        task_codes=task_codes, tasks=tasks, status_codes=self.status_codes[idx],
                        success=self.success[idx], latency_ms=self.latency_ms[idx], cost_usd=self.cost_usd[idx],
                        steps=self.steps[idx],
-                       finished_us=None if self.finished_us is None else self.finished_us[idx], rows=self.rows[idx])
+                       finished_us=None if self.finished_us is None else self.finished_us[idx], rows=self.rows[idx],
+                       extras={name: values[idx] for name, values in self.extras.items()})
 
 
 def _compact(codes: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]]:
@@ -397,7 +401,11 @@ def canonical_frame(cols: Columns) -> pd.DataFrame:
         "source_row": cols.rows[order].astype(np.int64),
     })
     frame.attrs["has_finished_at"] = cols.finished_us is not None
-    return frame[list(CANONICAL_COLUMNS)]
+    frame = frame[list(CANONICAL_COLUMNS)]
+    for name in PASS_THROUGH_COLUMNS:  # explorer-defined, after the canonical ones; no measure reads them
+        if name in cols.extras:
+            frame[name] = pd.array(cols.extras[name][order], dtype="Float64").astype("Int64")
+    return frame
 
 
 def canonical_order(agent_codes: np.ndarray, finished_us: np.ndarray | None, rows: np.ndarray,

@@ -36,8 +36,9 @@ from scoring.contract.schema import (
     FALSE_TOKENS,
     NONFINITE_TOKENS,
     NUMBER_COLUMNS,
+    PASS_THROUGH_COLUMNS,
+    READ_COLUMNS,
     REQUIRED_COLUMNS,
-    SPEC_COLUMNS,
     STATUSES,
     TRUE_TOKENS,
     Reason,
@@ -367,10 +368,10 @@ def _too_many_rows(rows: int, limits: Limits, *, about: bool = False) -> RunsVal
     return _file_problem(row_limit_refusal(rows, limits.max_rows, about=about, before_reading=True))
 
 
-def _parquet_plan(parquet: Any, limits: Limits, wanted: Collection[str] = SPEC_COLUMNS) -> list[str]:
+def _parquet_plan(parquet: Any, limits: Limits, wanted: Collection[str] = READ_COLUMNS) -> list[str]:
     """The columns to read from a Parquet file, after checking its metadata against the limits.
 
-    Only the SPEC 1 columns are read (extra columns are ignored, so nothing hidden in them is
+    Only the SPEC 1 and pass-through columns are read (other columns are ignored, so nothing hidden in them is
     ever decoded). Row count, column count and the uncompressed size of the chosen columns come
     from the footer, before any page is decompressed.
     """
@@ -425,7 +426,7 @@ def _read_parquet(source: Any, limits: Limits = DEFAULT_LIMITS, wanted: Collecti
 
     try:
         probe = pq.ParquetFile(source)
-        chosen = _parquet_plan(probe, limits, wanted or SPEC_COLUMNS)
+        chosen = _parquet_plan(probe, limits, wanted or READ_COLUMNS)
         # Dictionary-encoded text is the decompression bomb: read it as a dictionary, so its decoded size is
         # known before it is expanded. Plain-encoded text is as large as the footer says (checked above).
         meta = probe.metadata
@@ -522,7 +523,7 @@ def read_runs(source: str | Path | bytes | BinaryIO, *, name: str | None = None,
 
     The reading half of :func:`load_runs`, for readers that map columns before validation (the
     importers' generic mapping). ``columns`` (normalized names) are the columns a Parquet file is read
-    for, the SPEC 1 columns by default: nothing else is ever decoded. Raises RunsValidationError for a
+    for, the SPEC 1 and pass-through columns by default: nothing else is ever decoded. Raises RunsValidationError for a
     file that cannot be read at all or that exceeds a limit.
     """
     path = Path(source) if isinstance(source, (str, Path)) else None
@@ -541,7 +542,7 @@ def read_runs(source: str | Path | bytes | BinaryIO, *, name: str | None = None,
             _check_text_shape(data, fmt, limits)
             _check_rows(data, fmt, limits)
             if fmt == "csv":  # Arrow reads a well-formed file; anything odd is read as text, cell by cell
-                table = arrow_runs.read_csv_table(data, columns or SPEC_COLUMNS)
+                table = arrow_runs.read_csv_table(data, columns or READ_COLUMNS)
             if table is None:
                 text, warnings = decode_text(data)
                 del data
@@ -822,10 +823,13 @@ def validate_runs(
                else np.full(len(raw), np.nan) for c in NUMBER_COLUMNS}
     finished = (pd.DatetimeIndex(_parse_timestamps(raw["finished_at"], out)).asi8
                 if "finished_at" in raw.columns else None)
+    extras = {c: _parse_number(raw[c], c, out, integer=True).to_numpy(dtype=float)
+              for c in PASS_THROUGH_COLUMNS if c in raw.columns}
     _check_duplicates(run_id, rows, out)
-    return _finish(out, prior, max(len(prior), len(structural_rows)), _columns_from_cells(
-        run_id, agents, tasks, status, success, numbers, finished, rows), rows_read=len(raw), source=source,
-        format=format, exclude_invalid=exclude_invalid, warnings=warnings)
+    columns = _columns_from_cells(run_id, agents, tasks, status, success, numbers, finished, rows)
+    columns.extras = extras
+    return _finish(out, prior, max(len(prior), len(structural_rows)), columns, rows_read=len(raw), source=source,
+                   format=format, exclude_invalid=exclude_invalid, warnings=warnings)
 
 
 def validate_table(table: pa.Table, *, source: str = "input", format: str = "table", exclude_invalid: bool = False,
@@ -861,6 +865,7 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
         "success": lambda: fast.outcomes(cols["success"]),
         **{c: functools.partial(fast.numbers, cols[c], whole=c == "steps") for c in NUMBER_COLUMNS if c in cols},
         **({"finished_at": lambda: fast.timestamps(cols["finished_at"])} if "finished_at" in cols else {}),
+        **{c: functools.partial(fast.numbers, cols[c], whole=True) for c in PASS_THROUGH_COLUMNS if c in cols},
     }
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="runs-check") as pool:
         futures = {name: pool.submit(check) for name, check in checks.items()}
@@ -887,6 +892,8 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
         finished = found["finished_at"]
         if finished is None:
             finished = pd.DatetimeIndex(_parse_timestamps(cells("finished_at"), out)).asi8
+    extras = {c: found[c] if found[c] is not None else _parse_number(cells(c), c, out, integer=True).to_numpy(
+        dtype=float) for c in PASS_THROUGH_COLUMNS if c in cols}
     # Duplicates last, as the cell-by-cell validator finds them (the report lists a row's problems in that order).
     if parsed_run_id is None and run_id is not None and duplicated:
         parsed_run_id = pd.Series(run_id.to_pandas(), dtype="str")
@@ -894,7 +901,8 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
         _check_duplicates(parsed_run_id, rows, out)
         run_id = pa.array(parsed_run_id.astype(object).where(parsed_run_id.notna(), None), type=pa.string())
     columns = arrow_runs.Columns(run_id, agents[0], agents[1], tasks[0], tasks[1], status, success,
-                                 numbers["latency_ms"], numbers["cost_usd"], numbers["steps"], finished, rows)
+                                 numbers["latency_ms"], numbers["cost_usd"], numbers["steps"], finished, rows,
+                                 extras)
     return _finish(out, [], 0, columns, rows_read=n, source=source, format=format,
                    exclude_invalid=exclude_invalid, warnings=list(warnings or []))
 

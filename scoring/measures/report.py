@@ -127,6 +127,11 @@ def harness_words(reading: Any) -> str:
     parts += [f"pass@{k} {v:.4f}" for k, v in pass_at.items()]
     if reading.avg_cost_usd is not None:
         parts.append(f"avg cost ${reading.avg_cost_usd:,.4f}")
+    reducer = reading.detail.get("reducer")
+    if reducer not in (None, "mean"):
+        parts.append(f"epochs reduced by {reducer}")
+    if reading.detail.get("reducer_note"):
+        parts.append(str(reading.detail["reducer_note"]))
     return (f"{reading.name}'s own reading (its rules, not the canonical score): {', '.join(parts)} "
             f"over {reading.runs:,} runs")
 

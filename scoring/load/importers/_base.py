@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.contract.limits import Limits, format_size, row_limit_refusal
-from scoring.contract.schema import SPEC_COLUMNS, Reason
+from scoring.contract.schema import PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
 from scoring.load.importers.reading import HarnessReading, Trial, harness_readings
 from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
 
@@ -104,6 +104,7 @@ class FileReport:
     # What the harness's own metrics read from each record (scoring.load.importers.reading), and Inspect's scorer.
     trials: tuple[Trial, ...] = field(default=(), repr=False, compare=False)
     scorer: str | None = None
+    reducer: str | None = None  # Inspect's first epoch reducer (eval.config.epochs_reducer); None: mean
 
     def locate(self, row: int) -> str:
         """Where a row of the combined table comes from, in the source's own words."""
@@ -162,7 +163,7 @@ class ImportReport:
             by_agent: dict[str, list[Trial]] = {}
             for t in f.trials:
                 by_agent.setdefault(t.agent_id, []).append(t)
-            groups += [(f.kind, agent, f.scorer, trials) for agent, trials in by_agent.items()]
+            groups += [(f.kind, agent, f.scorer, f.reducer, trials) for agent, trials in by_agent.items()]
         return harness_readings(groups)
 
     def file_for(self, row: int) -> FileReport | None:
@@ -292,7 +293,10 @@ class Records:
         data: dict[str, Any] = {}
         for column in columns:
             values = [r.get(column) for r in self.rows]
-            if column in NUMERIC_COLUMNS:
+            if column in PASS_THROUGH_COLUMNS and not all(_plain_number(v) for v in values):
+                # a value that is not a JSON number stays text, for the validator to report with its value
+                data[column] = pd.array([None if v is None else preview(v) for v in values], dtype="str")
+            elif column in NUMERIC_COLUMNS or column in PASS_THROUGH_COLUMNS:
                 data[column] = pd.array([np.nan if v is None else float(v) for v in values], dtype="float64")
             elif column == "success":
                 data[column] = pd.array(values, dtype="boolean")
@@ -307,6 +311,17 @@ class Records:
 
 
 _ABSENT = object()  # a field that is not there at all (shown as no value)
+
+
+def _plain_number(value: Any) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def pass_through(row: dict[str, Any], record: Mapping[str, Any], keys: Mapping[str, str]) -> None:
+    """Copy a record's fields to pass-through columns (schema.PASS_THROUGH_COLUMNS) as they are: the validator
+    checks them (a whole number >= 0, or empty) and no measure reads them. ``keys``: column -> record key."""
+    for column, key in keys.items():
+        row[column] = record.get(key)
 
 
 def absent() -> object:
@@ -509,7 +524,8 @@ def unique_sorted(values: Iterable[Any]) -> tuple[str, ...]:
 
 def imported_from(records: Records, columns: Iterable[str], *, name: str, kind: str, mapped: list[MappedColumn],
                   unmapped: list[str], warnings: list[str], experiment: str | None,
-                  trials: Iterable[Trial] = (), scorer: str | None = None) -> Imported:
+                  trials: Iterable[Trial] = (), scorer: str | None = None,
+                  reducer: str | None = None) -> Imported:
     """Assemble an :class:`Imported` for one file from its collected records."""
     columns = list(columns)
     if experiment is not None:
@@ -522,7 +538,7 @@ def imported_from(records: Records, columns: Iterable[str], *, name: str, kind: 
         unmapped=tuple(unmapped), warnings=tuple(warnings), agents=unique_sorted(frame["agent_id"]),
         tasks=len(unique_sorted(frame["task_id"])), last_row=len(frame),
         record_names=tuple(records.names) if records.names is not None else None,
-        trials=tuple(trials), scorer=scorer,
+        trials=tuple(trials), scorer=scorer, reducer=reducer,
     )
     return Imported(frame, np.arange(1, len(frame) + 1), ImportReport((report,)), tuple(records.problems), name)
 
@@ -752,6 +768,73 @@ def check_archive(data: bytes, name: str, limits: Limits, *, json_members: Calla
 
 
 _SCALARS = frozenset({"null", "boolean", "integer", "double", "number", "string"})
+_JSON_MARKS = re.compile(rb'["\\NI]')  # a quote, a backslash, and the first letters of NaN and Infinity
+_NONFINITE_AS = {ord("N"): b"0.0", ord("I"): b"0.000000"}  # NaN, Infinity: numbers of the same length
+
+
+class NonFiniteAsNumbers:
+    r"""A JSON byte stream with each ``NaN`` and ``Infinity`` literal outside strings read as a number of the
+    same length (``0.0``, ``0.000000``; ``-Infinity`` becomes ``-0.000000``).
+
+    Python's ``json`` writes these literals (Inspect AI marks an unscored sample with a NaN score) and the
+    streaming parser refuses them; :func:`scan_json` only measures a document's shape, so any number does.
+    Outside a string, ``N`` and ``I`` can only begin these literals in a document Python wrote; the state
+    (inside a string, after a backslash, the rest of a literal) carries over from one chunk to the next.
+
+    Examples
+    --------
+    >>> s = NonFiniteAsNumbers(io.BytesIO(b'{"NaN \\" I": NaN, "b": [-Infinity, Infinity]}'), chunk=5)
+    >>> b"".join(iter(lambda: s.read(7), b""))
+    b'{"NaN \\" I": 0.0, "b": [-0.000000, 0.000000]}'
+    """
+
+    def __init__(self, stream: BinaryIO, chunk: int = 1 << 16):
+        self._stream, self._chunk = stream, chunk
+        self._in_string = self._escaped = False
+        self._pending = b""  # the rest of a replacement begun in the previous chunk
+        self._buffer = b""
+
+    def read(self, size: int = -1) -> bytes:
+        while size < 0 or len(self._buffer) < size:
+            data = self._stream.read(self._chunk)
+            if not data:
+                break
+            self._buffer += self._rewrite(bytearray(data))
+        if size < 0:
+            out, self._buffer = self._buffer, b""
+        else:
+            out, self._buffer = self._buffer[:size], self._buffer[size:]
+        return out
+
+    def _rewrite(self, buf: bytearray) -> bytes:
+        pos = 0
+        if self._pending:
+            take = self._pending[:len(buf)]
+            buf[:len(take)] = take
+            self._pending, pos = self._pending[len(take):], len(take)
+        if self._escaped and pos < len(buf):
+            self._escaped, pos = False, pos + 1
+        while (match := _JSON_MARKS.search(buf, pos)) is not None:
+            j, c = match.start(), buf[match.start()]
+            if self._in_string:
+                if c == 0x5C:  # a backslash: the next byte is escaped (perhaps in the next chunk)
+                    if j + 1 >= len(buf):
+                        self._escaped = True
+                        break
+                    pos = j + 2
+                    continue
+                self._in_string = c != 0x22 and self._in_string
+                pos = j + 1
+            elif c == 0x22:
+                self._in_string, pos = True, j + 1
+            elif c == 0x5C:  # a backslash outside a string: not JSON, left for the parser to refuse
+                pos = j + 1
+            else:
+                number = _NONFINITE_AS[c]
+                fits = number[:len(buf) - j]
+                buf[j:j + len(fits)] = fits
+                self._pending, pos = number[len(fits):], j + len(fits)
+        return bytes(buf)
 
 
 def scan_json(stream: BinaryIO, where: str, limits: Limits, *, events_at: str = "") -> None:
@@ -768,7 +851,7 @@ def scan_json(stream: BinaryIO, where: str, limits: Limits, *, events_at: str = 
     counting: list[bool] = []  # per open container: it is an events list
     count = 0
     try:
-        for event, value in ijson.basic_parse(stream, use_float=True):
+        for event, value in ijson.basic_parse(NonFiniteAsNumbers(stream), use_float=True):
             if event == "map_key":
                 keys[-1] = value
                 continue

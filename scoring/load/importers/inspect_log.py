@@ -10,6 +10,7 @@ of everything it would unpack to) against ``max_memory``, its sample count again
 from __future__ import annotations
 
 import io
+import math
 import tempfile
 import zipfile
 from pathlib import Path
@@ -36,7 +37,7 @@ from scoring.load.importers._base import (
     scan_json,
     trial_count_warnings,
 )
-from scoring.load.importers.reading import Trial
+from scoring.load.importers.reading import UNREDUCED, Trial
 
 KIND = "inspect"
 ZIP_MAGIC = b"PK\x03\x04"
@@ -79,6 +80,10 @@ def mapping_lines(scorer: str, agent: str | None, experiment: str | None) -> lis
         MappedColumn("cost_usd", "sum of model_usage[*].total_cost (USD) when present, else empty"),
         MappedColumn("steps", "number of tool calls in assistant messages (count); no assistant message -> empty"),
         MappedColumn("finished_at", "completed_at (ISO-8601, UTC)"),
+        MappedColumn("epoch", "epoch (count; pass-through, explorer-defined: shown, never scored)"),
+        MappedColumn("input_tokens", "sum of model_usage[*].input_tokens (count; pass-through: shown, and priced "
+                                     "by --prices)"),
+        MappedColumn("output_tokens", "sum of model_usage[*].output_tokens (count; pass-through)"),
     ]
 
 
@@ -113,7 +118,7 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
     agent_id = agent_with_experiment(base_agent, experiment)
 
     records = Records("sample")
-    counts = {"partial": 0, "unscored": 0, "failed_scored": 0, "some_cost": 0, "naive": 0}
+    counts = {"partial": 0, "nan_score": 0, "unscored": 0, "failed_scored": 0, "some_cost": 0, "naive": 0}
     trials = []
     for sample in samples:
         row = _sample_row(sample, log.eval.run_id, agent_id, scorer, counts)
@@ -129,10 +134,19 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
     if others:
         unmapped.append(f"scores of {', '.join(repr(s) for s in others)}: SPEC 7 uses the first scorer "
                         "(choose another one explicitly)")
-    return imported_from(records, RUNS_COLUMNS + TOKEN_COLUMNS, name=name, kind=KIND,
+    return imported_from(records, RUNS_COLUMNS + TOKEN_COLUMNS + ("epoch",), name=name, kind=KIND,
                          mapped=mapping_lines(scorer, agent, experiment),
                          unmapped=unmapped, warnings=warnings, experiment=experiment, trials=trials,
-                         scorer=None if scorer == NO_SCORER else scorer)
+                         scorer=None if scorer == NO_SCORER else scorer, reducer=_first_reducer(log))
+
+
+def _first_reducer(log: Any) -> str | None:
+    """The log's first epoch reducer (the one Inspect reports first), None when it names none (``mean``),
+    ``reading.UNREDUCED`` for an empty list (every epoch scored alone)."""
+    reducers = getattr(log.eval.config, "epochs_reducer", None)
+    if reducers is None:
+        return None
+    return str(reducers[0]) if reducers else UNREDUCED
 
 
 def _trial(sample: Any, row: dict[str, Any], scorer: str) -> Trial:
@@ -142,8 +156,9 @@ def _trial(sample: Any, row: dict[str, Any], scorer: str) -> Trial:
 
     score = (sample.scores or {}).get(scorer)
     value = None if score is None else float(value_to_float()(score.value))
+    raw = score.value if score is not None and isinstance(score.value, (str, int, float, bool)) else value
     return Trial(row["agent_id"], row["task_id"], value is not None, value == 1.0, value=value,
-                 trial=sample.epoch)
+                 trial=sample.epoch, raw=raw)
 
 
 def _check_zip(data: bytes, name: str, limits: Limits) -> None:
@@ -237,7 +252,9 @@ def _sample_row(sample: Any, run_id: str, agent_id: str, scorer: str, counts: di
         counts["unscored"] += status != FAILED
     else:
         success = score_outcome(score.value)
-        counts["partial"] += success is None
+        unscored = isinstance(score.value, float) and math.isnan(score.value)  # Inspect's "unscored" sentinel
+        counts["nan_score"] += unscored
+        counts["partial"] += success is None and not unscored
         counts["failed_scored"] += status == FAILED
     costs = [u.total_cost for u in sample.model_usage.values()]
     known = [c for c in costs if c is not None]
@@ -253,6 +270,7 @@ def _sample_row(sample: Any, run_id: str, agent_id: str, scorer: str, counts: di
         "output_tokens": sum(u.output_tokens for _, u in usage) if usage else None,
         "model": usage[0][0] if len(usage) == 1 else None,
         "run_id": f"{run_id}:{sample.id}:{sample.epoch}",
+        "epoch": sample.epoch,
         "agent_id": agent_id,
         "task_id": str(sample.id),
         "status": status,
@@ -274,6 +292,8 @@ def _warnings(log: Any, counts: dict[str, int], n: int) -> list[str]:
     return out + counted_warnings(counts, {
         "partial": "{n} sample(s) have a score that is neither correct nor incorrect (partial credit or another "
                    "value): success left empty (SPEC 7)",
+        "nan_score": "{n} sample(s) have a NaN score (Inspect's mark for unscored): success left empty; Inspect "
+                     "leaves them out of its metrics",
         "unscored": "{n} sample(s) that did not fail have no score: success left empty",
         "failed_scored": "{n} failed sample(s) were scored anyway (score_on_error): their score is kept as recorded "
                          "(SPEC 7)",

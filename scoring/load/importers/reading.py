@@ -10,21 +10,29 @@ harness itself prints for them. These are readings beside the canonical score, n
   simulations of any task, averaged over tasks; ``avg_agent_cost`` the mean recorded ``agent_cost``.
 - **tau-bench** (``tau_bench.run.display_metrics``): every result; the mean reward; pass^k for
   k = 1 to the number of distinct trial numbers, C(c, k) / C(trials, k) averaged over tasks.
-- **Inspect AI** (``accuracy()`` after the default ``mean`` epoch reducer): per sample, the mean of
-  ``value_to_float`` over its scored epochs, then the mean over samples; errored samples carry no
-  score and are not counted. No pass^k (Inspect computes none).
-- **terminal-bench** (``BenchmarkResults.accuracy`` and ``pass_at_k``): resolved / trials, a null
-  ``is_resolved`` unresolved; its pass@k (k = 1 to the fewest attempts of any task), and pass^k
-  (tau2's estimator) over the same repeated runs.
+- **Inspect AI** (``accuracy()`` after the log's first epoch reducer, ``eval.config.epochs_reducer``;
+  ``mean`` when the log names none): per sample, its scored epochs reduced by Inspect's rule for that
+  reducer (``inspect_ai/scorer/_reducer/reducer.py``: ``mean``, ``median``, ``mode``, ``majority``, ``max``,
+  ``at_least_k``, ``pass_at_k``, ``pass_k_k``, each at its default threshold 1.0; an empty reducer list
+  scores every epoch alone), then the mean of ``value_to_float`` over the samples whose reduced score is
+  not NaN. Errored samples carry no score and are not counted. Any other reducer (a custom one, or
+  ``collect``) is not reproduced: the reading is then the mean, and says so (``reducer_note``). No pass^k
+  (Inspect computes none).
+- **terminal-bench** (``BenchmarkResults.accuracy`` and ``pass_at_k``, terminal-bench 0.2.18): resolved /
+  trials, a null ``is_resolved`` unresolved; its pass@k for the k it prints (2, 4, 8, ... up to the fewest
+  attempts of any task, then 5 and 10 when every task has that many; none for one attempt), and pass^k
+  (tau2's estimator, explorer-defined: terminal-bench prints none) over the same repeated runs.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Sequence
+import re
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from math import comb, fsum
+from math import comb, fsum, isnan
 
 import numpy as np
 
@@ -39,7 +47,8 @@ class Trial:
     ``counted``: the harness's metrics include it (tau2 drops infrastructure errors, Inspect unscored
     samples). ``value``: the harness's per-record value (a reward, Inspect's ``value_to_float``, 1/0
     for resolved). ``success``: the harness's success test on it. ``trial``: the trial/attempt/epoch
-    number when the harness uses it. ``sample``: Inspect's sample id (its epochs are reduced first).
+    number when the harness uses it. ``raw``: Inspect's score value as its counting reducers (``mode``,
+    ``majority``) compare it (a hashable scalar; the float otherwise).
     """
 
     agent_id: str
@@ -50,6 +59,7 @@ class Trial:
     cost_usd: float | None = None
     trial: int | None = None
     expected_trials: int | None = None  # tau2's info.num_trials
+    raw: Hashable = None
 
 
 @dataclass(frozen=True)
@@ -95,6 +105,21 @@ def pass_at(n: int, c: int, k: int) -> float:
     return float(1.0 - np.prod(1.0 - k / np.arange(n - c + 1, n + 1)))
 
 
+def terminal_bench_k_values(min_attempts: int) -> list[int]:
+    """The k terminal-bench prints pass@k for (``BenchmarkResults.pass_at_k``): the powers of two from 2 up to
+    the fewest attempts of any task, then 5 and 10 when every task has that many, in that order.
+
+    Examples
+    --------
+    >>> terminal_bench_k_values(1), terminal_bench_k_values(3), terminal_bench_k_values(10)
+    ([], [2], [2, 4, 8, 5, 10])
+    """
+    if min_attempts < 1:
+        return []
+    k_values = sorted({2**i for i in range(1, int(np.log2(min_attempts)) + 1)})
+    return k_values + [k for k in (5, 10) if min_attempts >= k]
+
+
 def _mean(values: Sequence[float]) -> float | None:
     return fsum(values) / len(values) if values else None
 
@@ -133,13 +158,86 @@ def taubench_reading(trials: Sequence[Trial]) -> HarnessReading:
                           {"avg_reward": _mean(rewards)})
 
 
-def inspect_reading(trials: Sequence[Trial], scorer: str | None) -> HarnessReading:
+UNREDUCED = "(unreduced)"  # an Inspect log whose epochs_reducer is an empty list: every epoch scored alone
+_NAN = float("nan")
+
+
+def inspect_reducer_rule(name: str | None) -> tuple[str, int] | None:
+    """Inspect's reducer log name as (rule, k); None for a reducer not reproduced here (custom, ``collect``).
+
+    Inspect logs a reducer with a ``k`` parameter as ``name_k`` (``reducer_log_name``).
+
+    Examples
+    --------
+    >>> inspect_reducer_rule(None), inspect_reducer_rule("at_least_2"), inspect_reducer_rule("pass_k_3")
+    (('mean', 0), ('at_least', 2), ('pass_k', 3))
+    >>> inspect_reducer_rule("my_vote") is None
+    True
+    """
+    if name is None:
+        return "mean", 0
+    if name in ("mean", "median", "mode", "majority", "max", UNREDUCED):
+        return name, 0
+    match = re.fullmatch(r"(at_least|pass_at|pass_k)_(\d+)", name)
+    return (match.group(1), int(match.group(2))) if match else None
+
+
+def inspect_reduce(rule: str, k: int, epochs: Sequence[Trial]) -> float:
+    """One sample's scored epochs reduced as Inspect's reducer ``rule`` reduces them, as ``value_to_float``
+    reads the result; NaN when Inspect's reduced score is unscored (the sample then leaves the accuracy).
+
+    Examples
+    --------
+    >>> e = [Trial("a", "s", True, v == 1.0, value=v, raw=r) for v, r in ((1.0, "C"), (0.0, "I"), (1.0, "C"))]
+    >>> [inspect_reduce(rule, k, e) for rule, k in (("max", 0), ("mode", 0), ("at_least", 2), ("pass_k", 2))]
+    [1.0, 1.0, 1.0, 0.3333333333333333]
+    """
+    scored = [t for t in epochs if t.value is not None and not isnan(t.value)]
+    if not scored:
+        return _NAN
+    values = [float(t.value) for t in scored]  # type: ignore[arg-type]
+    correct = sum(v >= 1.0 for v in values)
+    if rule == "median":
+        return statistics.median(values)
+    if rule == "max":
+        return max(values)
+    if rule in ("mode", "majority"):
+        key, count = Counter(t.raw for t in scored).most_common(1)[0]
+        if rule == "majority" and not count * 2 > len(epochs):  # unscored epochs count toward the total
+            return _NAN
+        return next(float(t.value) for t in scored if t.raw == key)  # type: ignore[arg-type]
+    if rule == "at_least":
+        return 1.0 if correct >= k else 0.0
+    if rule == "pass_at":
+        if len(values) < k:
+            return _NAN
+        return pass_at(len(values), correct, k)
+    if rule == "pass_k":
+        return _NAN if len(values) < k else comb(correct, k) / comb(len(values), k)
+    return statistics.mean(values)
+
+
+def inspect_reading(trials: Sequence[Trial], scorer: str | None, reducer: str | None = None) -> HarnessReading:
+    """Inspect's ``accuracy()`` of the chosen scorer after the log's first epoch reducer (None: ``mean``)."""
     scored = [t for t in trials if t.counted and t.value is not None]
-    per_sample: dict[str, list[float]] = defaultdict(list)
+    rule = inspect_reducer_rule(reducer)
+    detail: dict[str, object] = {"scorer": scorer, "reducer": reducer or "mean"}
+    if rule is None:
+        detail["reducer"] = "mean"
+        detail["reducer_note"] = (f"the log's epoch reducer {reducer!r} is not one this reading reproduces: "
+                                  "its accuracy is read after the mean reducer instead")
+        rule = ("mean", 0)
+    per_sample: dict[str, list[Trial]] = defaultdict(list)
     for t in scored:
-        per_sample[t.task_id].append(float(t.value))  # type: ignore[arg-type]
-    accuracy = _mean([fsum(v) / len(v) for v in per_sample.values()]) if scorer is not None else None
-    return HarnessReading("inspect", accuracy if per_sample else None, {}, None, len(scored), {"scorer": scorer})
+        per_sample[t.task_id].append(t)
+    if rule[0] == UNREDUCED:
+        reduced = [float(t.value) for t in scored]  # type: ignore[arg-type]
+    else:
+        reduced = [inspect_reduce(rule[0], rule[1], epochs) for epochs in per_sample.values()]
+    reduced = [v for v in reduced if not isnan(v)]
+    accuracy = _mean(reduced) if scorer is not None and reduced else None
+    runs = sum(not isnan(t.value) for t in scored)  # type: ignore[arg-type]  # scored epochs (NaN: unscored)
+    return HarnessReading("inspect", accuracy, {}, None, runs, detail)
 
 
 def terminal_bench_reading(trials: Sequence[Trial]) -> HarnessReading:
@@ -147,18 +245,20 @@ def terminal_bench_reading(trials: Sequence[Trial]) -> HarnessReading:
     fewest = min((n for n, _ in tasks.values()), default=0)
     pass_k = {k: fsum(pass_hat(n, c, k) for n, c in tasks.values()) / len(tasks) for k in range(1, fewest + 1)}
     pass_at_k = {str(k): float(np.mean([pass_at(n, c, k) for n, c in tasks.values() if n >= k]))
-                 for k in range(1, fewest + 1)}
+                 for k in terminal_bench_k_values(fewest)}
     accuracy = sum(t.success for t in trials) / len(trials) if trials else None
     return HarnessReading("terminal-bench", accuracy, pass_k, None, len(trials), {"pass_at_k": pass_at_k})
 
 
-def harness_readings(groups: Iterable[tuple[str, str, str | None, Sequence[Trial]]]) -> dict[str, HarnessReading]:
-    """Per agent, its harness's reading: ``groups`` yields (kind, agent_id, Inspect scorer, trials)."""
+def harness_readings(groups: Iterable[tuple[str, str, str | None, str | None, Sequence[Trial]]]
+                     ) -> dict[str, HarnessReading]:
+    """Per agent, its harness's reading: ``groups`` yields (kind, agent_id, Inspect scorer, Inspect epoch
+    reducer, trials); an agent's trials are pooled across groups (its first group's scorer and reducer)."""
     pooled: dict[tuple[str, str], list[Trial]] = defaultdict(list)
-    scorers: dict[tuple[str, str], str | None] = {}
-    for kind, agent, scorer, trials in groups:
+    scorers: dict[tuple[str, str], tuple[str | None, str | None]] = {}
+    for kind, agent, scorer, reducer, trials in groups:
         pooled[(kind, agent)].extend(trials)
-        scorers[(kind, agent)] = scorer
+        scorers.setdefault((kind, agent), (scorer, reducer))
     out: dict[str, HarnessReading] = {}
     for (kind, agent), trials in sorted(pooled.items()):
         if kind == "tau2":
@@ -166,7 +266,7 @@ def harness_readings(groups: Iterable[tuple[str, str, str | None, Sequence[Trial
         elif kind == "tau-bench":
             out[agent] = taubench_reading(trials)
         elif kind == "inspect":
-            out[agent] = inspect_reading(trials, scorers[(kind, agent)])
+            out[agent] = inspect_reading(trials, *scorers[(kind, agent)])
         elif kind == "terminal-bench":
             out[agent] = terminal_bench_reading(trials)
     return out

@@ -33,6 +33,7 @@ from scoring.load.importers._base import (
     is_naive_timestamp,
     outcome_warnings,
     parse_json,
+    pass_through,
     preview,
     read_bytes,
     reward_success,
@@ -89,6 +90,8 @@ def mapping_lines(agent: str | None, experiment: str | None) -> list[MappedColum
         MappedColumn("cost_usd", "agent_cost (USD) x 1"),
         MappedColumn("steps", "number of tool calls in role 'assistant' messages (count)"),
         MappedColumn("finished_at", "end_time (ISO-8601; no time zone -> read as UTC)"),
+        MappedColumn("trial", "trial (count; pass-through, explorer-defined: shown, never scored)"),
+        MappedColumn("seed", "seed (whole number; pass-through, explorer-defined: shown, never scored)"),
     ]
 
 
@@ -142,7 +145,8 @@ def read_tau2(doc: Any, name: str, *, agent: str | None = None, experiment: str 
         if run < len(listed):
             warnings.append(f"{len(listed) - run} of the file's {len(listed)} listed task(s) have no simulation "
                             f"(a partial run); the scores cover the {run} task(s) that ran")
-    return imported_from(records, RUNS_COLUMNS, name=name, kind=KIND, mapped=mapping_lines(agent, experiment),
+    return imported_from(records, RUNS_COLUMNS + ("trial", "seed"), name=name, kind=KIND,
+                         mapped=mapping_lines(agent, experiment),
                          unmapped=list(UNMAPPED), warnings=warnings, experiment=experiment, trials=trials)
 
 
@@ -217,6 +221,7 @@ def _simulation_row(i: int, sim: Any, agent_id: str, records: Records, rewards: 
     elif is_naive_timestamp(end):
         counts["naive"] += 1
     row["finished_at"] = end  # an unparseable text is the validator's to report, with its value
+    pass_through(row, sim, {"trial": "trial", "seed": "seed"})
     return row
 
 

@@ -36,7 +36,7 @@ from scoring.load.importers.reading import Trial
 KIND = "tau-bench"
 # No finished_at column: SPEC 7 says "empty (file order)", and only a missing column makes the
 # validator use file order (an all-empty column would order by run_id instead).
-COLUMNS = REQUIRED_COLUMNS + ("steps",)
+COLUMNS = REQUIRED_COLUMNS + ("steps", "trial")
 
 
 def mapping_lines(stem: str, agent: str | None, experiment: str | None) -> list[MappedColumn]:
@@ -51,6 +51,7 @@ def mapping_lines(stem: str, agent: str | None, experiment: str | None) -> list[
         MappedColumn("success", "reward (unitless): true when 1 - 1e-6 <= reward <= 1 + 1e-6, else false; "
                                 "failed runs -> empty (explorer-defined: an error's 0.0 is no judgement)"),
         MappedColumn("steps", "number of tool calls in role 'assistant' messages of traj (count)"),
+        MappedColumn("trial", "trial (count; pass-through, explorer-defined: shown, never scored)"),
     ]
 
 
@@ -117,6 +118,7 @@ def _result_row(i: int, result: Any, stem: str, agent_id: str, records: Records,
         records.problem(i, "run_id", trial, "trial is not a whole number")
     elif task_id is not None:
         row["run_id"] = f"{stem}:{task_id}:{trial}"
+        row["trial"] = trial
 
     info = result.get("info", absent())
     if info is absent() or not isinstance(info, dict):

@@ -11,6 +11,7 @@ in the file: ``run_metadata.json`` beside it names it (``model_name``, else ``ag
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -29,13 +30,16 @@ from scoring.load.importers._base import (
     file_error,
     imported_from,
     is_naive_timestamp,
+    pass_through,
     preview,
     trial_count_warnings,
 )
 from scoring.load.importers.reading import Trial
 
 KIND = "terminal-bench"
-COLUMNS = REQUIRED_COLUMNS + ("finished_at",)
+COLUMNS = REQUIRED_COLUMNS + ("finished_at", "trial")
+# Harness._get_trial_name: "{task}.{attempt}-of-{n_attempts}.{run_id}"
+ATTEMPT = re.compile(r"\.(\d+)-of-\d+\.")
 # terminal-bench's FailureMode values (terminal_bench/agents/failure_mode.py) and the status each becomes.
 COMPLETED_MODES = ("none", "unset")
 TIMEOUT_MODES = ("agent_timeout", "test_timeout")
@@ -113,6 +117,10 @@ def mapping_lines(agent_source: str) -> list[MappedColumn]:
                                 "null as unresolved; explorer-defined)"),
         MappedColumn("latency_ms", "trial_ended_at - trial_started_at (ISO-8601) in ms, exact to the microsecond"),
         MappedColumn("finished_at", "trial_ended_at (ISO-8601)"),
+        MappedColumn("trial", "the attempt in trial_name ('{task}.{attempt}-of-{n}.{run}'; pass-through, "
+                              "explorer-defined: shown, never scored)"),
+        MappedColumn("input_tokens", "total_input_tokens (count; pass-through: shown, and priced by --prices)"),
+        MappedColumn("output_tokens", "total_output_tokens (count; pass-through: shown, and priced by --prices)"),
     ]
 
 
@@ -226,8 +234,8 @@ def _trial_row(i: int, trial: Any, agent_id: str, records: Records, counts: dict
         end = None
     counts["naive"] += is_naive_timestamp(end)
     row["finished_at"] = end
-    for key, column in (("total_input_tokens", "input_tokens"), ("total_output_tokens", "output_tokens")):
-        value = trial.get(key)
-        row[column] = value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    pass_through(row, trial, {"input_tokens": "total_input_tokens", "output_tokens": "total_output_tokens"})
     counts["tokens"] += trial.get("total_input_tokens") is not None or trial.get("total_output_tokens") is not None
+    attempt = ATTEMPT.search(trial.get("trial_name") or "") if isinstance(trial.get("trial_name"), str) else None
+    row["trial"] = int(attempt.group(1)) if attempt else None
     return row
