@@ -77,8 +77,7 @@ def two_datasets() -> None:
                           "Interval high": st.column_config.Column(help=f"The high end of the {interval}")})
     else:
         st.info("No agent is in both datasets.", icon=":material/info:")
-    st.caption(f"The rule (explorer-defined), {replicates:,} replicates, seed {seed}, {d.confidence:.0%} interval. "
-               + fmt.plain(RULE))
+    st.caption(f"The rule ({replicates:,} replicates, seed {seed}, {d.confidence:.0%} interval). " + fmt.plain(RULE))
     words = [("Only in the baseline", d.only_in_baseline), ("Only in the new dataset", d.only_in_new)]
     st.markdown("\n".join(f"- **{title}** ({len(found):,}): {fmt.plain(', '.join(found)) if found else 'none'}"
                           for title, found in words))
@@ -87,8 +86,9 @@ def two_datasets() -> None:
 
     st.subheader("One agent, measure by measure")
     ids = [a.agent_id for a in d.agents]
-    if "diff_agent" not in st.session_state and state.get("agent") in ids:
-        st.session_state["diff_agent"] = state.get("agent")
+    if "diff_agent" not in st.session_state:  # the agent in focus, else the first whose verdict is a change
+        changed = [a.agent_id for a in d.agents if a.verdict != "no real change"]
+        st.session_state["diff_agent"] = state.get("agent") if state.get("agent") in ids else (changed or ids)[0]
     agent_id = st.selectbox("Agent", ids, key="diff_agent")
     a = d.agents[ids.index(agent_id or ids[0])]
     cols = st.columns(4)
