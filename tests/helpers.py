@@ -186,3 +186,16 @@ def terminal_bench_run(folder: Path, run: str, trials: list[tuple[str, bool | No
         (folder / "run_metadata.json").write_text(json.dumps({"run_id": run, "agent_name": "terminus",
                                                               "model_name": model}))
     return folder / "results.json"
+
+
+# --------------------------------------------------------------------------- the sample with an agent made worse
+
+def quarter_of_successes_lost(path: Path, agent: str = "steady-pro") -> Path:
+    """The sample with every fourth successful run of ``agent`` turned into a failure, written to ``path``."""
+    import pandas as pd
+
+    raw = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
+    won = raw.index[(raw["agent_id"] == agent) & (raw["success"] == "true")]
+    raw.loc[won[::4], "success"] = "false"
+    raw.to_csv(path, index=False)
+    return path

@@ -7,18 +7,17 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from tests.e2e.browser_helpers import (
     RERUN_COUNTER_JS,
-    SAMPLE_PATH,
     TIMEOUT_MS,
     VIEWPORT,
     AppSession,
     Grid,
     assert_clean,
 )
+from tests.helpers import quarter_of_successes_lost
 
 pytestmark = pytest.mark.browser
 
@@ -58,12 +57,7 @@ def test_the_sample_as_both_datasets_is_no_real_change_for_every_agent(app, samp
 @pytest.fixture(scope="module")
 def quarter_lost(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample with every fourth successful run of steady-pro turned into a failure."""
-    raw = pd.read_csv(SAMPLE_PATH, dtype=str, keep_default_na=False)
-    won = raw.index[(raw["agent_id"] == "steady-pro") & (raw["success"] == "true")]
-    raw.loc[won[::4], "success"] = "false"
-    path = tmp_path_factory.mktemp("compare-datasets") / "this-week.csv"
-    raw.to_csv(path, index=False)
-    return path
+    return quarter_of_successes_lost(tmp_path_factory.mktemp("compare-datasets") / "this-week.csv")
 
 
 def test_an_uploaded_new_dataset_that_lost_successes_is_worse_and_its_link_waits_for_the_file(
