@@ -512,7 +512,7 @@ def scored_dataset(dataset: Dataset, files: list | None = None) -> Scored | Refu
     in the same cache as the sidebar's (one file uploaded in both places is read once); ``files``: an upload's or
     an import's uploaded files (references)."""
     key = (dataset.kind, dataset.digest, dataset.exclude_invalid)
-    with st.spinner(f"Validating and scoring {dataset.name}…", show_time=True):
+    with st.spinner(f"Validating and scoring {fmt.plain(dataset.name)}…", show_time=True):
         return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset, files), _size_of)
 
 

@@ -61,7 +61,7 @@ def offered(source: state.Source, connections: Mapping[str, tuple[str, ...]]) ->
     >>> offered(state.Source("connection", connection="prod", table="runs"), {"prod": ("runs",)}) is None
     True
     >>> offered(state.Source("connection", connection="prod", table="secrets"), {"prod": ("runs",)})
-    "db:prod/secrets is not a connection and table this deployment offers; the sample data is used"
+    'db:prod/secrets is not a connection and table this deployment offers; the sample data is used'
     """
     if source.kind != "connection" or source.table in connections.get(source.connection or "", ()):
         return None
