@@ -24,15 +24,17 @@ pytestmark = pytest.mark.browser
 TWO_DATASETS = "Two datasets (baseline vs new)"
 
 
-def main_radio(app: AppSession, option: str, nth: int = 0) -> None:
-    """Click the ``nth`` radio option labelled ``option`` in the page (not the sidebar) and wait for the rerun."""
-    radio = app.page.locator("[data-testid='stMain'] [data-testid='stRadioOption']", has_text=option).nth(nth)
-    app.interact(radio.click, description=f"choosing {option!r}")
+def click_main_radio(app: AppSession, option: str, nth: int = 0) -> None:
+    """Click the ``nth`` radio option labelled ``option`` in the page (not the sidebar). The caller waits for what
+    the click shows (a rerun drawing nothing slow can come and go between two polls of the rerun counter)."""
+    app.page.locator("[data-testid='stMain'] [data-testid='stRadioOption']", has_text=option).nth(nth).click()
 
 
 def verdict_grid(app: AppSession, rows: int, until: Callable[[Grid], bool] = lambda g: True) -> Grid:
     """The verdict table (the page's first table in this mode), once it shows ``rows`` agents (and ``until``)."""
-    return app.grid(0, until=lambda g: "Verdict" in g.head and len(g.rows) == rows and until(g))
+    grid = app.grid(0, until=lambda g: "Verdict" in g.head and len(g.rows) == rows and until(g))
+    app.settle()
+    return grid
 
 
 def verdicts(grid: Grid) -> dict[str, str]:
@@ -41,7 +43,7 @@ def verdicts(grid: Grid) -> dict[str, str]:
 
 def test_the_sample_as_both_datasets_is_no_real_change_for_every_agent(app, sample_report):
     app.goto("compare")
-    main_radio(app, TWO_DATASETS)
+    click_main_radio(app, TWO_DATASETS)
     agents = [a.agent_id for a in sample_report.agents]
     grid = verdict_grid(app, len(agents))
     assert verdicts(grid) == dict.fromkeys(agents, "no real change")
@@ -60,33 +62,41 @@ def quarter_lost(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return quarter_of_successes_lost(tmp_path_factory.mktemp("compare-datasets") / "this-week.csv")
 
 
-def test_an_uploaded_new_dataset_that_lost_successes_is_worse_and_its_link_waits_for_the_file(
+def checked_radios(app: AppSession) -> list[str]:
+    """The labels of the page's chosen radio options, in page order."""
+    checked = app.page.locator("[data-testid='stMain'] [role='radiogroup'] input[type='radio']:checked")
+    return [checked.nth(i).evaluate("e => e.closest('label').innerText").strip() for i in range(checked.count())]
+
+
+def test_a_link_naming_an_uploaded_new_dataset_waits_for_it_then_shows_the_agent_that_got_worse(
         app, browser, sample_report, quarter_lost):
-    app.goto("compare")
-    main_radio(app, TWO_DATASETS)
+    sha = hashlib.sha256(quarter_lost.read_bytes()).hexdigest()[:16]
+    app.goto(f"compare?compare=datasets&new=upload:{sha}")  # a fresh browser: the mode restored, the file named
+    text = app.main_text()
+    assert f"This link's new dataset is an uploaded file whose sha256 starts with {sha}" in text
+    assert "The comparison appears once both datasets are chosen and scored" in text
+    assert checked_radios(app) == [TWO_DATASETS, "Sample data", "Upload a file"]
+
+    app.page.locator("[data-testid='stMain'] input[type='file']").set_input_files(str(quarter_lost))
     agents = [a.agent_id for a in sample_report.agents]
-    verdict_grid(app, len(agents))  # the page drawn in full before the next click
-    main_radio(app, "Upload a file", nth=1)  # the new dataset's (the baseline's is the first)
-    file_input = app.page.locator("[data-testid='stMain'] input[type='file']")
-    app.interact(lambda: file_input.set_input_files(str(quarter_lost)), description="uploading the new dataset")
-    grid = verdict_grid(app, len(agents), until=lambda g: "worse" in g.text())
-    found = verdicts(grid)
+    found = verdicts(verdict_grid(app, len(agents), until=lambda g: "worse" in g.text()))
     assert found.pop("steady-pro") == "worse"
     assert set(found.values()) == {"no real change"}
     assert app.page.locator("[data-testid='stSelectbox']").get_by_role("combobox", name="Agent").first \
         .input_value() == "steady-pro"  # the one agent whose verdict is a change is the one detailed
+    assert "starts with" not in app.main_text()  # the file the link named: no notice of another file
     assert_clean(app, "Compare, an uploaded new dataset")
     app.page.set_viewport_size({"width": 1400, "height": 2600})
     app.settle()
     app.screenshot("compare-two-datasets-upload-1400")
 
-    sha = hashlib.sha256(quarter_lost.read_bytes()).hexdigest()[:16]
     app.page.locator("[data-testid='stSidebar']").get_by_role("button", name="Copy link").click()
     code = app.page.locator("[data-testid='stPopoverBody'] [data-testid='stCode'] code")
     code.wait_for(timeout=TIMEOUT_MS)
     link = code.inner_text().strip()
     app.page.keyboard.press("Escape")
-    assert "compare=datasets" in link and f"new=upload%3A{sha}" in link and "baseline=" not in link
+    assert "/compare?" in link and "compare=datasets" in link and f"new=upload%3A{sha}" in link
+    assert "baseline=" not in link  # the sample, the default
 
     context = browser.new_context(viewport=VIEWPORT)
     try:
@@ -95,11 +105,7 @@ def test_an_uploaded_new_dataset_that_lost_successes_is_worse_and_its_link_waits
         fresh = AppSession(context.new_page(), app.base_url)
         fresh.page.goto(link, timeout=TIMEOUT_MS)
         fresh.settle()
-        text = fresh.main_text()
-        assert f"This link's new dataset is an uploaded file whose sha256 starts with {sha}" in text
-        assert "The comparison appears once both datasets are chosen and scored" in text
-        checked = fresh.page.locator("[data-testid='stMain'] [role='radiogroup'] input[type='radio']:checked")
-        labels = [checked.nth(i).evaluate("e => e.closest('label').innerText") for i in range(checked.count())]
-        assert [label.strip() for label in labels] == [TWO_DATASETS, "Sample data", "Upload a file"]
+        assert f"This link's new dataset is an uploaded file whose sha256 starts with {sha}" in fresh.main_text()
+        assert checked_radios(fresh) == [TWO_DATASETS, "Sample data", "Upload a file"]
     finally:
         context.close()
