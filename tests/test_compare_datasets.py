@@ -239,3 +239,21 @@ def test_hostile_compare_parameters_give_notices_and_the_default_mode():
     assert at.radio(key="compare_mode").value == "agents"
     link = "\n".join(c.value for c in at.sidebar.code)
     assert "compare=" not in link and "baseline=" not in link and "new=" not in link
+
+
+def test_a_link_naming_an_operator_table_opens_it_on_that_side_and_a_failed_read_is_refused_by_name():
+    at = AppTest.from_file(str(PAGES["compare"]), default_timeout=TIMEOUT)
+    at.secrets["connections"] = {"platform": {"host": "127.0.0.1", "port": 1, "database": "postgres",
+                                              "username": "scorer", "password": "pw-not-shown", "tables": ["runs"]}}
+    at.session_state[state.STORE] = {"compare": "datasets", "baseline": "db:platform/runs"}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.radio(key="diff_baseline_kind").value == diffs.TABLE
+    assert at.radio(key="diff_baseline_kind").options == [diffs.SAMPLE, diffs.UPLOAD, diffs.TABLE]
+    assert (at.selectbox(key="diff_baseline_connection").value, at.selectbox(key="diff_baseline_table").value) == \
+        ("platform", "runs")
+    errors = "\n".join(e.value for e in at.error).replace("\\", "")
+    assert "Baseline: 'runs @ platform' was refused" in errors  # nothing listens on port 1
+    assert "pw-not-shown" not in "\n".join(t for _, t in texts(at))
+    assert not [d for d in at.dataframe if "Verdict" in d.value.columns]
+    assert at.session_state[state.STORE]["baseline"] == "db:platform/runs"
