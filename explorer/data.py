@@ -199,9 +199,10 @@ def _file_name(upload: Any) -> str:
     return str(getattr(upload, "name", None) or "upload")
 
 
-def upload_facts(uploads: list, names: list[str] | None = None) -> list[tuple[str, str]]:
-    """(sha256, kind) of each uploaded file, computed once per upload (only the current files are kept)."""
-    facts = st.session_state.setdefault(FACTS_KEY, {})
+def upload_facts(uploads: list, names: list[str] | None = None, *, store: str = FACTS_KEY) -> list[tuple[str, str]]:
+    """(sha256, kind) of each uploaded file, computed once per upload (only the current files are kept, in the
+    session key ``store``: the sidebar's, or one of the Compare page's two datasets)."""
+    facts = st.session_state.setdefault(store, {})
     ids = [getattr(u, "file_id", None) or id(u) for u in uploads]
     for stale in set(facts) - set(ids):
         del facts[stale]
@@ -360,14 +361,35 @@ def upload_source(uploads: list) -> None:
     use_import(uploads, tags)
 
 
+def connection_dataset(name: str, table: str) -> Dataset:
+    """The operator's connection ``name`` and ``table`` as a dataset (read only once it is scored, where the
+    table must be on the connection's allow-list)."""
+    digest = hashlib.sha256(f"connection\n{name}\n{table}".encode()).hexdigest()
+    return Dataset(f"{table} @ {name}", digest, "connection", table=table, connection=name)
+
+
 def use_connection(name: str, table: str) -> Dataset:
     """Read ``table`` through the operator's connection ``name`` (the table must be on its allow-list)."""
-    digest = hashlib.sha256(f"connection\n{name}\n{table}".encode()).hexdigest()
     st.session_state.pop(UPLOAD_KEY, None)
     st.session_state.pop(IMPORT_KEY, None)
     st.session_state.pop(URL_KEY, None)
-    st.session_state[STATE_KEY] = Dataset(f"{table} @ {name}", digest, "connection", table=table, connection=name)
+    st.session_state[STATE_KEY] = connection_dataset(name, table)
     return st.session_state[STATE_KEY]
+
+
+def file_dataset(upload: Any, store: str) -> Dataset | str:
+    """One uploaded file as a dataset beside the sidebar's (one of the Compare page's two datasets), the sidebar
+    left as it is: a runs table (SPEC 1), or harness results imported (SPEC 7). Its kind is detected in a worker
+    (:func:`upload_facts`, once per upload, kept in the session key ``store``); a saved mapping is no dataset (the
+    reason is returned)."""
+    name = _file_name(upload)
+    [(sha, kind)] = upload_facts([upload], [name], store=store)
+    if kind == "mapping":
+        return f"{name} is a saved column mapping, not runs: upload a runs table or harness results"
+    if kind == "runs":
+        return Dataset(name, sha, "upload")
+    return Dataset(name, _import_digest([name], [sha], [None], None), "import", sources=(sha,), file_names=(name,),
+                   experiments=(None,))
 
 
 def use_viewer_url(url: str, table: str) -> Dataset:
@@ -445,14 +467,16 @@ def _import_uploads(dataset: Dataset, uploads: list) -> Scored | Refused:
                                                dataset.exclude_invalid, dataset.name), dataset.name)
 
 
-def _compute(dataset: Dataset) -> Scored | Refused:
+def _compute(dataset: Dataset, files: list | None = None) -> Scored | Refused:
+    """Score a dataset; an upload's or an import's files are ``files`` when given, else the sidebar's."""
     if dataset.kind == "sample":
         return _score_bytes(dataset.name, dataset.exclude_invalid, _sample_bytes())
     if dataset.kind == "upload":
-        return _in_worker(untrusted.score_file, (dataset.name, st.session_state[UPLOAD_KEY].getvalue(),
-                                                 dataset.exclude_invalid), dataset.name)
+        upload = files[0] if files else st.session_state[UPLOAD_KEY]
+        return _in_worker(untrusted.score_file, (dataset.name, upload.getvalue(), dataset.exclude_invalid),
+                          dataset.name)
     if dataset.kind == "import":
-        return _import_uploads(dataset, st.session_state[IMPORT_KEY])
+        return _import_uploads(dataset, files or st.session_state[IMPORT_KEY])
     s = settings_module.current()
     if dataset.kind == "connection":
         connection = s.connection(dataset.connection or "")
@@ -483,9 +507,18 @@ def scored() -> Scored | Refused:
 ON_SCORED: list[Callable[[Dataset, Scored], object]] = []
 
 
-def _scored_and_warmed(dataset: Dataset) -> Scored | Refused:
+def scored_dataset(dataset: Dataset, files: list | None = None) -> Scored | Refused:
+    """A dataset beside the sidebar's (one of the Compare page's two datasets), scored by the same path and held
+    in the same cache as the sidebar's (one file uploaded in both places is read once); ``files``: an upload's or
+    an import's uploaded files (references)."""
+    key = (dataset.kind, dataset.digest, dataset.exclude_invalid)
+    with st.spinner(f"Validating and scoring {fmt.plain(dataset.name)}…", show_time=True):
+        return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset, files), _size_of)
+
+
+def _scored_and_warmed(dataset: Dataset, files: list | None = None) -> Scored | Refused:
     """Score a dataset; then run :data:`ON_SCORED` (``explorer.drill.warm``) on it."""
-    result = _compute(dataset)
+    result = _compute(dataset, files)
     if isinstance(result, Scored):
         for hook in ON_SCORED:
             hook(dataset, result)

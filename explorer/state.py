@@ -59,7 +59,7 @@ POLICY_PREFIX = "policy."
 WEIGHT_PREFIX = "w_"  # w_correctness=60: one radar weight, in percent, by axis name
 LEGACY_WEIGHTS = "weights"  # the older positional form, weights=60,20,20,20,20 (read, never written)
 
-Kind = Literal["agent", "agents", "weights", "flag", "integer", "policy"]
+Kind = Literal["agent", "agents", "weights", "flag", "integer", "policy", "choice", "dataset"]
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,14 @@ class StateKey:
     high: int = 0
     step: int = 1
     max_items: int = 1
+    options: tuple[str, ...] = ()  # kind "choice": the values allowed
 
     def describe(self) -> str:
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.options)
+        if self.kind == "dataset":
+            return (f"sample, upload:<{SHA_CHARS} hex digits>, import:<{SHA_CHARS} hex digits> or "
+                    "db:<connection>/<table>")
         if self.kind == "integer":
             return f"a whole number from {self.low:,} to {self.high:,}"
         if self.kind == "weights":
@@ -104,6 +110,10 @@ KEYS: tuple[StateKey, ...] = (
     StateKey("seed", "integer", "the bootstrap seed", default=DEFAULT_SEED, low=0, high=2**31 - 1),
     StateKey("policy", "policy", "the sandbox policy's changed constants "
              f"({POLICY_PREFIX}<constant>=value)", default={}),
+    StateKey("compare", "choice", "Compare's mode: two agents of one dataset, or two datasets (baseline and new)",
+             default="agents", options=("agents", "datasets")),
+    StateKey("baseline", "dataset", "Compare's baseline dataset in its two-datasets mode", default="sample"),
+    StateKey("new", "dataset", "Compare's new dataset in its two-datasets mode", default="sample"),
 )
 KEY_BY_NAME = {k.name: k for k in KEYS}
 # State that names agents waits for its dataset when a link expects one (the others apply at once).
@@ -210,6 +220,19 @@ def _parse_integer(key: StateKey, values: list[str], agents: Collection[str]) ->
     return number
 
 
+def _parse_choice(key: StateKey, values: list[str], agents: Collection[str]) -> str:
+    if values[0] not in key.options:
+        raise _Refused(f"must be {key.describe()}, got {_shown(values[0])}")
+    return values[0]
+
+
+def _parse_dataset(key: StateKey, values: list[str], agents: Collection[str]) -> str:
+    try:
+        return dataset_token(dataset_source(values[0]))
+    except ValueError as exc:
+        raise _Refused(str(exc)) from None
+
+
 def _encode_number(value: float) -> str:
     """The shortest text that reads back as the same float (500.0 -> '500', 0.4 -> '0.4')."""
     text = repr(float(value))
@@ -304,7 +327,8 @@ def parse_policy(texts: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
 
 Parser = Callable[[StateKey, list[str], Collection[str]], Any]
 KINDS: dict[str, Parser] = {"agent": _parse_agent, "agents": _parse_agents, "weights": _parse_weights,
-                            "flag": _parse_flag, "integer": _parse_integer}
+                            "flag": _parse_flag, "integer": _parse_integer, "choice": _parse_choice,
+                            "dataset": _parse_dataset}
 
 
 def bounded(params: Mapping[str, Sequence[str] | str]) -> tuple[dict[str, list[str]], list[str]]:
@@ -502,6 +526,41 @@ def parse_source(params: Mapping[str, Sequence[str] | str],
         return Source("connection", connection=name, table=table, sha=sha), []
     return Source(), [f"data: must be sample, upload, import or db:<connection>/<table>, got {_shown(data)}; "
                       "the sample data is shown"]
+
+
+def dataset_token(source: Source) -> str:
+    """A dataset as one link value (Compare's ``baseline`` and ``new``): ``sample``, ``upload:<sha>`` or
+    ``import:<sha>`` (the first :data:`SHA_CHARS` hex digits of its sha256), ``db:<connection>/<table>``.
+
+    >>> dataset_token(Source("upload", sha="0123456789abcdef")), dataset_token(Source())
+    ('upload:0123456789abcdef', 'sample')
+    """
+    if source.kind in ("upload", "import") and source.sha:
+        return f"{source.kind}:{source.sha[:SHA_CHARS]}"
+    if source.kind == "connection" and source.connection and source.table:
+        return f"db:{source.connection}/{source.table}"
+    return "sample"
+
+
+def dataset_source(text: str) -> Source:
+    """The dataset a link value names (the inverse of :func:`dataset_token`), its shape only: whether this
+    deployment offers a connection and table is for the page to judge. ValueError (its message quoting at
+    most :data:`SHOWN_CHARS` characters of the value) for anything else.
+
+    >>> dataset_source("import:0123456789ABCDEF")
+    Source(kind='import', connection=None, table=None, sha='0123456789abcdef')
+    """
+    text = text.strip()
+    kind, _, rest = text.partition(":")
+    if text == "sample":
+        return Source()
+    if kind in ("upload", "import") and _SHA.fullmatch(rest.lower()):
+        return Source("upload" if kind == "upload" else "import", sha=rest.lower())
+    if kind == "db" and "/" in rest:
+        name, table = rest.split("/", 1)
+        if _NAME.fullmatch(name) and _NAME.fullmatch(table):
+            return Source("connection", connection=name, table=table)
+    raise ValueError(f"must be {KEY_BY_NAME['baseline'].describe()}, got {_shown(text)}")
 
 
 # --------------------------------------------------------------------------- Streamlit: session and URL

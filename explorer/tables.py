@@ -18,6 +18,7 @@ from . import format as fmt
 
 if TYPE_CHECKING:
     from scoring import Policy
+    from scoring.analysis.diff import AgentDiff, Diff
     from scoring.analysis.drilldown import Comparison
     from scoring.analysis.explain import Influence, Overtake, PointsLost
     from scoring.analysis.fixes import Fixes
@@ -288,6 +289,37 @@ def compare_tasks(comparison: Comparison) -> pd.DataFrame:
         "Success rate B": t["success_rate_b"].astype("Float64").to_numpy(),
         "Difference": t["difference"].astype("Float64").to_numpy(),
     })
+
+
+def diff_verdicts(d: Diff) -> pd.DataFrame:
+    """Per agent in both datasets (the new set's leaderboard order): both headlines, the change (new minus
+    baseline), the ends of its paired-bootstrap interval and the verdict (``scoring.analysis.diff``)."""
+    rows = [{"Agent": a.agent_id, "Baseline": a.headline.baseline, "New": a.headline.new, "Change": a.headline.change,
+             "Interval low": None if a.interval is None else a.interval.low,
+             "Interval high": None if a.interval is None else a.interval.high, "Verdict": a.verdict}
+            for a in d.agents]
+    frame = pd.DataFrame(rows, columns=["Agent", "Baseline", "New", "Change", "Interval low", "Interval high",
+                                        "Verdict"])
+    numbers = ["Baseline", "New", "Change", "Interval low", "Interval high"]
+    return frame.astype(dict.fromkeys(numbers, "Float64") | {"Agent": object, "Verdict": object})
+
+
+def diff_points(a: AgentDiff) -> pd.DataFrame:
+    """One agent's points per headline component and its radar axes (0-100) in both datasets, and each change."""
+    rows = [{"Measure": f"Points: {COMPONENT_LABELS[name].lower()}", "Baseline": c.baseline, "New": c.new,
+             "Change": c.change} for name, c in a.components.items()]
+    rows += [{"Measure": f"Radar: {AXIS_LABELS[axis].lower()}", "Baseline": c.baseline, "New": c.new,
+              "Change": c.change} for axis, c in a.axes.items()]
+    frame = pd.DataFrame(rows, columns=["Measure", "Baseline", "New", "Change"])
+    return frame.astype({"Measure": object, "Baseline": "Float64", "New": "Float64", "Change": "Float64"})
+
+
+def diff_pass_k(a: AgentDiff) -> pd.DataFrame:
+    """One agent's pass^k levels (0-1 rates) in both datasets, and each change (percentage points)."""
+    rows = [{"Level": f"pass^{k}", "Baseline": c.baseline, "New": c.new, "Change": c.change}
+            for k, c in a.pass_k.items()]
+    frame = pd.DataFrame(rows, columns=["Level", "Baseline", "New", "Change"])
+    return frame.astype({"Level": object, "Baseline": "Float64", "New": "Float64", "Change": "Float64"})
 
 
 def floored(report: Report) -> list[str]:

@@ -203,3 +203,16 @@ def run_inspect(task: Any, outputs: Any, log_dir: Path, **options: Any) -> Path:
         [log] = inspect_eval(task, model=model, fail_on_error=False, log_dir=str(log_dir), display="none", **options)
     assert log.status == "success"
     return Path(log.location)
+
+
+# --------------------------------------------------------------------------- the sample with an agent made worse
+
+def quarter_of_successes_lost(path: Path, agent: str = "steady-pro") -> Path:
+    """The sample with every fourth successful run of ``agent`` turned into a failure, written to ``path``."""
+    import pandas as pd
+
+    raw = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
+    won = raw.index[(raw["agent_id"] == agent) & (raw["success"] == "true")]
+    raw.loc[won[::4], "success"] = "false"
+    raw.to_csv(path, index=False)
+    return path

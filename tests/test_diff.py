@@ -20,6 +20,7 @@ from scoring import load_runs, runs_from_records
 from scoring.analysis.diff import MARKDOWN_WIDTH, RULE, diff_runs, json_text, markdown_text, table_text, verdict
 from scoring.analysis.uncertainty import Interval
 from scoring.cli.commands import main
+from tests.helpers import quarter_of_successes_lost
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -173,12 +174,7 @@ def test_markdown_escapes_names_in_html_and_tables():
 @pytest.fixture(scope="module")
 def quarter_lost(tmp_path_factory) -> Path:
     """The sample with every fourth successful run of steady-pro turned into a failure."""
-    raw = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
-    won = raw.index[(raw["agent_id"] == "steady-pro") & (raw["success"] == "true")]
-    raw.loc[won[::4], "success"] = "false"
-    path = tmp_path_factory.mktemp("diff") / "new.csv"
-    raw.to_csv(path, index=False)
-    return path
+    return quarter_of_successes_lost(tmp_path_factory.mktemp("diff") / "new.csv")
 
 
 def test_cli_quarter_of_successes_lost_is_worse_and_fails_the_gate(quarter_lost, capsys):

@@ -1,0 +1,154 @@
+"""The Compare page's two-datasets mode: a baseline and a new dataset compared agent by agent.
+
+Each of the two is the sample, one uploaded file or (where the operator offers one) a database table,
+chosen on the page without touching the sidebar's dataset, and scored by the sidebar's path
+(``explorer.data.scored_dataset``: an upload is read, validated and scored in a bounded worker process,
+never in the server) into the same shared cache. The comparison is ``scoring.analysis.diff`` (the CLI's
+``diff BASELINE NEW``), computed once per pair of datasets and bootstrap settings in that cache.
+
+The link carries both datasets (``baseline=`` and ``new=``, :func:`explorer.state.dataset_token`): a
+fresh browser opening it chooses the same sources and names each uploaded file it waits for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import streamlit as st
+
+from scoring import CANONICAL_POLICY
+from scoring.analysis.diff import Diff, diff_runs
+
+from . import data, state
+from . import format as fmt
+from . import settings as settings_module
+
+SideName = Literal["baseline", "new"]
+SIDES: tuple[SideName, ...] = ("baseline", "new")
+TITLES: dict[SideName, str] = {"baseline": "Baseline", "new": "New"}
+SAMPLE, UPLOAD, TABLE = "Sample data", "Upload a file", "PostgreSQL table"
+
+
+@dataclass(frozen=True)
+class Side:
+    """One of the two datasets as the viewer chose it: what to score, or why there is nothing to score yet."""
+
+    name: SideName
+    dataset: data.Dataset | None = None
+    files: tuple[Any, ...] = ()  # an upload's file (a reference to the uploader's, never a copy of its bytes)
+    waiting: str | None = None  # the sha256 prefix of the file a link named, until a file is chosen
+    problem: str | None = None  # why the chosen file is no dataset (a saved mapping)
+
+
+def source_of(dataset: data.Dataset) -> state.Source:
+    """The link's name for a dataset (its kind, and its sha256 or connection and table).
+
+    >>> source_of(data.Dataset("a.csv", "ab" * 32, "upload")).sha
+    'abababababababababababababababababababababababababababababababab'
+    """
+    if dataset.kind in ("upload", "import"):
+        return state.Source(dataset.kind, sha=dataset.digest)
+    if dataset.kind == "connection":
+        return state.Source("connection", connection=dataset.connection, table=dataset.table)
+    return state.Source()
+
+
+def offered(source: state.Source, connections: Mapping[str, tuple[str, ...]]) -> str | None:
+    """Why this deployment cannot open the database table a link names (None: it can, or none is named).
+
+    >>> offered(state.Source("connection", connection="prod", table="runs"), {"prod": ("runs",)}) is None
+    True
+    >>> offered(state.Source("connection", connection="prod", table="secrets"), {"prod": ("runs",)})
+    'db:prod/secrets is not a connection and table this deployment offers; the sample data is used'
+    """
+    if source.kind != "connection" or source.table in connections.get(source.connection or "", ()):
+        return None
+    return f"{state.dataset_token(source)} is not a connection and table this deployment offers; the sample data " \
+           "is used"
+
+
+def _kind_key(side: SideName) -> str:
+    return f"diff_{side}_kind"
+
+
+def choose(side: SideName, deployment: settings_module.Settings) -> Side:
+    """The widgets choosing one dataset (seeded from the view state, which a link may have set), and the state
+    written back: the dataset chosen, or the upload a link names while no file is chosen."""
+    kinds = [SAMPLE, UPLOAD] + ([TABLE] if deployment.connections else [])
+    connections = {c.name: tuple(c.tables) for c in deployment.connections}
+    source = state.dataset_source(state.get(side))
+    key = _kind_key(side)
+    if key not in st.session_state:  # a first visit (or the page was left): the state says which source
+        refused = offered(source, connections)
+        if refused:
+            st.warning(fmt.plain(f"{side}: {refused}"), icon=":material/link_off:")
+            source = state.Source()
+        st.session_state[key] = {"upload": UPLOAD, "import": UPLOAD, "connection": TABLE}.get(source.kind, SAMPLE)
+        if source.kind == "connection":
+            st.session_state[f"diff_{side}_connection"] = source.connection
+            st.session_state[f"diff_{side}_table"] = source.table
+    kind = st.radio(f"{TITLES[side]} dataset", kinds, key=key, horizontal=True)
+    if kind == TABLE:
+        name = st.selectbox("Connection", list(connections), key=f"diff_{side}_connection")
+        table = st.selectbox("Table", connections.get(name or "", ()), key=f"diff_{side}_table")
+        if not name or not table:
+            return Side(side)
+        dataset = data.connection_dataset(name, table)
+    elif kind == UPLOAD:
+        upload = st.file_uploader(f"{TITLES[side]}: runs or harness results (one file)", type=data.UPLOAD_TYPES,
+                                  key=f"diff_{side}_upload",
+                                  help="Read, validated and scored like the sidebar's upload, within the same "
+                                       "limits. The sidebar's dataset is left as it is.")
+        if upload is None:
+            waiting = source.sha if source.kind in ("upload", "import") else None
+            return Side(side, waiting=waiting)
+        chosen = data.file_dataset(upload, f"diff_{side}_facts")
+        if isinstance(chosen, str):
+            return Side(side, problem=chosen)
+        if source.sha and source.kind in ("upload", "import") and not chosen.digest.startswith(source.sha):
+            st.caption(f":material/info: This file's sha256 starts with `{chosen.digest[:state.SHA_CHARS]}`; the "
+                       f"link named `{source.sha}`. The link now names this file.")
+        dataset = chosen
+        state.put(side, state.dataset_token(source_of(dataset)))
+        return Side(side, dataset, (upload,))
+    else:
+        dataset = data.sample_dataset()
+    state.put(side, state.dataset_token(source_of(dataset)))
+    return Side(side, dataset)
+
+
+def scored(side: Side) -> data.Scored | data.Refused | None:
+    """The side's scores (the shared cache, the sidebar's path), or None when it has nothing to score yet."""
+    if side.dataset is None:
+        return None
+    return data.scored_dataset(side.dataset, list(side.files) or None)
+
+
+def diff_size(d: Diff) -> int:
+    """Bytes a diff holds, as the cache budget counts them (each agent's two reports and its task table)."""
+    tasks = sum(int(a.comparison.tasks.memory_usage(deep=True).sum()) for a in d.agents)
+    return tasks + 2 * 20_000 * len(d.agents) + 10_000
+
+
+def compare(baseline: Side, base: data.Scored, new: Side, scored_new: data.Scored, replicates: int,
+            seed: int) -> Diff:
+    """``scoring.analysis.diff.diff_runs`` of the two datasets under the canonical policy, once per pair of
+    datasets and bootstrap settings, in the shared bounded cache."""
+    assert baseline.dataset is not None and new.dataset is not None
+    b, n = baseline.dataset, new.dataset
+
+    def compute() -> Diff:
+        return diff_runs(base.runs, scored_new.runs, CANONICAL_POLICY, replicates=replicates, seed=seed,
+                         baseline_name=b.name, new_name=n.name)
+
+    return data.derived("diff", (n.kind, n.digest, n.exclude_invalid, replicates, seed), compute, diff_size,
+                        f"Comparing the two datasets agent by agent ({replicates:,} bootstrap replicates each)…",
+                        dataset=b)
+
+
+def waiting_text(side: Side) -> str:
+    """What the page says while one dataset waits for the file a link named (markdown; the prefix is hex)."""
+    return (f"This link's {side.name} dataset is an uploaded file whose sha256 starts with `{side.waiting}`. "
+            f"Upload that file as the {side.name} dataset to see the same comparison.")
