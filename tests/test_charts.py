@@ -187,6 +187,14 @@ def test_pass_k_histogram_counts_every_qualifying_task(report, k):
     assert list(bars.y) == list(counts)
 
 
+@pytest.mark.parametrize("values", [[0.5], [0.5, 1.0, 1.0], [0.1] * 4 + [0.9] * 3, [0.5] * 23])
+def test_pass_k_histogram_counts_tasks_in_whole_ticks(values):
+    """A count of tasks is whole: no tick between two whole numbers (plotly's own 0.2 steps read "0 0 0 1 1 1")."""
+    axis = charts.pass_k_histogram(values, agent="a", k=2).layout.yaxis
+    assert axis.tick0 == 0 and isinstance(axis.dtick, int) and axis.dtick >= 1
+    assert max(np.histogram(values, bins=np.linspace(0, 1, 11))[0]) / axis.dtick <= 5  # at most about 6 ticks
+
+
 # --------------------------------------------------------------------------- HTML in agent names
 
 HOSTILE = ["<b>x</b>", "<script>alert(1)</script>", 'q"uote&amp']
