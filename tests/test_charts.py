@@ -430,6 +430,17 @@ def test_profile_ranking_keeps_the_headline_columns_under_any_weights(report):
     assert latency_only["Agent"].iloc[-1] == "newcomer"
 
 
+def test_profile_ranking_flags_the_zero_success_agent_on_its_row(report):
+    """null-pointer never succeeds (headline 0.00, last) yet ranks high on a profile: its row says why."""
+    frame = tables.profile_ranking(report, POLICY.radar_weights).set_index("Agent")
+    assert frame.index.get_loc("null-pointer") < 5  # high on the profile...
+    assert frame.loc["null-pointer", "Headline score"] == 0
+    assert "zero-success floor" in frame.loc["null-pointer", "Flags"]  # ...and flagged beside it
+    for a in report.agents:
+        assert frame.loc[a.agent_id, "Flags"] == ", ".join(a.headline.flags)
+    assert list(frame.columns[:3]) == ["Profile rank", "Profile score", "Flags"]  # beside the score, in view
+
+
 def test_repeatability_summary_and_task_table(report):
     summary = tables.repeatability_summary(report).set_index("Agent")
     for a in report.agents:
