@@ -174,7 +174,7 @@ def scorecard_table_text(report: Report, card: Scorecard) -> str:
              "headline": fmt.DASH if r.headline_score is None else fmt.score(r.headline_score, decimals),
              "headline rank": fmt.count(r.headline_rank) if r.headline_rank else fmt.DASH}
             for r in apply_scorecard(report, card).rows]
-    weights = ", ".join(f"{axis} {fmt.weight(w)}" for axis, w in card.weights.items() if w > 0)
+    weights = card.shares_text()  # shares adding up to 100%, whatever the weights add up to
     return (f"\nscorecard {fmt.text(card.name)} ({weights}): profile ranking; the headline never moves\n"
             + pd.DataFrame(rows).to_string(index=False) + "\n")
 
