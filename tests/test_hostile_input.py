@@ -152,6 +152,26 @@ def test_ragged_csv_row_is_reported():
     assert isinstance(error, RunsValidationError)
 
 
+def test_a_csv_the_reader_cannot_split_is_refused_in_our_words_with_its_line_and_row():
+    """Not pandas' "Error tokenizing data. C error: Expected 9 fields in line 4, saw 11": the file's line as a
+    person counts it (the header is line 1, a blank line counts), the row (the n-th record after the header)."""
+    error = outcome(f"{HEADER}\n{GOOD_ROW}\n\n{GOOD_ROW.replace('r1', 'r2')},extra,cells\n".encode(), "x.csv")
+    (problem,) = error.problems
+    assert problem.reason == ("line 4 (row 2) has 11 fields where the header has 9: a comma too many, or a cell "
+                              "holding a comma without quotes around it")
+    assert problem.row is None and not error.excludable  # the whole file is unreadable: no row can be excluded
+    assert "tokeniz" not in error.report() and "C error" not in error.report()
+
+
+def test_a_quote_never_closed_is_refused_in_our_words_with_its_line_and_row():
+    rows = [GOOD_ROW.replace("r1", f"r{i}") for i in range(1, 4)]
+    rows[1] = rows[1].replace(",a,", ',"a,')  # row 2, on line 3, opens a quote nothing closes
+    error = outcome((HEADER + "\n" + "\n".join(rows) + "\n").encode(), "x.csv")
+    assert [p.reason for p in error.problems] == [
+        "a quote opened on line 3 (row 2) is never closed: everything after it would be one cell"]
+    assert "EOF inside string" not in error.report()
+
+
 def test_row_limit_refuses_before_parsing(monkeypatch):
     data = (HEADER + "\n" + "\n".join(GOOD_ROW.replace("r1", f"r{i}") for i in range(50)) + "\n").encode()
     for name, payload in [("x.csv", data), ("x.jsonl", b"\n".join(b"{}" for _ in range(50)))]:

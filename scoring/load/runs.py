@@ -218,8 +218,8 @@ def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
         raw = pd.read_csv(
             io.StringIO(text), dtype=str, keep_default_na=False, header=None, skip_blank_lines=True
         )
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise _file_problem(f"not readable as CSV: {exc}".strip()) from None
+    except (pd.errors.ParserError, ValueError):
+        raise _file_problem(_unreadable_csv(text)) from None  # our own words: pandas' text names its tokenizer
     header = [str(h) for h in raw.iloc[0].tolist()]
     body = raw.iloc[1:].reset_index(drop=True)
     body.columns = range(body.shape[1])
@@ -231,6 +231,33 @@ def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
             if k < len(header):
                 problems.add(i, None, Reason.SHORT_LINE, fields=k, header=len(header))
     return _with_header(body.fillna(""), header), np.arange(1, len(body) + 1), problems
+
+
+def _unreadable_csv(text: str) -> str:
+    """Why the CSV reader gave up, in our words: the first record with more fields than the header (the file line
+    it starts on, as a person counts lines, and its row: the n-th record after the header), or a quote never
+    closed (the record that opens it runs to the end of the file)."""
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
+    reader = csv.reader(io.StringIO(text))
+    header: int | None = None
+    row, start, last = 0, 1, "the header (line 1)"
+    try:
+        for fields in reader:
+            if fields and (len(fields) > 1 or fields[0].strip()):  # a blank line is skipped, as the reader does
+                if header is None:
+                    header = len(fields)
+                else:
+                    row += 1
+                    if len(fields) > header:
+                        return (f"line {start} (row {row}) has {len(fields)} fields where the header has {header}: "
+                                "a comma too many, or a cell holding a comma without quotes around it")
+                    last = f"line {start} (row {row})"
+            start = reader.line_num + 1
+    except csv.Error as error:
+        return f"not readable as CSV from line {start} (row {row + 1}): {error}"
+    if text.count('"') % 2:
+        return f"a quote opened on {last} is never closed: everything after it would be one cell"
+    return "not readable as CSV: a record could not be split into cells"
 
 
 def _fields_per_record(text: str) -> list[int]:
