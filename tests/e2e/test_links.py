@@ -156,8 +156,6 @@ def toggle_on(app: AppSession, label: str) -> None:
     app.interact(lambda: switch.check(force=True), description=f"turning on {label!r}")
 
 
-@pytest.mark.skip(reason="flaky in the full browser suite: waits for a rerun after opening Fitness radar in the "
-                         "fresh browser (passes alone); the link round trip is covered by AppTest in test_app_links")
 def test_a_view_built_on_several_pages_opens_identically_in_a_fresh_browser(app, fresh, sample_report):
     """Done-when of issue 24: agent, weights, intervals and Compare pair, copied from any page."""
     app.goto("headline")
