@@ -253,3 +253,17 @@ def test_binary_ids_that_are_not_text_are_reported():
     error = outcome(sink.getvalue(), "x.parquet")
     assert isinstance(error, RunsValidationError)
     assert [(p.row, p.column) for p in error.problems] == [(2, "run_id")]
+
+
+def test_a_refused_csv_row_is_said_with_the_line_it_starts_on():
+    """Row 6 is the sixth run; after the header and a blank line it starts on line 8 (and a cell over two lines
+    moves the next row down one more line): the refusal says both, the table has both."""
+    rows = [GOOD_ROW.replace("r1", f"r{i}") for i in range(1, 7)]
+    rows[2] = rows[2].replace(",a,", ',"a\nb",')  # row 3's agent cell spans two lines
+    rows[5] = rows[5].replace("completed", "finished")  # row 6: not a status
+    text = HEADER + "\n\n" + "\n".join(rows) + "\n"
+    error = outcome(text.encode(), "x.csv")
+    assert [p.row for p in error.problems] == [6] and error.lines == {6: 9}
+    assert "row 6 (line 9), column 'status'" in error.report()
+    assert error.table()[["row", "line"]].values.tolist() == [[6, 9]]
+    assert text.splitlines()[9 - 1].startswith("r6,")  # line 9 as an editor counts it
