@@ -367,23 +367,23 @@ def points_lost_chart(points: PointsLost) -> go.Figure:
     lost = [c.lost for c in points.components]
     fig = go.Figure()
     fig.add_trace(go.Bar(
-        # Not in the legend: one swatch could not stand for bars of four colours (the axis title says it).
+        # No legend: one swatch could not stand for bars of four colours (the axis title says which is which).
         y=labels, x=earned, orientation="h", name="earned", marker={"color": [COMPONENT_PALETTE[n] for n in names]},
         showlegend=False,
         text=[f"{v:.2f}" for v in earned], textposition="inside", insidetextanchor="middle",
         customdata=[[f"{c.factor:.4f}", f"{c.max:g}"] for c in points.components],
         hovertemplate="%{y}: %{x:.2f} points earned (factor %{customdata[0]} × %{customdata[1]})<extra></extra>"))
     fig.add_trace(go.Bar(
-        y=labels, x=lost, orientation="h", name="lost", marker={"color": LOST_COLOR},
+        y=labels, x=lost, orientation="h", name="lost", marker={"color": LOST_COLOR}, showlegend=False,
         text=[f"−{v:.2f}" for v in lost], textposition="inside", insidetextanchor="middle",
         textfont={"color": "#7a1f1a"}, hovertemplate="%{y}: %{x:.2f} points lost<extra></extra>"))
-    fig.update_xaxes(title="points of the 0–100 score: earned in the component's colour, lost in pale red",
+    fig.update_xaxes(title="points earned (coloured) and lost (pale red) of the 0–100 score",
                      range=[0, max(c.max for c in points.components) * 1.02])
     fig.update_yaxes(autorange="reversed")
     title = f"{safe(points.agent_id)}: {points.score:.2f} earned, {points.total_lost:.2f} lost"
     if points.zero_success_floor:
         title += " (the zero-success floor takes every point)"
-    return _layout(fig, title, height=300, barmode="stack", legend={"orientation": "h", "y": -0.3},
+    return _layout(fig, title, height=300, barmode="stack", showlegend=False,
                    margin={"l": 180, "r": 20, "t": 60, "b": 50})
 
 
