@@ -367,7 +367,8 @@ def points_lost_chart(points: PointsLost) -> go.Figure:
     lost = [c.lost for c in points.components]
     fig = go.Figure()
     fig.add_trace(go.Bar(
-        # No legend: one swatch could not stand for bars of four colours (the axis title says which is which).
+        # No legend: one swatch could not stand for bars of four colours (the title says which is which; it wraps
+        # on a phone, where an axis title is cut).
         y=labels, x=earned, orientation="h", name="earned", marker={"color": [COMPONENT_PALETTE[n] for n in names]},
         showlegend=False,
         text=[f"{v:.2f}" for v in earned], textposition="inside", insidetextanchor="middle",
@@ -377,10 +378,9 @@ def points_lost_chart(points: PointsLost) -> go.Figure:
         y=labels, x=lost, orientation="h", name="lost", marker={"color": LOST_COLOR}, showlegend=False,
         text=[f"−{v:.2f}" for v in lost], textposition="inside", insidetextanchor="middle",
         textfont={"color": "#7a1f1a"}, hovertemplate="%{y}: %{x:.2f} points lost<extra></extra>"))
-    fig.update_xaxes(title="points earned (coloured) and lost (pale red) of the 0–100 score",
-                     range=[0, max(c.max for c in points.components) * 1.02])
+    fig.update_xaxes(title="points of the 0–100 score", range=[0, max(c.max for c in points.components) * 1.02])
     fig.update_yaxes(autorange="reversed")
-    title = f"{safe(points.agent_id)}: {points.score:.2f} earned, {points.total_lost:.2f} lost"
+    title = f"{safe(points.agent_id)}: {points.score:.2f} earned (coloured), {points.total_lost:.2f} lost (pale red)"
     if points.zero_success_floor:
         title += " (the zero-success floor takes every point)"
     return _layout(fig, title, height=300, barmode="stack", showlegend=False,
