@@ -7,6 +7,7 @@ labels understand a subset of HTML, and never enters a hover template as code.
 from __future__ import annotations
 
 import html
+import math
 import textwrap
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -248,7 +249,9 @@ def pass_k_histogram(values: Sequence[float], *, agent: str, k: int, theme: Char
         x=(edges[:-1] + edges[1:]) / 2, y=counts, width=0.095, marker={"color": PALETTE[0]}, customdata=labels,
         hovertemplate="pass^" + str(k) + " in %{customdata}: %{y} task(s)<extra></extra>"))
     fig.update_xaxes(title=f"per-task pass^{k}", tickformat=".0%", tickvals=edges[::2], range=[0, 1])
-    fig.update_yaxes(title="qualifying tasks", tickformat="d", rangemode="tozero")
+    # Whole tasks: ticks one or more tasks apart (plotly's own steps go down to 0.2, read as "0 0 0 1 1 1").
+    fig.update_yaxes(title="qualifying tasks", tickformat="d", tick0=0, dtick=max(1, math.ceil(int(counts.max()) / 5)),
+                     rangemode="tozero")
     return _layout(fig, f"Per-task pass^{k} for {safe(agent)}", theme=theme, showlegend=False)
 
 
@@ -364,20 +367,23 @@ def points_lost_chart(points: PointsLost) -> go.Figure:
     lost = [c.lost for c in points.components]
     fig = go.Figure()
     fig.add_trace(go.Bar(
+        # No legend: one swatch could not stand for bars of four colours (the title says which is which; it wraps
+        # on a phone, where an axis title is cut).
         y=labels, x=earned, orientation="h", name="earned", marker={"color": [COMPONENT_PALETTE[n] for n in names]},
+        showlegend=False,
         text=[f"{v:.2f}" for v in earned], textposition="inside", insidetextanchor="middle",
         customdata=[[f"{c.factor:.4f}", f"{c.max:g}"] for c in points.components],
         hovertemplate="%{y}: %{x:.2f} points earned (factor %{customdata[0]} × %{customdata[1]})<extra></extra>"))
     fig.add_trace(go.Bar(
-        y=labels, x=lost, orientation="h", name="lost", marker={"color": LOST_COLOR},
+        y=labels, x=lost, orientation="h", name="lost", marker={"color": LOST_COLOR}, showlegend=False,
         text=[f"−{v:.2f}" for v in lost], textposition="inside", insidetextanchor="middle",
         textfont={"color": "#7a1f1a"}, hovertemplate="%{y}: %{x:.2f} points lost<extra></extra>"))
     fig.update_xaxes(title="points of the 0–100 score", range=[0, max(c.max for c in points.components) * 1.02])
     fig.update_yaxes(autorange="reversed")
-    title = f"{safe(points.agent_id)}: {points.score:.2f} earned, {points.total_lost:.2f} lost"
+    title = f"{safe(points.agent_id)}: {points.score:.2f} earned (coloured), {points.total_lost:.2f} lost (pale red)"
     if points.zero_success_floor:
         title += " (the zero-success floor takes every point)"
-    return _layout(fig, title, height=300, barmode="stack", legend={"orientation": "h", "y": -0.3},
+    return _layout(fig, title, height=300, barmode="stack", showlegend=False,
                    margin={"l": 180, "r": 20, "t": 60, "b": 50})
 
 

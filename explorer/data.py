@@ -603,7 +603,11 @@ def show_refusal(error: RunsValidationError, imported: ImportReport | None = Non
     st.error(f"The {what} '{fmt.plain(dataset.name)}' was refused: {error.total:,} problem(s) found{listed}. "
              f"Nothing was scored; {remedy}.", icon=":material/block:")
     st.dataframe(error.table(), hide_index=True, width="stretch", placeholder="whole file",
-                 column_config={"row": st.column_config.NumberColumn("Row", format="%d"),
+                 column_config={"row": st.column_config.NumberColumn("Row", format="%d",
+                                                                     help="The n-th run of the file"),
+                                "line": st.column_config.NumberColumn(
+                                    "Line", format="%d", help="The line of the file the row starts on, counted as "
+                                                              "an editor counts them (the header is line 1)"),
                                 "column": "Column", "value": "Value", "reason": "Reason",
                                 "code": st.column_config.TextColumn("Code", help="The rule's stable code")})
     if excludable:

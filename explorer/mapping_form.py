@@ -25,7 +25,7 @@ from scoring.load.runs import Problem, RawRuns, RunsValidationError, detect_form
 NOT_MAPPED = "(not in this table)"
 EVERY_RUN_COMPLETED = "(no column: every run is completed)"
 AS_WRITTEN = "(as written)"
-RULE_SPEC1 = "read as true/false (SPEC 1)"
+RULE_SPEC1 = "read as true/false, as in a runs file"
 RULE_TRUE_VALUES = "true values"
 RULE_THRESHOLD = "reward threshold"
 SUCCESS_RULES = (RULE_SPEC1, RULE_TRUE_VALUES, RULE_THRESHOLD)

@@ -228,7 +228,7 @@ def controls() -> None:
     else:
         card = loaded.card
         rounded = any(abs(p / 100 - card.weights[a]) > 1e-12 for a, p in zip(RADAR_AXES, loaded.positions))
-        weights = ", ".join(f"{AXIS_LABELS[a]} {fmt.weight(w)}" for a, w in card.weights.items() if w > 0)
+        weights = card.shares_text(AXIS_LABELS)  # shares adding up to 100%, whatever the weights add up to
         st.success(f"Active scorecard: **{fmt.plain(card.name)}** ({fmt.plain(loaded.source)}): "
                    f"{fmt.plain(weights)}; axes not named weigh 0."
                    + (f" {fmt.plain(card.description)}" if card.description else "")

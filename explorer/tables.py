@@ -82,7 +82,9 @@ def profile_ranking(report: Report, weights: Mapping[str, float]) -> pd.DataFram
     rows = []
     for a in report.agents:
         profile = a.radar.profile(weights)
-        row = {"Agent": a.agent_id, "Profile score": profile.score,
+        # The headline's flags beside the profile score: a zero-success agent can rank high on a profile (fast,
+        # cheap, few steps) while its headline is 0; its row says so where the eye is.
+        row = {"Agent": a.agent_id, "Profile score": profile.score, "Flags": ", ".join(a.headline.flags),
                "Headline score": a.headline.score, "Headline rank": a.rank}
         row.update({AXIS_LABELS[x]: a.radar.axes[x] for x in RADAR_AXES})
         rows.append(row)

@@ -249,6 +249,18 @@ def test_an_uploaded_scorecard_applies_its_exact_weights():
     assert at.query_params == {"scorecard_weights": "correctness:0.123,cost:0.877", "scorecard_name": "ops team"}
 
 
+def test_a_scorecard_whose_weights_add_up_to_more_than_one_is_shown_as_shares_of_100_percent():
+    """0.4 + 0.6 + 0.3 = 1.3: shown as 30.8% + 46.2% + 23.1% (100%), never as 40% + 60% + 30% (130%)."""
+    card = Scorecard("heavy", "", {"correctness": 0.4, "cost": 0.6, "robustness": 0.3})
+    at = run(page("radar"))
+    at.file_uploader(key="scorecard_upload").set_value(("heavy.json", scorecard_to_json(card).encode(),
+                                                         "application/json"))
+    run(at)
+    shown = status(at).replace("\\", "")
+    assert "Correctness 30.8%, Cost 46.2%, Robustness 23.1%" in shown
+    assert "Correctness 40.0%" not in shown and "adding up to 1.3: renormalized" in shown
+
+
 @pytest.mark.parametrize("content, field, words", [
     ('{"name": "t", "description": "", "weights": {"latency": -1}}', "weights.latency",
      "must be a finite number >= 0, got -1"),

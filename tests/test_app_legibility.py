@@ -89,6 +89,15 @@ def test_a_term_not_in_the_glossary_fails_loudly():
         glossary.explain("pstdv")
 
 
+def test_a_refused_row_is_shown_with_the_line_of_the_file_it_starts_on():
+    good = "r{i},a,t,completed,true,100,0.01,2,2026-07-01T00:00:00Z"
+    body = "\n".join(good.format(i=i) for i in range(56)) + "\nr56,a,t,completed,maybe,100,0.01,2,\n"
+    at = run(page("leaderboard", f"run_id,agent_id,task_id,status,success,latency_ms,cost_usd,steps,finished_at\n"
+                                 f"{body}".encode(), upload_name="bad.csv"))
+    (table,) = [d.value for d in at.dataframe]
+    assert table[["row", "line"]].values.tolist() == [[57, 58]]  # row 57 is line 58: both said
+
+
 def test_a_file_no_row_of_which_can_be_excluded_is_not_offered_the_exclusion():
     whole = b"run_id,agent_id,task_id,status\nr1,a,t,completed\n"  # columns missing: a problem of the whole file
     at = run(page("leaderboard", whole, upload_name="whole.csv"))

@@ -187,6 +187,14 @@ def test_pass_k_histogram_counts_every_qualifying_task(report, k):
     assert list(bars.y) == list(counts)
 
 
+@pytest.mark.parametrize("values", [[0.5], [0.5, 1.0, 1.0], [0.1] * 4 + [0.9] * 3, [0.5] * 23])
+def test_pass_k_histogram_counts_tasks_in_whole_ticks(values):
+    """A count of tasks is whole: no tick between two whole numbers (plotly's own 0.2 steps read "0 0 0 1 1 1")."""
+    axis = charts.pass_k_histogram(values, agent="a", k=2).layout.yaxis
+    assert axis.tick0 == 0 and isinstance(axis.dtick, int) and axis.dtick >= 1
+    assert max(np.histogram(values, bins=np.linspace(0, 1, 11))[0]) / axis.dtick <= 5  # at most about 6 ticks
+
+
 # --------------------------------------------------------------------------- HTML in agent names
 
 HOSTILE = ["<b>x</b>", "<script>alert(1)</script>", 'q"uote&amp']
@@ -420,6 +428,17 @@ def test_profile_ranking_keeps_the_headline_columns_under_any_weights(report):
     no_latency = latency_only.set_index("Agent").loc["newcomer"]  # its latency axis is suppressed
     assert pd.isna(no_latency["Profile score"]) and pd.isna(no_latency["Profile rank"])
     assert latency_only["Agent"].iloc[-1] == "newcomer"
+
+
+def test_profile_ranking_flags_the_zero_success_agent_on_its_row(report):
+    """null-pointer never succeeds (headline 0.00, last) yet ranks high on a profile: its row says why."""
+    frame = tables.profile_ranking(report, POLICY.radar_weights).set_index("Agent")
+    assert frame.index.get_loc("null-pointer") < 5  # high on the profile...
+    assert frame.loc["null-pointer", "Headline score"] == 0
+    assert "zero-success floor" in frame.loc["null-pointer", "Flags"]  # ...and flagged beside it
+    for a in report.agents:
+        assert frame.loc[a.agent_id, "Flags"] == ", ".join(a.headline.flags)
+    assert list(frame.columns[:3]) == ["Profile rank", "Profile score", "Flags"]  # beside the score, in view
 
 
 def test_repeatability_summary_and_task_table(report):

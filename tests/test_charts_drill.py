@@ -35,7 +35,12 @@ def test_points_lost_chart_earned_and_lost_fill_each_maximum(sample, agent):
     assert all(label.startswith(tables.COMPONENT_LABELS[c.name]) for label, c in zip(earned.y, points.components))
     title = fig.layout.title.text
     assert title.startswith(f"{agent}: {fmt.score(points.score)} earned")
-    assert ("zero-success floor" in title) == points.zero_success_floor
+    assert ("zero-success floor" in title.replace("<br>", " ")) == points.zero_success_floor
+    # A legend swatch stands for bars of one colour: the earned bars take their component's colour, so there is
+    # no legend (a green "earned" swatch over bars of four colours); the title says which colour is which.
+    assert all(isinstance(t.marker.color, str) for t in fig.data if t.showlegend is not False)
+    assert f"{fmt.score(points.score)} earned (coloured), " in title.replace("<br>", " ")
+    assert "lost (pale red)" in title.replace("<br>", " ")
 
 
 def test_points_table_adds_up(sample):

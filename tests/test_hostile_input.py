@@ -152,6 +152,26 @@ def test_ragged_csv_row_is_reported():
     assert isinstance(error, RunsValidationError)
 
 
+def test_a_csv_the_reader_cannot_split_is_refused_in_our_words_with_its_line_and_row():
+    """Not pandas' "Error tokenizing data. C error: Expected 9 fields in line 4, saw 11": the file's line as a
+    person counts it (the header is line 1, a blank line counts), the row (the n-th record after the header)."""
+    error = outcome(f"{HEADER}\n{GOOD_ROW}\n\n{GOOD_ROW.replace('r1', 'r2')},extra,cells\n".encode(), "x.csv")
+    (problem,) = error.problems
+    assert problem.reason == ("line 4 (row 2) has 11 fields where the header has 9: a comma too many, or a cell "
+                              "holding a comma without quotes around it")
+    assert problem.row is None and not error.excludable  # the whole file is unreadable: no row can be excluded
+    assert "tokeniz" not in error.report() and "C error" not in error.report()
+
+
+def test_a_quote_never_closed_is_refused_in_our_words_with_its_line_and_row():
+    rows = [GOOD_ROW.replace("r1", f"r{i}") for i in range(1, 4)]
+    rows[1] = rows[1].replace(",a,", ',"a,')  # row 2, on line 3, opens a quote nothing closes
+    error = outcome((HEADER + "\n" + "\n".join(rows) + "\n").encode(), "x.csv")
+    assert [p.reason for p in error.problems] == [
+        "a quote opened on line 3 (row 2) is never closed: everything after it would be one cell"]
+    assert "EOF inside string" not in error.report()
+
+
 def test_row_limit_refuses_before_parsing(monkeypatch):
     data = (HEADER + "\n" + "\n".join(GOOD_ROW.replace("r1", f"r{i}") for i in range(50)) + "\n").encode()
     for name, payload in [("x.csv", data), ("x.jsonl", b"\n".join(b"{}" for _ in range(50)))]:
@@ -233,3 +253,17 @@ def test_binary_ids_that_are_not_text_are_reported():
     error = outcome(sink.getvalue(), "x.parquet")
     assert isinstance(error, RunsValidationError)
     assert [(p.row, p.column) for p in error.problems] == [(2, "run_id")]
+
+
+def test_a_refused_csv_row_is_said_with_the_line_it_starts_on():
+    """Row 6 is the sixth run; after the header and a blank line it starts on line 8 (and a cell over two lines
+    moves the next row down one more line): the refusal says both, the table has both."""
+    rows = [GOOD_ROW.replace("r1", f"r{i}") for i in range(1, 7)]
+    rows[2] = rows[2].replace(",a,", ',"a\nb",')  # row 3's agent cell spans two lines
+    rows[5] = rows[5].replace("completed", "finished")  # row 6: not a status
+    text = HEADER + "\n\n" + "\n".join(rows) + "\n"
+    error = outcome(text.encode(), "x.csv")
+    assert [p.row for p in error.problems] == [6] and error.lines == {6: 9}
+    assert "row 6 (line 9), column 'status'" in error.report()
+    assert error.table()[["row", "line"]].values.tolist() == [[6, 9]]
+    assert text.splitlines()[9 - 1].startswith("r6,")  # line 9 as an editor counts it

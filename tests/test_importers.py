@@ -225,7 +225,7 @@ def test_tau2_time_zones_naive_read_as_utc_with_a_warning_aware_kept():
     runs = imported.validate().runs.set_index("run_id")
     assert runs.loc["sim-1", "finished_at"] == runs.loc["sim-2", "finished_at"] == pd.Timestamp(
         "2025-10-06T06:24:03", tz="UTC")
-    assert "1 end_time value(s) have no time zone: read as UTC (SPEC 7)" in imported.report.all_warnings()
+    assert "1 end_time value(s) have no time zone: read as UTC" in imported.report.all_warnings()
 
 
 def test_tau2_report_names_every_spec7_decision_with_its_source_unit():
@@ -622,7 +622,7 @@ def test_inspect_every_mapping_cell_by_hand(inspect_logs, fmt):
                    "scores['judge'].value: C/1/1.0/true -> true, I/0/0.0/false -> false",
                    "latency_ms <- total_time (s) x 1000", "sum of model_usage[*].total_cost (USD)",
                    "steps <- number of tool calls in assistant messages", "finished_at <- completed_at",
-                   "scores of 'lenient': SPEC 7 uses the first scorer"):
+                   "scores of 'lenient': the import uses the first scorer"):
         assert phrase in text, phrase
     assert any("3 sample(s) have a score that is neither correct nor incorrect" in w
                for w in imported.report.all_warnings())

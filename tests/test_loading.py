@@ -69,7 +69,7 @@ def test_each_validation_reason_names_row_column_and_value(row, column, value, r
     assert (problem.row, problem.column) == (2, column)
     assert problem.value == value
     assert reason in problem.reason
-    assert f"row 2, column '{column}'" in error.report()
+    assert f"row 2 (line 3), column '{column}'" in error.report()  # the row and the file's line (header: line 1)
 
 
 def test_missing_required_column_is_a_file_level_problem():

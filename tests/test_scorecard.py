@@ -2,6 +2,7 @@
 scorecard weights change only the diagnostic profile and its ordering, never a headline number or rank."""
 
 import json
+import math
 import re
 from functools import cache
 from pathlib import Path
@@ -396,3 +397,13 @@ def test_a_name_with_nothing_safe_still_gets_a_distinct_file_name():
     a = scorecard_file_name(Scorecard("漢字", "", {"cost": 1}))
     b = scorecard_file_name(Scorecard("字漢", "", {"cost": 1}))
     assert a != b and re.fullmatch(r"scorecard-team-[0-9a-f]{8}\.json", a)
+
+
+def test_a_scorecards_shares_add_up_to_one_whatever_its_weights_add_up_to():
+    card = Scorecard("heavy", "", {"correctness": 0.4, "cost": 0.6, "robustness": 0.3})  # 1.3 in all
+    assert card.shares() == pytest.approx({"correctness": 0.4 / 1.3, "latency": 0.0, "cost": 0.6 / 1.3,
+                                           "tool_efficiency": 0.0, "robustness": 0.3 / 1.3})
+    assert math.fsum(card.shares().values()) == pytest.approx(1.0)
+    assert card.shares_text() == ("correctness 30.8%, cost 46.2%, robustness 23.1% (weights given as 0.4, 0.6, 0.3, "
+                                  "adding up to 1.3: renormalized)")
+    assert Scorecard("one", "", {"correctness": 0.3, "cost": 0.7}).shares_text() == "correctness 30.0%, cost 70.0%"

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from scoring.analysis.sandbox import FieldError
+from scoring.contract import format as fmt
 from scoring.contract.filenames import file_slug
 from scoring.contract.policy import RADAR_AXES
 from scoring.contract.resources import SCORECARDS_DIR
@@ -136,6 +137,27 @@ class Scorecard:
             raise ScorecardError(errors)
         # Axes not named weigh 0: a scorecard states all of a team's priorities (module docstring).
         object.__setattr__(self, "weights", {a: float(self.weights.get(a, 0.0)) for a in RADAR_AXES})
+
+    def shares(self) -> dict[str, float]:
+        """Each axis's share of the weights, adding up to 1: what the weights mean once renormalized (SPEC 4).
+        Weights need not add up to 1, so they are shown to people as these shares, never as given.
+
+        >>> Scorecard("x", "", {"correctness": 0.4, "cost": 0.6, "robustness": 0.3}).shares()["correctness"]
+        0.3076923076923077
+        """
+        total = math.fsum(self.weights.values())
+        return {axis: weight / total for axis, weight in self.weights.items()}
+
+    def shares_text(self, labels: Mapping[str, str] | None = None) -> str:
+        """The positive shares in words, 'correctness 30.8%, cost 46.2%, robustness 23.1%' (axis names, or
+        ``labels``), with the weights as given when they do not add up to 1."""
+        shares = ", ".join(f"{(labels or {}).get(axis, axis)} {fmt.weight(share)}"
+                           for axis, share in self.shares().items() if share > 0)
+        given = math.fsum(self.weights.values())
+        if abs(given - 1) <= 1e-9:
+            return shares
+        return f"{shares} (weights given as {', '.join(f'{w:g}' for w in self.weights.values() if w > 0)}, " \
+               f"adding up to {given:g}: renormalized)"
 
 
 def validate_scorecard(doc: Any, duplicates: tuple[str, ...] = ()) -> list[FieldError]:

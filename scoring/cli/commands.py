@@ -174,7 +174,7 @@ def scorecard_table_text(report: Report, card: Scorecard) -> str:
              "headline": fmt.DASH if r.headline_score is None else fmt.score(r.headline_score, decimals),
              "headline rank": fmt.count(r.headline_rank) if r.headline_rank else fmt.DASH}
             for r in apply_scorecard(report, card).rows]
-    weights = ", ".join(f"{axis} {fmt.weight(w)}" for axis, w in card.weights.items() if w > 0)
+    weights = card.shares_text()  # shares adding up to 100%, whatever the weights add up to
     return (f"\nscorecard {fmt.text(card.name)} ({weights}): profile ranking; the headline never moves\n"
             + pd.DataFrame(rows).to_string(index=False) + "\n")
 
@@ -239,7 +239,7 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
                         help="with --engine spark: a Spark Connect server, e.g. sc://host:15002 (default: local mode)")
     report.add_argument("--format", choices=("json", "csv", "table"), default="json")
     report.add_argument("--k", default=None, metavar="LEVELS",
-                        help="pass^k levels to report, e.g. 1,2,3,4 (default: the policy's; same rule, SPEC 5)")
+                        help="pass^k levels to report, e.g. 1,2,3,4 (default: the policy's; the same rule)")
     report.add_argument("--policy", default=None, metavar="POLICY_JSON",
                         help="score under a sandbox policy (the JSON the sandbox page downloads); numbers carry "
                              "its sandbox label")
@@ -316,10 +316,10 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
 
 def _import_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--from", dest="kind", type=kind_name, default=None, metavar="KIND",
-                         help=f"the inputs' kind instead of detecting it from their content (SPEC 7): "
+                         help=f"the inputs' kind instead of detecting it from their content: "
                               f"{', '.join(KINDS)} (also tau2-bench, taubench, inspect-ai, tbench)")
     command.add_argument("--agent", action="append", default=None, metavar="NAME",
-                         help="agent id for harness files instead of the one SPEC 7 builds (tau-bench: instead "
+                         help="agent id for harness files instead of the one the import builds (tau-bench: instead "
                               "of the file stem); once for every input, or once per input in order")
     command.add_argument("--experiment", action="append", default=None, metavar="TAG",
                          help="experiment tag added to the agent ids ('model [TAG]') so that files of the same "
@@ -884,7 +884,7 @@ def add_diff_command(sub: argparse._SubParsersAction) -> argparse.ArgumentParser
     command.add_argument("--replicates", type=int, default=None, help="bootstrap replicates (default 1000)")
     command.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed)")
     command.add_argument("--from", dest="kind", choices=KINDS, default=None,
-                         help="both inputs' kind instead of detecting it from their content (SPEC 7)")
+                         help="both inputs' kind instead of detecting it from their content")
     command.add_argument("--mapping", default=None, metavar="MAP_JSON", help="a column mapping for both inputs")
     command.add_argument("--scorer", default=None, metavar="NAME", help="Inspect AI logs: the scorer whose value "
                                                                        "is the outcome (default: the first)")

@@ -72,8 +72,9 @@ class Problem:
            **fields: object) -> Problem:
         return cls(row, column, value, reason.text(**fields), reason.code)
 
-    def message(self) -> str:
-        where = [] if self.row is None else [f"row {self.row}"]
+    def message(self, line: int | None = None) -> str:
+        """The problem in words; ``line``: the file line its row starts on (a CSV), said beside the row."""
+        where = [] if self.row is None else [f"row {self.row}" + (f" (line {line})" if line is not None else "")]
         if self.column is not None:
             where.append(f"column '{self.column}'")
         if self.value is not None:
@@ -94,13 +95,23 @@ class RunsValidationError(ValueError):
                              else invalid_rows)
         # Only row-level problems can be excluded; a file-level one refuses the file.
         self.excludable = can_exclude and all(p.row is not None for p in problems)
+        # A CSV's rows are records after the header; a person counts the file's lines (row 57 may be line 58, or
+        # further on after blank lines or cells over several lines): row -> line, when the loader could tell.
+        self.lines: dict[int, int] = {}
         super().__init__(self.report())
+
+    def with_lines(self, lines: Mapping[int, int]) -> RunsValidationError:
+        """This refusal with the file line of each problem row (``csv_record_lines``) said beside the row."""
+        self.lines = dict(lines)
+        self.args = (self.report(),)
+        return self
 
     def report(self) -> str:
         head = f"{self.source}: refused, {self.total:,} problem(s)"
         if self.invalid_rows and self.rows_read:
             head += f" in {self.invalid_rows:,} of {self.rows_read:,} row(s)"
-        lines = [head] + [f"  - {p.message()}" for p in self.problems[:MAX_PROBLEMS_LISTED]]
+        lines = [head] + [f"  - {p.message(self.lines.get(p.row) if p.row is not None else None)}"
+                          for p in self.problems[:MAX_PROBLEMS_LISTED]]
         if self.total > MAX_PROBLEMS_LISTED:
             lines.append(f"  ... and {self.total - MAX_PROBLEMS_LISTED:,} more")
         if self.excludable and self.invalid_rows:
@@ -108,10 +119,13 @@ class RunsValidationError(ValueError):
         return "\n".join(lines)
 
     def table(self) -> pd.DataFrame:
-        """The problems as a table (row, column, value, reason, code) for display."""
+        """The problems as a table (row, its line in the file when known, column, value, reason, code)."""
+        line = {"line": pd.array([self.lines.get(p.row) if p.row is not None else None for p in self.problems],
+                                 dtype="Int64")} if self.lines else {}
         return pd.DataFrame(
             {
                 "row": pd.array([p.row for p in self.problems], dtype="Int64"),
+                **line,
                 "column": [p.column or "" for p in self.problems],
                 "value": [_show(p.value) if p.value is not None else "" for p in self.problems],
                 "reason": [p.reason for p in self.problems],
@@ -219,8 +233,8 @@ def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
         raw = pd.read_csv(
             io.StringIO(text), dtype=str, keep_default_na=False, header=None, skip_blank_lines=True
         )
-    except (pd.errors.ParserError, ValueError) as exc:
-        raise _file_problem(f"not readable as CSV: {exc}".strip()) from None
+    except (pd.errors.ParserError, ValueError):
+        raise _file_problem(_unreadable_csv(text)) from None  # our own words: pandas' text names its tokenizer
     header = [str(h) for h in raw.iloc[0].tolist()]
     body = raw.iloc[1:].reset_index(drop=True)
     body.columns = range(body.shape[1])
@@ -232,6 +246,65 @@ def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
             if k < len(header):
                 problems.add(i, None, Reason.SHORT_LINE, fields=k, header=len(header))
     return _with_header(body.fillna(""), header), np.arange(1, len(body) + 1), problems
+
+
+def _unreadable_csv(text: str) -> str:
+    """Why the CSV reader gave up, in our words: the first record with more fields than the header (the file line
+    it starts on, as a person counts lines, and its row: the n-th record after the header), or a quote never
+    closed (the record that opens it runs to the end of the file)."""
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
+    reader = csv.reader(io.StringIO(text))
+    header: int | None = None
+    row, start, last = 0, 1, "the header (line 1)"
+    try:
+        for fields in reader:
+            if fields and (len(fields) > 1 or fields[0].strip()):  # a blank line is skipped, as the reader does
+                if header is None:
+                    header = len(fields)
+                else:
+                    row += 1
+                    if len(fields) > header:
+                        return (f"line {start} (row {row}) has {len(fields)} fields where the header has {header}: "
+                                "a comma too many, or a cell holding a comma without quotes around it")
+                    last = f"line {start} (row {row})"
+            start = reader.line_num + 1
+    except csv.Error as error:
+        return f"not readable as CSV from line {start} (row {row + 1}): {error}"
+    if text.count('"') % 2:
+        return f"a quote opened on {last} is never closed: everything after it would be one cell"
+    return "not readable as CSV: a record could not be split into cells"
+
+
+def csv_record_lines(data: bytes, rows: Collection[int]) -> dict[int, int]:
+    """The file line (from 1, the header's line, as a person counts them) each of ``rows`` starts on: a row is
+    the n-th record after the header, blank lines skipped as the readers skip them, a quoted cell over several
+    lines counted whole. Read again only for a refused file's problem rows.
+
+    >>> csv_record_lines(b'h,v\\n\\nr1,1\\n"r\\n2",2\\nr3,3\\n', {1, 2, 3})
+    {1: 3, 2: 4, 3: 6}
+    """
+    wanted, found = set(rows), dict[int, int]()
+    if not wanted:
+        return found
+    try:
+        text, _ = decode_text(data)
+    except RunsValidationError:
+        return found
+    csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
+    reader = csv.reader(io.StringIO(text))
+    row, start, last = -1, 1, max(wanted)  # row -1: the header is still to come
+    try:
+        for fields in reader:
+            if fields and (len(fields) > 1 or fields[0].strip()):
+                row += 1
+                if row in wanted:
+                    found[row] = start
+                if row >= last:
+                    break
+            start = reader.line_num + 1
+    except csv.Error:
+        pass
+    return found
 
 
 def _fields_per_record(text: str) -> list[int]:
@@ -597,7 +670,15 @@ def load_runs(
         limits = replace(limits, max_rows=max_rows)
     path = Path(source) if isinstance(source, (str, Path)) else None
     name = name or (path.name if path else None) or "input"
-    return read_runs(source, name=name, format=format, limits=limits).validate(name, exclude_invalid=exclude_invalid)
+    raw = read_runs(source, name=name, format=format, limits=limits)
+    try:
+        return raw.validate(name, exclude_invalid=exclude_invalid)
+    except RunsValidationError as error:
+        data = path.read_bytes() if path is not None else source if isinstance(source, bytes) else None
+        if raw.format != "csv" or data is None:
+            raise
+        raise error.with_lines(csv_record_lines(data, {p.row for p in error.problems if p.row is not None})) \
+            from None
 
 
 def _binary(source: Any) -> io.BytesIO:

@@ -6,7 +6,8 @@ Waiting rules (a loaded two-core machine runs this suite beside other work):
 
 - wait for a state, never for a time: a script run is over when ``data-test-script-state`` is ``notRunning``
   *and* every lazily loaded element has rendered (``SETTLED_JS``); an interaction waits for *its* rerun through
-  a counter of finished runs (``RERUN_COUNTER_JS``), never for a state that was already there;
+  a counter of the runs the server reports finished (``RERUN_COUNTER_JS``, read from the websocket), never for
+  a state that was already there nor for a change of the state attribute (React may batch it away);
 - one generous budget (``TIMEOUT_MS``) for everything that waits on the server: a timeout only costs time when
   something is really wrong, so it is set for a loaded machine, not for a quiet one.
 """
@@ -21,6 +22,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg as _FORWARD_MSG
 
 from explorer import tables
 from scoring import RADAR_AXES, check_weights
@@ -49,19 +52,52 @@ BAD_TEXT = re.compile(r"\bNaN\b|\bnan\b|\bNone\b|<NA>|\bTraceback\b")
 
 READY = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
-# Counts finished script runs (any state -> notRunning) so an interaction can wait for *its* rerun,
-# not for a notRunning state that was already there before the rerun started.
+# Counts the script runs the server reports finished, from the websocket frames the page receives: each
+# ForwardMsg's ``script_finished`` field (its number read from Streamlit's own protocol), a run cut short by a
+# newer rerun (FINISHED_EARLY_FOR_RERUN) not counted. An interaction waits for *its* run through this count.
+#
+# Not from the ``data-test-script-state`` attribute: Streamlit's React batches state updates, so a quick rerun
+# whose "running" and "finished" messages are handled before the next render never changes the attribute
+# (notRunning throughout); a counter of attribute changes then missed the run and waited until its timeout (the
+# whole-view link test, after a sidebar click on a page the shared caches answer at once, in the full suite).
+# The count is raised after the page's own handler of the message has run (a task queued behind it).
 RERUN_COUNTER_JS = """
-window.__stRunsFinished = 0;
-new MutationObserver((mutations) => {
-  for (const m of mutations) {
-    if (m.target.getAttribute('data-test-script-state') === 'notRunning' && m.oldValue !== 'notRunning') {
-      window.__stRunsFinished += 1;
+(() => {
+  const FIELD = @FIELD@, EARLY = @EARLY@;
+  window.__stRunsFinished = 0;
+  const varint = (bytes, at) => {
+    let value = 0, shift = 0, byte;
+    do { byte = bytes[at++]; value += (byte & 0x7f) * 2 ** shift; shift += 7; } while (byte & 0x80);
+    return [value, at];
+  };
+  // The script_finished status of one ForwardMsg (a varint at the top level), or null for any other message.
+  const finishedStatus = (bytes) => {
+    let at = 0, key, value;
+    while (at < bytes.length) {
+      [key, at] = varint(bytes, at);
+      const field = Math.floor(key / 8), wire = key & 7;
+      if (wire === 0) { [value, at] = varint(bytes, at); if (field === FIELD) return value; }
+      else if (wire === 2) { [value, at] = varint(bytes, at); at += value; }
+      else if (wire === 1) at += 8;
+      else if (wire === 5) at += 4;
+      else return null;
     }
-  }
-}).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
-                      attributeFilter: ['data-test-script-state']});
-"""
+    return null;
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        if (!(event.data instanceof ArrayBuffer)) return;
+        const status = finishedStatus(new Uint8Array(event.data));
+        if (status !== null && status !== EARLY) setTimeout(() => { window.__stRunsFinished += 1; }, 0);
+      });
+    }
+  };
+})();
+""".replace("@FIELD@", str(_FORWARD_MSG.DESCRIPTOR.fields_by_name["script_finished"].number)).replace(
+    "@EARLY@", str(_FORWARD_MSG.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")))
 
 # The run is over and every lazily loaded element has rendered: no skeleton, no stale element,
 # every dataframe has its accessible table and every plotly chart its SVG.
@@ -176,7 +212,8 @@ class AppSession:
             self.page.wait_for_function("n => (window.__stRunsFinished || 0) > n", arg=before,
                                         timeout=TIMEOUT_MS, polling=50)
         except Exception as exc:  # a clearer message than Playwright's timeout
-            raise AssertionError(f"no Streamlit rerun finished after {description}") from exc
+            raise AssertionError(f"no Streamlit rerun finished after {description} (page {self.page.url}, "
+                                 f"{self.runs_finished()} run(s) finished in all)") from exc
         self.settle()
 
     def interact(self, action: Callable[[], object], *, description: str = "the interaction") -> None:

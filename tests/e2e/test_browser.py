@@ -89,11 +89,12 @@ def check_radar(app, report) -> None:
     assert chart.locator("g.polar, .polarlayer").count() >= 1, "no polar layer in the radar chart"
     assert chart.locator(".scatterlayer .trace, .polarlayer .trace").count() >= 1, "no trace on the radar"
     grid = app.grid(0)
-    assert grid.head[:5] == ["Profile rank", "Agent", "Profile score", "Headline score", "Headline rank"]
+    assert grid.head[:6] == ["Profile rank", "Agent", "Profile score", "Flags", "Headline score", "Headline rank"]
     assert grid.column("Agent") == profile_order(report, report.policy.radar_weights)
     for row in grid.records():
         a = report.agent(row["Agent"])
         assert close(row["Headline score"], a.headline.score) and row["Headline rank"] == str(a.rank), row
+        assert row["Flags"] == ", ".join(a.headline.flags), row  # the zero-success agent says so on its row
 
 
 def check_repeatability(app, report) -> None:

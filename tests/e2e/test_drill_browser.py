@@ -87,7 +87,7 @@ def test_headline_page_opens_on_the_selected_agent_and_a_task_opens_its_runs(app
     open_link(app, "Why this score")
     text = app.main_text()
     assert app.page.get_by_role("combobox", name="Agent").first.input_value() == "#4 crashy-runner"
-    assert "crashy-runner: 74.67 earned, 25.33 lost" in app.visible_text()
+    assert "crashy-runner: 74.67 earned (coloured),\n25.33 lost (pale red)" in app.visible_text()  # no legend
     assert "What overtaking blackbox-api takes" in text
     app.screenshot("issue15-headline-crashy-runner")
     costliest = explain(sample_runs, "crashy-runner").influence.tasks["task_id"].iloc[0]  # the table's first row

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import html
+import re
 
 import pytest
 
@@ -156,8 +158,6 @@ def toggle_on(app: AppSession, label: str) -> None:
     app.interact(lambda: switch.check(force=True), description=f"turning on {label!r}")
 
 
-@pytest.mark.skip(reason="flaky in the full browser suite: waits for a rerun after opening Fitness radar in the "
-                         "fresh browser (passes alone); the link round trip is covered by AppTest in test_app_links")
 def test_a_view_built_on_several_pages_opens_identically_in_a_fresh_browser(app, fresh, sample_report):
     """Done-when of issue 24: agent, weights, intervals and Compare pair, copied from any page."""
     app.goto("headline")
@@ -179,10 +179,17 @@ def test_a_view_built_on_several_pages_opens_identically_in_a_fresh_browser(app,
         links[title] = copied_link(app)
         for part in ("agent=crashy-runner", "versus=deep-thinker", "w_correctness=100", "intervals=1"):
             assert part in links[title], (title, part, links[title])
+    # Every page's link carries the whole view: the same query whichever page it was copied on.
+    assert len({link.split("?", 1)[1] for link in links.values()}) == 1, links
     _, pack = download(app, "Review pack (HTML)")
-    assert links["Tasks × agents"].replace("&", "&amp;") in pack  # the pack's link is the view's link
+    assert "Correctness 55.6%" in pack  # the pack shows the view: weights 100/20/20/20/20 renormalized...
+    assert "Bootstrap intervals were not computed" not in pack  # ...and its intervals
+    pack_link = html.unescape(re.search(r'Link to this view</th><td><a href="([^"]+)"', pack).group(1))
+    assert pack_link == links["Tasks × agents"]  # the pack's link is the view's link, copied on that page
 
-    other = fresh(links["Methodology"])  # copied on a page that shows none of it
+    other = fresh(pack_link)  # the pack's link opens the pack's view, on every page
+    assert other.page.url.startswith(app.base_url + "/tasks?")
+    assert "Tasks × agents" in other.page.locator("h1").first.inner_text()
     other.open_from_sidebar("Compare two agents")
     assert selectbox_value(other, "Agent A") == "#4 crashy-runner"
     assert selectbox_value(other, "Agent B") == "#5 deep-thinker"

@@ -50,7 +50,7 @@ TITLES = {
     "terminal-bench": "terminal-bench results.json",
     "tau-bench": "tau-bench results list",
     "inspect": "Inspect AI log",
-    "runs": "runs table (SPEC 1)",
+    "runs": "runs table",
     "mapped": "table with a column mapping",
 }
 # tau2-bench's ``is_successful`` and tau-bench's REWARD_SUCCESS_MIN/MAX (SPEC 7): a success is a
@@ -186,7 +186,7 @@ class ImportReport:
             lines.append(f"{f.name}: {TITLES.get(f.kind, f.kind)}, {f.runs:,} {f.record_label}(s) "
                          f"(rows {first}-{last}), {len(f.agents)} agent(s): {', '.join(f.agents)}; "
                          f"{f.tasks} task(s)")
-            lines.append("  mapped (explorer-defined, SPEC 7):")
+            lines.append("  mapped (the explorer's own import rules):")
             lines += [f"    {m}" for m in f.mapped]
             if f.unmapped:
                 lines.append("  not mapped:")
@@ -493,7 +493,7 @@ def trial_count_warnings(agents: list[str], tasks: list[str], expected: int | No
                        + (" as info.num_trials" if expected is not None else "")
                        + f"); fewest: task(s) {', '.join(fewest[:5])}{' and more' if len(fewest) > 5 else ''}; "
                        f"{harness} would compute pass^k only up to k = {low}; the explorer computes every k "
-                       f"and counts a task with fewer than k outcomes as 0 (SPEC 5)")
+                       f"and counts a task with fewer than k outcomes as 0")
     return out
 
 

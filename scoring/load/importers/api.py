@@ -334,7 +334,7 @@ def _read_runs_table(data: bytes, name: str, *, experiment: str | None, mapping:
                                               if isinstance(a, str) and a.strip() else a).astype(object)
         raw[EXPERIMENT_COLUMN] = experiment
     present = [c for c in RUNS_COLUMNS if c in raw.columns]
-    mapped = [MappedColumn(c, f"{c} (as in the file, SPEC 1 units)") for c in present]
+    mapped = [MappedColumn(c, f"{c} (as in the file, in the runs columns' units)") for c in present]
     if experiment is not None and "agent_id" in present:
         mapped[present.index("agent_id")] = MappedColumn("agent_id", f"agent_id + ' [{experiment}]' (experiment tag)")
     agents = unique_sorted(v for v in raw["agent_id"] if isinstance(v, str)) if "agent_id" in raw else ()
@@ -406,7 +406,7 @@ def _joint_warnings(parts: list[Imported], files: list[FileReport]) -> list[str]
     if with_time and len(with_time) < len(parts):
         without = [f.name for p in parts if "finished_at" not in p.raw.columns for f in p.report.files]
         out.append(f"{', '.join(without)} record no finished_at: beside files that do, their runs sort as "
-                   "the oldest (SPEC 1), not in file order")
+                   "the oldest, not in file order")
     return out
 
 

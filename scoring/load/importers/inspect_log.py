@@ -130,9 +130,9 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
     warnings += trial_count_warnings([agent_id] * len(samples), [str(s.id) for s in samples],
                                      epochs if isinstance(epochs, int) else None, "Inspect")
     others = [s for s in _scorer_names(log) if s != scorer]
-    unmapped = ["working_time (s): SPEC 7 uses total_time"]
+    unmapped = ["working_time (s): the import uses total_time"]
     if others:
-        unmapped.append(f"scores of {', '.join(repr(s) for s in others)}: SPEC 7 uses the first scorer "
+        unmapped.append(f"scores of {', '.join(repr(s) for s in others)}: the import uses the first scorer "
                         "(choose another one explicitly)")
     return imported_from(records, RUNS_COLUMNS + TOKEN_COLUMNS + ("epoch",), name=name, kind=KIND,
                          mapped=mapping_lines(scorer, agent, experiment),
@@ -291,11 +291,10 @@ def _warnings(log: Any, counts: dict[str, int], n: int) -> list[str]:
         out.append("the log has no eval.run_id: run ids start with ':' and may collide with another such log")
     return out + counted_warnings(counts, {
         "partial": "{n} sample(s) have a score that is neither correct nor incorrect (partial credit or another "
-                   "value): success left empty (SPEC 7)",
+                   "value): success left empty",
         "nan_score": "{n} sample(s) have a NaN score (Inspect's mark for unscored): success left empty; Inspect "
                      "leaves them out of its metrics",
         "unscored": "{n} sample(s) that did not fail have no score: success left empty",
-        "failed_scored": "{n} failed sample(s) were scored anyway (score_on_error): their score is kept as recorded "
-                         "(SPEC 7)",
+        "failed_scored": "{n} failed sample(s) were scored anyway (score_on_error): their score is kept as recorded",
         "some_cost": "{n} sample(s) record a cost for only some of their models: cost_usd sums the recorded ones",
         "naive": "{n} completed_at value(s) have no time zone: read as UTC"})

@@ -96,8 +96,8 @@ def mapping_lines(agent: str | None, experiment: str | None) -> list[MappedColum
 
 
 UNMAPPED = [
-    "user_cost (USD): the user simulator's cost, not the agent's (SPEC 7)",
-    "reward_info.reward of failed runs: an error ends a simulation before it is judged (SPEC 7)",
+    "user_cost (USD): the user simulator's cost, not the agent's",
+    "reward_info.reward of failed runs: an error ends a simulation before it is judged",
 ]
 
 
@@ -169,7 +169,7 @@ def _agent_from_info(doc: dict, name: str) -> str:
     domain, why_domain = text_or_problem(doc, "info.environment_info.domain_name")
     reasons = [w for w in (why_llm, why_domain) if w]
     if reasons:
-        raise file_error(name, "; ".join(reasons) + ": the agent id is built from them (SPEC 7); "
+        raise file_error(name, "; ".join(reasons) + ": the agent id is built from them; "
                                                   "give the agent explicitly instead")
     return f"{llm}@{domain}"
 
@@ -263,10 +263,10 @@ def _scaled(i: int, sim: dict, key: str, factor: float, column: str, unit: str, 
 
 
 COUNTED_WARNINGS = {
-    "naive": "{n} end_time value(s) have no time zone: read as UTC (SPEC 7)",
+    "naive": "{n} end_time value(s) have no time zone: read as UTC",
     "no_reward": "{n} completed or timed-out simulation(s) have no reward: success left empty (unknown outcome)",
     "no_duration": "{n} simulation(s) have no duration: latency left empty",
-    "no_end": "{n} simulation(s) have no end_time: they sort as the oldest runs (SPEC 1)",
+    "no_end": "{n} simulation(s) have no end_time: they sort as the oldest runs",
     "no_messages": "{n} simulation(s) have no agent messages recording tool calls (no messages stored, e.g. "
                    "full-duplex ticks): steps left empty",
     "not_evaluated": "{n} simulation(s) ended with infrastructure_error or context_window_exceeded: failed here; "
