@@ -90,7 +90,7 @@ def test_bad_values_are_refused_by_every_engine_alike(tmp_path):
         load_runs(path)
     report = refused.value.report()
     assert "row 2 (line 3), column 'trial', value '1.5': not a whole number [not_whole]" in report
-    assert "row 3, column 'seed', value 'x': not a number [not_a_number]" in report
+    assert "row 3 (line 4), column 'seed', value 'x': not a number [not_a_number]" in report
     # 1e3 output tokens is a whole number; the bad rows can be excluded, and are counted
     kept = load_runs(path, exclude_invalid=True)
     assert kept.excluded_rows == 2 and _kept(kept.runs) == {"r1": EXPECTED["r1"]}
