@@ -459,6 +459,9 @@ def test_cli_options_for_spark_are_checked_before_spark_starts(capsys):
                        ([SAMPLE, SAMPLE, "--engine", "spark"], "--engine spark reads one runs path or table"),
                        ([SAMPLE, "--engine", "spark", "--from", "tau2"], "harness imports"),
                        ([SAMPLE, "--spark-remote", "sc://localhost:1"], "--spark-remote needs --engine spark"),
+                       ([SAMPLE, "--spark-master", "spark://localhost:1"], "--spark-master needs --engine spark"),
+                       ([SAMPLE, "--engine", "spark", "--spark-master", "yarn", "--spark-remote", "sc://h:1"],
+                        "give one"),
                        ([SAMPLE, "--table", "t"], "--table needs --db URL or --engine spark"),
                        (["--engine", "spark", "--db", "postgresql://x/y", "--table", "t"], "--db scores"),
                        ([SAMPLE, "--engine", "spark", "--intervals"], "need the pandas engine")]:
