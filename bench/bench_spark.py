@@ -14,6 +14,7 @@ whether its report is the same text. Nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import statistics
 import sys
@@ -80,6 +81,8 @@ def main() -> None:
     parser.add_argument("--queries", action="store_true", help="one more report, with each query's time")
     parser.add_argument("--no-duckdb", action="store_true", help="skip the DuckDB reference run")
     args = parser.parse_args()
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(line_buffering=True)  # each figure as soon as it is measured, even into a file
 
     import duckdb
 
