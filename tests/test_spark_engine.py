@@ -574,8 +574,11 @@ def test_spark_connect_refusals_are_one_line(connect_url):
 
 
 # Each application on the test cluster: one executor of one core on each worker (spread out), small heaps.
+# Generous heartbeat and network timeouts: on a starved machine an executor that misses its heartbeats is
+# declared lost and its tasks rerun, again and again (seen at a load average of 40 on two cores).
 CLUSTER_APP = ["--conf", "spark.cores.max=2", "--conf", "spark.executor.cores=1",
-               "--conf", "spark.executor.memory=512m", "--conf", f"spark.executor.extraJavaOptions={FAST_JVM}"]
+               "--conf", "spark.executor.memory=512m", "--conf", f"spark.executor.extraJavaOptions={FAST_JVM}",
+               "--conf", "spark.executor.heartbeatInterval=60s", "--conf", "spark.network.timeout=900s"]
 CLUSTER_ENV = {"SPARK_LOCAL_IP": "127.0.0.1", "SPARK_DAEMON_MEMORY": "256m",
                "SPARK_DAEMON_JAVA_OPTS": FAST_JVM,
                "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false"}  # no REST server on its fixed port 6066
