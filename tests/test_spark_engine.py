@@ -569,6 +569,7 @@ def _connect_server(master: str, *conf: str) -> Iterator[str]:
         _missing("this pyspark has no Spark Connect server jar")
     port = _free_port()
     command = [str(submit), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
+               "--name", "Spark Connect server",  # the name sbin/start-connect-server.sh gives it
                "--master", master, "--driver-java-options", FAST_JVM,
                "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
                "--conf", f"spark.connect.grpc.binding.port={port}", "--conf", "spark.ui.enabled=false",
