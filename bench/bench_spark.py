@@ -1,11 +1,11 @@
 """Benchmark: the Spark engine on 10,000,000 runs in local mode (both cores).
 
-Generates the runs straight to Parquet with DuckDB (as bench_sql.py does), then in one local-mode
-Spark session times the full report (``score_spark``) against a bare Spark
-``groupBy("agent_id").avg("latency_ms", "cost_usd")`` on the same file, each the median of a few
-repeats, and prints their ratio; with ``--queries``, one more report with the time of each Spark query
-(each statement and each collect, in order); then the DuckDB engine on the same file for reference, and
-whether its report is the same text. Nothing is asserted.
+Generates the runs straight to Parquet with DuckDB (as bench_sql.py does), then in one Spark session
+(local mode, or ``--master``) times the full report (``score_spark``) against a bare Spark
+``groupBy("agent_id").avg("latency_ms", "cost_usd")`` on the same file, taken in turn (report, floor,
+report, ...), each the median of a few repeats, and prints their ratio; with ``--queries``, one more
+report with the time of each Spark query (each statement and each collect, in order); then the DuckDB
+engine on the same file for reference, and whether its report is the same text. Nothing is asserted.
 
     python bench/bench_spark.py [--runs 10000000] [--agents 500] [--repeat 3] [--driver-memory 4g]
                                 [--master local[2]] [--queries] [--keep runs.parquet] [--no-duckdb]
@@ -32,16 +32,7 @@ from scoring.engines.spark_engine import local_session, score_spark  # noqa: E40
 from scoring.engines.sql_engine import score_file_sql  # noqa: E402
 
 
-def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float], Any]:
-    times, result = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), times, result
-
-
-def query_times(spark, fn: Callable[[], Any]) -> list[tuple[float, str]]:
+def query_times(spark: Any, fn: Callable[[], Any]) -> list[tuple[float, str]]:
     """Run ``fn`` with every statement (``spark.sql``, eager for CACHE TABLE) and every collect timed."""
     DataFrame = type(spark.range(1))  # the session's own class (classic or Connect), which defines collect
     times: list[tuple[float, str]] = []
@@ -102,12 +93,24 @@ def main() -> None:
         print(f"Spark {spark.version} {args.master}, driver memory {args.driver_memory}: session in "
               f"{time.perf_counter() - t0:.1f} s")
 
-        def bare():
+        def bare() -> Any:
             frame = spark.read.parquet(str(path))
             return frame.groupBy("agent_id").avg("latency_ms", "cost_usd").collect()
 
-        full, full_times, report = timed(lambda: score_spark(path, spark=spark), args.repeat)
-        base, base_times, _ = timed(bare, args.repeat)
+        # A/B in turn (report, floor, report, floor, ...): a change in the machine's load hits both alike.
+        full_times: list[float] = []
+        base_times: list[float] = []
+        report = None
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            report = score_spark(path, spark=spark)
+            full_times.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            bare()
+            base_times.append(time.perf_counter() - t0)
+            print(f"  round {len(full_times)}: report {full_times[-1]:.1f} s, floor {base_times[-1]:.1f} s")
+        assert report is not None
+        full, base = statistics.median(full_times), statistics.median(base_times)
         show = ", ".join
         print(f"full Spark report: {full:.1f} s (runs: {show(f'{t:.1f}' for t in full_times)}); "
               f"{len(report.agents)} agents, leader {report.agents[0].agent_id} {report.agents[0].headline.score}")
