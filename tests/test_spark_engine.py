@@ -683,7 +683,7 @@ def test_a_two_worker_cluster_scores_the_sample_and_the_edge_cases_as_pandas_doe
     runs = [subprocess.Popen([sys.executable, "-m", "scoring", "report", str(path), "--engine", "spark",
                               "--spark-master", cluster.master], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, cwd=ROOT, env=env) for path in (SAMPLE, edge)]
-    outputs = [run.communicate(timeout=1800) for run in runs]  # a hang guard: 10 minutes on a busy machine
+    outputs = [run.communicate(timeout=1800) for run in runs]  # a hang guard only (30 minutes: a busy machine)
     for run, (out, err), path in zip(runs, outputs, (SAMPLE, edge)):
         assert run.returncode == 0, err[-2000:]
         assert out == _cli(path).stdout, path  # byte for byte the pandas engine's JSON
