@@ -1,17 +1,20 @@
 """Benchmark: the Spark engine on 10,000,000 runs in local mode (both cores).
 
-Generates the runs straight to Parquet with DuckDB (as bench_sql.py does), then in one local-mode
-Spark session times the full report (``score_spark``) against a bare Spark
-``groupBy("agent_id").avg("latency_ms", "cost_usd")`` on the same file, each the median of a few
-repeats, and prints their ratio; then the DuckDB engine on the same file for reference, and whether
-its report is the same text. Nothing is asserted.
+Generates the runs straight to Parquet with DuckDB (as bench_sql.py does), then in one Spark session
+(local mode, or ``--master``) times the full report (``score_spark``) against a bare Spark
+``groupBy("agent_id").avg("latency_ms", "cost_usd")`` on the same file, taken in turn (report, floor,
+report, ...), each the median of a few repeats, and prints their ratio; with ``--queries``, one more
+report with the time of each Spark query (each statement and each collect, in order); then the DuckDB
+engine on the same file for reference, and whether its report is the same text. Nothing is asserted.
 
     python bench/bench_spark.py [--runs 10000000] [--agents 500] [--repeat 3] [--driver-memory 4g]
+                                [--master local[2]] [--queries] [--keep runs.parquet] [--no-duckdb]
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import statistics
 import sys
@@ -29,13 +32,33 @@ from scoring.engines.spark_engine import local_session, score_spark  # noqa: E40
 from scoring.engines.sql_engine import score_file_sql  # noqa: E402
 
 
-def timed(fn: Callable[[], Any], repeat: int) -> tuple[float, list[float], Any]:
-    times, result = [], None
-    for _ in range(repeat):
+def query_times(spark: Any, fn: Callable[[], Any]) -> list[tuple[float, str]]:
+    """Run ``fn`` with every statement (``spark.sql``, eager for CACHE TABLE) and every collect timed."""
+    DataFrame = type(spark.range(1))  # the session's own class (classic or Connect), which defines collect
+    times: list[tuple[float, str]] = []
+    last = {"query": ""}
+    sql, collect = spark.sql, DataFrame.collect
+
+    def timed_sql(query: str, *args: Any, **kwargs: Any) -> Any:
         t0 = time.perf_counter()
-        result = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), times, result
+        frame = sql(query, *args, **kwargs)
+        times.append((time.perf_counter() - t0, "statement " + " ".join(query.split())))
+        last["query"] = query
+        return frame
+
+    def timed_collect(frame: Any) -> Any:
+        t0 = time.perf_counter()
+        rows = collect(frame)
+        times.append((time.perf_counter() - t0, "collect " + " ".join(last["query"].split())))
+        return rows
+
+    spark.sql, DataFrame.collect = timed_sql, timed_collect
+    try:
+        fn()
+    finally:
+        del spark.sql
+        DataFrame.collect = collect
+    return times
 
 
 def main() -> None:
@@ -44,8 +67,13 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--driver-memory", default="4g", help="the local-mode JVM's heap (spark.driver.memory)")
-    parser.add_argument("--keep", default=None, help="write the Parquet file here and keep it")
+    parser.add_argument("--keep", default=None, help="write the Parquet file here and keep it (or read it if there)")
+    parser.add_argument("--master", default="local[2]", help="local[N], or a cluster's spark://host:port")
+    parser.add_argument("--queries", action="store_true", help="one more report, with each query's time")
+    parser.add_argument("--no-duckdb", action="store_true", help="skip the DuckDB reference run")
     args = parser.parse_args()
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(line_buffering=True)  # each figure as soon as it is measured, even into a file
 
     import duckdb
 
@@ -61,22 +89,42 @@ def main() -> None:
                   f"({path.stat().st_size / 1e6:,.0f} MB of Parquet)")
 
         t0 = time.perf_counter()
-        spark = local_session({"spark.master": "local[2]", "spark.driver.memory": args.driver_memory})
-        print(f"Spark {spark.version} local[2], driver memory {args.driver_memory}: session in "
+        spark = local_session({"spark.driver.memory": args.driver_memory}, master=args.master)
+        print(f"Spark {spark.version} {args.master}, driver memory {args.driver_memory}: session in "
               f"{time.perf_counter() - t0:.1f} s")
 
-        def bare():
+        def bare() -> Any:
             frame = spark.read.parquet(str(path))
             return frame.groupBy("agent_id").avg("latency_ms", "cost_usd").collect()
 
-        full, full_times, report = timed(lambda: score_spark(path, spark=spark), args.repeat)
-        base, base_times, _ = timed(bare, args.repeat)
+        # A/B in turn (report, floor, report, floor, ...): a change in the machine's load hits both alike.
+        full_times: list[float] = []
+        base_times: list[float] = []
+        report = None
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            report = score_spark(path, spark=spark)
+            full_times.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            bare()
+            base_times.append(time.perf_counter() - t0)
+            print(f"  round {len(full_times)}: report {full_times[-1]:.1f} s, floor {base_times[-1]:.1f} s")
+        assert report is not None
+        full, base = statistics.median(full_times), statistics.median(base_times)
         show = ", ".join
         print(f"full Spark report: {full:.1f} s (runs: {show(f'{t:.1f}' for t in full_times)}); "
               f"{len(report.agents)} agents, leader {report.agents[0].agent_id} {report.agents[0].headline.score}")
         print(f"bare groupBy(agent).avg(latency, cost): {base:.1f} s (runs: {show(f'{t:.1f}' for t in base_times)})")
         print(f"ratio full / bare: {full / base:.1f}x")
+        if args.queries:
+            times = query_times(spark, lambda: score_spark(path, spark=spark))
+            print(f"each query of one more report ({sum(t for t, _ in times):.1f} s in all; > 0.05 s shown):")
+            for seconds, query in times:
+                if seconds > 0.05:
+                    print(f"  {seconds:6.2f} s  {query[:150]}")
         spark.stop()
+        if args.no_duckdb:
+            return
 
         t0 = time.perf_counter()
         duck = score_file_sql(path, threads=2, temp_directory=tmp)

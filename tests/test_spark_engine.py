@@ -3,7 +3,8 @@
 One SparkSession for the whole run (local[2], one shuffle partition, no UI), whose time zone is
 America/Los_Angeles: timestamps must be read in UTC anyway. Under CI=true a missing Java or pyspark
 fails the suite; elsewhere it skips with the command that installs them. A Spark Connect server is
-started from the pyspark package on 127.0.0.1 for the --spark-remote tests.
+started from the pyspark package on 127.0.0.1 for the --spark-remote tests, and a standalone cluster
+(a master and two workers, each its own JVM) for the --spark-master tests.
 """
 
 import json
@@ -14,6 +15,10 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -147,6 +152,17 @@ def test_the_window_breaks_ties_on_run_id_in_code_point_order(spark, tmp_path):
     assert_same_report(sql, pandas)
     agents = {a["agent_id"]: a["radar"]["axes"]["correctness"] for a in pandas["agents"]}
     assert agents["ties"] == 100.0 and agents["cp"] == 100.0  # r9 and U+1F600 are the newest
+
+
+def test_a_spark_before_4_2_gets_the_row_number_window_and_the_same_report(spark, tmp_path, monkeypatch):
+    from scoring.engines import spark_engine
+
+    assert [spark_engine._dialect(v).top_n for v in ("4.3.0", "4.2.0-preview", "4.1.1", "3.5.1-amzn-0", "?")] == \
+        [True, True, False, False, True]
+    monkeypatch.setattr(spark_engine, "_dialect", lambda version: spark_engine.SPARK_BEFORE_4_2)
+    path = tmp_path / "edge.csv"
+    path.write_text(EDGE_CSV)
+    assert_same_report(*both(path, spark))
 
 
 def _merged(tables: list[list[dict]]) -> list[dict]:
@@ -447,7 +463,7 @@ def test_a_table_names_invalid_rows_by_run_id(spark, tmp_path):
 
 def _cli(*args, env=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "scoring", "report", *map(str, args)], capture_output=True,
-                          text=True, cwd=ROOT, env=env, timeout=600)
+                          text=True, cwd=ROOT, env=env, timeout=1800)
 
 
 def test_the_cli_prints_the_pandas_json_from_spark_for_csv_and_parquet(spark, tmp_path):
@@ -474,6 +490,9 @@ def test_cli_options_for_spark_are_checked_before_spark_starts(capsys):
                        ([SAMPLE, SAMPLE, "--engine", "spark"], "--engine spark reads one runs path or table"),
                        ([SAMPLE, "--engine", "spark", "--from", "tau2"], "harness imports"),
                        ([SAMPLE, "--spark-remote", "sc://localhost:1"], "--spark-remote needs --engine spark"),
+                       ([SAMPLE, "--spark-master", "spark://localhost:1"], "--spark-master needs --engine spark"),
+                       ([SAMPLE, "--engine", "spark", "--spark-master", "yarn", "--spark-remote", "sc://h:1"],
+                        "give one"),
                        ([SAMPLE, "--table", "t"], "--table needs --db URL or --engine spark"),
                        (["--engine", "spark", "--db", "postgresql://x/y", "--table", "t"], "--db scores"),
                        ([SAMPLE, "--engine", "spark", "--intervals"], "need the pandas engine")]:
@@ -493,47 +512,77 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def connect_url():
-    """A Spark Connect server from the pyspark package, on 127.0.0.1 only, stopped at the end."""
+def _spark_home() -> Path:
     _needs_spark()
     from pyspark.find_spark_home import _find_spark_home
 
-    submit = Path(_find_spark_home()) / "bin" / "spark-submit"
+    return Path(_find_spark_home())
+
+
+def _classic_env(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """This process's environment for a classic Spark process: without what an in-process Spark Connect
+    session left set (pyspark would make a Connect session of every session after it)."""
+    return {k: v for k, v in {**os.environ, **(extra or {})}.items()
+            if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED", "SPARK_LOCAL_REMOTE")}
+
+
+@contextmanager
+def _daemon(command: list[str], name: str, ready, env: dict[str, str] | None = None) -> Iterator[Path]:
+    """A JVM started from the pyspark package, waited for until ``ready()`` is true (polled, at most ten
+    minutes), stopped afterwards. It dies with this process (setpriv): a killed test run leaves none behind."""
+    log = Path(tempfile.mkdtemp(prefix=f"scoring-spark-{name}-")) / "out.log"
+    env = _classic_env(env)
+    with open(log, "wb") as out:
+        process = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "--"] + command, stdout=out,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+    try:
+        deadline = time.monotonic() + 600
+        while not ready():
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"the Spark {name} did not start:\n" + log.read_text()[-3000:])
+            time.sleep(0.5)
+        yield log.parent
+    finally:
+        process.terminate()  # SIGTERM: the JVM's shutdown hooks stop Spark
+        try:
+            process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        shutil.rmtree(log.parent, ignore_errors=True)
+
+
+def _listening(port: int):
+    def ready() -> bool:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return True
+        except OSError:
+            return False
+    return ready
+
+
+def _connect_server(master: str, *conf: str) -> Iterator[str]:
+    """A Spark Connect server from the pyspark package on 127.0.0.1 only, driving ``master``."""
+    submit = _spark_home() / "bin" / "spark-submit"
     if not list((submit.parent.parent / "jars").glob("spark-connect_*.jar")):
         _missing("this pyspark has no Spark Connect server jar")
     port = _free_port()
-    log = Path(tempfile.mkdtemp(prefix="scoring-spark-connect-")) / "server.log"
     command = [str(submit), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
-               "--master", "local[2]", "--driver-java-options", FAST_JVM,
+               "--name", "Spark Connect server",  # the name sbin/start-connect-server.sh gives it
+               "--master", master, "--driver-java-options", FAST_JVM,
                "--conf", "spark.connect.grpc.binding.address=127.0.0.1",
                "--conf", f"spark.connect.grpc.binding.port={port}", "--conf", "spark.ui.enabled=false",
                "--conf", "spark.sql.shuffle.partitions=1", "--conf", "spark.sql.adaptive.enabled=false",
-               "--conf", f"spark.sql.session.timeZone={SESSION_ZONE}"]
-    env = {k: v for k, v in os.environ.items() if k not in ("SPARK_REMOTE", "SPARK_CONNECT_MODE_ENABLED")}
-    # spark-submit execs the JVM, which setpriv tells to die with this process: a killed test run leaves no server.
-    with open(log, "wb") as out:
-        server = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "--"] + command, stdout=out,
-                                  stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail("the Spark Connect server did not start:\n" + log.read_text()[-3000:])
-                time.sleep(0.5)
+               "--conf", f"spark.sql.session.timeZone={SESSION_ZONE}", *conf]
+    with _daemon(command, "connect-server", _listening(port), env={"SPARK_LOCAL_IP": "127.0.0.1"}):
         yield f"sc://127.0.0.1:{port}"
-    finally:
-        server.terminate()  # SIGTERM: the JVM's shutdown hooks stop Spark
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        shutil.rmtree(log.parent, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def connect_url():
+    """A Spark Connect server in local mode, stopped at the end."""
+    yield from _connect_server("local[2]")
 
 
 def test_the_cli_scores_through_spark_connect(connect_url, tmp_path):
@@ -578,3 +627,108 @@ def test_pass_through_columns_are_refused_alike(spark, tmp_path):
             score()
         found.append(sorted((p.row, p.column, p.code) for p in refused.value.problems))
     assert found[0] == found[1] == [(2, "trial", "not_whole"), (3, "seed", "not_a_number"), (3, "trial", "negative")]
+
+
+# --------------------------------------------------------------------------- a standalone cluster
+
+
+# Each application on the test cluster: one executor of one core on each worker (spread out), small heaps.
+# Generous heartbeat and network timeouts: on a starved machine an executor that misses its heartbeats is
+# declared lost and its tasks rerun, again and again (seen at a load average of 40 on two cores).
+CLUSTER_APP = ["--conf", "spark.cores.max=2", "--conf", "spark.executor.cores=1",
+               "--conf", "spark.executor.memory=512m", "--conf", f"spark.executor.extraJavaOptions={FAST_JVM}",
+               "--conf", "spark.executor.heartbeatInterval=60s", "--conf", "spark.network.timeout=900s"]
+CLUSTER_ENV = {"SPARK_LOCAL_IP": "127.0.0.1", "SPARK_DAEMON_MEMORY": "256m",
+               "SPARK_DAEMON_JAVA_OPTS": FAST_JVM,
+               "SPARK_MASTER_OPTS": "-Dspark.master.rest.enabled=false"}  # no REST server on its fixed port 6066
+
+
+@dataclass(frozen=True)
+class Cluster:
+    master: str  # spark://127.0.0.1:port
+    ui: int  # the master's web UI port (its /json/ state)
+    worker_uis: tuple[int, ...]
+
+
+def _ui_state(port: int) -> dict:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/", timeout=5) as response:
+        return json.load(response)
+
+
+def _alive_workers(port: int, n: int):
+    def ready() -> bool:
+        try:
+            return sum(w["state"] == "ALIVE" for w in _ui_state(port)["workers"]) >= n
+        except (OSError, ValueError, KeyError):
+            return False
+    return ready
+
+
+@pytest.fixture(scope="session")
+def cluster():
+    """A Spark standalone master and two workers (three cores, 2 GB each) on 127.0.0.1, from the pyspark
+    package, ready once the master lists both workers ALIVE; stopped at the end of the session."""
+    spark_class = str(_spark_home() / "bin" / "spark-class")
+    port, ui, worker_uis = _free_port(), _free_port(), (_free_port(), _free_port())
+    master = f"spark://127.0.0.1:{port}"
+    work = Path(tempfile.mkdtemp(prefix="scoring-spark-work-"))
+    with ExitStack() as stack:
+        stack.callback(shutil.rmtree, work, ignore_errors=True)
+        stack.enter_context(_daemon([spark_class, "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                                     "--port", str(port), "--webui-port", str(ui)], "master",
+                                    _alive_workers(ui, 0), env=CLUSTER_ENV))
+        for i, worker_ui in enumerate(worker_uis):
+            stack.enter_context(_daemon([spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1",
+                                         "--webui-port", str(worker_ui), "--cores", "3", "--memory", "2g",
+                                         "--work-dir", str(work / f"worker-{i}"), master], f"worker-{i}",
+                                        _alive_workers(ui, i + 1), env=CLUSTER_ENV))
+        yield Cluster(master, ui, worker_uis)
+
+
+def _ran_on_both_workers(cluster: Cluster, app_id: str) -> bool:
+    """Whether each worker ran (or runs) an executor of the application."""
+    def executors(state: dict) -> list[dict]:
+        return state.get("executors", []) + state.get("finishedexecutors", [])
+    return all(any(e.get("appid") == app_id for e in executors(_ui_state(port))) for port in cluster.worker_uis)
+
+
+def _scoring_apps(cluster: Cluster) -> list[str]:
+    state = _ui_state(cluster.ui)
+    return [app["id"] for app in state.get("activeapps", []) + state.get("completedapps", [])
+            if app.get("name") in ("scoring", "Spark Connect server")]
+
+
+def test_a_two_worker_cluster_scores_the_sample_and_the_edge_cases_as_pandas_does(cluster, tmp_path):
+    edge = tmp_path / "edge.csv"
+    edge.write_text(EDGE_CSV)
+    before = set(_scoring_apps(cluster))
+    # The driver runs in the CLI's process; the two workers' executors read the files and run every task.
+    env = _classic_env({**CLUSTER_ENV, "PYSPARK_SUBMIT_ARGS": f'--driver-java-options "{FAST_JVM}" '
+                                                            f'{" ".join(CLUSTER_APP)} pyspark-shell'})
+    runs = [subprocess.Popen([sys.executable, "-m", "scoring", "report", str(path), "--engine", "spark",
+                              "--spark-master", cluster.master], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, cwd=ROOT, env=env) for path in (SAMPLE, edge)]
+    outputs = [run.communicate(timeout=1800) for run in runs]  # a hang guard only (30 minutes: a busy machine)
+    for run, (out, err), path in zip(runs, outputs, (SAMPLE, edge)):
+        assert run.returncode == 0, err[-2000:]
+        assert out == _cli(path).stdout, path  # byte for byte the pandas engine's JSON
+    apps = [app for app in _scoring_apps(cluster) if app not in before]
+    assert len(apps) == 2 and all(_ran_on_both_workers(cluster, app) for app in apps), apps
+
+
+@pytest.fixture(scope="session")
+def cluster_connect_url(cluster):
+    """A Spark Connect server whose executors run on the two-worker cluster."""
+    yield from _connect_server(cluster.master, *CLUSTER_APP)
+
+
+def test_spark_connect_served_by_the_cluster_gives_the_pandas_report(cluster, cluster_connect_url, tmp_path):
+    parquet = _typed_parquet(tmp_path)
+    edge = tmp_path / "edge.csv"
+    edge.write_text(EDGE_CSV)
+    for path, expected in ((parquet, SAMPLE), (edge, edge)):
+        out = _cli(path, "--engine", "spark", "--spark-remote", cluster_connect_url)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout == _cli(expected).stdout, path
+    server = [app for app in _scoring_apps(cluster) if app in {a["id"] for a in _ui_state(cluster.ui)["activeapps"]}]
+    assert server and all(_ran_on_both_workers(cluster, app) for app in server)

@@ -185,7 +185,8 @@ def _report_spark(args: argparse.Namespace, weights: Mapping[str, float] | None,
 
     try:
         path = args.inputs[0] if args.inputs else None
-        report = spark_engine.score_spark(path, table=args.table, remote=args.spark_remote, policy=policy,
+        report = spark_engine.score_spark(path, table=args.table, remote=args.spark_remote,
+                                          master=args.spark_master, policy=policy,
                                           weights=weights, levels=levels)
     except ModuleNotFoundError as exc:
         print(missing_module_message(exc.name, "the Spark engine", "spark")
@@ -237,6 +238,9 @@ def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
                                                        "spark: a catalog table, instead of RUNS_FILE")
     report.add_argument("--spark-remote", default=None, metavar="URL",
                         help="with --engine spark: a Spark Connect server, e.g. sc://host:15002 (default: local mode)")
+    report.add_argument("--spark-master", default=None, metavar="URL",
+                        help="with --engine spark: a cluster's master URL for a driver in this process, e.g. "
+                             "spark://host:7077, yarn or k8s://https://host:443 (the executors read the path)")
     report.add_argument("--format", choices=("json", "csv", "table"), default="json")
     report.add_argument("--k", default=None, metavar="LEVELS",
                         help="pass^k levels to report, e.g. 1,2,3,4 (default: the policy's; the same rule)")
@@ -684,6 +688,10 @@ def run_report(args: argparse.Namespace, limits: Limits, parser: argparse.Argume
     spark = args.engine == "spark"
     if args.spark_remote and not spark:
         parser.error("--spark-remote needs --engine spark")
+    if args.spark_master and not spark:
+        parser.error("--spark-master needs --engine spark")
+    if args.spark_master and args.spark_remote:
+        parser.error("--spark-master starts a driver here, --spark-remote uses a Connect server's: give one")
     if spark:
         if args.db:
             parser.error("--db scores a PostgreSQL table; --engine spark reads files or a catalog --table")

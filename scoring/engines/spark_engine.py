@@ -4,9 +4,11 @@
 per-row work (normalization, validation, cohort statistics, the radar window, medians, per-task
 counts) happens in Spark SQL and the same few rows per agent reach the same compute steps as the
 pandas engine. The numbers are the same to the bit: sums are exact, the integer mantissas summed per
-agent and exponent in ``DECIMAL(38,0)`` and combined and rounded once in Python, medians are the two
-middle values averaged in Python, the window breaks ties on ``run_id`` compared byte by byte (Spark's
-binary collation), and text timestamps are read in UTC whatever the session's time zone.
+agent and exponent (in two ``BIGINT`` halves) and combined and rounded once in Python, medians are the
+two middle values averaged in Python, the window (a bounded top-n per agent, ``max_by(..., 100)``)
+breaks ties on ``run_id`` compared byte by byte (Spark's binary collation), and text timestamps are
+read in UTC whatever the session's time zone. Every query reads the source through a normalizing
+view (no cached copy of the runs); run_id duplicates are looked for among their 64-bit hashes first.
 
 Sources: a Parquet or CSV path (local, or any Hadoop-compatible URI the cluster reads: ``hdfs://``,
 ``s3a://``, a directory or a glob of part files), or a catalog table. The session is an existing
@@ -75,7 +77,7 @@ class Spark(Dialect):
     text_type = "STRING"  # binary collation (UTF8_BINARY): text compares by code point, as in Python
     double_type = "DOUBLE"
     timestamp_type = "TIMESTAMP"  # an instant (TIMESTAMP_LTZ); TIMESTAMPTZ is not a Spark type
-    materialize = True  # the radar window is cached (CACHE TABLE), read by several queries
+    materialize = True  # the radar window (a few rows per agent) is cached (CACHE TABLE), read by five queries
 
     def literal(self, value: object) -> str:
         # A quote or a backslash is spelled chr(39), chr(92): never an escape, whose reading depends on the
@@ -108,31 +110,54 @@ class Spark(Dialect):
         return f"(({a}) div ({b}))"
 
     def integer_sum(self, expr: str) -> str:
-        # Spark's SUM of a BIGINT is a BIGINT: 1,024 mantissas (each below 2^53) would overflow it. A
-        # DECIMAL(38,0) sum holds below 10^38 > 2^126, i.e. more than 2^73 mantissas per (agent, exponent);
-        # the BIGINT -> DECIMAL cast is exact (a double -> DECIMAL cast would go through its decimal text).
-        return f"SUM(CAST({expr} AS DECIMAL(38,0)))"
+        # Spark's SUM of a BIGINT is a BIGINT: 1,024 mantissas (each below 2^53) would overflow it, and a
+        # DECIMAL(38,0) SUM adds a Java BigDecimal per row. So each mantissa is split at
+        # 2^26 into two BIGINTs, each summed as a BIGINT: the high parts are below 2^27, so their sum holds
+        # 2^36 (68 billion) mantissas per (agent, exponent), and ANSI arithmetic (SETTINGS) raises rather than
+        # wraps beyond. The two sums are joined in DECIMAL(38,0) once per group (below 10^38 > 2^89: exact).
+        split = 2 ** 26
+        return f"(CAST(SUM(({expr}) DIV {split}) AS DECIMAL(38,0)) * {split} + SUM(({expr}) % {split}))"
+
+    def hash64(self, expr: str) -> str | None:
+        return f"xxhash64({expr})"  # 8 bytes a row through the shuffle rather than the text
+
+    top_n = True  # max_by(x, key, n): Spark 4.2 and later (an older cluster gets the ROW_NUMBER() window)
+
+    def newest_rows(self, source: str, where: str, columns: str, keys: Sequence[str], n: int) -> str | None:
+        if not self.top_n:
+            return None
+        # max_by(x, key, n) (Spark 4.2): a heap of n rows per agent, kept per task and merged, never a sort of
+        # the agent's runs. A struct compares field by field, NULL lowest: finished_at DESC NULLS LAST, then
+        # run_id by its bytes (UTF-8: code point order), as the ROW_NUMBER() window orders them.
+        return (f"SELECT agent_id, inline(newest) FROM (SELECT agent_id, max_by(struct({columns}), "
+                f"struct({', '.join(keys)}), {n}) AS newest FROM {source} WHERE {where} GROUP BY agent_id) AS t")
 
     def store(self, name: str, query: str) -> str:
         # A cached temporary view (Spark has no temporary tables); _score drops it afterwards.
         return f"CACHE TABLE {name} AS {query}"
 
-    # newest_cutoff: none. Spark has no top-n aggregate (collect_list would gather every run of an agent),
-    # and it needs no prefilter: ROW_NUMBER() ... WHERE position <= n is planned with a WindowGroupLimit,
-    # a top-n per agent taken before the shuffle.
-
 
 SPARK = Spark()
+SPARK_BEFORE_4_2 = Spark()
+SPARK_BEFORE_4_2.top_n = False
+
+
+def _dialect(version: str) -> Spark:
+    """The dialect for the session's Spark version ("4.3.0", "3.5.1-amzn-0")."""
+    found = re.match(r"([0-9]+)\.([0-9]+)", version)
+    return SPARK if found is None or (int(found.group(1)), int(found.group(2))) >= (4, 2) else SPARK_BEFORE_4_2
 
 
 # --------------------------------------------------------------------------- sessions
 
 
-def local_session(conf: Mapping[str, str] | None = None) -> Any:
-    """A local-mode SparkSession on every core (no UI), or the one this process already runs."""
+def local_session(conf: Mapping[str, str] | None = None, master: str = "local[*]") -> Any:
+    """A SparkSession of this process's own (no UI), or the one it already runs: local mode on every core by
+    default, or the driver of an application on a cluster's ``master`` (``spark://host:7077``, ``yarn``,
+    ``k8s://https://host:443``), whose executors read the runs path themselves."""
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.master("local[*]").appName("scoring")
+    builder = SparkSession.builder.master(master).appName("scoring")
     settings = {"spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
                 "spark.sql.shuffle.partitions": "8", **(conf or {})}
     for key, value in settings.items():
@@ -260,18 +285,21 @@ def _read_table(spark: Any, table: str) -> _Source:
 
 
 def score_spark(path: str | Path | None = None, *, table: str | None = None, spark: Any = None,
-                remote: str | None = None,
+                remote: str | None = None, master: str | None = None,
                 policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
                 levels: Sequence[int] | None = None) -> Report:
     """Score a Parquet or CSV ``path`` (or a catalog ``table``) with Spark.
 
     ``spark`` is an existing SparkSession (classic or Connect), left running; ``remote`` a Spark Connect
-    URL to open a session on; with neither, a local-mode session (or the one this process runs). A
-    session opened here is stopped afterwards. The session's settings are left as they were
+    URL to open a session on; ``master`` a cluster's master URL for a session of this process's own (its
+    executors must see ``path``); with none of them, a local-mode session (or the one this process
+    runs). A session opened here is stopped afterwards. The session's settings are left as they were
     (``SETTINGS`` are set while scoring); nothing is written to the catalog.
     """
     if (path is None) == (table is None):
         raise ValueError("give either a path or a table")
+    if sum(x is not None for x in (spark, remote, master)) > 1:
+        raise ValueError("give at most one of a session, a Spark Connect URL and a master URL")
     own = None
     if spark is None and remote:
         spark = own = connect_session(remote)
@@ -279,7 +307,7 @@ def score_spark(path: str | Path | None = None, *, table: str | None = None, spa
         from pyspark.sql import SparkSession
 
         running = SparkSession.getActiveSession()
-        spark = local_session()
+        spark = local_session(master=master or "local[*]")
         own = None if running is not None else spark
     try:
         with _settings(spark):
@@ -312,7 +340,8 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
         raise _refuse(source.name, "several files or a table have no file order: the radar window needs a "
                                    "finished_at column", "finished_at")
     renamed_kinds = {n: kinds.get(o, "other") for n, o in _normalize_names(columns).items()}
-    normalized = normalized_sql(table_sql, SPARK, has_steps="steps" in names, has_finished_at=has_finished_at,
+    dialect = _dialect(spark.version)
+    normalized = normalized_sql(table_sql, dialect, has_steps="steps" in names, has_finished_at=has_finished_at,
                                 row_number=ROW_COLUMN, kinds=renamed_kinds)
 
     def execute(query: str) -> tuple[list[str], list[tuple]]:
@@ -321,12 +350,10 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
 
     numbered.createOrReplaceTempView(raw_view)
     try:
-        # Normalize once: the cached view is what every later query reads (it spills to disk if it must).
-        try:
-            spark.sql(f"CACHE TABLE `{runs_view}` AS {normalized}")
-        except Exception as exc:
-            raise _refuse(source.name, f"Spark could not read the runs: {spark_error(exc)}") from None
-        scorer = SqlScorer(execute, SPARK, f"`{runs_view}` AS runs", has_finished_at=has_finished_at,
+        # A view, not a cache: each query reads only the columns it needs from the source (Parquet is
+        # columnar) and normalizes them as it reads, which costs less than building and reading a cache.
+        spark.sql(normalized).createOrReplaceTempView(runs_view)
+        scorer = SqlScorer(execute, dialect, f"`{runs_view}` AS runs", has_finished_at=has_finished_at,
                            has_row_numbers=source.row_number is not None, policy=policy, kinds=renamed_kinds)
         scorer.window_table = window_view
         try:
@@ -335,6 +362,8 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
             if source.row_number is None:
                 raise _by_run_id(scorer, exc) from None
             raise
+        except Exception as exc:  # the first full read: a file Spark cannot read fails here
+            raise _refuse(source.name, f"Spark could not read the runs: {spark_error(exc)}") from None
         return scorer.report(weights, levels)
     finally:
         for view in (window_view, runs_view):

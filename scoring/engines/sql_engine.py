@@ -189,6 +189,16 @@ class Dialect:
         """An aggregate: the n-th largest value of ``column`` in the group (None: the dialect has none)."""
         return None
 
+    def hash64(self, expr: str) -> str | None:
+        """A 64-bit hash of a text expression (None: the dialect has none worth a first pass)."""
+        return None
+
+    def newest_rows(self, source: str, where: str, columns: str, keys: Sequence[str], n: int) -> str | None:
+        """A query of (agent_id, ``columns``): each agent's ``n`` rows of ``source`` (``where``) with the
+        largest ``keys`` (compared in order, NULL lowest), by a bounded top-n aggregate; None where the
+        dialect has none (the window is then a ROW_NUMBER() over each agent's rows)."""
+        return None
+
     def integer_sum(self, expr: str) -> str:
         """The exact SUM of a BIGINT expression (DuckDB: HUGEINT; PostgreSQL: NUMERIC; never a wrapped value)."""
         return f"SUM({expr})"
@@ -411,9 +421,15 @@ class SqlScorer:
                 problems.append(Problem(None, column, None, f"{reason.text()}: {int(failing) - len(found):,} more "
                                                             "row(s) not listed", reason.code))
         order = "source_row" if self.has_row_numbers else f"run_id{self.d.collate}"
-        # A grouped count (it spills to disk under a memory limit; COUNT(DISTINCT) does not).
-        repeated = self.rows(f"SELECT COUNT(*) FROM (SELECT run_id FROM {self.runs} WHERE run_id IS NOT NULL "
-                             f"GROUP BY run_id HAVING COUNT(*) > 1) AS repeated")[0][0]
+        # A grouped count (it spills to disk under a memory limit; COUNT(DISTINCT) does not), first of the
+        # run_ids' hashes where the dialect has one: equal run_ids hash alike, so no repeated hash, no duplicate.
+        def repeated_count(key: str) -> int:
+            return int(self.rows(f"SELECT COUNT(*) FROM (SELECT {key} FROM {self.runs} WHERE run_id IS NOT NULL "
+                                 f"GROUP BY {key} HAVING COUNT(*) > 1) AS repeated")[0][0])
+
+        hashed = self.d.hash64("run_id")
+        repeated = repeated_count(hashed) if hashed else 1
+        repeated = repeated and repeated_count("run_id")
         duplicates = [] if not repeated else self.rows(f"""
             SELECT source_row, run_id, first_row FROM (
               SELECT source_row, run_id, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) AS k,
@@ -577,6 +593,11 @@ class SqlScorer:
                      ROW_NUMBER() OVER (PARTITION BY r.agent_id ORDER BY {order}) AS position
               FROM {source} WHERE {where}) AS ranked
             WHERE position <= {size}) AS w"""
+        # finished_at DESC NULLS LAST, run_id DESC (run_ids are unique once validated); or the file order.
+        newest = self.d.newest_rows(self.runs, terminal, "task_id, success, latency_ms, cost_usd, steps",
+                                    ["finished_at", "run_id"] if self.has_finished_at else ["source_row"], size)
+        if newest is not None:
+            window = f"({newest}) AS w"
         if self.d.materialize:  # the window is small (at most window x agents rows): computed once
             self.execute(self.d.store(self.window_table, f"SELECT * FROM {window}"))
             window = f"{self.window_table} AS w"
