@@ -246,7 +246,7 @@ def test_a_bad_upload_shows_the_report_and_can_exclude_the_invalid_rows():
     assert "'bad.csv' was refused" in error.body.replace("\\", "") and "3 problem(s)" in error.body
     (problems,) = at.dataframe
     table = problems.value
-    assert list(table.columns) == ["row", "column", "value", "reason", "code"]  # the reason's stable code too
+    assert list(table.columns) == ["row", "line", "column", "value", "reason", "code"]  # the reason's stable code too
     assert table["row"].tolist() == [2, 3, 5]
     assert table["column"].tolist() == ["status", "latency_ms", "success"]
     assert "unknown status" in table["reason"][0] and "negative" in table["reason"][1]

@@ -604,6 +604,16 @@ def test_spark_connect_refusals_are_one_line(connect_url):
         score_spark(SAMPLE, remote="http://127.0.0.1:15002")
 
 
+def test_a_connect_session_of_its_own_leaves_classic_sessions_working(spark, connect_url, tmp_path):
+    # pyspark marks the process Connect-only when a Connect session is made; scoring through one of its own
+    # must not leave that mark (a classic session then failed: SESSION_ALREADY_EXIST)
+    from scoring.engines.spark_engine import CONNECT_MODE, score_spark
+
+    score_spark(SAMPLE, remote=connect_url)
+    assert CONNECT_MODE not in os.environ
+    assert_same_report(*both(SAMPLE, spark))
+
+
 # --------------------------------------------------------------------------- pass-through columns (docs/schema.md)
 
 PASS_THROUGH_CSV = (HEADER + ",finished_at,trial,epoch,seed,input_tokens,output_tokens\n"

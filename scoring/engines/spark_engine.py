@@ -24,6 +24,7 @@ files or a table have no row numbers: their problems name the run_id instead.
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import socket
 import uuid
@@ -58,6 +59,7 @@ ISO_8601_PARTS = "^(?:" + TIMESTAMP_PATTERN + ")$(?!(?s:.))"
 # holds more than 2^73 mantissas per agent and exponent, so none is expected).
 SETTINGS = {"spark.sql.ansi.enabled": "true"}
 CONNECT_TIMEOUT_S = 10
+CONNECT_MODE = "SPARK_CONNECT_MODE_ENABLED"  # pyspark's process-wide mark of Connect mode
 
 CSV_OPTIONS = {
     # RFC 4180, as the other engines read CSV: a quote inside a quoted field is doubled; a ragged line is
@@ -300,6 +302,18 @@ def score_spark(path: str | Path | None = None, *, table: str | None = None, spa
         raise ValueError("give either a path or a table")
     if sum(x is not None for x in (spark, remote, master)) > 1:
         raise ValueError("give at most one of a session, a Spark Connect URL and a master URL")
+    # pyspark marks the whole process as Connect-only (SPARK_CONNECT_MODE_ENABLED) when a Connect session is
+    # made, and every classic session used after it then fails: a session of our own leaves it as it was
+    connect_mode = os.environ.get(CONNECT_MODE)
+    try:
+        return _score_in(path, table, policy, weights, levels, spark, remote, master)
+    finally:
+        if remote and connect_mode is None:
+            os.environ.pop(CONNECT_MODE, None)
+
+
+def _score_in(path: str | Path | None, table: str | None, policy: Policy, weights: Mapping[str, float] | None,
+              levels: Sequence[int] | None, spark: Any, remote: str | None, master: str | None) -> Report:
     own = None
     if spark is None and remote:
         spark = own = connect_session(remote)
