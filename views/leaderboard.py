@@ -161,13 +161,17 @@ if iv is not None:  # the intervals are shown
 
 info = data.dataset_info(scored)
 left, right = st.columns(2)
-# The files are made when clicked (their date is the click's), not on every rerun of the page.
+# The files are made when clicked (their date is the click's), not on every rerun of the page. A click reruns
+# nothing: a rerun gives each deferred button a new file id, and a click on the other button before the browser
+# drew the rerun asked for the old one and got no file.
 left.download_button("Download the report (JSON)", lambda: downloads.report_json(report, info, intervals=iv),
                      file_name=downloads.file_name("report", info, report.policy.version, "json"),
-                     mime="application/json", icon=":material/download:", width="stretch")
+                     mime="application/json", icon=":material/download:", width="stretch", on_click="ignore",
+                     key="report_json")
 right.download_button("Download the report (CSV)", lambda: downloads.report_csv(report, info, intervals=iv),
                       file_name=downloads.file_name("report", info, report.policy.version, "csv"),
-                      mime="text/csv", icon=":material/download:", width="stretch")
+                      mime="text/csv", icon=":material/download:", width="stretch", on_click="ignore",
+                      key="report_csv")
 st.caption(f"Each file names the dataset ({fmt.plain(info.name)}, sha256 `{info.short_sha}`…), the policy and the "
            "date" + (", and carries the intervals shown" if iv is not None else "") + ".")
 
