@@ -24,6 +24,7 @@ class _Entry(Generic[V]):
     value: V
     size: int
     last_used: float
+    expires: float | None = None  # a deadline (the clock's time) for a value that is good for a while only
 
 
 class BoundedCache(Generic[V]):
@@ -35,8 +36,10 @@ class BoundedCache(Generic[V]):
         self._lock = threading.Lock()
         self._computing: dict[Hashable, threading.Lock] = {}
 
-    def get_or_compute(self, key: Hashable, compute: Callable[[], V], size_of: Callable[[V], int]) -> V:
-        """The cached value for ``key``, or ``compute()``'s, stored if it fits the budget."""
+    def get_or_compute(self, key: Hashable, compute: Callable[[], V], size_of: Callable[[V], int],
+                       kept_for: Callable[[V], float | None] | None = None) -> V:
+        """The cached value for ``key``, or ``compute()``'s, stored if it fits the budget; ``kept_for(value)``
+        may give it a life in seconds (None: until idle or pushed out)."""
         value = self._get(key)
         if value is not None:
             return value
@@ -46,7 +49,8 @@ class BoundedCache(Generic[V]):
             value = self._get(key)
             if value is None:
                 value = compute()
-                self._put(key, value, int(size_of(value)))
+                life = kept_for(value) if kept_for else None
+                self._put(key, value, int(size_of(value)), None if life is None else self.clock() + life)
         with self._lock:
             self._computing.pop(key, None)
         return value
@@ -61,18 +65,19 @@ class BoundedCache(Generic[V]):
             self._entries.move_to_end(key)
             return entry.value
 
-    def _put(self, key: Hashable, value: V, size: int) -> None:
+    def _put(self, key: Hashable, value: V, size: int, expires: float | None = None) -> None:
         with self._lock:
             self._drop_idle()
             if size > self.max_bytes:
                 return  # larger than the whole budget: used by the session that computed it, never held
             while self._entries and self.total_bytes + size > self.max_bytes:
                 self._entries.popitem(last=False)
-            self._entries[key] = _Entry(value, size, self.clock())
+            self._entries[key] = _Entry(value, size, self.clock(), expires)
 
     def _drop_idle(self) -> None:
         now = self.clock()
-        for key in [k for k, e in self._entries.items() if now - e.last_used > self.idle_seconds]:
+        for key in [k for k, e in self._entries.items()
+                    if now - e.last_used > self.idle_seconds or (e.expires is not None and now >= e.expires)]:
             del self._entries[key]
 
     @property

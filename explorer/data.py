@@ -92,6 +92,17 @@ class Scored:
 class Refused:
     error: RunsValidationError
     imported: ImportReport | None = None
+    transient: bool = False  # the database could not be reached: asked again after RETRY_SECONDS
+
+
+# A database that could not be reached is asked again after this long (not at every rerun of every session: an
+# unreachable host answers only after the connect timeout).
+RETRY_SECONDS = 30.0
+
+
+def _kept_for(result: Scored | Refused) -> float | None:
+    """How long the cache keeps a result: a failed connection for RETRY_SECONDS, anything else until idle."""
+    return RETRY_SECONDS if isinstance(result, Refused) and result.transient else None
 
 
 def _size_of(result: Scored | Refused) -> int:
@@ -152,7 +163,7 @@ def _in_worker(fn: Callable[..., untrusted.Outcome], args: tuple, what: str) -> 
     except RunsValidationError as error:  # a limit breached: the worker was stopped
         return Refused(error)
     if outcome.error is not None:
-        return Refused(outcome.error, outcome.imported)
+        return Refused(outcome.error, outcome.imported, outcome.transient)
     assert outcome.loaded is not None and outcome.report is not None
     return Scored(outcome.loaded, outcome.report, outcome.imported, usage[0].received if usage else 0)
 
@@ -363,8 +374,12 @@ def upload_source(uploads: list) -> None:
 
 def connection_dataset(name: str, table: str) -> Dataset:
     """The operator's connection ``name`` and ``table`` as a dataset (read only once it is scored, where the
-    table must be on the connection's allow-list)."""
-    digest = hashlib.sha256(f"connection\n{name}\n{table}".encode()).hexdigest()
+    table must be on the connection's allow-list). Its digest covers what the connection is configured to reach
+    now (host, port, database, user and password, as a digest): a name the operator points elsewhere, or whose
+    password changes, is another dataset, never the scores or the refusal cached for the old one."""
+    connection = settings_module.current().connection(name)
+    target = connection.spec.fingerprint() if connection else "not configured"
+    digest = hashlib.sha256(f"connection\n{name}\n{table}\n{target}".encode()).hexdigest()
     return Dataset(f"{table} @ {name}", digest, "connection", table=table, connection=name)
 
 
@@ -448,6 +463,11 @@ def current_dataset() -> Dataset:
     if dataset is None or stale:
         dataset = sample_dataset()
         st.session_state[STATE_KEY] = dataset
+    elif dataset.kind == "connection":
+        configured = connection_dataset(dataset.connection or "", dataset.table or "")
+        if configured.digest != dataset.digest:  # the operator changed the connection since it was read
+            dataset = replace(configured, exclude_invalid=dataset.exclude_invalid)
+            st.session_state[STATE_KEY] = dataset
     return dataset
 
 
@@ -499,7 +519,7 @@ def scored() -> Scored | Refused:
     dataset = current_dataset()
     key = (dataset.kind, dataset.digest, dataset.exclude_invalid)
     with st.spinner("Validating and scoring the runs…", show_time=True):
-        return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset), _size_of)
+        return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset), _size_of, _kept_for)
 
 
 # What runs once a dataset is newly scored (``explorer.drill`` registers its ``warm``: every ranked agent explained
@@ -513,7 +533,7 @@ def scored_dataset(dataset: Dataset, files: list | None = None) -> Scored | Refu
     an import's uploaded files (references)."""
     key = (dataset.kind, dataset.digest, dataset.exclude_invalid)
     with st.spinner(f"Validating and scoring {fmt.plain(dataset.name)}…", show_time=True):
-        return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset, files), _size_of)
+        return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset, files), _size_of, _kept_for)
 
 
 def _scored_and_warmed(dataset: Dataset, files: list | None = None) -> Scored | Refused:

@@ -31,6 +31,7 @@ class Outcome:
     report: Report | None = None
     error: RunsValidationError | None = None
     imported: ImportReport | None = None
+    transient: bool = False  # the refusal is a failed connection: the same read may work a moment later
 
 
 def _scored(loaded: LoadedRuns, limits: Limits, imported: ImportReport | None = None) -> Outcome:
@@ -83,7 +84,7 @@ def read_database(spec: ConnectionSpec, table: str, exclude_invalid: bool, limit
         return Outcome(error=error)
     except ConnectFailed as exc:
         return Outcome(error=RunsValidationError([Problem(None, None, None, str(exc))], source=table,
-                                                 can_exclude=False))
+                                                 can_exclude=False), transient=True)
     return _scored(loaded, limits)
 
 

@@ -255,6 +255,54 @@ def test_a_viewer_picks_an_operator_connection_and_an_allowed_table(postgres, mo
     assert postgres["password"] not in text
 
 
+def test_a_connection_the_operator_points_elsewhere_is_read_again_not_served_from_the_cache(postgres, monkeypatch):
+    """The dataset cache is shared by every session of the server process: a read of connection "platform" while
+    it pointed at a closed port (a refusal) must not answer for "platform" once it points at a live server. (In
+    one CI run another test's refused "platform" was served to this suite's read.)"""
+    _load(postgres["url"], "runs", SAMPLE.read_text())
+    closed = _operator_secrets(postgres)
+    closed["connections"]["platform"]["port"] = _closed_port()
+    at = _app_with({}, closed, monkeypatch)
+    at.radio(key="source_kind").set_value("PostgreSQL table").run()
+    at.button(key="db_read").click().run()
+    assert "could not connect to the database" in _all_text(at)
+    at = _app_with({}, _operator_secrets(postgres), monkeypatch)
+    at.radio(key="source_kind").set_value("PostgreSQL table").run()
+    at.button(key="db_read").click().run()
+    text = _all_text(at)
+    assert not at.exception and "PostgreSQL: runs @ platform" in text and "2,796 runs" in text
+
+
+def test_a_database_that_could_not_be_reached_is_asked_again_after_a_while(postgres, monkeypatch):
+    """A failed connection is kept for a while only (every rerun would otherwise wait for the connect timeout);
+    once that while has passed, the same read reaches the database that is back."""
+    import time
+
+    import psycopg
+
+    from explorer import data
+
+    _load(postgres["url"], "runs", SAMPLE.read_text())
+    role, password = f"reader_{secrets.token_hex(4)}", secrets.token_hex(8)
+    with psycopg.connect(postgres["url"], autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD 'not-{password}'")  # the operator's password fails
+        conn.execute(f"GRANT SELECT ON runs TO {role}")
+    config = _operator_secrets(postgres)
+    config["connections"]["platform"].update(username=role, password=password)
+    at = _app_with({}, config, monkeypatch)
+    at.radio(key="source_kind").set_value("PostgreSQL table").run()
+    at.button(key="db_read").click().run()
+    assert "could not connect to the database" in _all_text(at)
+    with psycopg.connect(postgres["url"], autocommit=True) as conn:
+        conn.execute(f"ALTER ROLE {role} PASSWORD '{password}'")  # the database accepts the operator now
+    assert "could not connect to the database" in _all_text(at.run())  # within the while: not asked again
+    cache = data._cache()
+    assert cache.idle_seconds > data.RETRY_SECONDS + 1  # what passes below is the retry's while, not idleness
+    monkeypatch.setattr(cache, "clock", lambda: time.monotonic() + data.RETRY_SECONDS + 1)  # once it has passed
+    text = _all_text(at.run())
+    assert not at.exception and "PostgreSQL: runs @ platform" in text and "2,796 runs" in text
+
+
 def test_without_configuration_there_is_no_database_source(monkeypatch):
     monkeypatch.delenv("EXPLORER_ALLOW_DATABASE_URL", raising=False)
     at = _app_with({}, None, monkeypatch)

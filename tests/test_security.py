@@ -374,6 +374,27 @@ def test_the_dataset_cache_drops_idle_entries():
     assert list(cache._entries) == ["b"]
 
 
+def test_a_value_given_a_life_is_computed_again_once_it_has_passed():
+    now = [0.0]
+    cache: BoundedCache = BoundedCache(max_bytes=1_000, idle_seconds=600, clock=lambda: now[0])
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return f"attempt {len(calls)}"
+
+    def life(value):
+        return 30.0 if value == "attempt 1" else None
+
+    assert cache.get_or_compute("db", compute, lambda v: 1, life) == "attempt 1"
+    now[0] = 29.0
+    assert cache.get_or_compute("db", compute, lambda v: 1, life) == "attempt 1"  # still within its life
+    now[0] = 30.0
+    assert cache.get_or_compute("db", compute, lambda v: 1, life) == "attempt 2"  # asked again
+    now[0] = 500.0
+    assert cache.get_or_compute("db", compute, lambda v: 1, life) == "attempt 2" and len(calls) == 2  # no life
+
+
 def test_the_dataset_cache_computes_a_key_once_for_concurrent_sessions():
     import threading
     import time

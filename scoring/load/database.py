@@ -19,7 +19,9 @@ log only), so the error text cannot be used to scan ports or probe for files.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
+import json
 import logging
 import re
 import socket
@@ -61,6 +63,20 @@ class ConnectionSpec:
     def location(self) -> str:
         """host:port/database, without user or password, for labels."""
         return f"{self.host}:{self.port}/{self.database}"
+
+    def fingerprint(self) -> str:
+        """A digest of everything that decides what this connection reads (the password included, never shown):
+        two specs with one fingerprint reach the same table as the same user.
+
+        >>> a, b = ConnectionSpec("db", 5432, "p", "u", "pw"), ConnectionSpec("db", 5432, "p", "u", "other")
+        >>> a.fingerprint() == ConnectionSpec("db", 5432, "p", "u", "pw").fingerprint(), a == b
+        (True, False)
+        >>> a.fingerprint() == b.fingerprint()
+        False
+        """
+        fields = [self.host, self.port, self.database, self.user, self.password, list(self.extra), self.trusted,
+                  self.guarded]
+        return hashlib.sha256(json.dumps(fields).encode("utf-8", "surrogatepass")).hexdigest()
 
     def connect_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"host": self.host, "port": self.port, "dbname": self.database,
