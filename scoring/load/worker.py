@@ -31,6 +31,8 @@ import signal
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from multiprocessing import forkserver, popen_forkserver, reduction, spawn, util
+from multiprocessing.context import ForkServerProcess, set_spawning_popen
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -207,6 +209,44 @@ def _child(fn: Callable[..., Any] | None, args: Sequence[Any] | None, conn: mult
     conn.close()
 
 
+class _WithoutMainPopen(popen_forkserver.Popen):
+    """The fork server's launch without the parent's ``__main__``.
+
+    multiprocessing sends a new process the path of the parent's ``__main__`` file, and the child runs that
+    file (as ``__mp_main__``) before its target. In the Streamlit server ``__main__`` is the app script being
+    run, so every worker ran the whole app in bare mode first: about 0.6 s of CPU and 160 MB per upload, and
+    a page script that needs a session (the mapping page) killed the worker. A worker's target is always a
+    function of an importable module (``explorer.untrusted``, ``scoring``), so nothing of ``__main__`` is
+    needed. The rest is ``multiprocessing.popen_forkserver.Popen._launch`` as of Python 3.11-3.13.
+    """
+
+    def _launch(self, process_obj: Any) -> None:
+        prep_data = spawn.get_preparation_data(process_obj._name)
+        prep_data.pop("init_main_from_path", None)
+        prep_data.pop("init_main_from_name", None)
+        buf = io.BytesIO()
+        set_spawning_popen(self)
+        try:
+            reduction.dump(prep_data, buf)
+            reduction.dump(process_obj, buf)
+        finally:
+            set_spawning_popen(None)
+        self.sentinel, w = forkserver.connect_to_new_process(self._fds)  # type: ignore[attr-defined]
+        parent_w = os.dup(w)  # the parent's sentinel of the child's data pipe, as the standard library keeps
+        self.finalizer = util.Finalize(self, util.close_fds, (parent_w, self.sentinel))  # type: ignore[attr-defined]
+        with open(w, "wb", closefd=True) as f:
+            f.write(buf.getbuffer())
+        self.pid = forkserver.read_signed(self.sentinel)
+
+
+class _WorkerProcess(ForkServerProcess):
+    """A fork-server process launched without the parent's ``__main__`` (:class:`_WithoutMainPopen`)."""
+
+    @staticmethod
+    def _Popen(process_obj: Any) -> _WithoutMainPopen:
+        return _WithoutMainPopen(process_obj)
+
+
 _CONTEXT_LOCK = threading.Lock()
 _PRELOAD = ["scoring", "scoring.load.importers", "scoring.load.runs", "pandas", "pyarrow", "pyarrow.parquet"]
 
@@ -226,8 +266,6 @@ def context(method: str | None = None) -> Any:
 
 def start_forkserver() -> None:
     """Start the fork server now (at the server's start), so that no upload pays for it or grows the tree by it."""
-    from multiprocessing import forkserver
-
     context("forkserver")
     forkserver.ensure_running()
 
@@ -246,9 +284,10 @@ def run_limited(fn: Callable[..., T], args: Sequence[Any] = (), *, max_rss: int,
     receiver, sender = ctx.Pipe(duplex=False)
     forked = ctx.get_start_method() == "fork"
     inbox, outbox = (None, None) if forked else ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_child, daemon=True,
-                          args=(fn, tuple(args), sender, float(max_cpu), None) if forked
-                          else (None, None, sender, float(max_cpu), inbox))
+    process_class = _WorkerProcess if ctx.get_start_method() == "forkserver" else ctx.Process
+    process = process_class(target=_child, daemon=True,
+                            args=(fn, tuple(args), sender, float(max_cpu), None) if forked
+                            else (None, None, sender, float(max_cpu), inbox))
     process.start()
     sender.close()
     if outbox is not None and inbox is not None:
