@@ -59,17 +59,18 @@ with st.sidebar:
     link_slot = st.empty()
 
 dataset = data.current_dataset()
+hashes = data.link_hashes(dataset)  # the dataset's identity first: what a link names it by
 state.settle_link([a.agent_id for a in result.report.agents] if isinstance(result, data.Scored) else None,
-                  dataset.digest)
+                  hashes)
 state.show_link_notices(page.name)
-expected = state.waiting_for(dataset.digest)
+expected = state.waiting_for(hashes)
 if expected:
     st.info(f"This link was made on an uploaded dataset whose sha256 starts with `{expected}`. Upload that file "
             "in the sidebar to see the same view; until then the data shown is "
             f"{fmt.plain(dataset.name)}.", icon=":material/link:")
 
 link_source_params = state.encode_source(dataset.kind, connection=dataset.connection, table=dataset.table,
-                                         sha256=dataset.digest)
+                                         sha256=hashes[0] if hashes else None)
 
 
 def link_and_pack(when: str) -> None:

@@ -1,14 +1,16 @@
 """The score badge row of the Leaderboard and Headline pages: a preview and the SVG to download.
 
-The badge itself is ``scoring.outputs.badge``; this module decides which dataset hash it names and draws
-the row. The hash is the one ``python -m scoring badge FILE AGENT`` puts in for the same file, so
-the app and the command line give the same bytes:
+The badge itself is ``scoring.outputs.badge``; this module draws the row. The dataset hash it names is the
+dataset's one identity (``explorer.data.dataset_info``), the same as the notes, the links and the pack name,
+and the one ``python -m scoring badge FILE AGENT`` puts in for the same file, so the app and the command line
+give the same bytes:
 
 - the sample or one uploaded file (a runs table, or one harness file without a tag or mapping):
   the sha256 of the file's bytes;
 - several files, an experiment tag or a column mapping: the sidebar's import digest (the sha256
   of every file's sha256, name and tag, and the mapping), which only the app computes;
-- a database table: the sha256 of its validated runs in canonical text (``scoring.outputs.receipt.runs_hash``).
+- a database table: the sha256 of its validated runs as CSV in run_id order
+  (``scoring.outputs.downloads.runs_sha256``).
 
 A dataset scored with invalid rows excluded gets no badge: a badge does not say that rows were
 left out (SPEC 1), and its file could not be re-scored to the same number.
@@ -19,7 +21,6 @@ from __future__ import annotations
 import streamlit as st
 
 from scoring.outputs.badge import badge_file_name, badge_svg
-from scoring.outputs.receipt import runs_hash
 
 from . import data
 from . import format as fmt
@@ -27,28 +28,15 @@ from . import format as fmt
 SHORT_HASH = 12  # as the badge's tooltip shows it
 
 
-def _runs_sha256(key: tuple, scored: data.Scored) -> str:
-    """The runs' hash, once per dataset, in the shared bounded cache (no client can clear it)."""
-    return data.derived("badge_runs_sha256", key, lambda: runs_hash(scored.runs), lambda _: 200,
-                        spinner="Hashing the table's runs for the badge…")
-
-
 def _one_file(dataset: data.Dataset) -> bool:
     """The dataset is one file as it stands, so ``python -m scoring badge FILE AGENT`` gives the same badge."""
-    if dataset.kind in ("sample", "upload"):
-        return True
-    return dataset.kind == "import" and len(dataset.sources) == 1 and not dataset.mapping and not any(
-        dataset.experiments)
+    identity = data.file_identity(dataset)
+    return identity is not None and identity[1] == "file bytes"
 
 
 def dataset_sha256(scored: data.Scored) -> str:
-    """The sha256 a badge of the current dataset names (module docstring)."""
-    dataset = data.current_dataset()
-    if dataset.kind in ("sample", "upload"):
-        return dataset.digest
-    if dataset.kind == "import":
-        return dataset.sources[0] if _one_file(dataset) else dataset.digest
-    return _runs_sha256((dataset.kind, dataset.digest, dataset.exclude_invalid), scored)
+    """The sha256 a badge of the current dataset names: the dataset's identity (module docstring)."""
+    return data.dataset_info(scored).sha256
 
 
 def badge_row(scored: data.Scored, agent_id: str | None = None, *, key: str) -> None:

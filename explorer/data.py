@@ -29,7 +29,7 @@ from scoring.load.database import ConnectionSpec, SourceRefused, check_table_nam
 from scoring.load.importers import ImportReport, MappingError, mapping_from_json, mapping_to_json
 from scoring.load.runs import Problem
 from scoring.load.worker import Usage
-from scoring.outputs.downloads import DatasetInfo, file_name, runs_sha256
+from scoring.outputs.downloads import DatasetInfo, file_name, import_digest, one_file_as_is, runs_sha256
 
 from . import format as fmt
 from . import imports, untrusted
@@ -231,13 +231,6 @@ def upload_facts(uploads: list, names: list[str] | None = None, *, store: str = 
     return [facts[i] for i in ids]
 
 
-def _import_digest(names: list[str], sources: list[str], experiments: list[str | None], mapping: str | None) -> str:
-    """One digest for an import: every file's bytes (their sha256), name and tag, and the mapping."""
-    parts = ["import"] + [f"{sha}\t{name}\t{tag or ''}" for sha, name, tag in zip(sources, names, experiments)]
-    parts.append(mapping or "")
-    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def _import_name(names: list[str]) -> str:
     """The dataset's name: the file's, or 'N files' (each file is named in the import report)."""
     return names[0] if len(names) == 1 else f"{len(names)} files"
@@ -253,7 +246,7 @@ def use_import(uploads: list, experiments: list[str | None], mapping: str | None
     """Make several uploaded files (or one harness file, or one table with a mapping) the current dataset."""
     names = names or [_file_name(u) for u in uploads]
     sources = [sha for sha, _ in upload_facts(uploads, names)]
-    digest = _import_digest(names, sources, experiments, mapping)
+    digest = import_digest(names, sources, experiments, mapping)
     current = st.session_state.get(STATE_KEY)
     st.session_state[IMPORT_KEY] = list(uploads)
     st.session_state.pop(UPLOAD_KEY, None)
@@ -403,7 +396,7 @@ def file_dataset(upload: Any, store: str) -> Dataset | str:
         return f"{name} is a saved column mapping, not runs: upload a runs table or harness results"
     if kind == "runs":
         return Dataset(name, sha, "upload")
-    return Dataset(name, _import_digest([name], [sha], [None], None), "import", sources=(sha,), file_names=(name,),
+    return Dataset(name, import_digest([name], [sha], [None], None), "import", sources=(sha,), file_names=(name,),
                    experiments=(None,))
 
 
@@ -705,9 +698,29 @@ def dataset_info(scored_data: Scored) -> DatasetInfo:
                                       lambda: runs_sha256(scored_data.runs), lambda _: 200)
         return DatasetInfo(dataset.name, sha, len(loaded.runs), kind="table",
                            hash_of="validated runs (CSV, run_id order)", **counts)
-    kind = "import" if dataset.kind == "import" else "file"
-    return DatasetInfo(dataset.name, dataset.digest, len(loaded.runs), kind=kind,
-                       hash_of="import of the files" if kind == "import" else "file bytes", **counts)
+    sha, hash_of = file_identity(dataset) or (dataset.digest, "file bytes")
+    return DatasetInfo(dataset.name, sha, len(loaded.runs), kind="import" if dataset.kind == "import" else "file",
+                       hash_of=hash_of, **counts)
+
+
+def file_identity(dataset: Dataset) -> tuple[str, str] | None:
+    """The sha256 that names a dataset of files everywhere (notes, badges, links, receipts, the pack) and what it
+    is a hash of (``scoring.outputs.downloads.import_identity``): one file by its bytes; None for a database table,
+    named by its validated runs (:func:`dataset_info`)."""
+    if dataset.kind in ("sample", "upload"):
+        return dataset.digest, "file bytes"
+    if dataset.kind == "import":  # the digest was made by import_digest, from the same fields
+        if one_file_as_is(dataset.sources, dataset.experiments, dataset.mapping):
+            return dataset.sources[0], "file bytes"
+        return dataset.digest, "import of the files"
+    return None
+
+
+def link_hashes(dataset: Dataset) -> tuple[str, ...]:
+    """The hashes a link's ``sha`` may name for this dataset: its identity (what links write), and its import
+    digest, which links made before 2026-12-02 wrote for one harness file."""
+    identity = file_identity(dataset)
+    return (identity[0], dataset.digest) if identity else ()
 
 
 def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any], *, key: str = "") -> None:

@@ -49,7 +49,7 @@ def source_of(dataset: data.Dataset) -> state.Source:
     'abababababababababababababababababababababababababababababababab'
     """
     if dataset.kind in ("upload", "import"):
-        return state.Source(dataset.kind, sha=dataset.digest)
+        return state.Source(dataset.kind, sha=data.link_hashes(dataset)[0])
     if dataset.kind == "connection":
         return state.Source("connection", connection=dataset.connection, table=dataset.table)
     return state.Source()
@@ -107,8 +107,9 @@ def choose(side: SideName, deployment: settings_module.Settings) -> Side:
         chosen = data.file_dataset(upload, f"diff_{side}_facts")
         if isinstance(chosen, str):
             return Side(side, problem=chosen)
-        if source.sha and source.kind in ("upload", "import") and not chosen.digest.startswith(source.sha):
-            st.caption(f":material/info: This file's sha256 starts with `{chosen.digest[:state.SHA_CHARS]}`; the "
+        hashes = data.link_hashes(chosen)
+        if source.sha and source.kind in ("upload", "import") and not any(h.startswith(source.sha) for h in hashes):
+            st.caption(f":material/info: This file's sha256 starts with `{hashes[0][:state.SHA_CHARS]}`; the "
                        f"link named `{source.sha}`. The link now names this file.")
         dataset = chosen
         state.put(side, state.dataset_token(source_of(dataset)))

@@ -628,14 +628,20 @@ def take_carried(names: Collection[str]) -> dict[str, list[str]]:
     return taken
 
 
-def settle_link(agents: Collection[str] | None, sha256: str | None) -> None:
+def _names(hashes: Collection[str], prefix: str | None) -> bool:
+    """One of the shown dataset's ``hashes`` starts with the link's sha256 prefix."""
+    return prefix is not None and any(h.startswith(prefix) for h in hashes)
+
+
+def settle_link(agents: Collection[str] | None, hashes: Collection[str]) -> None:
     """Apply the link's agent settings once the dataset it expects is shown (at once unless it expects an
-    upload). ``agents`` is None while the dataset is refused."""
+    upload). ``agents`` is None while the dataset is refused; ``hashes``: the shown dataset's sha256s that a
+    link may name (``explorer.data.link_hashes``)."""
     st = _st()
     link: Link | None = st.session_state.get(LINK)
     if link is None or agents is None:
         return
-    if link.source.waits_for_data and not (sha256 or "").startswith(link.source.sha or "-"):
+    if link.source.waits_for_data and not _names(hashes, link.source.sha):
         return
     parsed = parse(link.waiting, agents, only=[k.name for k in KEYS if k.kind in AGENT_KINDS])
     if parsed.values.get("versus") is not None and parsed.values.get("versus") == parsed.values.get("agent"):
@@ -649,12 +655,12 @@ def settle_link(agents: Collection[str] | None, sha256: str | None) -> None:
     link.source = Source()  # settled: the link's dataset is shown (or it never named one)
 
 
-def waiting_for(sha256: str | None) -> str | None:
+def waiting_for(hashes: Collection[str]) -> str | None:
     """The sha256 prefix a link waits for when the dataset shown is not it (None: nothing waits)."""
     link: Link | None = _st().session_state.get(LINK)
     if link is None or not link.source.waits_for_data or not link.waiting:
         return None
-    return None if (sha256 or "").startswith(link.source.sha or "-") else link.source.sha
+    return None if _names(hashes, link.source.sha) else link.source.sha
 
 
 def take_notices() -> tuple[list[str], list[str]]:

@@ -64,7 +64,9 @@ def test_a_dataset_is_named_in_a_link_by_its_kind_and_hash_or_table_never_its_fi
     upload = data.Dataset("secret name.csv", digest, "upload")
     assert state.dataset_token(diffs.source_of(upload)) == "upload:abababababababab"
     imported = data.Dataset("results.json", digest, "import", sources=("cd" * 32,))
-    assert state.dataset_token(diffs.source_of(imported)) == "import:abababababababab"
+    assert state.dataset_token(diffs.source_of(imported)) == "import:cdcdcdcdcdcdcdcd"  # one file: its bytes' hash
+    tagged = data.Dataset("results.json", digest, "import", sources=("cd" * 32,), experiments=("v2",))
+    assert state.dataset_token(diffs.source_of(tagged)) == "import:abababababababab"  # a tag: the import digest
     table = data.Dataset("runs @ prod", digest, "connection", table="runs", connection="prod")
     assert state.dataset_token(diffs.source_of(table)) == "db:prod/runs"
     # A viewer's own database URL is never named: such a dataset is written as the sample.

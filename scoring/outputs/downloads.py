@@ -77,6 +77,30 @@ def import_digest(names: Iterable[str], sources: Iterable[str], experiments: Ite
     return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def import_identity(names: Iterable[str], sources: Iterable[str], experiments: Iterable[str | None],
+                    mapping: str | None) -> tuple[str, str]:
+    """The one sha256 that names an import in every note, badge, link, receipt and pack, and what it is a hash of.
+
+    One file read as it stands (no experiment tag, no mapping) is named by the sha256 of its bytes, as a runs
+    file is: whoever has the file can check it with ``sha256sum``. Several files, a tag or a mapping change what
+    the runs are, so :func:`import_digest` (stated as "import of the files") names them.
+
+    >>> import_identity(["a.json"], ["ab" * 32], [None], None) == ("ab" * 32, "file bytes")
+    True
+    >>> import_identity(["a.json"], ["ab" * 32], ["v2"], None)[1]
+    'import of the files'
+    """
+    names, sources, experiments = list(names), list(sources), list(experiments)
+    if one_file_as_is(sources, experiments, mapping):
+        return sources[0], "file bytes"
+    return import_digest(names, sources, experiments, mapping), "import of the files"
+
+
+def one_file_as_is(sources: Iterable[str], experiments: Iterable[str | None], mapping: str | None) -> bool:
+    """An import of one file read as it stands (no experiment tag, no mapping): named by its bytes' sha256."""
+    return len(list(sources)) == 1 and not mapping and not any(experiments)
+
+
 _RUN_COLUMNS = ("run_id", "agent_id", "task_id", "status", "success", "latency_ms", "cost_usd", "steps", "finished_at")
 
 
