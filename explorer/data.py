@@ -70,6 +70,7 @@ class Dataset:
     file_names: tuple[str, ...] = ()  # kind "import": each file's name (tau-bench builds ids from it)
     experiments: tuple[str | None, ...] = ()  # kind "import": each file's experiment tag
     mapping: str | None = None  # kind "import": a column mapping (JSON text) for one table
+    target: str | None = None  # kind "connection": what the connection reached when read (``_connection_target``)
 
     @property
     def is_sample(self) -> bool:
@@ -365,23 +366,40 @@ def upload_source(uploads: list) -> None:
     use_import(uploads, tags)
 
 
-def connection_dataset(name: str, table: str) -> Dataset:
-    """The operator's connection ``name`` and ``table`` as a dataset (read only once it is scored, where the
-    table must be on the connection's allow-list). Its digest covers what the connection is configured to reach
-    now (host, port, database, user and password, as a digest): a name the operator points elsewhere, or whose
-    password changes, is another dataset, never the scores or the refusal cached for the old one."""
+def _connection_target(name: str, table: str) -> str:
+    """What an operator's connection and table reach as configured now (host, port, database, user and password,
+    as a digest): a name the operator points elsewhere, or whose password changes, is another dataset, never the
+    scores or the refusal cached for the old one."""
     connection = settings_module.current().connection(name)
     target = connection.spec.fingerprint() if connection else "not configured"
-    digest = hashlib.sha256(f"connection\n{name}\n{table}\n{target}".encode()).hexdigest()
-    return Dataset(f"{table} @ {name}", digest, "connection", table=table, connection=name)
+    return hashlib.sha256(f"connection\n{name}\n{table}\n{target}".encode()).hexdigest()
+
+
+# How many times each connection target (``_connection_target``) was read by a click, in this server process: a
+# database table changes, so "Read the table" reads it again as a new dataset (every cache keyed by the dataset's
+# digest starts afresh), while a session showing an earlier read keeps it until its own click.
+_READS: dict[str, int] = {}
+_READS_LOCK = threading.Lock()
+
+
+def connection_dataset(name: str, table: str, *, read_again: bool = False) -> Dataset:
+    """The operator's connection ``name`` and ``table`` as a dataset (read only once it is scored, where the
+    table must be on the connection's allow-list): its latest read in this server, or (``read_again``) a new one."""
+    target = _connection_target(name, table)
+    with _READS_LOCK:
+        if read_again:
+            _READS[target] = _READS.get(target, 0) + 1
+        generation = _READS.get(target, 0)
+    digest = hashlib.sha256(f"{target}\nread {generation}".encode()).hexdigest()
+    return Dataset(f"{table} @ {name}", digest, "connection", table=table, connection=name, target=target)
 
 
 def use_connection(name: str, table: str) -> Dataset:
-    """Read ``table`` through the operator's connection ``name`` (the table must be on its allow-list)."""
+    """Read ``table`` through the operator's connection ``name`` (the table must be on its allow-list), afresh."""
     st.session_state.pop(UPLOAD_KEY, None)
     st.session_state.pop(IMPORT_KEY, None)
     st.session_state.pop(URL_KEY, None)
-    st.session_state[STATE_KEY] = connection_dataset(name, table)
+    st.session_state[STATE_KEY] = connection_dataset(name, table, read_again=True)
     return st.session_state[STATE_KEY]
 
 
@@ -456,11 +474,12 @@ def current_dataset() -> Dataset:
     if dataset is None or stale:
         dataset = sample_dataset()
         st.session_state[STATE_KEY] = dataset
-    elif dataset.kind == "connection":
+    elif dataset.kind == "connection" and dataset.target != _connection_target(dataset.connection or "",
+                                                                                dataset.table or ""):
+        # The operator changed the connection since it was read: its latest read under the new configuration.
         configured = connection_dataset(dataset.connection or "", dataset.table or "")
-        if configured.digest != dataset.digest:  # the operator changed the connection since it was read
-            dataset = replace(configured, exclude_invalid=dataset.exclude_invalid)
-            st.session_state[STATE_KEY] = dataset
+        dataset = replace(configured, exclude_invalid=dataset.exclude_invalid)
+        st.session_state[STATE_KEY] = dataset
     return dataset
 
 

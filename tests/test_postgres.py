@@ -303,6 +303,32 @@ def test_a_database_that_could_not_be_reached_is_asked_again_after_a_while(postg
     assert not at.exception and "PostgreSQL: runs @ platform" in text and "2,796 runs" in text
 
 
+def test_reading_the_table_again_shows_the_runs_added_since_and_other_sessions_keep_their_read(postgres,
+                                                                                                  monkeypatch):
+    """A platform's table grows during the day: "Read the table" reads it again (a new dataset, so nothing cached
+    for the earlier read answers for it); a session that read it earlier keeps its numbers until its own click."""
+    import psycopg
+
+    table = f"growing_{secrets.token_hex(4)}"
+    _load(postgres["url"], table, SAMPLE.read_text())
+    config = _operator_secrets(postgres, tables=(table,))
+
+    def read(at):
+        at.radio(key="source_kind").set_value("PostgreSQL table").run()
+        at.button(key="db_read").click().run()
+        return _all_text(at)
+
+    first = _app_with({}, config, monkeypatch)
+    assert "2,796 runs" in read(first)
+    with psycopg.connect(postgres["url"], autocommit=True) as conn:  # two more runs of an agent already there
+        conn.execute(f"INSERT INTO {table} SELECT run_id || '-again', agent_id, task_id, status, success, "
+                     f"latency_ms, cost_usd, steps, finished_at FROM {table} ORDER BY run_id LIMIT 2")
+    second = _app_with({}, config, monkeypatch)
+    assert "2,798 runs" in read(second)
+    assert "2,796 runs" in _all_text(first.run())  # the first session's view does not change under it
+    assert "2,798 runs" in read(first)  # until its own click
+
+
 def test_without_configuration_there_is_no_database_source(monkeypatch):
     monkeypatch.delenv("EXPLORER_ALLOW_DATABASE_URL", raising=False)
     at = _app_with({}, None, monkeypatch)
