@@ -527,9 +527,15 @@ def _compute(dataset: Dataset, files: list | None = None) -> Scored | Refused:
     return _read_table(spec, dataset.table or "", dataset.exclude_invalid)
 
 
+def _scores_key(dataset: Dataset) -> tuple[Hashable, ...]:
+    """The cache key of a dataset's scores or refusal: the dataset, and the limits it was read under (an operator
+    who raises a limit in secrets.toml sees the file read again, not the refusal kept under the old limit)."""
+    return dataset.kind, dataset.digest, dataset.exclude_invalid, settings_module.current().limits
+
+
 def scored() -> Scored | Refused:
     dataset = current_dataset()
-    key = (dataset.kind, dataset.digest, dataset.exclude_invalid)
+    key = _scores_key(dataset)
     with st.spinner("Validating and scoring the runs…", show_time=True):
         return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset), _size_of, _kept_for)
 
@@ -543,7 +549,7 @@ def scored_dataset(dataset: Dataset, files: list | None = None) -> Scored | Refu
     """A dataset beside the sidebar's (one of the Compare page's two datasets), scored by the same path and held
     in the same cache as the sidebar's (one file uploaded in both places is read once); ``files``: an upload's or
     an import's uploaded files (references)."""
-    key = (dataset.kind, dataset.digest, dataset.exclude_invalid)
+    key = _scores_key(dataset)
     with st.spinner(f"Validating and scoring {fmt.plain(dataset.name)}…", show_time=True):
         return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset, files), _size_of, _kept_for)
 

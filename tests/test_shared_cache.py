@@ -43,3 +43,21 @@ def test_warm_explains_every_ranked_agent_ahead_of_time(scored):
 def test_large_datasets_are_not_warmed(scored, monkeypatch):
     monkeypatch.setattr(drill, "WARM_MAX_RUNS", len(scored.runs) - 1)
     assert drill.warm(data.Dataset("runs.csv", "warm-test-large", "sample"), scored) is None
+
+
+def test_a_file_refused_under_a_limit_is_read_again_once_the_operator_raises_it(monkeypatch):
+    """The shared cache keys a refusal by the limits it was made under: a stale "more than the limit" must not
+    answer once the operator's limit allows the file (nor, in a test run, another test's limits answer here)."""
+    from streamlit.testing.v1 import AppTest
+
+    runs = (ROOT / "sample_data" / "runs.csv").read_bytes()
+    monkeypatch.setenv("EXPLORER_MAX_ROWS", "100")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    at.file_uploader(key="upload").set_value(("limits.csv", runs, "text/csv")).run()
+    refused = "\n".join([e.value for e in at.error] + [d.value.to_string() for d in at.dataframe])
+    assert "was refused" in refused and "(max_rows)" in refused, refused
+    monkeypatch.delenv("EXPLORER_MAX_ROWS")
+    at.run()
+    assert not at.error and not at.exception, [e.value for e in at.error]
+    assert any("2,796 runs" in c.value for c in at.sidebar.caption), [c.value for c in at.sidebar.caption]
