@@ -1,5 +1,5 @@
 import sys
 
-from scoring.cli.commands import main
+from scoring.cli.dispatch import main
 
 sys.exit(main())

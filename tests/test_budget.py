@@ -197,14 +197,14 @@ def test_the_cli_refuses_too_many_agents_events_and_nesting(capsys, tmp_path):
 
 
 def test_the_cli_stops_its_worker_past_the_cpu_limit(capsys, monkeypatch):
-    monkeypatch.setattr(cli, "run_report", lambda *args: _spin())  # the worker is forked: it runs this
+    monkeypatch.setattr("scoring.cli.report.run_report", lambda *args: _spin())  # the worker is forked: it runs this
     code, out, err = _cli(capsys, "sample_data/runs.csv", "--max-cpu-seconds", "1")
     assert code == 2 and not out
     assert "s of CPU time, more than the limit of 1 s (--max-cpu-seconds); the work was stopped" in err
 
 
 def test_the_cli_stops_its_worker_past_the_memory_limit(capsys, monkeypatch):
-    monkeypatch.setattr(cli, "run_report", lambda *args: _allocate(800 * MB))
+    monkeypatch.setattr("scoring.cli.report.run_report", lambda *args: _allocate(800 * MB))
     code, out, err = _cli(capsys, "sample_data/runs.csv", "--max-memory", "1MB")
     assert code == 2 and not out
     assert "of resident memory, more than the limit of 351 MB (--max-memory 1.0 MB + 350.0 MB" in err

@@ -1,12 +1,12 @@
 """The console command (``agentscore``, installed with the package ``scoring-methodology-explorer``): every
 subcommand of ``python -m scoring``, plus ``serve`` (the app), ``sample`` (the bundled sample runs) and
-``methodology`` (the published methodology), which :mod:`scoring.cli.commands` registers.
+``methodology`` (the published methodology), each in its own module of :mod:`scoring.cli`.
 """
 
 from __future__ import annotations
 
-from scoring.cli.commands import main as cli_main
-from scoring.cli.commands import serve_command, streamlit_config_flags
+from scoring.cli.dispatch import main as cli_main
+from scoring.cli.serve import serve_command, streamlit_config_flags
 
 PROG = "agentscore"
 

@@ -27,6 +27,7 @@ from scoring.load.importers._base import (
     MappedColumn,
     apply_prices,
     reward_success,
+    run_success,
 )
 from scoring.load.importers.api import classify, combine, detect, expand_folder, import_batch, import_file, import_files
 from scoring.load.importers.inspect_log import score_outcome
@@ -45,5 +46,5 @@ __all__ = [
     "KINDS", "FileReport", "HarnessReading", "ImportReport", "Imported", "MappedColumn", "Mapping", "MappingError",
     "SuccessRule", "Trial", "apply_mapping", "apply_prices", "classify", "combine", "detect", "expand_folder",
     "import_batch", "import_file", "import_files", "mapping_from_json",
-    "mapping_to_json", "reward_success", "score_outcome", "termination_status",
+    "mapping_to_json", "reward_success", "run_success", "score_outcome", "termination_status",
 ]

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.contract.limits import Limits, format_size, row_limit_refusal
-from scoring.contract.schema import PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
+from scoring.contract.schema import FAILED, PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
 from scoring.load.importers.reading import HarnessReading, Trial, harness_readings
 from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
 
@@ -399,6 +399,36 @@ def reward_success(reward: float) -> bool:
     (True, True, False, False)
     """
     return 1 - REWARD_TOLERANCE <= reward <= 1 + REWARD_TOLERANCE
+
+
+def run_success(status: str | None, verdict: bool | None, *, judges_failed: bool = False,
+                unknown: bool | None = None) -> bool | None:
+    """The runs table's ``success`` for one imported run: SPEC 7's outcome rule, the one home every importer calls.
+
+    ``verdict`` is the harness's judgement of the run, already read in its own terms (a reward through
+    :func:`reward_success`, an Inspect score through its C/I vocabulary, terminal-bench's ``is_resolved``), or
+    None when it gave none.
+
+    - A failed run (the harness stopped it with an error) has no outcome (empty, SPEC 7 "failed -> empty"): the
+      value such a run carries (tau2's and tau-bench's reward 0.0 of an error) is no judgement. A harness that
+      judges failed runs too (``judges_failed``: Inspect's score_on_error, terminal-bench's tests, run whatever
+      the agent did) keeps its verdict.
+    - A run without a verdict has an unknown outcome (empty, SPEC 1), unless the harness counts it as a failure
+      (``unknown=False``: terminal-bench's null ``is_resolved``, a mapping's ``empty: "false"``).
+    - Otherwise the verdict, for a completed and a timed-out run alike (a timeout is judged as it ended).
+
+    Examples
+    --------
+    >>> run_success("completed", True), run_success("timeout", False), run_success("completed", None)
+    (True, False, None)
+    >>> run_success("failed", False), run_success("failed", True, judges_failed=True)
+    (None, True)
+    >>> run_success("failed", None, judges_failed=True, unknown=False), run_success(None, True)
+    (False, True)
+    """
+    if status == FAILED and not judges_failed:
+        return None
+    return unknown if verdict is None else verdict
 
 
 def count_tool_calls(messages: Any, role: str = "assistant") -> tuple[int | None, str | None]:

@@ -33,6 +33,7 @@ from scoring.load.importers._base import (
     imported_from,
     is_naive_timestamp,
     json_depth,
+    run_success,
     scale_exactly,
     scan_json,
     trial_count_warnings,
@@ -247,11 +248,11 @@ def _chosen_scorer(log: Any, scorer: str | None, name: str) -> str:
 def _sample_row(sample: Any, run_id: str, agent_id: str, scorer: str, counts: dict[str, int]) -> dict[str, Any]:
     status = FAILED if sample.error is not None else TIMEOUT if sample.limit is not None else COMPLETED
     score = (sample.scores or {}).get(scorer)
-    success = None
+    # A failed sample scored anyway (score_on_error) keeps its score: Inspect judged it.
+    success = run_success(status, None if score is None else score_outcome(score.value), judges_failed=True)
     if score is None:
         counts["unscored"] += status != FAILED
     else:
-        success = score_outcome(score.value)
         unscored = isinstance(score.value, float) and math.isnan(score.value)  # Inspect's "unscored" sentinel
         counts["nan_score"] += unscored
         counts["partial"] += success is None and not unscored

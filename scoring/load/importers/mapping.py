@@ -31,6 +31,7 @@ from scoring.load.importers._base import (
     MappedColumn,
     agent_with_experiment,
     is_naive_timestamp,
+    run_success,
     scale_exactly,
     unique_sorted,
 )
@@ -557,8 +558,11 @@ def _outcomes(source: pd.Series, rule: SuccessRule) -> pd.Series:
     cells = source.map(_cell)
     out = cells.astype(object).copy()
     present = cells.map(lambda c: not (c is None or (isinstance(c, float) and c != c)))  # a str column maps None to NaN
-    if rule.empty == "false":
-        out[~present] = False
+    # An empty cell is a run without a verdict: unknown, or a failure with empty="false" (the one outcome rule;
+    # a mapped table's success is its own verdict, whatever the status).
+    no_verdict = run_success(None, None, judges_failed=True, unknown=False if rule.empty == "false" else None)
+    if no_verdict is not None:
+        out[~present] = no_verdict
     if rule.threshold is not None:
         values, ok = _numbers(source)
         decided = ok & present

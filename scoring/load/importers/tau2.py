@@ -37,6 +37,7 @@ from scoring.load.importers._base import (
     preview,
     read_bytes,
     reward_success,
+    run_success,
     scale_exactly,
     text_or_problem,
     trial_count_warnings,
@@ -228,25 +229,22 @@ def _simulation_row(i: int, sim: Any, agent_id: str, records: Records, rewards: 
 def _success(i: int, sim: dict, status: str | None, records: Records, rewards: list[float],
              counts: dict[str, int]) -> bool | None:
     info = sim.get("reward_info")
-    if info is None:
-        if status in (schema.COMPLETED, schema.TIMEOUT):
-            counts["no_reward"] += 1
-        return None
-    if not isinstance(info, dict):
-        records.problem(i, "success", info, "reward_info is not an object")
-        return None
-    reward, why = as_number(info.get("reward"))
-    if why:
-        records.problem(i, "success", info.get("reward"), f"reward_info.reward is {why}")
-        return None
-    if status == schema.FAILED:
-        return None  # SPEC 7: failed -> empty; an errored simulation's reward is no judgement
+    reward = None
+    if info is not None:
+        if not isinstance(info, dict):
+            records.problem(i, "success", info, "reward_info is not an object")
+            return None
+        reward, why = as_number(info.get("reward"))
+        if why:
+            records.problem(i, "success", info.get("reward"), f"reward_info.reward is {why}")
+            return None
+    # SPEC 7: failed -> empty (an errored simulation's reward is no judgement); no reward -> unknown
+    success = run_success(status, None if reward is None else reward_success(reward))
     if reward is None:
-        if status is not None:
-            counts["no_reward"] += 1
-        return None
-    rewards.append(reward)
-    return reward_success(reward)
+        counts["no_reward"] += status in (schema.COMPLETED, schema.TIMEOUT)
+    elif success is not None:
+        rewards.append(reward)  # the rewards read as outcomes, for the note on rewards other than 0 or 1
+    return success
 
 
 def _scaled(i: int, sim: dict, key: str, factor: float, column: str, unit: str, records: Records,

@@ -29,6 +29,7 @@ from scoring.load.importers._base import (
     outcome_warnings,
     preview,
     reward_success,
+    run_success,
     trial_count_warnings,
 )
 from scoring.load.importers.reading import Trial
@@ -133,9 +134,10 @@ def _result_row(i: int, result: Any, stem: str, agent_id: str, records: Records,
     reward, why = as_number(result.get("reward"))
     if why or reward is None:
         records.problem(i, "success", result.get("reward", absent()), f"reward is {why or 'missing'}")
-    elif not failed:
-        rewards.append(reward)
-        row["success"] = reward_success(reward)
+    else:  # SPEC 7: failed -> empty (an error's reward 0.0 is no judgement)
+        row["success"] = run_success(row["status"], reward_success(reward))
+        if row["success"] is not None:
+            rewards.append(reward)
 
     traj = result.get("traj", absent())
     if traj is absent():

@@ -32,6 +32,7 @@ from scoring.load.importers._base import (
     is_naive_timestamp,
     pass_through,
     preview,
+    run_success,
     trial_count_warnings,
 )
 from scoring.load.importers.reading import Trial
@@ -214,11 +215,10 @@ def _trial_row(i: int, trial: Any, agent_id: str, records: Records, counts: dict
     row["status"] = status
 
     resolved = trial.get("is_resolved")
-    if resolved is None:
-        counts["null_resolved"] += 1
-        row["success"] = False
-    elif isinstance(resolved, bool):
-        row["success"] = resolved
+    counts["null_resolved"] += resolved is None
+    if resolved is None or isinstance(resolved, bool):
+        # terminal-bench runs the tests whatever the agent did, and counts a null is_resolved as unresolved
+        row["success"] = run_success(status, resolved, judges_failed=True, unknown=False)
     else:
         records.problem(i, "success", resolved, "is_resolved is not true, false or null")
 

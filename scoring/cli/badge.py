@@ -1,0 +1,68 @@
+"""``badge FILE AGENT``: one agent's canonical headline score as an SVG badge, with the file's sha256 and the
+policy version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import hashlib
+import sys
+from pathlib import Path
+
+from scoring.cli.options import limit_options
+from scoring.cli.shared import Refused, load_inputs, write_stdout
+from scoring.contract.limits import Limits
+from scoring.contract.policy import CANONICAL_POLICY
+from scoring.measures.report import score_runs
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``badge`` on the command line's subcommands."""
+    badge = sub.add_parser("badge", help="write one agent's canonical headline score as an SVG badge")
+    badge.add_argument("file", metavar="FILE", help="a runs file, or one harness results file (imported as for "
+                                                     "`report`); its sha256 goes into the badge")
+    badge.add_argument("agent_id", metavar="AGENT")
+    badge.add_argument("-o", "--output", default=None, metavar="PATH",
+                       help="write the SVG here (a folder: the badge's own file name inside it); default stdout")
+    # read as for `report`, without its import options
+    badge.set_defaults(kind=None, agent=None, experiment=None, mapping=None, scorer=None, run=run_badge)
+    limit_options(badge)
+    return badge
+
+
+def _file_sha256(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except IsADirectoryError:
+        raise Refused(f"{path}: a badge names one file's sha256; give one file, not a folder") from None
+    except OSError as exc:
+        raise Refused(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+
+
+def run_badge(args: argparse.Namespace, limits: Limits) -> int:
+    """One agent's canonical headline score as an SVG badge, with the file's sha256 and the policy version."""
+    from scoring.outputs.badge import badge_file_name, badge_svg
+
+    digest = _file_sha256(args.file)
+    args.inputs = [args.file]
+    report = score_runs(load_inputs(args, limits).runs, CANONICAL_POLICY)
+    agents = {a.agent_id: a for a in report.agents}
+    if args.agent_id not in agents:
+        close = difflib.get_close_matches(args.agent_id, list(agents), n=3)
+        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
+        raise Refused(f"no agent {args.agent_id!r} in {args.file}{hint}")
+    svg = badge_svg(agents[args.agent_id], policy_version=report.policy.version, dataset_sha256=digest)
+    if args.output is None:
+        return write_stdout(svg)
+    target = Path(args.output)
+    if target.is_dir():
+        target = target / badge_file_name(args.agent_id, report.policy.version, digest)
+    try:
+        with open(target, "w", encoding="utf-8", newline="") as handle:
+            handle.write(svg)
+    except OSError as exc:
+        raise Refused(f"{target}: cannot write the badge ({exc.strerror or exc})") from None
+    print(f"badge: {target}", file=sys.stderr)
+    return 0

@@ -1,0 +1,80 @@
+"""``diff BASELINE NEW``: two result sets under one policy, agent by agent, over :mod:`scoring.analysis.diff` (a
+regression gate for CI: exit 1 when an agent's real drop reaches ``--fail-on-drop``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+from scoring.analysis.diff import BASELINE, NEW, diff_runs, render
+from scoring.analysis.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
+from scoring.cli.options import limit_options
+from scoring.cli.shared import Refused, load_inputs, read_policy, write_stdout
+from scoring.contract.limits import Limits
+from scoring.load.importers import KINDS
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``diff BASELINE NEW`` on the command line's subcommands."""
+    command = sub.add_parser(
+        "diff", help="compare two result sets under one policy, agent by agent (a regression gate for CI)",
+        description="Score BASELINE and NEW under one policy and compare every agent in both: the headline change "
+                    "with a paired bootstrap interval, each component, radar axis and pass^k level, the tasks "
+                    "newly solved and failed, and a verdict (better, worse, no real change). Exit status: 0 when "
+                    "nothing fails the gate, 1 when an agent's real drop reaches --fail-on-drop, 2 on an input "
+                    "error.")
+    command.add_argument("baseline", metavar="BASELINE", help="the stored result set: a runs file or harness "
+                                                              "results (a file or a tau2 results folder)")
+    command.add_argument("new", metavar="NEW", help="the new result set, read the same way")
+    command.add_argument("--agent", action="append", default=None, metavar="NAME",
+                         help="compare only this agent (repeat for several; default: every agent)")
+    command.add_argument("--fail-on-drop", type=float, default=None, metavar="POINTS",
+                         help="exit 1 when an agent's headline drops by at least POINTS and the drop is real "
+                              "(its interval lies below 0)")
+    command.add_argument("--format", choices=("json", "table", "markdown"), default="table",
+                         help="table (terminal), json, or markdown (a pull-request comment, at most 100 columns)")
+    command.add_argument("--policy", default=None, metavar="POLICY_JSON", help="a sandbox policy (JSON) for both "
+                                                                              "sets")
+    command.add_argument("--replicates", type=int, default=None, help="bootstrap replicates (default 1000)")
+    command.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed)")
+    command.add_argument("--from", dest="kind", choices=KINDS, default=None,
+                         help="both inputs' kind instead of detecting it from their content")
+    command.add_argument("--mapping", default=None, metavar="MAP_JSON", help="a column mapping for both inputs")
+    command.add_argument("--scorer", default=None, metavar="NAME", help="Inspect AI logs: the scorer whose value "
+                                                                       "is the outcome (default: the first)")
+    limit_options(command)
+    command.set_defaults(run=run_diff)
+    return command
+
+
+def run_diff(args: argparse.Namespace, limits: Limits) -> int:
+    """The ``diff`` command: both sets through the importers, one policy, the chosen format on stdout."""
+    threshold = args.fail_on_drop
+    if threshold is not None and not (threshold >= 0 and math.isfinite(threshold)):
+        raise Refused(f"--fail-on-drop: a number of points from 0 up, got {threshold:g}")
+    for name, value, low, high in (("--replicates", args.replicates, 1, 100_000), ("--seed", args.seed, 0, 2**63)):
+        if value is not None and not low <= value <= high:
+            raise Refused(f"{name}: must be from {low:,} to {high:,}, got {value:,}")
+    policy = read_policy(args.policy)
+    sides = []
+    for side, path in ((BASELINE, args.baseline), (NEW, args.new)):
+        inputs = argparse.Namespace(inputs=[path], kind=args.kind, agent=None, experiment=None, mapping=args.mapping,
+                                    scorer=args.scorer)
+        try:
+            sides.append(load_inputs(inputs, limits).runs)
+        except Refused as exc:
+            raise Refused(f"{side} {path}: cannot be scored:\n{exc}") from None
+    try:
+        result = diff_runs(sides[0], sides[1], policy, agents=args.agent,
+                           replicates=DEFAULT_REPLICATES if args.replicates is None else args.replicates,
+                           seed=DEFAULT_SEED if args.seed is None else args.seed, baseline_name=args.baseline,
+                           new_name=args.new)
+    except KeyError as exc:
+        raise Refused(f"--agent: no agent {exc.args[0]!r} in either set") from None
+    write_stdout(render(result, args.format, threshold))
+    for agent in result.failing(threshold):
+        print(f"gate: {agent.agent_id} dropped {agent.drop:.{policy.score_decimals}f} points (a real drop; "
+              f"--fail-on-drop {threshold:g})", file=sys.stderr)
+    return result.exit_code(threshold)

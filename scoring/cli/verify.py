@@ -1,0 +1,47 @@
+"""``verify RECEIPT INPUT...``: re-check a score receipt against the runs it claims to come from (exit 1 when it
+does not reproduce).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from scoring.cli.options import import_options, limit_options
+from scoring.cli.shared import Refused, load_inputs
+from scoring.contract.limits import Limits
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Register ``verify`` on the command line's subcommands ."""
+    verify = sub.add_parser("verify", help="re-check a score receipt against a runs file")
+    verify.add_argument("receipt", help="a receipt JSON downloaded from the app (or written by `receipt`)")
+    verify.add_argument("inputs", nargs="+", metavar="INPUT",
+                        help="the runs file (or harness results, imported as for `report`) the receipt claims to "
+                             "come from")
+    import_options(verify)
+    limit_options(verify)
+    verify.set_defaults(run=run_verify)
+    return verify
+
+
+def run_verify(args: argparse.Namespace, limits: Limits) -> int:
+    from scoring.outputs.receipt import ReceiptError, parse_receipt, verify
+
+    try:
+        with open(args.receipt, "rb") as handle:
+            data = handle.read()
+    except OSError as exc:
+        raise Refused(f"{args.receipt}: cannot read the receipt ({exc.strerror})") from None
+    try:
+        receipt = parse_receipt(data)
+    except ReceiptError as exc:
+        raise Refused(f"{args.receipt}: not a receipt that can be checked: {exc}") from None
+    problems = verify(receipt, load_inputs(args, limits).runs)
+    if problems:
+        print(f"does not reproduce: first difference at {problems[0]}", file=sys.stderr)
+        if len(problems) > 1:
+            print(f"({len(problems) - 1} more difference(s))", file=sys.stderr)
+        return 1
+    print(f"reproduces: {receipt['agent_id']} under {receipt['policy_version']}")
+    return 0
