@@ -61,3 +61,24 @@ def test_the_cli_receipt_names_the_runs_file_by_its_sha256():
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["dataset"]["name"] == "runs.csv" and doc["dataset"]["sha256"] == downloads.file_sha256(SAMPLE)
+
+
+def test_the_cli_names_one_harness_file_by_its_bytes_and_a_tagged_one_by_the_import_digest(capsys):
+    """One identity per dataset: the app, the badge and the links name one harness file by its bytes' sha256; the
+    CLI's receipt and pack name it the same way. A tag changes the agent ids, so the import digest names it."""
+    from scoring.cli import commands
+
+    harness = ROOT / "tests" / "fixtures" / "tau-bench" / "sonnet-retail.json"
+    sha = downloads.file_sha256(harness)
+
+    def dataset(*extra: str) -> dict:
+        assert commands.main(["report", str(harness), "--format", "json", *extra]) == 0
+        agent = json.loads(capsys.readouterr().out)["agents"][0]["agent_id"]
+        assert commands.main(["receipt", str(harness), agent, *extra]) == 0
+        return json.loads(capsys.readouterr().out)["dataset"]
+
+    plain = dataset()
+    assert (plain["sha256"], plain["sha256_of"], plain["kind"]) == (sha, "file bytes", "import")
+    tagged = dataset("--experiment", "v2")
+    assert tagged["sha256"] == downloads.import_digest([harness.name], [sha], ["v2"], None) != sha
+    assert tagged["sha256_of"] == "import of the files"

@@ -209,11 +209,11 @@ def load_inputs(args: argparse.Namespace, limits: Limits, *, exclude_invalid: bo
 
 
 def input_dataset(args: argparse.Namespace, loaded: LoadedRuns, limits: Limits) -> DatasetInfo:
-    """The dataset the inputs make, named as the app names it: one runs file by the sha256 of its bytes, an
-    import by the digest of its files' hashes, names, tags and mapping (the app's upload of the same files
-    gives the same digest)."""
+    """The dataset the inputs make, named as the app names it: one file (a runs table, or a harness file without
+    a tag or mapping) by the sha256 of its bytes, any other import by the digest of its files' hashes, names, tags
+    and mapping (the app's upload of the same files gives the same digest)."""
     from scoring.load.importers import mapping_to_json
-    from scoring.outputs.downloads import DatasetInfo, file_sha256, import_digest
+    from scoring.outputs.downloads import DatasetInfo, file_sha256, import_digest, import_identity
 
     def sha(path: Path) -> str:
         if not path.is_dir():
@@ -228,7 +228,11 @@ def input_dataset(args: argparse.Namespace, loaded: LoadedRuns, limits: Limits) 
     mapping = read_mapping(args.mapping)
     tags = per_input(args.experiment, args.inputs, "--experiment")
     names = [p.name for p in paths]
-    digest = import_digest(names, [sha(p) for p in paths], tags, mapping_to_json(mapping) if mapping else None)
+    shas, mapping_json = [sha(p) for p in paths], mapping_to_json(mapping) if mapping else None
+    # One harness file read as it stands is named by its bytes' sha256, as the app, the badge and the links name
+    # it (import_identity); a folder is no file: its listing's digest goes into the import digest.
+    digest, hash_of = (import_digest(names, shas, tags, mapping_json), "import of the files") if paths[0].is_dir() \
+        else import_identity(names, shas, tags, mapping_json)
     name = names[0] if len(names) == 1 else f"{len(names)} files"
     return DatasetInfo(name + (" (mapped)" if mapping else ""), digest, runs, kind="import",
-                       hash_of="import of the files", rows_read=rows_read, excluded_rows=excluded)
+                       hash_of=hash_of, rows_read=rows_read, excluded_rows=excluded)
