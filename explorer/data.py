@@ -715,17 +715,21 @@ def sandbox_report(scored_data: Scored, policy: Policy) -> Report:
 def dataset_info(scored_data: Scored) -> DatasetInfo:
     """The shown dataset as a download names it: a file (or an import of files) by its digest; a database
     table, which has no bytes of its own, by the sha256 of its validated runs (computed once, cached)."""
-    dataset = current_dataset()
+    return dataset_info_of(current_dataset(), scored_data)
+
+
+def dataset_info_of(dataset: Dataset, scored_data: Scored) -> DatasetInfo:
+    """:func:`dataset_info` for any dataset (one of the Compare page's two, say)."""
     loaded = scored_data.loaded
     counts: dict[str, Any] = {"rows_read": loaded.rows_read, "excluded_rows": loaded.excluded_rows}
-    if dataset.kind in ("connection", "url"):
+    identity = file_identity(dataset)
+    if identity is None:  # a database table
         sha = _cache().get_or_compute(("runs_sha256", dataset.kind, dataset.digest, dataset.exclude_invalid),
                                       lambda: runs_sha256(scored_data.runs), lambda _: 200)
         return DatasetInfo(dataset.name, sha, len(loaded.runs), kind="table",
                            hash_of="validated runs (CSV, run_id order)", **counts)
-    sha, hash_of = file_identity(dataset) or (dataset.digest, "file bytes")
-    return DatasetInfo(dataset.name, sha, len(loaded.runs), kind="import" if dataset.kind == "import" else "file",
-                       hash_of=hash_of, **counts)
+    return DatasetInfo(dataset.name, identity[0], len(loaded.runs),
+                       kind="import" if dataset.kind == "import" else "file", hash_of=identity[1], **counts)
 
 
 def file_identity(dataset: Dataset) -> tuple[str, str] | None:

@@ -259,3 +259,23 @@ def test_a_link_naming_an_operator_table_opens_it_on_that_side_and_a_failed_read
     assert "pw-not-shown" not in "\n".join(t for _, t in texts(at))
     assert not [d for d in at.dataframe if "Verdict" in d.value.columns]
     assert at.session_state[state.STORE]["baseline"] == "db:platform/runs"
+
+
+def test_each_side_is_named_by_the_datasets_one_identity():
+    """A harness file on one side is named by the sha256 of its bytes (what sha256sum and the link say), never the
+    import digest; the sample by its bytes."""
+    import hashlib
+
+    from tests.helpers import ROOT
+
+    harness = ROOT / "tests" / "fixtures" / "tau-bench" / "sonnet-retail.json"
+    at = compare_page({"compare": "datasets"})
+    at.radio(key="diff_baseline_kind").set_value(diffs.UPLOAD).run()
+    at.file_uploader(key="diff_baseline_upload").set_value((harness.name, harness.read_bytes(), "application/json"))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    captions = "\n".join(c.value for c in at.caption)
+    file_sha = hashlib.sha256(harness.read_bytes()).hexdigest()[:16]
+    assert f"sha256 `{file_sha}`" in captions, captions
+    assert f"sha256 `{hashlib.sha256(SAMPLE_RUNS.read_bytes()).hexdigest()[:16]}`" in captions, captions
+    assert at.session_state[state.STORE]["baseline"] == f"import:{file_sha}"  # the link names the same hash

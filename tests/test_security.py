@@ -492,3 +492,22 @@ def test_values_near_the_largest_double_give_finite_reports_in_every_engine(tmp_
     out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-m", "scoring", "report", str(path),
                           "--intervals"], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr  # the bootstrap sums do not overflow either
+
+
+def test_a_connection_fingerprint_cannot_be_tested_against_password_guesses():
+    """Digests derived from a connection's fingerprint reach the screen (a dataset's digest): it is keyed by a
+    secret of the server process, so a guessed password cannot be checked against it offline."""
+    import hashlib
+    import json
+    import subprocess
+    import sys
+
+    from scoring.load.database import ConnectionSpec
+
+    spec = ConnectionSpec("db", 5432, "platform", "scorer", "winter2026", trusted=True)
+    fields = [spec.host, spec.port, spec.database, spec.user, spec.password, [], True, False]
+    assert spec.fingerprint() != hashlib.sha256(json.dumps(fields).encode()).hexdigest()
+    elsewhere = subprocess.run([sys.executable, "-c", "from scoring.load.database import ConnectionSpec; print("
+                                "ConnectionSpec('db', 5432, 'platform', 'scorer', 'winter2026', trusted=True)"
+                                ".fingerprint())"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert elsewhere.returncode == 0 and elsewhere.stdout.strip() != spec.fingerprint()  # another process's key

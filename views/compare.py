@@ -35,7 +35,8 @@ def side_caption(side: diffs.Side, result: data.Scored | data.Refused) -> None:
                  "rows).", icon=":material/block:")
         st.dataframe(error.table(), hide_index=True, width="stretch", placeholder=fmt.DASH)
         return
-    st.caption(f"{fmt.plain(side.dataset.name)} · sha256 `{side.dataset.digest[:state.SHA_CHARS]}` · "
+    info = data.dataset_info_of(side.dataset, result)  # the dataset's one identity, as every other place names it
+    st.caption(f"{fmt.plain(side.dataset.name)} · sha256 `{info.sha256[:state.SHA_CHARS]}` · "
                f"{len(result.runs):,} runs · {len(result.report.agents):,} agents")
 
 

@@ -19,11 +19,12 @@ log only), so the error text cannot be used to scan ports or probe for files.
 
 from __future__ import annotations
 
-import hashlib
+import hmac
 import ipaddress
 import json
 import logging
 import re
+import secrets
 import socket
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -36,6 +37,7 @@ log = logging.getLogger(__name__)
 CONNECT_TIMEOUT_S = 10
 STATEMENT_TIMEOUT_MS = 60_000
 VIEWER_URL_FIELDS = ("host", "port", "database", "user", "password")
+_FINGERPRINT_KEY = secrets.token_bytes(32)  # this process's key for ConnectionSpec.fingerprint (never shown)
 GENERIC_FAILURE = "could not connect to the database (the server log has the details)"
 _HOSTNAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}"
                        r"[A-Za-z0-9])?)*")
@@ -65,8 +67,10 @@ class ConnectionSpec:
         return f"{self.host}:{self.port}/{self.database}"
 
     def fingerprint(self) -> str:
-        """A digest of everything that decides what this connection reads (the password included, never shown):
-        two specs with one fingerprint reach the same table as the same user.
+        """A digest of everything that decides what this connection reads: two specs with one fingerprint reach
+        the same table as the same user. It is an HMAC under a key of this process, never a plain hash: the
+        password is in it, and a plain hash of guessable fields would let anyone who sees a digest derived from
+        it test password guesses offline.
 
         >>> a, b = ConnectionSpec("db", 5432, "p", "u", "pw"), ConnectionSpec("db", 5432, "p", "u", "other")
         >>> a.fingerprint() == ConnectionSpec("db", 5432, "p", "u", "pw").fingerprint(), a == b
@@ -76,7 +80,7 @@ class ConnectionSpec:
         """
         fields = [self.host, self.port, self.database, self.user, self.password, list(self.extra), self.trusted,
                   self.guarded]
-        return hashlib.sha256(json.dumps(fields).encode("utf-8", "surrogatepass")).hexdigest()
+        return hmac.new(_FINGERPRINT_KEY, json.dumps(fields).encode("utf-8", "surrogatepass"), "sha256").hexdigest()
 
     def connect_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"host": self.host, "port": self.port, "dbname": self.database,
