@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer import data, drill
+from explorer import data, drill, tables
 from scoring import CANONICAL_POLICY, load_runs, score_runs
 from scoring.analysis.explain import explain
+from tests.apptest_helpers import page, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,3 +44,21 @@ def test_warm_explains_every_ranked_agent_ahead_of_time(scored):
 def test_large_datasets_are_not_warmed(scored, monkeypatch):
     monkeypatch.setattr(drill, "WARM_MAX_RUNS", len(scored.runs) - 1)
     assert drill.warm(data.Dataset("runs.csv", "warm-test-large", "sample"), scored) is None
+
+
+# Per page, the table builders (explorer.tables) whose frames depend on the dataset only: a page's rerun, or another
+# session's run of it, takes them from the shared cache.
+CACHED_TABLES = {
+    "leaderboard": ("leaderboard", "accounting_table", "notes_table", "harness_table", "unseen_table"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CACHED_TABLES))
+def test_a_second_session_builds_no_table_again(name, monkeypatch):
+    first = run(page(name))  # builds them (or finds them, built by an earlier test on the sample)
+    for builder in CACHED_TABLES[name]:
+        monkeypatch.setattr(tables, builder, lambda *args, **kwargs: never())
+    second = run(page(name))  # another session on the same dataset: nothing built again, the same tables
+    assert len(second.dataframe) == len(first.dataframe) > 0
+    for before, after in zip(first.dataframe, second.dataframe):
+        assert after.value.equals(before.value)
