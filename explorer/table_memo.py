@@ -119,7 +119,7 @@ def install() -> bool:
         if _own_marshall is None:
             _own_marshall = arrow.marshall_styler
             _own_arrow_bytes = dataframe_util.convert_pandas_df_to_arrow_bytes
-            arrow.marshall_styler = _marshall_styler
+            arrow.marshall_styler = _marshall_styler  # type: ignore[assignment]
             dataframe_util.convert_pandas_df_to_arrow_bytes = _arrow_bytes
     return True
 
