@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer import data, drill, tables
+from explorer import charts, data, drill, tables, tau2_reading
 from scoring import CANONICAL_POLICY, load_runs, score_runs
 from scoring.analysis.explain import explain
-from tests.apptest_helpers import page, run
+from tests.apptest_helpers import page, plotly_specs, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,19 +46,25 @@ def test_large_datasets_are_not_warmed(scored, monkeypatch):
     assert drill.warm(data.Dataset("runs.csv", "warm-test-large", "sample"), scored) is None
 
 
-# Per page, the table builders (explorer.tables) whose frames depend on the dataset only: a page's rerun, or another
-# session's run of it, takes them from the shared cache.
-CACHED_TABLES = {
-    "leaderboard": ("leaderboard", "accounting_table", "notes_table", "harness_table", "unseen_table"),
+# Per page, the builders (explorer.tables, explorer.tau2_reading, explorer.charts) whose tables and charts depend on
+# the dataset (and what the viewer chose) only: a page's rerun, or another session's run of it, takes them from
+# the shared cache.
+CACHED_BUILDERS = {
+    "leaderboard": [(tables, "leaderboard"), (tables, "accounting_table"), (tables, "notes_table"),
+                    (tables, "harness_table"), (tables, "unseen_table")],
+    "repeatability": [(tables, "repeatability_summary"), (tables, "task_table"), (tau2_reading, "tau2_summary"),
+                      (tau2_reading, "side_by_side"), (charts, "pass_k_bars"), (charts, "pass_k_curve"),
+                      (charts, "pass_k_histogram")],
 }
 
 
-@pytest.mark.parametrize("name", sorted(CACHED_TABLES))
-def test_a_second_session_builds_no_table_again(name, monkeypatch):
+@pytest.mark.parametrize("name", sorted(CACHED_BUILDERS))
+def test_a_second_session_builds_no_table_or_chart_again(name, monkeypatch):
     first = run(page(name))  # builds them (or finds them, built by an earlier test on the sample)
-    for builder in CACHED_TABLES[name]:
-        monkeypatch.setattr(tables, builder, lambda *args, **kwargs: never())
-    second = run(page(name))  # another session on the same dataset: nothing built again, the same tables
+    for module, builder in CACHED_BUILDERS[name]:
+        monkeypatch.setattr(module, builder, lambda *args, **kwargs: never())
+    second = run(page(name))  # another session on the same dataset: nothing built again, the same tables, charts
     assert len(second.dataframe) == len(first.dataframe) > 0
     for before, after in zip(first.dataframe, second.dataframe):
         assert after.value.equals(before.value)
+    assert plotly_specs(second) == plotly_specs(first)
