@@ -591,8 +591,11 @@ FIGURE_BYTES = 150_000  # what one chart holds as plotly objects, as the cache b
 def figure(what: str, extra: Hashable, build: Callable[[], T]) -> T:
     """A chart of the current dataset, built once per dataset and ``extra`` (everything else it shows: the agent,
     the theme, the weights...) for every session, in the shared bounded cache. Streamlit only reads a figure (it
-    serializes a copy of it), so one object serves every session; nobody may change a figure this returns."""
-    return derived("figure:" + what, extra, build, lambda _: FIGURE_BYTES)
+    serializes a copy of it), so one object serves every session; nobody may change a figure this returns. Its dict
+    and JSON for Streamlit are made once too, with it (``explorer.chart_memo``)."""
+    from . import chart_memo
+
+    return derived("figure:" + what, extra, lambda: chart_memo.prepare(build()), lambda _: 2 * FIGURE_BYTES)
 
 
 def table_frame(what: str, extra: Hashable, build: Callable[[], Any]) -> Any:

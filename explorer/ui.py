@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 import streamlit as st
 
+from . import chart_memo, styler_patch, table_memo
 from . import format as fmt
-from . import styler_patch, table_memo
 
 if TYPE_CHECKING:
     from scoring import Policy
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 ROW_HEIGHT = 35
 styler_patch.install()  # the same table text, built ten times faster (explorer/styler_patch.py)
 table_memo.install()  # a table shown again unchanged is marshalled once (explorer/table_memo.py)
+chart_memo.install()  # a chart of the shared cache is serialized once (explorer/chart_memo.py)
 # The columns that say which row this is and its score: pinned at the left of every table, so that on a 390 px
 # phone the rank, the agent and the score stay in view while the rest scrolls sideways (the first of SCORES found).
 IDENTITY = ("Rank", "Profile rank", "Agent", "Component")
