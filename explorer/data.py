@@ -54,6 +54,7 @@ URL_KEY = "db_url"  # a viewer's own database URL, kept in their session only
 FACTS_KEY = "upload_facts"  # per uploaded file id: (sha256, kind), computed once per upload
 
 Kind = Literal["sample", "upload", "import", "connection", "url"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,17 @@ def _start_workers() -> None:
     from scoring.load.worker import start_forkserver
 
     start_forkserver()
+
+
+def _held_or_computed(key: Hashable, compute: Callable[[], T], size_of: Callable[[T], int], spinner: str,
+                      kept_for: Callable[[T], float | None] | None = None) -> T:
+    """The shared cache's value for ``key``; computed under a spinner only when it is not held (a spinner starts a
+    thread and sends two messages: on every rerun of every page, for a value that is almost always there)."""
+    held = _cache().get(key)
+    if held is not None:
+        return held
+    with st.spinner(spinner, show_time=True):
+        return _cache().get_or_compute(key, compute, size_of, kept_for)
 
 
 def _score_bytes(name: str, exclude_invalid: bool, data: bytes) -> Scored | Refused:
@@ -321,9 +333,9 @@ def mapping_preview(source: MappingSource, table: RawRuns, mapping_json: str) ->
         problems = len(value.error.problems) if value.error is not None else 0
         return 300 * problems + 20_000
 
-    with st.spinner("Mapping and validating the table…", show_time=True):
-        return _cache().get_or_compute(("mapping-preview", source.digest, source.name, mapping_json),
-                                       lambda: preview(table, mapping_from_json(mapping_json), source.name), size)
+    return _held_or_computed(("mapping-preview", source.digest, source.name, mapping_json),
+                             lambda: preview(table, mapping_from_json(mapping_json), source.name), size,
+                             "Mapping and validating the table…")
 
 
 def upload_source(uploads: list) -> None:
@@ -518,8 +530,8 @@ def _compute(dataset: Dataset, files: list | None = None) -> Scored | Refused:
 def scored() -> Scored | Refused:
     dataset = current_dataset()
     key = (dataset.kind, dataset.digest, dataset.exclude_invalid)
-    with st.spinner("Validating and scoring the runs…", show_time=True):
-        return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset), _size_of, _kept_for)
+    return _held_or_computed(key, lambda: _scored_and_warmed(dataset), _size_of, "Validating and scoring the runs…",
+                             _kept_for)
 
 
 # What runs once a dataset is newly scored (``explorer.drill`` registers its ``warm``: every ranked agent explained
@@ -532,8 +544,8 @@ def scored_dataset(dataset: Dataset, files: list | None = None) -> Scored | Refu
     in the same cache as the sidebar's (one file uploaded in both places is read once); ``files``: an upload's or
     an import's uploaded files (references)."""
     key = (dataset.kind, dataset.digest, dataset.exclude_invalid)
-    with st.spinner(f"Validating and scoring {fmt.plain(dataset.name)}…", show_time=True):
-        return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset, files), _size_of, _kept_for)
+    return _held_or_computed(key, lambda: _scored_and_warmed(dataset, files), _size_of,
+                             f"Validating and scoring {fmt.plain(dataset.name)}…", _kept_for)
 
 
 def _scored_and_warmed(dataset: Dataset, files: list | None = None) -> Scored | Refused:
@@ -569,9 +581,6 @@ def page_link(name: str, label: str, icon: str, query_params: dict[str, list[str
         st.caption(f"Open *{spec.title}* in the menu.")
 
 
-T = TypeVar("T")
-
-
 def derived(what: str, extra: Hashable, compute: Callable[[], T], size_of: Callable[[T], int],
             spinner: str | None = None, *, dataset: Dataset | None = None) -> T:
     """A result computed from the current dataset (an explanation, the task matrix, a series over time), once
@@ -581,8 +590,7 @@ def derived(what: str, extra: Hashable, compute: Callable[[], T], size_of: Calla
     key = (what, dataset.kind, dataset.digest, dataset.exclude_invalid, extra)
     if spinner is None:
         return _cache().get_or_compute(key, compute, size_of)
-    with st.spinner(spinner, show_time=True):
-        return _cache().get_or_compute(key, compute, size_of)
+    return _held_or_computed(key, compute, size_of, spinner)
 
 
 FIGURE_BYTES = 150_000  # what one chart holds as plotly objects, as the cache budget counts it (an estimate)
@@ -693,8 +701,8 @@ def sandbox_report(scored_data: Scored, policy: Policy) -> Report:
     constants' hash), in the shared bounded cache: no client's clear-cache message can empty it."""
     dataset = current_dataset()
     key = ("sandbox", dataset.kind, dataset.digest, dataset.exclude_invalid, policy.version)
-    with st.spinner("Scoring under the sandbox policy…", show_time=True):
-        return _cache().get_or_compute(key, lambda: score_runs(scored_data.runs, policy), report_size)
+    return _held_or_computed(key, lambda: score_runs(scored_data.runs, policy), report_size,
+                             "Scoring under the sandbox policy…")
 
 
 def dataset_info(scored_data: Scored) -> DatasetInfo:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from explorer import charts, data, drill, tables, tau2_reading
+from explorer.cache import BoundedCache
 from scoring import CANONICAL_POLICY, load_runs, score_runs
 from scoring.analysis.explain import explain
 from tests.apptest_helpers import page, plotly_specs, run
@@ -68,3 +69,17 @@ def test_a_second_session_builds_no_table_or_chart_again(name, monkeypatch):
     for before, after in zip(first.dataframe, second.dataframe):
         assert after.value.equals(before.value)
     assert plotly_specs(second) == plotly_specs(first)
+
+
+def test_a_read_never_returns_an_idle_or_expired_entry_between_sweeps():
+    now = [0.0]
+    cache: BoundedCache = BoundedCache(max_bytes=1_000, idle_seconds=10, clock=lambda: now[0])
+    cache.get_or_compute("idle", lambda: "i", lambda v: 1)
+    cache.get_or_compute("brief", lambda: "b", lambda v: 1, lambda v: 3.0)
+    assert cache.get("idle") == "i" and cache.get("brief") == "b" and cache.get("absent") is None
+    now[0] = 3.0  # within a sweep's interval of the last read: the entry's own age decides
+    cache._swept = now[0]
+    assert cache.get("brief") is None and cache.get("idle") == "i"
+    now[0] = 13.5
+    cache._swept = now[0]
+    assert cache.get("idle") is None and len(cache) == 0
