@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
@@ -622,6 +623,30 @@ def show_import_report(report: ImportReport, *, expanded: bool = False) -> None:
                            file_name="import-report.json", mime="application/json", icon=":material/download:")
 
 
+# The refusal table's column widths (px): at a 1440 px window (sidebar open) they fit the main area, the Reason column
+# the widest; a reason longer than its width wraps onto more lines (refusal_row_height) instead of being cut.
+REFUSAL_PX = {"row": 56, "line": 56, "column": 110, "value": 130, "reason": 450, "code": 150}
+REFUSAL_CHAR_PX = 7.5  # the widest average width of a character of the grid's 14 px font, in words like these
+REFUSAL_LINE_PX = 20  # one wrapped line of the grid's text (14 px, line height 1.4)
+
+
+def refusal_row_height(reasons: list[str]) -> int | None:
+    """The refusal table's row height: Streamlit's own (one line) when every reason fits its column, else tall
+    enough for the longest reason's lines and one more (a line breaks between words, so it is not always full;
+    Streamlit wraps a cell's text only in rows over 64 px, so three lines at least).
+
+    >>> refusal_row_height(["not a number"]) is None
+    True
+    >>> refusal_row_height(["unknown status; expected one of queued, running, completed, failed, timeout, cancelled"])
+    70
+    >>> refusal_row_height(["x" * 300])
+    150
+    """
+    per_line = (REFUSAL_PX["reason"] - 16) / REFUSAL_CHAR_PX  # 8 px of padding on either side
+    lines = max((math.ceil(len(r) / per_line) for r in reasons), default=1)
+    return None if lines <= 1 else max(3, lines + 1) * REFUSAL_LINE_PX + 10
+
+
 def show_refusal(error: RunsValidationError, imported: ImportReport | None = None) -> None:
     dataset = current_dataset()
     what = "table" if dataset.table else "file"
@@ -633,14 +658,20 @@ def show_refusal(error: RunsValidationError, imported: ImportReport | None = Non
     remedy = f"fix the {what} or exclude the invalid rows" if excludable else f"fix the {what}"
     st.error(f"The {what} '{fmt.plain(dataset.name)}' was refused: {error.total:,} problem(s) found{listed}. "
              f"Nothing was scored; {remedy}.", icon=":material/block:")
-    st.dataframe(error.table(), hide_index=True, width="stretch", placeholder="whole file",
-                 column_config={"row": st.column_config.NumberColumn("Row", format="%d",
+    problems = error.table()
+    st.dataframe(problems, hide_index=True, width="stretch", placeholder="whole file",
+                 row_height=refusal_row_height(problems["reason"].tolist()),
+                 column_config={"row": st.column_config.NumberColumn("Row", format="%d", width=REFUSAL_PX["row"],
                                                                      help="The n-th run of the file"),
                                 "line": st.column_config.NumberColumn(
-                                    "Line", format="%d", help="The line of the file the row starts on, counted as "
-                                                              "an editor counts them (the header is line 1)"),
-                                "column": "Column", "value": "Value", "reason": "Reason",
-                                "code": st.column_config.TextColumn("Code", help="The rule's stable code")})
+                                    "Line", format="%d", width=REFUSAL_PX["line"],
+                                    help="The line of the file the row starts on, counted as an editor counts them "
+                                         "(the header is line 1)"),
+                                "column": st.column_config.TextColumn("Column", width=REFUSAL_PX["column"]),
+                                "value": st.column_config.TextColumn("Value", width=REFUSAL_PX["value"]),
+                                "reason": st.column_config.TextColumn("Reason", width=REFUSAL_PX["reason"]),
+                                "code": st.column_config.TextColumn("Code", width=REFUSAL_PX["code"],
+                                                                    help="The rule's stable code")})
     if excludable:
         st.button(f"Exclude the {error.invalid_rows:,} invalid row(s) of {error.rows_read:,} and score the rest",
                   on_click=exclude_invalid_rows, type="primary", key="exclude_invalid")
