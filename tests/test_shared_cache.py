@@ -53,6 +53,7 @@ def test_large_datasets_are_not_warmed(scored, monkeypatch):
 CACHED_BUILDERS = {
     "leaderboard": [(tables, "leaderboard"), (tables, "accounting_table"), (tables, "notes_table"),
                     (tables, "harness_table"), (tables, "unseen_table")],
+    "radar": [(tables, "profile_ranking"), (charts, "radar_chart")],
     "repeatability": [(tables, "repeatability_summary"), (tables, "task_table"), (tau2_reading, "tau2_summary"),
                       (tau2_reading, "side_by_side"), (charts, "pass_k_bars"), (charts, "pass_k_curve"),
                       (charts, "pass_k_histogram")],
