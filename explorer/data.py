@@ -609,8 +609,11 @@ def figure(what: str, extra: Hashable, build: Callable[[], T]) -> T:
 
 def table_frame(what: str, extra: Hashable, build: Callable[[], Any]) -> Any:
     """A table (a DataFrame) of the current dataset, built once per dataset and ``extra`` for every session, in
-    the shared bounded cache; nobody may change a frame this returns (``explorer.ui.table`` only reads it)."""
-    return derived("table:" + what, extra, build, lambda frame: int(frame.memory_usage(deep=True).sum()) + 2_000)
+    the shared bounded cache; nobody may change a frame this returns (``explorer.ui.table`` only reads it). Its size
+    counts it three times: the Styler's text frame and Arrow bytes ``explorer.table_memo`` keeps with it are about
+    as large again each."""
+    return derived("table:" + what, extra, build,
+                   lambda frame: 3 * int(frame.memory_usage(deep=True).sum()) + 10_000)
 
 
 def show_import_report(report: ImportReport, *, expanded: bool = False) -> None:
