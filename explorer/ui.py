@@ -245,6 +245,7 @@ def what_if(agent: AgentReport, policy: Policy, *, key: str) -> None:
                           f"{s.total_outcomes_to_pass_k:,}",
                           help=f"A task needs {s.top_level} outcomes before {s.top_level} of them can all succeed")
     if s.outcomes_to_pass_k:
-        table(pd.DataFrame({"Task": list(s.outcomes_to_pass_k),
-                            "More outcomes needed": pd.array(list(s.outcomes_to_pass_k.values()), dtype="Int64")}),
-              key=key, height=min(400, 35 * (len(s.outcomes_to_pass_k) + 1) + 3))
+        needed = s.outcomes_to_pass_k
+        table(data.table_frame("outcomes_to_pass_k", (agent.agent_id, policy.version), lambda: pd.DataFrame(
+            {"Task": list(needed), "More outcomes needed": pd.array(list(needed.values()), dtype="Int64")})),
+              key=key, height=min(400, 35 * (len(needed) + 1) + 3))

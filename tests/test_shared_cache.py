@@ -53,6 +53,9 @@ def test_large_datasets_are_not_warmed(scored, monkeypatch):
 CACHED_BUILDERS = {
     "leaderboard": [(tables, "leaderboard"), (tables, "accounting_table"), (tables, "notes_table"),
                     (tables, "harness_table"), (tables, "unseen_table")],
+    "headline": [(tables, "points_table"), (tables, "overtake_table"), (tables, "fixes_table"),
+                 (tables, "influence_tasks_table"), (tables, "influence_runs_table"), (charts, "contribution_waterfall"),
+                 (charts, "points_lost_chart"), (charts, "influence_bars"), (charts, "anchor_curve")],
     "radar": [(tables, "profile_ranking"), (charts, "radar_chart")],
     "repeatability": [(tables, "repeatability_summary"), (tables, "task_table"), (tau2_reading, "tau2_summary"),
                       (tau2_reading, "side_by_side"), (charts, "pass_k_bars"), (charts, "pass_k_curve"),
