@@ -30,9 +30,14 @@ class _Entry(Generic[V]):
 class BoundedCache(Generic[V]):
     """A least-recently-used cache bounded by the total size of its values and by idle time."""
 
+    # A read looks at its own entry's age; the whole cache is swept for idle entries at most this often on reads
+    # (a page's rerun reads it a dozen times, and it holds every agent's explanations, tables and charts).
+    SWEEP_SECONDS = 1.0
+
     def __init__(self, max_bytes: int, idle_seconds: float, clock: Callable[[], float] = time.monotonic):
         self.max_bytes, self.idle_seconds, self.clock = max_bytes, idle_seconds, clock
         self._entries: OrderedDict[Hashable, _Entry[V]] = OrderedDict()
+        self._swept = float("-inf")
         self._lock = threading.Lock()
         self._computing: dict[Hashable, threading.Lock] = {}
 
@@ -55,13 +60,22 @@ class BoundedCache(Generic[V]):
             self._computing.pop(key, None)
         return value
 
+    def get(self, key: Hashable) -> V | None:
+        """The cached value for ``key`` (marked as read), or None: nothing is computed."""
+        return self._get(key)
+
     def _get(self, key: Hashable) -> V | None:
         with self._lock:
-            self._drop_idle()
+            now = self.clock()
+            if now - self._swept >= self.SWEEP_SECONDS:
+                self._drop_idle()
             entry = self._entries.get(key)
             if entry is None:
                 return None
-            entry.last_used = self.clock()
+            if self._stale(entry, now):
+                del self._entries[key]
+                return None
+            entry.last_used = now
             self._entries.move_to_end(key)
             return entry.value
 
@@ -74,10 +88,13 @@ class BoundedCache(Generic[V]):
                 self._entries.popitem(last=False)
             self._entries[key] = _Entry(value, size, self.clock(), expires)
 
+    def _stale(self, entry: _Entry[V], now: float) -> bool:
+        """Unread for longer than the idle time, or past its life."""
+        return now - entry.last_used > self.idle_seconds or (entry.expires is not None and now >= entry.expires)
+
     def _drop_idle(self) -> None:
-        now = self.clock()
-        for key in [k for k, e in self._entries.items()
-                    if now - e.last_used > self.idle_seconds or (e.expires is not None and now >= e.expires)]:
+        now = self._swept = self.clock()
+        for key in [k for k, e in self._entries.items() if self._stale(e, now)]:
             del self._entries[key]
 
     @property

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import threading
 import time
 from collections.abc import Callable, Hashable, Mapping
@@ -54,6 +55,7 @@ URL_KEY = "db_url"  # a viewer's own database URL, kept in their session only
 FACTS_KEY = "upload_facts"  # per uploaded file id: (sha256, kind), computed once per upload
 
 Kind = Literal["sample", "upload", "import", "connection", "url"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -144,6 +146,17 @@ def _start_workers() -> None:
     from scoring.load.worker import start_forkserver
 
     start_forkserver()
+
+
+def _held_or_computed(key: Hashable, compute: Callable[[], T], size_of: Callable[[T], int], spinner: str,
+                      kept_for: Callable[[T], float | None] | None = None) -> T:
+    """The shared cache's value for ``key``; computed under a spinner only when it is not held (a spinner starts a
+    thread and sends two messages: on every rerun of every page, for a value that is almost always there)."""
+    held = _cache().get(key)
+    if held is not None:
+        return held
+    with st.spinner(spinner, show_time=True):
+        return _cache().get_or_compute(key, compute, size_of, kept_for)
 
 
 def _score_bytes(name: str, exclude_invalid: bool, data: bytes) -> Scored | Refused:
@@ -315,9 +328,9 @@ def mapping_preview(source: MappingSource, table: RawRuns, mapping_json: str) ->
         problems = len(value.error.problems) if value.error is not None else 0
         return 300 * problems + 20_000
 
-    with st.spinner("Mapping and validating the table…", show_time=True):
-        return _cache().get_or_compute(("mapping-preview", source.digest, source.name, mapping_json),
-                                       lambda: preview(table, mapping_from_json(mapping_json), source.name), size)
+    return _held_or_computed(("mapping-preview", source.digest, source.name, mapping_json),
+                             lambda: preview(table, mapping_from_json(mapping_json), source.name), size,
+                             "Mapping and validating the table…")
 
 
 def upload_source(uploads: list) -> None:
@@ -536,8 +549,8 @@ def _scores_key(dataset: Dataset) -> tuple[Hashable, ...]:
 def scored() -> Scored | Refused:
     dataset = current_dataset()
     key = _scores_key(dataset)
-    with st.spinner("Validating and scoring the runs…", show_time=True):
-        return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset), _size_of, _kept_for)
+    return _held_or_computed(key, lambda: _scored_and_warmed(dataset), _size_of, "Validating and scoring the runs…",
+                             _kept_for)
 
 
 # What runs once a dataset is newly scored (``explorer.drill`` registers its ``warm``: every ranked agent explained
@@ -550,8 +563,8 @@ def scored_dataset(dataset: Dataset, files: list | None = None) -> Scored | Refu
     in the same cache as the sidebar's (one file uploaded in both places is read once); ``files``: an upload's or
     an import's uploaded files (references)."""
     key = _scores_key(dataset)
-    with st.spinner(f"Validating and scoring {fmt.plain(dataset.name)}…", show_time=True):
-        return _cache().get_or_compute(key, lambda: _scored_and_warmed(dataset, files), _size_of, _kept_for)
+    return _held_or_computed(key, lambda: _scored_and_warmed(dataset, files), _size_of,
+                             f"Validating and scoring {fmt.plain(dataset.name)}…", _kept_for)
 
 
 def _scored_and_warmed(dataset: Dataset, files: list | None = None) -> Scored | Refused:
@@ -587,9 +600,6 @@ def page_link(name: str, label: str, icon: str, query_params: dict[str, list[str
         st.caption(f"Open *{spec.title}* in the menu.")
 
 
-T = TypeVar("T")
-
-
 def derived(what: str, extra: Hashable, compute: Callable[[], T], size_of: Callable[[T], int],
             spinner: str | None = None, *, dataset: Dataset | None = None) -> T:
     """A result computed from the current dataset (an explanation, the task matrix, a series over time), once
@@ -599,8 +609,7 @@ def derived(what: str, extra: Hashable, compute: Callable[[], T], size_of: Calla
     key = (what, dataset.kind, dataset.digest, dataset.exclude_invalid, extra)
     if spinner is None:
         return _cache().get_or_compute(key, compute, size_of)
-    with st.spinner(spinner, show_time=True):
-        return _cache().get_or_compute(key, compute, size_of)
+    return _held_or_computed(key, compute, size_of, spinner)
 
 
 FIGURE_BYTES = 150_000  # what one chart holds as plotly objects, as the cache budget counts it (an estimate)
@@ -609,14 +618,20 @@ FIGURE_BYTES = 150_000  # what one chart holds as plotly objects, as the cache b
 def figure(what: str, extra: Hashable, build: Callable[[], T]) -> T:
     """A chart of the current dataset, built once per dataset and ``extra`` (everything else it shows: the agent,
     the theme, the weights...) for every session, in the shared bounded cache. Streamlit only reads a figure (it
-    serializes a copy of it), so one object serves every session; nobody may change a figure this returns."""
-    return derived("figure:" + what, extra, build, lambda _: FIGURE_BYTES)
+    serializes a copy of it), so one object serves every session; nobody may change a figure this returns. Its dict
+    and JSON for Streamlit are made once too, with it (``explorer.chart_memo``)."""
+    from . import chart_memo
+
+    return derived("figure:" + what, extra, lambda: chart_memo.prepare(build()), lambda _: 2 * FIGURE_BYTES)
 
 
 def table_frame(what: str, extra: Hashable, build: Callable[[], Any]) -> Any:
     """A table (a DataFrame) of the current dataset, built once per dataset and ``extra`` for every session, in
-    the shared bounded cache; nobody may change a frame this returns (``explorer.ui.table`` only reads it)."""
-    return derived("table:" + what, extra, build, lambda frame: int(frame.memory_usage(deep=True).sum()) + 2_000)
+    the shared bounded cache; nobody may change a frame this returns (``explorer.ui.table`` only reads it). Its size
+    counts it three times: the Styler's text frame and Arrow bytes ``explorer.table_memo`` keeps with it are about
+    as large again each."""
+    return derived("table:" + what, extra, build,
+                   lambda frame: 3 * int(frame.memory_usage(deep=True).sum()) + 10_000)
 
 
 def show_import_report(report: ImportReport, *, expanded: bool = False) -> None:
@@ -627,6 +642,30 @@ def show_import_report(report: ImportReport, *, expanded: bool = False) -> None:
             st.markdown(block)
         st.download_button("Download the import report (JSON)", json.dumps(report.to_json(), indent=2) + "\n",
                            file_name="import-report.json", mime="application/json", icon=":material/download:")
+
+
+# The refusal table's column widths (px): at a 1440 px window (sidebar open) they fit the main area, the Reason column
+# the widest; a reason longer than its width wraps onto more lines (refusal_row_height) instead of being cut.
+REFUSAL_PX = {"row": 56, "line": 56, "column": 110, "value": 130, "reason": 450, "code": 150}
+REFUSAL_CHAR_PX = 7.5  # the widest average width of a character of the grid's 14 px font, in words like these
+REFUSAL_LINE_PX = 20  # one wrapped line of the grid's text (14 px, line height 1.4)
+
+
+def refusal_row_height(reasons: list[str]) -> int | None:
+    """The refusal table's row height: Streamlit's own (one line) when every reason fits its column, else tall
+    enough for the longest reason's lines and one more (a line breaks between words, so it is not always full;
+    Streamlit wraps a cell's text only in rows over 64 px, so three lines at least).
+
+    >>> refusal_row_height(["not a number"]) is None
+    True
+    >>> refusal_row_height(["unknown status; expected one of queued, running, completed, failed, timeout, cancelled"])
+    70
+    >>> refusal_row_height(["x" * 300])
+    150
+    """
+    per_line = (REFUSAL_PX["reason"] - 16) / REFUSAL_CHAR_PX  # 8 px of padding on either side
+    lines = max((math.ceil(len(r) / per_line) for r in reasons), default=1)
+    return None if lines <= 1 else max(3, lines + 1) * REFUSAL_LINE_PX + 10
 
 
 def show_refusal(error: RunsValidationError, imported: ImportReport | None = None) -> None:
@@ -640,14 +679,20 @@ def show_refusal(error: RunsValidationError, imported: ImportReport | None = Non
     remedy = f"fix the {what} or exclude the invalid rows" if excludable else f"fix the {what}"
     st.error(f"The {what} '{fmt.plain(dataset.name)}' was refused: {error.total:,} problem(s) found{listed}. "
              f"Nothing was scored; {remedy}.", icon=":material/block:")
-    st.dataframe(error.table(), hide_index=True, width="stretch", placeholder="whole file",
-                 column_config={"row": st.column_config.NumberColumn("Row", format="%d",
+    problems = error.table()
+    st.dataframe(problems, hide_index=True, width="stretch", placeholder="whole file",
+                 row_height=refusal_row_height(problems["reason"].tolist()),
+                 column_config={"row": st.column_config.NumberColumn("Row", format="%d", width=REFUSAL_PX["row"],
                                                                      help="The n-th run of the file"),
                                 "line": st.column_config.NumberColumn(
-                                    "Line", format="%d", help="The line of the file the row starts on, counted as "
-                                                              "an editor counts them (the header is line 1)"),
-                                "column": "Column", "value": "Value", "reason": "Reason",
-                                "code": st.column_config.TextColumn("Code", help="The rule's stable code")})
+                                    "Line", format="%d", width=REFUSAL_PX["line"],
+                                    help="The line of the file the row starts on, counted as an editor counts them "
+                                         "(the header is line 1)"),
+                                "column": st.column_config.TextColumn("Column", width=REFUSAL_PX["column"]),
+                                "value": st.column_config.TextColumn("Value", width=REFUSAL_PX["value"]),
+                                "reason": st.column_config.TextColumn("Reason", width=REFUSAL_PX["reason"]),
+                                "code": st.column_config.TextColumn("Code", width=REFUSAL_PX["code"],
+                                                                    help="The rule's stable code")})
     if excludable:
         st.button(f"Exclude the {error.invalid_rows:,} invalid row(s) of {error.rows_read:,} and score the rest",
                   on_click=exclude_invalid_rows, type="primary", key="exclude_invalid")
@@ -708,8 +753,8 @@ def sandbox_report(scored_data: Scored, policy: Policy) -> Report:
     constants' hash), in the shared bounded cache: no client's clear-cache message can empty it."""
     dataset = current_dataset()
     key = ("sandbox", dataset.kind, dataset.digest, dataset.exclude_invalid, policy.version)
-    with st.spinner("Scoring under the sandbox policy…", show_time=True):
-        return _cache().get_or_compute(key, lambda: score_runs(scored_data.runs, policy), report_size)
+    return _held_or_computed(key, lambda: score_runs(scored_data.runs, policy), report_size,
+                             "Scoring under the sandbox policy…")
 
 
 def dataset_info(scored_data: Scored) -> DatasetInfo:

@@ -64,11 +64,21 @@ def sections() -> dict[str, list[PageSpec]]:
     return grouped
 
 
-def show_title(name: str) -> None:
-    """The page's title as the menu shows it: written once, in :data:`PAGES`."""
+# A page whose content follows a mode it shows has a title per mode; the menu keeps the page's own title (the mode
+# named first in a page's modes is the one its own title says).
+MODE_TITLES: dict[tuple[str, str], str] = {("compare", "datasets"): "Compare two datasets"}
+
+
+def title(name: str, mode: str | None = None) -> str:
+    """The page's title (in ``mode``, for a page with modes): written once, here."""
+    return MODE_TITLES.get((name, mode or ""), PAGE_BY_NAME[name].title)
+
+
+def show_title(name: str, mode: str | None = None) -> None:
+    """The page's title as the menu shows it (or its mode's, see :data:`MODE_TITLES`): written once, here."""
     import streamlit as st
 
-    st.title(PAGE_BY_NAME[name].title)
+    st.title(title(name, mode))
 
 
 def navigation() -> Any:

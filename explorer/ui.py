@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import pandas as pd
 import streamlit as st
 
+from . import chart_memo, styler_patch, table_memo
 from . import format as fmt
-from . import styler_patch
 
 if TYPE_CHECKING:
     from scoring import Policy
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
 ROW_HEIGHT = 35
 styler_patch.install()  # the same table text, built ten times faster (explorer/styler_patch.py)
+table_memo.install()  # a table shown again unchanged is marshalled once (explorer/table_memo.py)
+chart_memo.install()  # a chart of the shared cache is serialized once (explorer/chart_memo.py)
 # The columns that say which row this is and its score: pinned at the left of every table, so that on a 390 px
 # phone the rank, the agent and the score stay in view while the rest scrolls sideways (the first of SCORES found).
 IDENTITY = ("Rank", "Profile rank", "Agent", "Component")
@@ -38,15 +40,12 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
     are returned (the order the frame was given in, whatever order the viewer sorted it into).
     """
     formats = dict(formats or {})
-    # Text columns: a missing cell becomes the dash itself (Streamlit shows a raw None in text columns
-    # whatever the Styler says); numeric columns keep their numbers so that sorting stays numeric.
-    text_columns = [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
-    if text_columns:
-        frame = frame.assign(**{c: frame[c].map(lambda v: fmt.DASH if _missing(v) else v).astype(object)
-                                for c in text_columns})
-    for column in frame.columns:
-        formats.setdefault(column, _default_format(frame[column]))
-    styler = frame.style.format({c: _dash_for_missing(f) for c, f in formats.items()}, na_rep=fmt.DASH)
+    # A frame from the shared cache is the same object on every rerun of every session: its Styler is built and
+    # marshalled once (explorer.table_memo); any other frame's on each call, as before.
+    if key is None:
+        styler = _styler(frame, formats)
+    else:
+        styler = table_memo.styler(frame, key, formats, lambda: _styler(frame, formats))
     if height == "fit":  # every row shown up to 20 rows, then a scrolling table
         height = ROW_HEIGHT * (len(frame) + 1) + 3 if len(frame) <= 20 else 600
     # placeholder: Streamlit draws its own "None" for a missing cell whatever the Styler says.
@@ -58,6 +57,20 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
     event = st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key, column_config=config,
                          placeholder=fmt.DASH, on_select="rerun", selection_mode=select)
     return [int(r) for r in event.selection.rows if 0 <= int(r) < len(frame)]
+
+
+def _styler(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]]) -> Any:
+    """The frame's Styler: every cell's text by its format (a dash for a missing value)."""
+    formats = dict(formats)
+    # Text columns: a missing cell becomes the dash itself (Streamlit shows a raw None in text columns
+    # whatever the Styler says); numeric columns keep their numbers so that sorting stays numeric.
+    text_columns = [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]
+    if text_columns:
+        frame = frame.assign(**{c: frame[c].map(lambda v: fmt.DASH if _missing(v) else v).astype(object)
+                                for c in text_columns})
+    for column in frame.columns:
+        formats.setdefault(column, _default_format(frame[column]))
+    return frame.style.format({c: _dash_for_missing(f) for c, f in formats.items()}, na_rep=fmt.DASH)
 
 
 def pinned(frame: pd.DataFrame, columns: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -232,6 +245,7 @@ def what_if(agent: AgentReport, policy: Policy, *, key: str) -> None:
                           f"{s.total_outcomes_to_pass_k:,}",
                           help=f"A task needs {s.top_level} outcomes before {s.top_level} of them can all succeed")
     if s.outcomes_to_pass_k:
-        table(pd.DataFrame({"Task": list(s.outcomes_to_pass_k),
-                            "More outcomes needed": pd.array(list(s.outcomes_to_pass_k.values()), dtype="Int64")}),
-              key=key, height=min(400, 35 * (len(s.outcomes_to_pass_k) + 1) + 3))
+        needed = s.outcomes_to_pass_k
+        table(data.table_frame("outcomes_to_pass_k", (agent.agent_id, policy.version), lambda: pd.DataFrame(
+            {"Task": list(needed), "More outcomes needed": pd.array(list(needed.values()), dtype="Int64")})),
+              key=key, height=min(400, 35 * (len(needed) + 1) + 3))

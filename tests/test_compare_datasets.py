@@ -151,6 +151,7 @@ def verdicts(at: AppTest) -> pd.DataFrame:
 def test_the_sample_against_itself_is_no_real_change_for_every_agent():
     at = compare_page({"compare": "datasets"})
     assert at.radio(key="compare_mode").value == "datasets"
+    assert [t.value for t in at.title] == ["Compare two datasets"]  # the title follows the mode
     assert [at.radio(key=f"diff_{side}_kind").value for side in diffs.SIDES] == [diffs.SAMPLE, diffs.SAMPLE]
     frame = verdicts(at)
     sample = load_runs(SAMPLE_RUNS.read_bytes(), name="runs.csv").runs
@@ -196,6 +197,10 @@ def test_a_table_this_deployment_does_not_offer_falls_back_to_the_sample_with_a_
 def test_the_two_agents_mode_is_the_default_and_unchanged():
     at = compare_page({})
     assert at.radio(key="compare_mode").value == "agents"
+    assert [t.value for t in at.title] == ["Compare two agents"]
+    at.radio(key="compare_mode").set_value("datasets").run()  # the viewer switches: the title follows
+    assert [t.value for t in at.title] == ["Compare two datasets"]
+    at.radio(key="compare_mode").set_value("agents").run()
     assert at.selectbox(key="compare_a").value and at.selectbox(key="compare_b").value
     assert not [d for d in at.dataframe if "Verdict" in d.value.columns]
 

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from explorer import data, drill
+from explorer import charts, data, drill, tables, tau2_reading
+from explorer.cache import BoundedCache
 from scoring import CANONICAL_POLICY, load_runs, score_runs
 from scoring.analysis.explain import explain
+from tests.apptest_helpers import page, plotly_specs, run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,3 +63,46 @@ def test_a_file_refused_under_a_limit_is_read_again_once_the_operator_raises_it(
     at.run()
     assert not at.error and not at.exception, [e.value for e in at.error]
     assert any("2,796 runs" in c.value for c in at.sidebar.caption), [c.value for c in at.sidebar.caption]
+
+
+# Per page, the builders (explorer.tables, explorer.tau2_reading, explorer.charts) whose tables and charts depend on
+# the dataset (and what the viewer chose) only: a page's rerun, or another session's run of it, takes them from
+# the shared cache.
+CACHED_BUILDERS = {
+    "leaderboard": [(tables, "leaderboard"), (tables, "accounting_table"), (tables, "notes_table"),
+                    (tables, "harness_table"), (tables, "unseen_table")],
+    "headline": [(tables, "points_table"), (tables, "overtake_table"), (tables, "fixes_table"),
+                 (tables, "influence_tasks_table"), (tables, "influence_runs_table"),
+                 (charts, "contribution_waterfall"), (charts, "points_lost_chart"), (charts, "influence_bars"),
+                 (charts, "anchor_curve")],
+    "radar": [(tables, "profile_ranking"), (charts, "radar_chart")],
+    "repeatability": [(tables, "repeatability_summary"), (tables, "task_table"), (tau2_reading, "tau2_summary"),
+                      (tau2_reading, "side_by_side"), (charts, "pass_k_bars"), (charts, "pass_k_curve"),
+                      (charts, "pass_k_histogram")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CACHED_BUILDERS))
+def test_a_second_session_builds_no_table_or_chart_again(name, monkeypatch):
+    first = run(page(name))  # builds them (or finds them, built by an earlier test on the sample)
+    for module, builder in CACHED_BUILDERS[name]:
+        monkeypatch.setattr(module, builder, lambda *args, **kwargs: never())
+    second = run(page(name))  # another session on the same dataset: nothing built again, the same tables, charts
+    assert len(second.dataframe) == len(first.dataframe) > 0
+    for before, after in zip(first.dataframe, second.dataframe):
+        assert after.value.equals(before.value)
+    assert plotly_specs(second) == plotly_specs(first)
+
+
+def test_a_read_never_returns_an_idle_or_expired_entry_between_sweeps():
+    now = [0.0]
+    cache: BoundedCache = BoundedCache(max_bytes=1_000, idle_seconds=10, clock=lambda: now[0])
+    cache.get_or_compute("idle", lambda: "i", lambda v: 1)
+    cache.get_or_compute("brief", lambda: "b", lambda v: 1, lambda v: 3.0)
+    assert cache.get("idle") == "i" and cache.get("brief") == "b" and cache.get("absent") is None
+    now[0] = 3.0  # within a sweep's interval of the last read: the entry's own age decides
+    cache._swept = now[0]
+    assert cache.get("brief") is None and cache.get("idle") == "i"
+    now[0] = 13.5
+    cache._swept = now[0]
+    assert cache.get("idle") is None and len(cache) == 0

@@ -6,11 +6,13 @@ from explorer.pages import show_title
 from scoring.analysis.diff import RULE
 from scoring.analysis.explain import component_weights
 
-show_title("compare")
+title_slot = st.empty()  # the title follows the mode, chosen just below it
 VERSUS_FOR = "compare_versus_for"  # the agent A that agent B was chosen against
 MODES = {"agents": "Two agents (one dataset)", "datasets": "Two datasets (baseline vs new)"}
 mode = st.radio("Compare", list(MODES), format_func=MODES.__getitem__, horizontal=True,
                 label_visibility="collapsed", **state.bound("compare", "compare_mode", list(MODES)))
+with title_slot:
+    show_title("compare", mode)
 
 
 def bootstrap_settings() -> tuple[int, int]:

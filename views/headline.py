@@ -103,10 +103,9 @@ if len(found_fixes.tasks):
     st.markdown("**What fixing a task's unsuccessful runs is worth** (what to fix first on top):")
     if found_fixes.facts():
         st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in found_fixes.facts()))
-    fix_rows = data.table_frame("fixes", (agent_id, FIXES_SHOWN), lambda: tables.fixes_table(found_fixes,
-                                                                                        rows=FIXES_SHOWN))
-    if ahead is None:  # no agent above: nothing to overtake
-        fix_rows = fix_rows.drop(columns=["Overtakes"])
+    first = ahead is None  # no agent above: nothing to overtake, no Overtakes column
+    fix_rows = data.table_frame("fixes", (agent_id, FIXES_SHOWN, first), lambda: tables.fixes_table(
+        found_fixes, rows=FIXES_SHOWN).drop(columns=["Overtakes"] if first else []))
     ui.table(fix_rows, {"Score if fixed": fmt.score, "Change": fmt.score},
              key="fixes_table", columns={"Overtakes": st.column_config.CheckboxColumn(
                  help="Whether this fix alone lifts the score to the one needed to overtake the agent above")})

@@ -40,12 +40,16 @@ show_intervals = st.toggle("Show bootstrap 95% intervals and tie groups",
                            **state.bound("intervals", "leaderboard_intervals"),
                            help="Is the gap between neighbours real? Agents in one tie group are not clearly "
                                 "separated by these data. The canonical scores do not change.")
-board = tables.leaderboard(report)
+# Every table of this page depends on the dataset (and the bootstrap settings) only: built once for every session
+# in the shared bounded cache (explorer.data.table_frame), never on a rerun.
+board = data.table_frame("leaderboard", None, lambda: tables.leaderboard(report))
 iv = None
 if show_intervals:
     replicates, seed = state.get("replicates"), state.get("seed")
     iv = data.intervals(scored, replicates, seed)
-    board = tables.with_intervals(board, iv)
+    shown_iv: Intervals = iv
+    board = data.table_frame("leaderboard_intervals", (replicates, seed),
+                             lambda: tables.with_intervals(tables.leaderboard(report), shown_iv))
 selected = ui.table(
     board,
     # One spelling per quantity (scoring.contract.format): the 0–100 score; the rate as a percentage; every 0–1 factor
@@ -108,7 +112,7 @@ if selected:
 
 st.subheader("Which runs each measure reads")
 accounts = drill.accounts(scored)
-counts = tables.accounting_table(report, accounts)
+counts = data.table_frame("accounting", None, lambda: tables.accounting_table(report, accounts))
 ignored = counts[["Failed", "Timed out", "Other statuses"]].sum()
 st.markdown(
     f"The headline reads **every completed run** of an agent and no other (published: \"all completed runs\"). "
@@ -126,11 +130,11 @@ ui.table(counts, key="accounting",
                       help=f"the latest {report.policy.radar_window} terminal runs"),
                   "pass^k outcomes": st.column_config.Column(help="terminal runs with a known outcome")})
 
-notes = tables.notes_table(report)
+notes = data.table_frame("notes", None, lambda: tables.notes_table(report))
 if not notes.empty:
     st.subheader("What the numbers leave out, in words")
     st.markdown("\n".join(f"- **{fmt.plain(r.Agent)}**: {fmt.plain(r.Note)}" for r in notes.itertuples()))
-harness = tables.harness_table(report)
+harness = data.table_frame("harness", None, lambda: tables.harness_table(report))
 if not harness.empty:
     st.subheader("Beside it: each harness's own reading")
     st.caption("The numbers the harness itself computes from the same file, by its published rules (tau2-bench, "
@@ -142,7 +146,7 @@ st.subheader("What the headline does not see (a reading, for reviewers)")
 st.caption("Per agent: the share of terminal runs and of spend the published rule (completed runs only) leaves "
            "out, and the headline and rank if failed and timed-out runs counted as unsuccessful completed runs. "
            "A reading, like the sandbox: the canonical score and rank never change.")
-unseen = tables.unseen_table(runs, report)
+unseen = data.table_frame("unseen", None, lambda: tables.unseen_table(runs, report))
 ui.table(unseen, {"Share of runs left out": fmt.pct, "Share of spend left out": fmt.pct,
                   "Cost left out (USD)": fmt.usd, "Headline score": fmt.score,
                   "Score if counted as failures": fmt.score}, key="unseen")

@@ -44,7 +44,9 @@ left.caption(f"Renormalized weights (all axes available): {shares}. For an agent
 right.button("Reset weights", on_click=reset_weights, icon=":material/restart_alt:", width="stretch")
 
 agents = [a.agent_id for a in report.agents]
-ranking = tables.profile_ranking(report, weights)
+# Built once per weights for every session (the shared cache): many viewers keep the defaults or a scorecard's.
+ranking = data.table_frame("profile_ranking", tuple(sorted(weights.items())),
+                           lambda: tables.profile_ranking(report, weights))
 focus = drill.focus_agent() if drill.focus_agent() in agents else None
 around_focus = tables.focus_and_neighbours(agents, focus)
 

@@ -21,9 +21,14 @@ st.markdown(
     f"Outcomes are terminal runs (completed, failed, timeout) with a known success value."
 )
 
-summary = [(a.agent_id, a.repeatability.pass_k) for a in report.agents]
-st.plotly_chart(charts.pass_k_bars(summary, levels, theme=ui.chart_theme()), width="stretch", key="pass_k_bars")
-ui.table(tables.repeatability_summary(report), {f"pass^{k}": lambda v: fmt.pct(v, 2) for k in levels},
+# Every chart and table of this page depends on the dataset and what the viewer chose only: built once for every
+# session in the shared bounded cache (explorer.data.figure and table_frame), never again on a rerun.
+theme = ui.chart_theme()
+st.plotly_chart(data.figure("pass_k_bars", theme.name, lambda: charts.pass_k_bars(
+    [(a.agent_id, a.repeatability.pass_k) for a in report.agents], levels, theme=theme)), width="stretch",
+    key="pass_k_bars")
+ui.table(data.table_frame("repeatability_summary", None, lambda: tables.repeatability_summary(report)),
+         {f"pass^{k}": lambda v: fmt.pct(v, 2) for k in levels},
          key="pass_k_summary",
          columns={"Qualifying tasks": st.column_config.Column(
                       help=f"Tasks with at least {policy.pass_k_min_outcomes} outcomes"),
@@ -41,8 +46,9 @@ st.subheader("The pass^k curve", help=glossary.tooltip("pass^k"))
 with_tasks = [a.agent_id for a in report.agents if a.repeatability.pass_k is not None]
 chosen = st.multiselect("Agents", with_tasks, default=with_tasks[:4], key="curve_agents",
                         max_selections=len(charts.PALETTE))
-curves = {a: report.agent(a).repeatability.curve() for a in chosen}
-st.plotly_chart(charts.pass_k_curve(curves, marked=levels, theme=ui.chart_theme()), width="stretch", key="pass_k_curve")
+st.plotly_chart(data.figure("pass_k_curve", (tuple(chosen), theme.name), lambda: charts.pass_k_curve(
+    {a: report.agent(a).repeatability.curve() for a in chosen}, marked=levels, theme=theme)), width="stretch",
+    key="pass_k_curve")
 st.caption("k runs from 1 to the agent's largest outcome count; a task with fewer than k outcomes contributes 0.")
 
 st.subheader("Per-task detail")
@@ -50,7 +56,7 @@ if with_tasks:
     left, right = st.columns([1, 1])
     agent_id = left.selectbox("Agent", with_tasks, **state.bound("agent", "task_agent", with_tasks))
     k = right.radio("Level", levels, horizontal=True, format_func=lambda k: f"pass^{k}", key="task_k")
-    task_rows = tables.task_table(report, agent_id)
+    task_rows = data.table_frame("task_table", agent_id, lambda: tables.task_table(report, agent_id))
     left, right = st.columns([3, 2])
     with left:
         ui.table(task_rows, {f"pass^{j}": fmt.factor for j in levels}, key="task_table",
@@ -60,9 +66,9 @@ if with_tasks:
         st.caption(f"{qualifying}, {rep.excluded_tasks:,} excluded "
                    f"(fewer than {policy.pass_k_min_outcomes} outcomes; shown without pass^k).")
     with right:
-        values = task_rows.loc[task_rows["Qualifies"], f"pass^{k}"].astype(float).tolist()
-        st.plotly_chart(charts.pass_k_histogram(values, agent=agent_id, k=k, theme=ui.chart_theme()), width="stretch",
-                        key="pass_k_histogram")
+        st.plotly_chart(data.figure("pass_k_histogram", (agent_id, k, theme.name), lambda: charts.pass_k_histogram(
+            task_rows.loc[task_rows["Qualifies"], f"pass^{k}"].astype(float).tolist(), agent=agent_id, k=k,
+            theme=theme)), width="stretch", key="pass_k_histogram")
 else:
     st.info("No agent has a task with enough outcomes for pass^k.")
 
@@ -72,20 +78,23 @@ st.markdown(f"**{tau2_reading.LABEL}.** tau2-bench computes pass^k only for k up
             f"{policy.pass_k_min_outcomes}-outcome gate. The numbers above follow the published rule instead: a "
             f"qualifying task with fewer than k outcomes counts 0 at pass^k. Where both are defined, each task's "
             f"pass^k is the same C(c, k) ÷ C(n, k); only which tasks enter the mean differs.")
-ui.table(tau2_reading.tau2_summary(report), {f"tau2 pass^{k}": lambda v: fmt.pct(v, 2) for k in levels},
+ui.table(data.table_frame("tau2_summary", None, lambda: tau2_reading.tau2_summary(report)),
+         {f"tau2 pass^{k}": lambda v: fmt.pct(v, 2) for k in levels},
          key="tau2_summary",
          columns={"tau2 max k (smallest n)": st.column_config.Column(
                       help="tau2-bench computes pass^k only up to the smallest outcome count of any task"),
                   "Tasks used (n ≥ 1)": st.column_config.Column(help="Every task with at least one outcome")})
 st.caption("A dash at pass^k: k is above tau2's max k for that agent, where tau2-bench computes nothing.")
-compared = [a.agent_id for a in report.agents if a.repeatability.tau2_reading() is not None]
+compared = data.derived("tau2_compared", None, lambda: [a.agent_id for a in report.agents
+                                                         if a.repeatability.tau2_reading() is not None],
+                        lambda agents: 100 * len(agents) + 1_000)
 if compared:
     agent_id = st.selectbox("Agent to compare", compared, key="tau2_agent")
     rep = report.agent(agent_id).repeatability
     st.markdown("\n".join(f"- Canonical {line}" for line in tau2_reading.canonical_words(
         rep, policy.pass_k_min_outcomes)) + f"\n- {tau2_reading.tau2_words(rep)}")
-    ui.table(tau2_reading.side_by_side(rep), {"tau2-bench reading": lambda v: fmt.pct(v, 2),
-                                              "Canonical (published rule)": lambda v: fmt.pct(v, 2)},
+    ui.table(data.table_frame("tau2_side_by_side", agent_id, lambda: tau2_reading.side_by_side(rep)),
+             {"tau2-bench reading": lambda v: fmt.pct(v, 2), "Canonical (published rule)": lambda v: fmt.pct(v, 2)},
              key="tau2_side_by_side")
     if not rep.qualifying_tasks:
         st.caption("A dash in the canonical column: no task has the "

@@ -19,7 +19,7 @@ import re
 
 import pytest
 
-from explorer import pages
+from explorer import data, pages
 from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, score_runs
 from tests.e2e.browser_helpers import (
     AXIS_LABELS,
@@ -209,6 +209,17 @@ def test_radar_weights_rerank_profile_not_headline(app, sample_report):
 
 # --- (3) an invalid upload is refused with a report, then rescued by excluding its invalid rows ------------
 
+# The refusal grid's sideways scroller, and each reason's width in the grid's own font (glide draws its cells on a
+# canvas in the app's body font at 14 px: measured on a canvas too).
+REASONS_FIT_JS = """(reasons) => {
+  const grid = document.querySelector("[data-testid='stDataFrame']");
+  const scroller = grid.querySelector('.dvn-scroller');
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = `400 14px ${getComputedStyle(grid).fontFamily}`;
+  return {scrollWidth: scroller.scrollWidth, clientWidth: scroller.clientWidth,
+          widths: reasons.map(r => context.measureText(r).width)};
+}"""
+
 @pytest.mark.browser
 def test_invalid_upload_report_and_exclusion(app, tmp_path):
     path = write_csv(tmp_path / "bad-runs.csv", [
@@ -232,6 +243,15 @@ def test_invalid_upload_report_and_exclusion(app, tmp_path):
     assert "done" in problems[0]["Value"] and problems[0]["Reason"].startswith("unknown status")
     assert "-5" in problems[1]["Value"] and problems[1]["Reason"].startswith("negative")
     assert problems[2]["Reason"] == "not a number"
+    # At 1440 px every reason is whole: the table needs no sideways scroll, and each reason, measured in the grid's
+    # font, fits the lines its Reason column gives it (one line, or the rows' wrapped lines less one for word breaks).
+    fit = app.page.evaluate(REASONS_FIT_JS, [p["Reason"] for p in problems])
+    assert app.page.viewport_size["width"] == 1440 and fit["scrollWidth"] <= fit["clientWidth"] + 1, fit
+    reasons = [p["Reason"] for p in problems]
+    height = data.refusal_row_height(reasons)
+    lines = 1 if height is None else (height - 10) // data.REFUSAL_LINE_PX - 1
+    assert max(fit["widths"]) > data.REFUSAL_PX["reason"] - 16  # the longest reason needs the wrapping here
+    assert all(w <= lines * (data.REFUSAL_PX["reason"] - 16) for w in fit["widths"]), (fit, lines)
     assert "refused (3 invalid row(s))" in app.sidebar_text()
     assert app.page.locator("[data-testid='stMetric']").count() == 0, "a refused file must not be scored"
     assert_clean(app, "refused upload")
