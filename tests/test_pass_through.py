@@ -192,3 +192,27 @@ def test_a_harness_value_that_is_not_a_number_is_refused_with_its_place(tmp_path
     (problem,) = refused.value.problems
     assert (problem.row, problem.column, problem.code, problem.value) == (3, "seed", "not_a_number", "lucky")
     assert "seeded.json: simulation 3" in problem.reason
+
+
+def test_parquet_int64_above_2_53_is_read_as_the_csv_path_reads_it(tmp_path):
+    # An int64 seed or latency_ms above 2^53 has no exact double: every path keeps the nearest double
+    # (docs/schema.md); Arrow's checked cast used to raise ArrowInvalid from the pandas engine.
+    big_seed, big_latency = 2**62 + 1, 2**60 + 1
+    table = pa.table({"run_id": ["r1", "r2", "r3"], "agent_id": ["a", "a", "b"], "task_id": ["t1", "t2", "t1"],
+                      "status": ["completed"] * 3, "success": [True, False, True],
+                      "latency_ms": pa.array([big_latency, 5, None], type=pa.int64()),
+                      "cost_usd": [0.01, 0.02, 0.03],
+                      "seed": pa.array([big_seed, 7, None], type=pa.int64())})
+    parquet, csv = tmp_path / "big.parquet", tmp_path / "big.csv"
+    pq.write_table(table, parquet)
+    csv.write_text(REQUIRED_HEADER + ",seed\n" + f"r1,a,t1,completed,true,{big_latency},0.01,{big_seed}\n"
+                   "r2,a,t2,completed,false,5,0.02,7\nr3,b,t1,completed,true,,0.03,\n")
+    from_parquet, from_csv = load_runs(parquet).runs, load_runs(csv).runs
+    pd.testing.assert_frame_equal(from_parquet, from_csv)
+    by_run = from_parquet.set_index("run_id")
+    assert by_run.loc["r1", "seed"] == int(float(big_seed)) == 2**62  # the nearest double
+    assert by_run.loc["r1", "latency_ms"] == float(big_latency) == 2.0**60
+    pandas_doc = json.loads(score_runs(from_parquet).to_json_text())
+    assert_same_report(json.loads(score_file_sql(parquet).to_json_text()), pandas_doc)
+    assert_same_report(json.loads(score_file_sql(csv).to_json_text()), pandas_doc)
+    assert pandas_doc == json.loads(score_runs(from_csv).to_json_text())

@@ -251,7 +251,7 @@ def outcomes(column: pa.Array) -> pd.arrays.BooleanArray | None:
         return pd.arrays.BooleanArray(np.asarray(pc.fill_null(column, False), dtype=bool), ~known)
     if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
         known = np.asarray(pc.is_valid(column), dtype=bool)
-        numbers = np.asarray(pc.fill_null(column.cast(pa.float64()), 0.0), dtype=float)
+        numbers = np.asarray(pc.fill_null(column.cast(pa.float64(), safe=False), 0.0), dtype=float)  # as numbers()
         if not np.isin(numbers[known], (0.0, 1.0)).all():  # a NaN too: only an empty cell is unknown
             return None
         return pd.arrays.BooleanArray(numbers == 1.0, ~known)
@@ -270,7 +270,9 @@ def outcomes(column: pa.Array) -> pd.arrays.BooleanArray | None:
 def numbers(column: pa.Array, *, whole: bool = False) -> np.ndarray | None:
     """Finite numbers >= 0 (whole ones for steps) with NaN for empty, else None."""
     if pa.types.is_integer(column.type) or pa.types.is_floating(column.type) or pa.types.is_decimal(column.type):
-        floats = column.cast(pa.float64())
+        # Unchecked: a whole number above 2^53 becomes its nearest double, as the CSV path reads it
+        # (docs/schema.md, "Pass-through columns"); Arrow's checked cast refuses it with an exception.
+        floats = column.cast(pa.float64(), safe=False)
     else:
         values = _trimmed_text(column)
         if values is None:
