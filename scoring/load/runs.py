@@ -248,17 +248,41 @@ def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
     return _with_header(body.fillna(""), header), np.arange(1, len(body) + 1), problems
 
 
+class _Lines:
+    """The lines of a text for a csv.reader, the last one read kept: whether a record is blank depends on
+    its characters as written (``""`` and an empty line both read as one empty field)."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = io.StringIO(text)
+        self.last = ""
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        self.last = next(self._lines)
+        return self.last
+
+
+def _is_row(fields: list[str], line: str) -> bool:
+    """Whether a record a csv.reader read from ``line`` (its last line) is a row, as the CSV readers count rows:
+    only a line of nothing but spaces and tabs is blank, as pandas' skip_blank_lines has it (Arrow skips empty
+    lines and refuses any other such line, which sends the file to pandas). A line ``""`` or ``" "`` is a row."""
+    return len(fields) > 1 or bool(line.rstrip("\r\n").strip(" \t"))
+
+
 def _unreadable_csv(text: str) -> str:
     """Why the CSV reader gave up, in our words: the first record with more fields than the header (the file line
     it starts on, as a person counts lines, and its row: the n-th record after the header), or a quote never
     closed (the record that opens it runs to the end of the file)."""
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
-    reader = csv.reader(io.StringIO(text))
+    lines = _Lines(text)
+    reader = csv.reader(lines)
     header: int | None = None
     row, start, last = 0, 1, "the header (line 1)"
     try:
         for fields in reader:
-            if fields and (len(fields) > 1 or fields[0].strip()):  # a blank line is skipped, as the reader does
+            if _is_row(fields, lines.last):  # a blank line is skipped, as the reader does
                 if header is None:
                     header = len(fields)
                 else:
@@ -291,11 +315,12 @@ def csv_record_lines(data: bytes, rows: Collection[int]) -> dict[int, int]:
     except RunsValidationError:
         return found
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
-    reader = csv.reader(io.StringIO(text))
+    lines = _Lines(text)
+    reader = csv.reader(lines)
     row, start, last = -1, 1, max(wanted)  # row -1: the header is still to come
     try:
         for fields in reader:
-            if fields and (len(fields) > 1 or fields[0].strip()):
+            if _is_row(fields, lines.last):
                 row += 1
                 if row in wanted:
                     found[row] = start
@@ -311,10 +336,11 @@ def _fields_per_record(text: str) -> list[int]:
     """Fields of each non-blank CSV record; a plain comma count when no cell is quoted (the common case)."""
     if '"' not in text:
         # A blank line is skipped (as the reader skips it); a line of commas is a record of empty cells.
-        return [line.count(",") + 1 for line in text.splitlines() if line.strip()]
+        return [line.count(",") + 1 for line in text.splitlines() if line.strip(" \t")]
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))  # pandas read it: so may the counter
+    lines = _Lines(text)
     try:
-        return [len(r) for r in csv.reader(io.StringIO(text)) if len(r) > 1 or (r and r[0].strip())]
+        return [len(r) for r in csv.reader(lines) if _is_row(r, lines.last)]
     except csv.Error as exc:
         raise _file_problem(f"not readable as CSV: {exc}") from None
 
