@@ -216,3 +216,46 @@ def test_parquet_int64_above_2_53_is_read_as_the_csv_path_reads_it(tmp_path):
     assert_same_report(json.loads(score_file_sql(parquet).to_json_text()), pandas_doc)
     assert_same_report(json.loads(score_file_sql(csv).to_json_text()), pandas_doc)
     assert pandas_doc == json.loads(score_runs(from_csv).to_json_text())
+
+
+BELOW_2_63 = 2**63 - 1024  # the largest double below 2^63: kept, exactly
+TOO_LARGE_CSV = (REQUIRED_HEADER + ",seed,input_tokens\n"
+                 "r1,a,t1,completed,true,10,0.1,100000000000000000000,\n"
+                 "r2,a,t1,completed,false,12,0.2,9223372036854775807,\n"  # 2^63 - 1 reads as the double 2^63
+                 f"r3,b,t1,completed,true,11,0.3,{BELOW_2_63},5\n"
+                 "r4,b,t1,completed,true,11,0.3,3,1e19\n")
+
+
+def test_a_value_of_2_63_or_more_is_refused_by_every_engine_not_wrapped_to_a_negative(tmp_path):
+    # Kept as a 64-bit integer, 10^20 used to become -9223372036854775808 on the Runs page.
+    path = tmp_path / "big.csv"
+    path.write_text(TOO_LARGE_CSV)
+    expected = [(1, "seed", "too_large"), (2, "seed", "too_large"), (4, "input_tokens", "too_large")]
+    utf16 = tmp_path / "big16.csv"
+    utf16.write_bytes(("\ufeff" + TOO_LARGE_CSV).encode("utf-16"))  # read cell by cell
+    for score in (lambda: load_runs(path), lambda: load_runs(utf16), lambda: score_file_sql(path)):
+        with pytest.raises(RunsValidationError) as refused:
+            score()
+        assert sorted((p.row, p.column, p.code) for p in refused.value.problems) == expected
+        assert "too large; must be below 2^63" in refused.value.problems[0].reason
+    kept = load_runs(path, exclude_invalid=True).runs
+    assert kept[["run_id", "seed", "input_tokens"]].values.tolist() == [["r3", BELOW_2_63, 5]]
+
+
+def test_a_typed_parquet_value_of_2_63_or_more_is_refused_by_every_engine(tmp_path):
+    table = pa.table({"run_id": ["r1", "r2", "r3", "r4"], "agent_id": ["a"] * 4, "task_id": ["t"] * 4,
+                      "status": ["completed"] * 4, "success": [True, False, True, True],
+                      "latency_ms": [1.0, 2.0, 3.0, 4.0], "cost_usd": [0.1, 0.2, 0.3, 0.4],
+                      "seed": pa.array([2**63 - 1, BELOW_2_63, None, 7], pa.int64()),
+                      "trial": pa.array([1, 2, 2**64 - 1, 3], pa.uint64()),
+                      "input_tokens": pa.array([1.0, 2.0, 3.0, 1e20])})
+    path = tmp_path / "typed.parquet"
+    pq.write_table(table, path)
+    found = []
+    for score in (lambda: load_runs(path), lambda: score_file_sql(path)):
+        with pytest.raises(RunsValidationError) as refused:
+            score()
+        found.append(sorted((p.row, p.column, p.code) for p in refused.value.problems))
+    assert found[0] == found[1] == [(1, "seed", "too_large"), (3, "trial", "too_large"),
+                                    (4, "input_tokens", "too_large")]
+    assert load_runs(path, exclude_invalid=True).runs["seed"].tolist() == [BELOW_2_63]

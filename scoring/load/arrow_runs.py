@@ -267,8 +267,8 @@ def outcomes(column: pa.Array) -> pd.arrays.BooleanArray | None:
     return pd.arrays.BooleanArray(truth[codes], np.asarray(pc.is_null(encoded.indices), dtype=bool))
 
 
-def numbers(column: pa.Array, *, whole: bool = False) -> np.ndarray | None:
-    """Finite numbers >= 0 (whole ones for steps) with NaN for empty, else None."""
+def numbers(column: pa.Array, *, whole: bool = False, below: float | None = None) -> np.ndarray | None:
+    """Finite numbers >= 0 (whole ones for steps; below ``below`` when given) with NaN for empty, else None."""
     if pa.types.is_integer(column.type) or pa.types.is_floating(column.type) or pa.types.is_decimal(column.type):
         # Unchecked: a whole number above 2^53 becomes its nearest double, as the CSV path reads it
         # (docs/schema.md, "Pass-through columns"); Arrow's checked cast refuses it with an exception.
@@ -285,6 +285,8 @@ def numbers(column: pa.Array, *, whole: bool = False) -> np.ndarray | None:
     valid = np.asarray(pc.is_valid(floats), dtype=bool)
     present = out[valid]
     if not np.isfinite(present).all() or (present < 0).any() or (whole and (present % 1 != 0).any()):
+        return None
+    if below is not None and (present >= below).any():
         return None
     return out + 0.0  # -0 is zero, as in the per-cell parser
 

@@ -37,6 +37,7 @@ from scoring.contract.schema import (
     NONFINITE_TOKENS,
     NUMBER_COLUMNS,
     PASS_THROUGH_COLUMNS,
+    PASS_THROUGH_LIMIT,
     READ_COLUMNS,
     REQUIRED_COLUMNS,
     STATUSES,
@@ -858,7 +859,8 @@ def _booleans(is_true: pd.Series, is_false: pd.Series, index: pd.Index) -> pd.Se
     return pd.Series(pd.arrays.BooleanArray(t, ~(t | f)), index=index)
 
 
-def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool = False) -> pd.Series:
+def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool = False,
+                  below: float | None = None) -> pd.Series:
     if ptypes.is_numeric_dtype(raw) and not ptypes.is_bool_dtype(raw):
         values = raw.astype("float64")
         shown = values
@@ -883,6 +885,10 @@ def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool
         fractional = ~bad & finite.notna() & (finite % 1 != 0)
         out.add(fractional, column, shown, Reason.NOT_WHOLE)
         bad = bad | fractional
+    if below is not None:  # a pass-through value, kept as a 64-bit integer
+        too_large = ~bad & (finite >= below)
+        out.add(too_large, column, shown, Reason.TOO_LARGE)
+        bad = bad | too_large
     return finite.where(~bad) + 0.0  # -0 is zero: never a '-0.0' in the report
 
 
@@ -930,7 +936,7 @@ def validate_runs(
                else np.full(len(raw), np.nan) for c in NUMBER_COLUMNS}
     finished = (pd.DatetimeIndex(_parse_timestamps(raw["finished_at"], out)).asi8
                 if "finished_at" in raw.columns else None)
-    extras = {c: _parse_number(raw[c], c, out, integer=True).to_numpy(dtype=float)
+    extras = {c: _parse_number(raw[c], c, out, integer=True, below=PASS_THROUGH_LIMIT).to_numpy(dtype=float)
               for c in PASS_THROUGH_COLUMNS if c in raw.columns}
     _check_duplicates(run_id, rows, out)
     columns = _columns_from_cells(run_id, agents, tasks, status, success, numbers, finished, rows)
@@ -972,7 +978,8 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
         "success": lambda: fast.outcomes(cols["success"]),
         **{c: functools.partial(fast.numbers, cols[c], whole=c == "steps") for c in NUMBER_COLUMNS if c in cols},
         **({"finished_at": lambda: fast.timestamps(cols["finished_at"])} if "finished_at" in cols else {}),
-        **{c: functools.partial(fast.numbers, cols[c], whole=True) for c in PASS_THROUGH_COLUMNS if c in cols},
+        **{c: functools.partial(fast.numbers, cols[c], whole=True, below=PASS_THROUGH_LIMIT)
+           for c in PASS_THROUGH_COLUMNS if c in cols},
     }
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="runs-check") as pool:
         futures = {name: pool.submit(check) for name, check in checks.items()}
@@ -999,8 +1006,9 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
         finished = found["finished_at"]
         if finished is None:
             finished = pd.DatetimeIndex(_parse_timestamps(cells("finished_at"), out)).asi8
-    extras = {c: found[c] if found[c] is not None else _parse_number(cells(c), c, out, integer=True).to_numpy(
-        dtype=float) for c in PASS_THROUGH_COLUMNS if c in cols}
+    extras = {c: found[c] if found[c] is not None else _parse_number(
+        cells(c), c, out, integer=True, below=PASS_THROUGH_LIMIT).to_numpy(dtype=float)
+        for c in PASS_THROUGH_COLUMNS if c in cols}
     # Duplicates last, as the cell-by-cell validator finds them (the report lists a row's problems in that order).
     if parsed_run_id is None and run_id is not None and duplicated:
         parsed_run_id = pd.Series(run_id.to_pandas(), dtype="str")
