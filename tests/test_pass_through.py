@@ -72,6 +72,16 @@ def test_headers_are_forgiving_and_the_columns_come_after_the_canonical_ones():
     assert not set(PASS_THROUGH_COLUMNS) & set(without.columns)
 
 
+def _refusals(path: Path) -> list[list[tuple]]:
+    """(row, column, code) of each problem, sorted, by the pandas engine and by DuckDB."""
+    found = []
+    for score in (lambda: load_runs(path), lambda: score_file_sql(path)):
+        with pytest.raises(RunsValidationError) as refused:
+            score()
+        found.append(sorted((p.row, p.column, p.code) for p in refused.value.problems))
+    return found
+
+
 BAD = GOOD.replace("r2,a,t1,completed,false,12,0.2,1,", "r2,a,t1,completed,false,12,0.2,1.5,").replace(
     "r3,b,t1,failed,,,,2,,7,,", "r3,b,t1,failed,,,,-2,inf,x,,1e3")
 
@@ -79,11 +89,7 @@ BAD = GOOD.replace("r2,a,t1,completed,false,12,0.2,1,", "r2,a,t1,completed,false
 def test_bad_values_are_refused_by_every_engine_alike(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text(BAD)
-    found = []
-    for score in (lambda: load_runs(path), lambda: score_file_sql(path)):
-        with pytest.raises(RunsValidationError) as refused:
-            score()
-        found.append(sorted((p.row, p.column, p.code) for p in refused.value.problems))
+    found = _refusals(path)
     assert found[0] == found[1] == [(2, "trial", "not_whole"), (3, "epoch", "not_finite"),
                                     (3, "seed", "not_a_number"), (3, "trial", "negative")]
     with pytest.raises(RunsValidationError) as refused:
@@ -102,11 +108,7 @@ def test_typed_parquet_values_are_checked_too(tmp_path):
                       "cost_usd": [0.1, 0.2], "trial": pa.array([0, -1], pa.int64()), "seed": pa.array([None, 5.5])})
     path = tmp_path / "typed.parquet"
     pq.write_table(table, path)
-    found = []
-    for score in (lambda: load_runs(path), lambda: score_file_sql(path)):
-        with pytest.raises(RunsValidationError) as refused:
-            score()
-        found.append(sorted((p.row, p.column, p.code) for p in refused.value.problems))
+    found = _refusals(path)
     assert found[0] == found[1] == [(2, "seed", "not_whole"), (2, "trial", "negative")]
 
 
@@ -251,11 +253,7 @@ def test_a_typed_parquet_value_of_2_63_or_more_is_refused_by_every_engine(tmp_pa
                       "input_tokens": pa.array([1.0, 2.0, 3.0, 1e20])})
     path = tmp_path / "typed.parquet"
     pq.write_table(table, path)
-    found = []
-    for score in (lambda: load_runs(path), lambda: score_file_sql(path)):
-        with pytest.raises(RunsValidationError) as refused:
-            score()
-        found.append(sorted((p.row, p.column, p.code) for p in refused.value.problems))
+    found = _refusals(path)
     assert found[0] == found[1] == [(1, "seed", "too_large"), (3, "trial", "too_large"),
                                     (4, "input_tokens", "too_large")]
     assert load_runs(path, exclude_invalid=True).runs["seed"].tolist() == [BELOW_2_63]
