@@ -179,3 +179,18 @@ def test_a_parquet_file_of_many_row_groups_reads_as_one_group_does():
         except RunsValidationError as exc:
             refusals.append([(p.row, p.column, p.value) for p in exc.problems])
     assert refusals[0] == refusals[1] == [(501, "latency_ms", "fast")]
+
+
+def test_an_int64_outcome_above_2_53_is_refused_not_raised():
+    # Arrow's checked cast to float64 raised ArrowInvalid for 2^60 + 1; it is simply not an outcome.
+    table = pa.table({"run_id": ["r1", "r2"], "agent_id": ["a", "a"], "task_id": ["t", "t"],
+                      "status": ["completed", "completed"], "success": pa.array([1, 2**60 + 1], type=pa.int64()),
+                      "latency_ms": [1.0, 2.0], "cost_usd": [0.1, 0.2]})
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    try:
+        load_runs(buffer.getvalue(), name="big.parquet")
+    except RunsValidationError as error:
+        assert [(p.row, p.column, p.code) for p in error.problems] == [(2, "success", "not_an_outcome")]
+    else:
+        raise AssertionError("2^60 + 1 read as an outcome")

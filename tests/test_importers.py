@@ -11,6 +11,8 @@ import contextlib
 import copy
 import io
 import json
+import subprocess
+import sys
 import zipfile
 from decimal import Decimal
 from math import comb
@@ -39,7 +41,7 @@ from scoring.load.importers import (
 from scoring.load.runs import RunsValidationError
 from scoring.measures.repeatability import pass_hat_k, task_outcomes
 from scoring.measures.report import score_runs
-from tests.helpers import run_inspect
+from tests.helpers import run_inspect, terminal_bench_run
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tau2"
 GROK3 = FIXTURES / "2025-10-13T12-25-14.993547_airline_llm_agent_grok-3_user_simulator_grok-3_task_11.json"
@@ -956,3 +958,55 @@ def test_fuzz_truncated_and_corrupted_real_files(cut, flips):
         if data:
             data[f % len(data)] ^= 0x5A
     _only_refusals(bytes(data), None)
+
+
+# --------------------------------------------------------------------------- numbers no double holds
+
+HUGE = 10**400  # a valid JSON number; float(HUGE) raises OverflowError
+
+
+def _refusal(source, name: str | None = None) -> list[tuple]:
+    """(row, column, value, reason) of each problem import_file(...).validate() refuses with; anything else
+    raised fails the test."""
+    with pytest.raises(RunsValidationError) as info:
+        import_file(source, name).validate()
+    return [(p.row, p.column, p.value, p.reason) for p in info.value.problems]
+
+
+def test_a_json_whole_number_no_double_holds_is_a_record_problem_in_every_importer(tmp_path):
+    cut = str(HUGE)[:200]  # the value, cut short as every record problem shows it
+    assert _refusal(as_bytes(tau2_doc([simulation(1), simulation(2, seed=HUGE)])), "run.json") == [
+        (2, "seed", cut, "simulation 2: seed is too large for a number")]
+    results = [taubench_result(0, trial=0), taubench_result(1, trial=HUGE)]
+    assert _refusal(json.dumps(results).encode(), "tb.json") == [
+        (2, "trial", cut, "result 2: trial is too large for a number")]
+    path = terminal_bench_run(tmp_path, "run1", [("hello", True, "none"), ("chess", False, "none"),
+                                                 ("sql", True, "none")])
+    doc = json.loads(path.read_text())
+    doc["results"][0]["total_input_tokens"] = HUGE
+    doc["results"][1]["total_output_tokens"] = -HUGE
+    doc["results"][2]["trial_name"] = "sql." + "9" * 5000 + "-of-5.run1"  # int() refuses 4,300 digits
+    path.write_text(json.dumps(doc))
+    assert _refusal(path) == [
+        (1, "input_tokens", cut, "trial 1: input_tokens is too large for a number"),
+        (2, "output_tokens", "-" + str(HUGE)[:199], "trial 2: output_tokens is too large for a number"),
+        (3, "trial", doc["results"][2]["trial_name"][:200],
+         "trial 3: trial_name: the attempt number is too large for a number")]
+
+
+def test_a_long_numeric_text_pass_through_value_is_validated_whole_not_cut_short():
+    # Cut to 200 digits, "1" + 400 zeros would read as 1e199 and be kept; whole, it is not finite.
+    imported = tau2_import([simulation(1, seed="1" + "0" * 400)])
+    with pytest.raises(RunsValidationError) as info:
+        imported.validate()
+    assert [(p.row, p.column, p.code) for p in info.value.problems] == [(1, "seed", "not_finite")]
+
+
+def test_the_cli_lists_a_number_no_double_holds_and_shows_no_traceback(tmp_path):
+    path = tmp_path / "run.json"
+    path.write_bytes(as_bytes(tau2_doc([simulation(1, seed=HUGE)])))
+    done = subprocess.run([sys.executable, "-m", "scoring", "report", str(path)], cwd=Path(__file__).parents[1],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "Traceback" not in done.stdout + done.stderr
+    assert "row 1, column 'seed', value '1000" in done.stderr + done.stdout
+    assert "simulation 1: seed is too large for a number" in done.stderr + done.stdout

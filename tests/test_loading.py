@@ -232,3 +232,39 @@ def test_a_fact_names_one_thing_or_many_by_its_count():
     assert [str(Fact(template, {"n": n, "k": 3})) for n in (0, 1, 2, 1200)] == [
         "0 tasks with 3 outcomes", "1 task with 3 outcomes", "2 tasks with 3 outcomes", "1,200 tasks with 3 outcomes"]
     assert Fact(template, {"n": 1, "k": 1}).render(escape=str.upper) == "1 TASK with 1 outcomes"
+
+
+# Lines as a person counts them (the header is line 1). Only a line of nothing but spaces and tabs is blank (the
+# readers skip it); a line `""` or `" "` is a row of one cell (a short line); a quoted cell may span lines.
+ODD_LINES = [
+    HEADER.rstrip("\n"),                     # line 1
+    "r1,a,t1,completed,true,1,0.1,1,",       # line 2: row 1
+    "",                                      # line 3: blank
+    '""',                                    # line 4: row 2, short
+    "r2,a,t1,completed,maybe,1,0.1,1,",      # line 5: row 3, success refused
+    "   ",                                   # line 6: blank
+    '" "',                                   # line 7: row 4, short
+    '"r3',                                   # line 8: row 5 starts here ...
+    'x",a,t1,completed,maybe,1,0.1,1,',      # line 9: ... and ends here
+    "\t",                                    # line 10: blank
+    '"",a,t1,completed,true,1,0.1,1,',       # line 11: row 6, run_id missing
+    "r4,a,t1,completed,maybe,1,0.1,1,",      # line 12: row 7, success refused
+]
+ODD_ROW_LINES = {2: 4, 3: 5, 4: 7, 5: 8, 6: 11, 7: 12}
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16"])  # UTF-16 is read by the text reader, not Arrow
+def test_every_problem_names_the_line_its_row_is_on(newline, encoding):
+    data = newline.join(ODD_LINES + [""]).encode(encoding)
+    error = refused(data)
+    assert {p.row: error.lines.get(p.row) for p in error.problems} == ODD_ROW_LINES
+    assert {(p.row, p.code) for p in error.problems} == {
+        (2, "short_line"), (3, "not_an_outcome"), (4, "short_line"), (5, "not_an_outcome"),
+        (6, "missing_value"), (7, "not_an_outcome")}
+    assert "row 2 (line 4): the line has 1 field(s)" in error.report()
+
+
+def test_a_line_of_too_many_fields_is_named_by_its_line_after_a_quoted_empty_line():
+    error = refused(("\n".join(ODD_LINES[:5] + ["r9,a,t1,completed,true,1,0.1,1,,extra"]) + "\n").encode())
+    assert "line 6 (row 4) has 10 fields where the header has 9" in only_problem(error).reason

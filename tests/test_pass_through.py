@@ -72,6 +72,16 @@ def test_headers_are_forgiving_and_the_columns_come_after_the_canonical_ones():
     assert not set(PASS_THROUGH_COLUMNS) & set(without.columns)
 
 
+def _refusals(path: Path) -> list[list[tuple]]:
+    """(row, column, code) of each problem, sorted, by the pandas engine and by DuckDB."""
+    found = []
+    for score in (lambda: load_runs(path), lambda: score_file_sql(path)):
+        with pytest.raises(RunsValidationError) as refused:
+            score()
+        found.append(sorted((p.row, p.column, p.code) for p in refused.value.problems))
+    return found
+
+
 BAD = GOOD.replace("r2,a,t1,completed,false,12,0.2,1,", "r2,a,t1,completed,false,12,0.2,1.5,").replace(
     "r3,b,t1,failed,,,,2,,7,,", "r3,b,t1,failed,,,,-2,inf,x,,1e3")
 
@@ -79,11 +89,7 @@ BAD = GOOD.replace("r2,a,t1,completed,false,12,0.2,1,", "r2,a,t1,completed,false
 def test_bad_values_are_refused_by_every_engine_alike(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text(BAD)
-    found = []
-    for score in (lambda: load_runs(path), lambda: score_file_sql(path)):
-        with pytest.raises(RunsValidationError) as refused:
-            score()
-        found.append(sorted((p.row, p.column, p.code) for p in refused.value.problems))
+    found = _refusals(path)
     assert found[0] == found[1] == [(2, "trial", "not_whole"), (3, "epoch", "not_finite"),
                                     (3, "seed", "not_a_number"), (3, "trial", "negative")]
     with pytest.raises(RunsValidationError) as refused:
@@ -102,11 +108,7 @@ def test_typed_parquet_values_are_checked_too(tmp_path):
                       "cost_usd": [0.1, 0.2], "trial": pa.array([0, -1], pa.int64()), "seed": pa.array([None, 5.5])})
     path = tmp_path / "typed.parquet"
     pq.write_table(table, path)
-    found = []
-    for score in (lambda: load_runs(path), lambda: score_file_sql(path)):
-        with pytest.raises(RunsValidationError) as refused:
-            score()
-        found.append(sorted((p.row, p.column, p.code) for p in refused.value.problems))
+    found = _refusals(path)
     assert found[0] == found[1] == [(2, "seed", "not_whole"), (2, "trial", "negative")]
 
 
@@ -192,3 +194,66 @@ def test_a_harness_value_that_is_not_a_number_is_refused_with_its_place(tmp_path
     (problem,) = refused.value.problems
     assert (problem.row, problem.column, problem.code, problem.value) == (3, "seed", "not_a_number", "lucky")
     assert "seeded.json: simulation 3" in problem.reason
+
+
+def test_parquet_int64_above_2_53_is_read_as_the_csv_path_reads_it(tmp_path):
+    # An int64 seed or latency_ms above 2^53 has no exact double: every path keeps the nearest double
+    # (docs/schema.md); Arrow's checked cast used to raise ArrowInvalid from the pandas engine.
+    big_seed, big_latency = 2**62 + 1, 2**60 + 1
+    table = pa.table({"run_id": ["r1", "r2", "r3"], "agent_id": ["a", "a", "b"], "task_id": ["t1", "t2", "t1"],
+                      "status": ["completed"] * 3, "success": [True, False, True],
+                      "latency_ms": pa.array([big_latency, 5, None], type=pa.int64()),
+                      "cost_usd": [0.01, 0.02, 0.03],
+                      "seed": pa.array([big_seed, 7, None], type=pa.int64())})
+    parquet, csv = tmp_path / "big.parquet", tmp_path / "big.csv"
+    pq.write_table(table, parquet)
+    csv.write_text(REQUIRED_HEADER + ",seed\n" + f"r1,a,t1,completed,true,{big_latency},0.01,{big_seed}\n"
+                   "r2,a,t2,completed,false,5,0.02,7\nr3,b,t1,completed,true,,0.03,\n")
+    from_parquet, from_csv = load_runs(parquet).runs, load_runs(csv).runs
+    pd.testing.assert_frame_equal(from_parquet, from_csv)
+    by_run = from_parquet.set_index("run_id")
+    assert by_run.loc["r1", "seed"] == int(float(big_seed)) == 2**62  # the nearest double
+    assert by_run.loc["r1", "latency_ms"] == float(big_latency) == 2.0**60
+    pandas_doc = json.loads(score_runs(from_parquet).to_json_text())
+    assert_same_report(json.loads(score_file_sql(parquet).to_json_text()), pandas_doc)
+    assert_same_report(json.loads(score_file_sql(csv).to_json_text()), pandas_doc)
+    assert pandas_doc == json.loads(score_runs(from_csv).to_json_text())
+
+
+BELOW_2_63 = 2**63 - 1024  # the largest double below 2^63: kept, exactly
+TOO_LARGE_CSV = (REQUIRED_HEADER + ",seed,input_tokens\n"
+                 "r1,a,t1,completed,true,10,0.1,100000000000000000000,\n"
+                 "r2,a,t1,completed,false,12,0.2,9223372036854775807,\n"  # 2^63 - 1 reads as the double 2^63
+                 f"r3,b,t1,completed,true,11,0.3,{BELOW_2_63},5\n"
+                 "r4,b,t1,completed,true,11,0.3,3,1e19\n")
+
+
+def test_a_value_of_2_63_or_more_is_refused_by_every_engine_not_wrapped_to_a_negative(tmp_path):
+    # Kept as a 64-bit integer, 10^20 used to become -9223372036854775808 on the Runs page.
+    path = tmp_path / "big.csv"
+    path.write_text(TOO_LARGE_CSV)
+    expected = [(1, "seed", "too_large"), (2, "seed", "too_large"), (4, "input_tokens", "too_large")]
+    utf16 = tmp_path / "big16.csv"
+    utf16.write_bytes(("\ufeff" + TOO_LARGE_CSV).encode("utf-16"))  # read cell by cell
+    for score in (lambda: load_runs(path), lambda: load_runs(utf16), lambda: score_file_sql(path)):
+        with pytest.raises(RunsValidationError) as refused:
+            score()
+        assert sorted((p.row, p.column, p.code) for p in refused.value.problems) == expected
+        assert "too large; must be below 2^63" in refused.value.problems[0].reason
+    kept = load_runs(path, exclude_invalid=True).runs
+    assert kept[["run_id", "seed", "input_tokens"]].values.tolist() == [["r3", BELOW_2_63, 5]]
+
+
+def test_a_typed_parquet_value_of_2_63_or_more_is_refused_by_every_engine(tmp_path):
+    table = pa.table({"run_id": ["r1", "r2", "r3", "r4"], "agent_id": ["a"] * 4, "task_id": ["t"] * 4,
+                      "status": ["completed"] * 4, "success": [True, False, True, True],
+                      "latency_ms": [1.0, 2.0, 3.0, 4.0], "cost_usd": [0.1, 0.2, 0.3, 0.4],
+                      "seed": pa.array([2**63 - 1, BELOW_2_63, None, 7], pa.int64()),
+                      "trial": pa.array([1, 2, 2**64 - 1, 3], pa.uint64()),
+                      "input_tokens": pa.array([1.0, 2.0, 3.0, 1e20])})
+    path = tmp_path / "typed.parquet"
+    pq.write_table(table, path)
+    found = _refusals(path)
+    assert found[0] == found[1] == [(1, "seed", "too_large"), (3, "trial", "too_large"),
+                                    (4, "input_tokens", "too_large")]
+    assert load_runs(path, exclude_invalid=True).runs["seed"].tolist() == [BELOW_2_63]

@@ -532,3 +532,30 @@ def test_pass_through_columns_change_no_number_and_are_refused_alike(postgres):
     with pytest.raises(RunsValidationError) as info:
         score_postgres(postgres["url"], "extra_runs")
     assert {(p.column, p.code) for p in info.value.problems} == {("trial", "negative"), ("input_tokens", "not_whole")}
+
+
+def test_a_pass_through_value_of_2_63_or_more_is_refused_alike(postgres, tmp_path):
+    import psycopg
+
+    # bigint 2^63 - 1 reads as the double 2^63; text 1e20 is a whole number: both too large for a 64-bit integer
+    with psycopg.connect(postgres["url"]) as conn, conn.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS huge_runs")
+        cur.execute("""CREATE TABLE huge_runs (run_id text, agent_id text, task_id text, status text,
+                       success boolean, latency_ms double precision, cost_usd double precision,
+                       finished_at timestamptz, seed bigint, input_tokens text)""")
+        cur.execute("""INSERT INTO huge_runs VALUES
+            ('r1', 'a', 't', 'completed', true, 10, 0.1, '2026-07-01T00:00:00Z', 9223372036854775807, '5'),
+            ('r2', 'a', 't', 'completed', false, 12, 0.2, '2026-07-01T00:01:00Z', 9223372036854774784,
+             '100000000000000000000')""")
+    with pytest.raises(RunsValidationError) as info:
+        score_postgres(postgres["url"], "huge_runs")
+    assert sorted((p.column, p.code) for p in info.value.problems) == [  # a table's rows have no order: no row
+        ("input_tokens", "too_large"), ("seed", "too_large")]
+    path = tmp_path / "huge.csv"
+    path.write_text("run_id,agent_id,task_id,status,success,latency_ms,cost_usd,seed,input_tokens\n"
+                    "r1,a,t,completed,true,10,0.1,9223372036854775807,5\n"
+                    "r2,a,t,completed,false,12,0.2,9223372036854774784,100000000000000000000\n")
+    with pytest.raises(RunsValidationError) as pandas_info:
+        load_runs(path)
+    assert sorted((p.row, p.column, p.code) for p in pandas_info.value.problems) == [
+        (1, "seed", "too_large"), (2, "input_tokens", "too_large")]

@@ -639,6 +639,18 @@ def test_pass_through_columns_are_refused_alike(spark, tmp_path):
     assert found[0] == found[1] == [(2, "trial", "not_whole"), (3, "seed", "not_a_number"), (3, "trial", "negative")]
 
 
+def test_a_pass_through_value_of_2_63_or_more_is_refused_alike(spark, tmp_path):
+    path = tmp_path / "huge.csv"  # 2^63 - 1 reads as the double 2^63: too large for a 64-bit integer, as 1e20 is
+    path.write_text(PASS_THROUGH_CSV.replace(",863145,", ",100000000000000000000,")
+                    .replace(",7,,", ",9223372036854775807,,"))
+    found = []
+    for score in (lambda: spark_doc(path, spark), lambda: load_runs(path)):
+        with pytest.raises(RunsValidationError) as refused:
+            score()
+        found.append(sorted((p.row, p.column, p.code) for p in refused.value.problems))
+    assert found[0] == found[1] == [(1, "seed", "too_large"), (3, "seed", "too_large")]
+
+
 # --------------------------------------------------------------------------- a standalone cluster
 
 

@@ -50,6 +50,9 @@ PASS_THROUGH: tuple[Column, ...] = (
     Column("output_tokens", "count", False, "output (completion) tokens the run used"),
 )
 PASS_THROUGH_COLUMNS = tuple(c.name for c in PASS_THROUGH)
+# A pass-through value is kept as a 64-bit integer: it is read as the nearest double (exact up to 2^53), which
+# must be below 2^63 (Reason.TOO_LARGE): a larger one would wrap to a negative number.
+PASS_THROUGH_LIMIT = 2.0**63
 COLUMN_BY_NAME = {c.name: c for c in COLUMNS}
 REQUIRED_COLUMNS = tuple(c.name for c in COLUMNS if c.required)
 OPTIONAL_COLUMNS = tuple(c.name for c in COLUMNS if not c.required)
@@ -169,6 +172,7 @@ class Reason(Enum):
     NOT_FINITE = "not a finite number"
     NEGATIVE = "negative; must be 0 or more"
     NOT_WHOLE = "not a whole number"
+    TOO_LARGE = "too large; must be below 2^63 (9223372036854775808)"  # a pass-through value (PASS_THROUGH_LIMIT)
     NOT_A_TIMESTAMP = "not an ISO-8601 timestamp (e.g. 2026-07-01T12:00:00Z)"
     NESTED = "a nested or binary value is not allowed here"
     NOT_AN_OBJECT = "a run must be a JSON object"

@@ -40,6 +40,7 @@ from scoring.contract.schema import (
     NONFINITE_TOKENS,
     NUMBER_PATTERN,
     PASS_THROUGH_COLUMNS,
+    PASS_THROUGH_LIMIT,
     REQUIRED_COLUMNS,
     STATUSES,
     TERMINAL_STATUSES,
@@ -354,6 +355,8 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
         ]
     rules += [(c, Reason.NOT_WHOLE, f"{c} IS NOT NULL AND NOT {d.non_finite(c)} AND {c} >= 0 AND {c} <> floor({c})",
                f"COALESCE({c}_text, CAST({c} AS {d.text_type}))") for c in ("steps", *extras)]
+    rules += [(c, Reason.TOO_LARGE, f"{c} IS NOT NULL AND NOT {d.non_finite(c)} AND {c} >= {PASS_THROUGH_LIMIT!r}",
+               f"COALESCE({c}_text, CAST({c} AS {d.text_type}))") for c in extras]  # kept as a 64-bit integer
     if kinds.get("finished_at") != "timestamp":  # a typed column is a timestamp or empty
         # finished_at is NULL exactly where the text is empty or not spelled by the grammar (Dialect.timestamp).
         rules.append(("finished_at", Reason.NOT_A_TIMESTAMP,

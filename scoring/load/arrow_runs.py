@@ -251,7 +251,7 @@ def outcomes(column: pa.Array) -> pd.arrays.BooleanArray | None:
         return pd.arrays.BooleanArray(np.asarray(pc.fill_null(column, False), dtype=bool), ~known)
     if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
         known = np.asarray(pc.is_valid(column), dtype=bool)
-        numbers = np.asarray(pc.fill_null(column.cast(pa.float64()), 0.0), dtype=float)
+        numbers = np.asarray(pc.fill_null(column.cast(pa.float64(), safe=False), 0.0), dtype=float)  # as numbers()
         if not np.isin(numbers[known], (0.0, 1.0)).all():  # a NaN too: only an empty cell is unknown
             return None
         return pd.arrays.BooleanArray(numbers == 1.0, ~known)
@@ -267,10 +267,12 @@ def outcomes(column: pa.Array) -> pd.arrays.BooleanArray | None:
     return pd.arrays.BooleanArray(truth[codes], np.asarray(pc.is_null(encoded.indices), dtype=bool))
 
 
-def numbers(column: pa.Array, *, whole: bool = False) -> np.ndarray | None:
-    """Finite numbers >= 0 (whole ones for steps) with NaN for empty, else None."""
+def numbers(column: pa.Array, *, whole: bool = False, below: float | None = None) -> np.ndarray | None:
+    """Finite numbers >= 0 (whole ones for steps; below ``below`` when given) with NaN for empty, else None."""
     if pa.types.is_integer(column.type) or pa.types.is_floating(column.type) or pa.types.is_decimal(column.type):
-        floats = column.cast(pa.float64())
+        # Unchecked: a whole number above 2^53 becomes its nearest double, as the CSV path reads it
+        # (docs/schema.md, "Pass-through columns"); Arrow's checked cast refuses it with an exception.
+        floats = column.cast(pa.float64(), safe=False)
     else:
         values = _trimmed_text(column)
         if values is None:
@@ -283,6 +285,8 @@ def numbers(column: pa.Array, *, whole: bool = False) -> np.ndarray | None:
     valid = np.asarray(pc.is_valid(floats), dtype=bool)
     present = out[valid]
     if not np.isfinite(present).all() or (present < 0).any() or (whole and (present % 1 != 0).any()):
+        return None
+    if below is not None and (present >= below).any():
         return None
     return out + 0.0  # -0 is zero, as in the per-cell parser
 

@@ -37,6 +37,7 @@ from scoring.contract.schema import (
     NONFINITE_TOKENS,
     NUMBER_COLUMNS,
     PASS_THROUGH_COLUMNS,
+    PASS_THROUGH_LIMIT,
     READ_COLUMNS,
     REQUIRED_COLUMNS,
     STATUSES,
@@ -248,17 +249,41 @@ def _read_csv(text: str) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
     return _with_header(body.fillna(""), header), np.arange(1, len(body) + 1), problems
 
 
+class _Lines:
+    """The lines of a text for a csv.reader, the last one read kept: whether a record is blank depends on
+    its characters as written (``""`` and an empty line both read as one empty field)."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = io.StringIO(text)
+        self.last = ""
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        self.last = next(self._lines)
+        return self.last
+
+
+def _is_row(fields: list[str], line: str) -> bool:
+    """Whether a record a csv.reader read from ``line`` (its last line) is a row, as the CSV readers count rows:
+    only a line of nothing but spaces and tabs is blank, as pandas' skip_blank_lines has it (Arrow skips empty
+    lines and refuses any other such line, which sends the file to pandas). A line ``""`` or ``" "`` is a row."""
+    return len(fields) > 1 or bool(line.rstrip("\r\n").strip(" \t"))
+
+
 def _unreadable_csv(text: str) -> str:
     """Why the CSV reader gave up, in our words: the first record with more fields than the header (the file line
     it starts on, as a person counts lines, and its row: the n-th record after the header), or a quote never
     closed (the record that opens it runs to the end of the file)."""
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
-    reader = csv.reader(io.StringIO(text))
+    lines = _Lines(text)
+    reader = csv.reader(lines)
     header: int | None = None
     row, start, last = 0, 1, "the header (line 1)"
     try:
         for fields in reader:
-            if fields and (len(fields) > 1 or fields[0].strip()):  # a blank line is skipped, as the reader does
+            if _is_row(fields, lines.last):  # a blank line is skipped, as the reader does
                 if header is None:
                     header = len(fields)
                 else:
@@ -291,11 +316,12 @@ def csv_record_lines(data: bytes, rows: Collection[int]) -> dict[int, int]:
     except RunsValidationError:
         return found
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
-    reader = csv.reader(io.StringIO(text))
+    lines = _Lines(text)
+    reader = csv.reader(lines)
     row, start, last = -1, 1, max(wanted)  # row -1: the header is still to come
     try:
         for fields in reader:
-            if fields and (len(fields) > 1 or fields[0].strip()):
+            if _is_row(fields, lines.last):
                 row += 1
                 if row in wanted:
                     found[row] = start
@@ -311,10 +337,11 @@ def _fields_per_record(text: str) -> list[int]:
     """Fields of each non-blank CSV record; a plain comma count when no cell is quoted (the common case)."""
     if '"' not in text:
         # A blank line is skipped (as the reader skips it); a line of commas is a record of empty cells.
-        return [line.count(",") + 1 for line in text.splitlines() if line.strip()]
+        return [line.count(",") + 1 for line in text.splitlines() if line.strip(" \t")]
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))  # pandas read it: so may the counter
+    lines = _Lines(text)
     try:
-        return [len(r) for r in csv.reader(io.StringIO(text)) if len(r) > 1 or (r and r[0].strip())]
+        return [len(r) for r in csv.reader(lines) if _is_row(r, lines.last)]
     except csv.Error as exc:
         raise _file_problem(f"not readable as CSV: {exc}") from None
 
@@ -832,7 +859,8 @@ def _booleans(is_true: pd.Series, is_false: pd.Series, index: pd.Index) -> pd.Se
     return pd.Series(pd.arrays.BooleanArray(t, ~(t | f)), index=index)
 
 
-def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool = False) -> pd.Series:
+def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool = False,
+                  below: float | None = None) -> pd.Series:
     if ptypes.is_numeric_dtype(raw) and not ptypes.is_bool_dtype(raw):
         values = raw.astype("float64")
         shown = values
@@ -857,6 +885,10 @@ def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool
         fractional = ~bad & finite.notna() & (finite % 1 != 0)
         out.add(fractional, column, shown, Reason.NOT_WHOLE)
         bad = bad | fractional
+    if below is not None:  # a pass-through value, kept as a 64-bit integer
+        too_large = ~bad & (finite >= below)
+        out.add(too_large, column, shown, Reason.TOO_LARGE)
+        bad = bad | too_large
     return finite.where(~bad) + 0.0  # -0 is zero: never a '-0.0' in the report
 
 
@@ -904,7 +936,7 @@ def validate_runs(
                else np.full(len(raw), np.nan) for c in NUMBER_COLUMNS}
     finished = (pd.DatetimeIndex(_parse_timestamps(raw["finished_at"], out)).asi8
                 if "finished_at" in raw.columns else None)
-    extras = {c: _parse_number(raw[c], c, out, integer=True).to_numpy(dtype=float)
+    extras = {c: _parse_number(raw[c], c, out, integer=True, below=PASS_THROUGH_LIMIT).to_numpy(dtype=float)
               for c in PASS_THROUGH_COLUMNS if c in raw.columns}
     _check_duplicates(run_id, rows, out)
     columns = _columns_from_cells(run_id, agents, tasks, status, success, numbers, finished, rows)
@@ -946,7 +978,8 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
         "success": lambda: fast.outcomes(cols["success"]),
         **{c: functools.partial(fast.numbers, cols[c], whole=c == "steps") for c in NUMBER_COLUMNS if c in cols},
         **({"finished_at": lambda: fast.timestamps(cols["finished_at"])} if "finished_at" in cols else {}),
-        **{c: functools.partial(fast.numbers, cols[c], whole=True) for c in PASS_THROUGH_COLUMNS if c in cols},
+        **{c: functools.partial(fast.numbers, cols[c], whole=True, below=PASS_THROUGH_LIMIT)
+           for c in PASS_THROUGH_COLUMNS if c in cols},
     }
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="runs-check") as pool:
         futures = {name: pool.submit(check) for name, check in checks.items()}
@@ -973,8 +1006,9 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
         finished = found["finished_at"]
         if finished is None:
             finished = pd.DatetimeIndex(_parse_timestamps(cells("finished_at"), out)).asi8
-    extras = {c: found[c] if found[c] is not None else _parse_number(cells(c), c, out, integer=True).to_numpy(
-        dtype=float) for c in PASS_THROUGH_COLUMNS if c in cols}
+    extras = {c: found[c] if found[c] is not None else _parse_number(
+        cells(c), c, out, integer=True, below=PASS_THROUGH_LIMIT).to_numpy(dtype=float)
+        for c in PASS_THROUGH_COLUMNS if c in cols}
     # Duplicates last, as the cell-by-cell validator finds them (the report lists a row's problems in that order).
     if parsed_run_id is None and run_id is not None and duplicated:
         parsed_run_id = pd.Series(run_id.to_pandas(), dtype="str")

@@ -285,6 +285,12 @@ class Records:
         self._bad.add(index)
 
     def add(self, row: dict[str, Any]) -> None:
+        """Keep a record's row; a JSON whole number no double holds (``10**400``) is that record's problem."""
+        for column in (*NUMERIC_COLUMNS, *PASS_THROUGH_COLUMNS):
+            value = row.get(column)
+            if isinstance(value, int) and not isinstance(value, bool) and as_number(value)[0] is None:
+                self.problem(len(self.rows), column, value, f"{column} is too large for a number")
+                row[column] = None
         self.rows.append(row)
 
     def frame(self, columns: Iterable[str]) -> pd.DataFrame:
@@ -295,7 +301,9 @@ class Records:
             values = [r.get(column) for r in self.rows]
             if column in PASS_THROUGH_COLUMNS and not all(_plain_number(v) for v in values):
                 # a value that is not a JSON number stays text, for the validator to report with its value
-                data[column] = pd.array([None if v is None else preview(v) for v in values], dtype="str")
+                # (text in full: cut short, a long number would be validated as another number)
+                data[column] = pd.array([None if v is None else v if isinstance(v, str) else preview(v)
+                                         for v in values], dtype="str")
             elif column in NUMERIC_COLUMNS or column in PASS_THROUGH_COLUMNS:
                 data[column] = pd.array([np.nan if v is None else float(v) for v in values], dtype="float64")
             elif column == "success":

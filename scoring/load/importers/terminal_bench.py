@@ -237,5 +237,8 @@ def _trial_row(i: int, trial: Any, agent_id: str, records: Records, counts: dict
     pass_through(row, trial, {"input_tokens": "total_input_tokens", "output_tokens": "total_output_tokens"})
     counts["tokens"] += trial.get("total_input_tokens") is not None or trial.get("total_output_tokens") is not None
     attempt = ATTEMPT.search(trial.get("trial_name") or "") if isinstance(trial.get("trial_name"), str) else None
-    row["trial"] = int(attempt.group(1)) if attempt else None
+    digits = attempt.group(1) if attempt else ""
+    if len(digits) > 308:  # no double holds it (and int() refuses 4,300 digits or more with a ValueError)
+        records.problem(i, "trial", trial["trial_name"], "trial_name: the attempt number is too large for a number")
+    row["trial"] = int(digits) if 0 < len(digits) <= 308 else None
     return row
