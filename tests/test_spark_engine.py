@@ -651,6 +651,15 @@ def test_a_pass_through_value_of_2_63_or_more_is_refused_alike(spark, tmp_path):
     assert found[0] == found[1] == [(1, "seed", "too_large"), (3, "seed", "too_large")]
 
 
+def test_a_steps_count_past_2_63_scores_alike(spark, tmp_path):
+    """steps has no upper limit: 1e20 is a whole number. Spark's floor() of it overflowed a BIGINT (ANSI), so the
+    whole-number check of Spark's validation query failed the report where pandas scored the file."""
+    path = tmp_path / "steps.csv"
+    path.write_text(HEADER + ",steps\n" + "".join(f"r{i},a,t{i % 3},completed,true,{10 + i},0.1,{steps}\n"
+                                                   for i, steps in enumerate(["1e20", "3", "2.5e19", "7"] * 2)))
+    assert_same_report(*both(path, spark))
+
+
 # --------------------------------------------------------------------------- a standalone cluster
 
 

@@ -353,7 +353,11 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
             (column, Reason.NOT_FINITE, f"{token} OR ({column} IS NOT NULL AND {d.non_finite(column)})", text),
             (column, Reason.NEGATIVE, negative, text),
         ]
-    rules += [(c, Reason.NOT_WHOLE, f"{c} IS NOT NULL AND NOT {d.non_finite(c)} AND {c} >= 0 AND {c} <> floor({c})",
+    # Every double of 2^52 or more is whole, and floor() of one past 2^63 overflows where floor gives a BIGINT
+    # (Spark with ANSI on): floor is asked of smaller values only, in a CASE (evaluated lazily in every engine).
+    fraction = "CASE WHEN {c} < 4503599627370496.0 THEN {c} <> floor({c}) ELSE FALSE END"
+    rules += [(c, Reason.NOT_WHOLE, f"{c} IS NOT NULL AND NOT {d.non_finite(c)} AND {c} >= 0 AND "
+                                    f"{fraction.format(c=c)}",
                f"COALESCE({c}_text, CAST({c} AS {d.text_type}))") for c in ("steps", *extras)]
     rules += [(c, Reason.TOO_LARGE, f"{c} IS NOT NULL AND NOT {d.non_finite(c)} AND {c} >= {PASS_THROUGH_LIMIT!r}",
                f"COALESCE({c}_text, CAST({c} AS {d.text_type}))") for c in extras]  # kept as a 64-bit integer
