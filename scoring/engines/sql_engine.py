@@ -660,9 +660,8 @@ class SqlScorer:
                    COUNT(*) FILTER (WHERE steps > 0) AS nonzero_steps
             FROM {window} GROUP BY agent_id"""), _WindowCounts, index, len(agents))
         counts = {k: np.nan_to_num(v).astype(np.int64) for k, v in counts.items()}
-        medians = {}
-        for column, name in (("latency_ms", "p50_lat"), ("cost_usd", "p50_cost"), ("steps", "p50_steps")):
-            medians[name] = self._medians(window, column, index, len(agents))
+        found = self._medians(window, ("latency_ms", "cost_usd", "steps"), index, len(agents))
+        medians = dict(zip(("p50_lat", "p50_cost", "p50_steps"), found))
         tasks = self.rows(f"""
             SELECT agent_id, task_id, COUNT(success) AS n, COUNT(*) FILTER (WHERE success) AS c
             FROM {window} WHERE success IS NOT NULL GROUP BY agent_id, task_id""")
@@ -673,20 +672,23 @@ class SqlScorer:
                                task_n=np.array([t[1] for t in tasks], dtype=np.int64),
                                task_c=np.array([t[2] for t in tasks], dtype=np.int64))
 
-    def _medians(self, window: str, column: str, index: Mapping[str, int], size: int) -> np.ndarray:
-        """The median as the mean of the two middle values, computed in Python like the pandas engine."""
-        rows = self.rows(f"""
-            SELECT agent_id, {column} AS v, k, n FROM (
-              SELECT agent_id, {column}, ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {column}) AS k,
+    def _medians(self, window: str, columns: Sequence[str], index: Mapping[str, int], size: int) -> list[np.ndarray]:
+        """Each column's median per agent as the mean of its two middle values, computed in Python like the
+        pandas engine; the middle values of every column come back from one query."""
+        middles = " UNION ALL ".join(f"""
+            SELECT {i} AS m, agent_id, v, k FROM (
+              SELECT agent_id, {column} AS v, ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {column}) AS k,
                      COUNT(*) OVER (PARTITION BY agent_id) AS n
-              FROM {window} WHERE {column} IS NOT NULL) AS o
-            WHERE k = {self.d.int_div('n + 1', '2')} OR k = {self.d.int_div('n', '2')} + 1""")
-        middle: dict[str, list[float]] = {}
-        for agent, v, _, _ in sorted(rows, key=lambda r: (r[0], r[2])):
-            middle.setdefault(agent, []).append(float(v))
-        out = np.full(size, np.nan)
-        for agent, values in middle.items():
-            out[index[agent]] = middle_value(values)
+              FROM {window} WHERE {column} IS NOT NULL) AS o{i}
+            WHERE k = {self.d.int_div('n + 1', '2')} OR k = {self.d.int_div('n', '2')} + 1"""
+                                     for i, column in enumerate(columns))
+        middle: list[dict[str, list[float]]] = [{} for _ in columns]
+        for m, agent, v, _ in sorted(self.rows(middles), key=lambda r: (r[0], r[1], r[3])):
+            middle[int(m)].setdefault(agent, []).append(float(v))
+        out = [np.full(size, np.nan) for _ in columns]
+        for found, values_by_agent in zip(out, middle):
+            for agent, values in values_by_agent.items():
+                found[index[agent]] = middle_value(values)
         return out
 
     def repeatability_aggregates(self, agents: Sequence[str]) -> RepeatabilityAggregates:
