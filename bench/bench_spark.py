@@ -3,12 +3,13 @@
 Generates the runs straight to Parquet with DuckDB (as bench_sql.py does), then in one Spark session
 (local mode, or ``--master``) times the full report (``score_spark``) against a bare Spark
 ``groupBy("agent_id").avg("latency_ms", "cost_usd")`` on the same file, taken in turn (report, floor,
-report, ...), each the median of a few repeats, and prints their ratio; with ``--queries``, one more
+report, ...), each the median of a few repeats, and prints their ratio; with ``--ab-persist``, each round
+also times a report that keeps the normalized runs (``SCORING_SPARK_PERSIST=1``); with ``--queries``, one more
 report with the time of each Spark query (each statement and each collect, in order); then the DuckDB
 engine on the same file for reference, and whether its report is the same text. Nothing is asserted.
 
     python bench/bench_spark.py [--runs 10000000] [--agents 500] [--repeat 3] [--driver-memory 4g]
-                                [--master local[2]] [--queries] [--keep runs.parquet] [--no-duckdb]
+                                [--master local[2]] [--queries] [--ab-persist] [--keep runs.parquet] [--no-duckdb]
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ def main() -> None:
     parser.add_argument("--keep", default=None, help="write the Parquet file here and keep it (or read it if there)")
     parser.add_argument("--master", default="local[2]", help="local[N], or a cluster's spark://host:port")
     parser.add_argument("--queries", action="store_true", help="one more report, with each query's time")
+    parser.add_argument("--ab-persist", action="store_true",
+                        help="each round also a report with the normalized runs kept (SCORING_SPARK_PERSIST=1)")
     parser.add_argument("--no-duckdb", action="store_true", help="skip the DuckDB reference run")
     args = parser.parse_args()
     if isinstance(sys.stdout, io.TextIOWrapper):
@@ -100,15 +103,28 @@ def main() -> None:
         # A/B in turn (report, floor, report, floor, ...): a change in the machine's load hits both alike.
         full_times: list[float] = []
         base_times: list[float] = []
+        kept_times: list[float] = []
         report = None
         for _ in range(args.repeat):
             t0 = time.perf_counter()
             report = score_spark(path, spark=spark)
             full_times.append(time.perf_counter() - t0)
+            kept = ""
+            if args.ab_persist:
+                os.environ["SCORING_SPARK_PERSIST"] = "1"
+                try:
+                    t0 = time.perf_counter()
+                    other = score_spark(path, spark=spark)
+                    kept_times.append(time.perf_counter() - t0)
+                finally:
+                    del os.environ["SCORING_SPARK_PERSIST"]
+                same = other.to_json_text() == report.to_json_text()
+                kept = f", report with persist {kept_times[-1]:.1f} s (same text: {'yes' if same else 'NO'})"
             t0 = time.perf_counter()
             bare()
             base_times.append(time.perf_counter() - t0)
-            print(f"  round {len(full_times)}: report {full_times[-1]:.1f} s, floor {base_times[-1]:.1f} s")
+            print(f"  round {len(full_times)}: report {full_times[-1]:.1f} s{kept}, floor {base_times[-1]:.1f} s "
+                  f"(load average {os.getloadavg()[0]:.1f})")
         assert report is not None
         full, base = statistics.median(full_times), statistics.median(base_times)
         show = ", ".join
@@ -116,6 +132,10 @@ def main() -> None:
               f"{len(report.agents)} agents, leader {report.agents[0].agent_id} {report.agents[0].headline.score}")
         print(f"bare groupBy(agent).avg(latency, cost): {base:.1f} s (runs: {show(f'{t:.1f}' for t in base_times)})")
         print(f"ratio full / bare: {full / base:.1f}x")
+        if kept_times:
+            kept_median = statistics.median(kept_times)
+            print(f"report with persist: {kept_median:.1f} s (runs: {show(f'{t:.1f}' for t in kept_times)}); "
+                  f"ratio to the floor {kept_median / base:.1f}x")
         if args.queries:
             times = query_times(spark, lambda: score_spark(path, spark=spark))
             print(f"each query of one more report ({sum(t for t, _ in times):.1f} s in all; > 0.05 s shown):")

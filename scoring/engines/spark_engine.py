@@ -335,6 +335,7 @@ def _score_in(path: str | Path | None, table: str | None, policy: Policy, weight
 
 def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, float] | None,
            levels: Sequence[int] | None) -> Report:
+    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     token = uuid.uuid4().hex[:12]
@@ -363,10 +364,16 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
         return list(frame.columns), [tuple(row) for row in frame.collect()]
 
     numbered.createOrReplaceTempView(raw_view)
+    runs = None
     try:
         # A view, not a cache: each query reads only the columns it needs from the source (Parquet is
-        # columnar) and normalizes them as it reads, which costs less than building and reading a cache.
-        spark.sql(normalized).createOrReplaceTempView(runs_view)
+        # columnar) and normalizes them as it reads. Measured (bench_spark --ab-persist, 1M runs, local[2]):
+        # building the cache (every column normalized) cost more than the reads it saved; SCORING_SPARK_PERSIST=1
+        # keeps the normalized runs (memory, then disk) for a source that is slow to read (CSV, object store).
+        runs = spark.sql(normalized)
+        if os.environ.get("SCORING_SPARK_PERSIST", "0") == "1":
+            runs = runs.persist(StorageLevel.MEMORY_AND_DISK)
+        runs.createOrReplaceTempView(runs_view)
         scorer = SqlScorer(execute, dialect, f"`{runs_view}` AS runs", has_finished_at=has_finished_at,
                            has_row_numbers=source.row_number is not None, policy=policy, kinds=renamed_kinds)
         scorer.window_table = window_view
@@ -383,6 +390,8 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
         for view in (window_view, runs_view):
             spark.sql(f"UNCACHE TABLE IF EXISTS `{view}`")
             spark.catalog.dropTempView(view)
+        if runs is not None:
+            runs.unpersist()
         spark.catalog.dropTempView(raw_view)
 
 

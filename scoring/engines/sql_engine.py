@@ -398,6 +398,8 @@ class SqlScorer:
         self.execute, self.d, self.policy, self.runs = execute, dialect, policy, runs
         self.has_finished_at, self.has_row_numbers = has_finished_at, has_row_numbers
         self.kinds = dict(kinds or {})
+        self._agent_rows: tuple[list[str], list[tuple]] | None = None  # _per_agent, asked once
+        self._sums: list[dict[str, float]] | None = None  # _cost_and_latency_sums, asked once
         self.warnings: list[str] = [] if has_finished_at else [
             "No finished_at column: file order is used for the radar window (a later row is newer)."]
 
@@ -457,15 +459,30 @@ class SqlScorer:
                    shift: Mapping[str, int] | None = None) -> dict[str, float]:
         """Per agent, the correctly rounded sum of ``value`` (>= 0) over the rows ``where`` selects, times
         2^-shift (the agent's ``shift``, 0 by default): the sum of huge values without an overflow."""
-        shift = shift or {}
+        return self.exact_sums_of([(value, where)], source, [shift or {}])[0]
+
+    def exact_sums_of(self, parts: Sequence[tuple[str, str]], source: str | None = None,
+                      shifts: Sequence[Mapping[str, int]] | None = None) -> list[dict[str, float]]:
+        """:meth:`exact_sums` of several (value, where) parts at once: one scan of ``source``, each row
+        given once per part (a cross join with the part numbers), the mantissas summed per (agent, part,
+        exponent)."""
+        shifts = shifts or [{} for _ in parts]
         d, source = self.d, source or self.runs
+        if len(parts) == 1:
+            value, where = parts[0]
+            inputs = f"SELECT agent_id, 0 AS part, CAST({value} AS {d.double_type}) AS v FROM {source} WHERE {where}"
+        else:
+            picked = " ".join(f"WHEN {i} THEN (CASE WHEN {where} THEN {value} END)"
+                              for i, (value, where) in enumerate(parts))
+            numbers = ", ".join(f"({i})" for i in range(len(parts)))
+            inputs = (f"SELECT agent_id, k.part, CAST(CASE k.part {picked} END AS {d.double_type}) AS v "
+                      f"FROM {source} CROSS JOIN (VALUES {numbers}) AS k(part)")
         terms = f"""
-            SELECT agent_id, v, {d.log2_floor('v')} AS e0 FROM (
-              SELECT agent_id, CAST({value} AS {d.double_type}) AS v FROM {source} WHERE {where}) AS x
+            SELECT agent_id, part, v, {d.log2_floor('v')} AS e0 FROM ({inputs}) AS x
             WHERE v > 0"""
         # log2 may be one off near a power of two: the exponent is corrected so that v / 2^e is in [1, 2).
         exact = f"""
-            SELECT agent_id, v, e0 + (CASE WHEN v >= {d.pow2('e0 + 1')} THEN 1 WHEN v < {d.pow2('e0')} THEN -1
+            SELECT agent_id, part, v, e0 + (CASE WHEN v >= {d.pow2('e0 + 1')} THEN 1 WHEN v < {d.pow2('e0')} THEN -1
                                           ELSE 0 END) AS e FROM ({terms}) AS t"""
         # mantissa = v * 2^(52 - e): an integer in [2^52, 2^53), exactly, for a value that is neither
         # subnormal nor tiny (2^(52 - e) must not overflow a double). The mantissas are summed per agent and
@@ -475,37 +492,77 @@ class SqlScorer:
         mantissa = f"CAST(v * {d.pow2('52 - e')} AS BIGINT)"
         mantissa_sum = d.integer_sum(f"CASE WHEN {normal} THEN {mantissa} END")
         summed = self.rows(f"""
-            SELECT agent_id, e, {mantissa_sum} AS total,
+            SELECT agent_id, part, e, {mantissa_sum} AS total,
                    COUNT(*) FILTER (WHERE NOT ({normal})) AS odd
-            FROM ({exact}) AS s GROUP BY agent_id, e""")
-        totals: dict[str, list[tuple[int, int]]] = {}
-        odd = set()
-        for agent, e, total, n_odd in summed:
+            FROM ({exact}) AS s GROUP BY agent_id, part, e""")
+        totals: list[dict[str, list[tuple[int, int]]]] = [{} for _ in parts]
+        odd: list[set[str]] = [set() for _ in parts]
+        for agent, part, e, total, n_odd in summed:
             if n_odd:
-                odd.add(agent)
+                odd[int(part)].add(agent)
             elif total is not None:
-                totals.setdefault(agent, []).append((int(e), int(Decimal(total))))
-        out = {}
-        for agent, parts in totals.items():
-            if agent in odd:
-                continue
-            low = min(e for e, _ in parts)
-            exact_total = sum(total << (e - low) for e, total in parts)
-            out[agent] = _nearest_float(Fraction(exact_total) * Fraction(2) ** (low - 52 - shift.get(agent, 0)))
-        for agent in sorted(odd):
-            values = [float(v) for (v,) in self.rows(
-                f"SELECT CAST({value} AS {d.double_type}) FROM {source} WHERE ({where}) AND agent_id = "
-                f"{d.literal(agent)}")]
-            try:
-                out[agent] = math.fsum(math.ldexp(v, -shift.get(agent, 0)) for v in values)
-            except OverflowError:  # the exact sum is past the largest double, as the pandas engine finds it
-                out[agent] = _nearest_float(sum(map(Fraction, values), Fraction(0)) / 2 ** shift.get(agent, 0))
+                totals[int(part)].setdefault(agent, []).append((int(e), int(Decimal(total))))
+        out: list[dict[str, float]] = []
+        for (value, where), part_totals, part_odd, shift in zip(parts, totals, odd, shifts):
+            sums = {}
+            for agent, pieces in part_totals.items():
+                if agent in part_odd:
+                    continue
+                low = min(e for e, _ in pieces)
+                exact_total = sum(total << (e - low) for e, total in pieces)
+                sums[agent] = _nearest_float(Fraction(exact_total) * Fraction(2) ** (low - 52 - shift.get(agent, 0)))
+            for agent in sorted(part_odd):
+                values = [float(v) for (v,) in self.rows(
+                    f"SELECT CAST({value} AS {d.double_type}) FROM {source} WHERE ({where}) AND agent_id = "
+                    f"{d.literal(agent)}")]
+                try:
+                    sums[agent] = math.fsum(math.ldexp(v, -shift.get(agent, 0)) for v in values)
+                except OverflowError:  # the exact sum is past the largest double, as the pandas engine finds it
+                    sums[agent] = _nearest_float(sum(map(Fraction, values), Fraction(0)) / 2 ** shift.get(agent, 0))
+            out.append(sums)
         return out
 
     # ----------------------------------------------------------------------- aggregates
 
     def agents(self) -> tuple[str, ...]:
-        return tuple(sorted(str(r[0]) for r in self.rows(f"SELECT DISTINCT agent_id FROM {self.runs}")))
+        return tuple(sorted(str(r[self._per_agent()[0].index("agent_id")]) for r in self._per_agent()[1]))
+
+    def _per_agent(self) -> tuple[list[str], list[tuple]]:
+        """One pass per agent, read by the agent list, the headline and its accounting (asked once): the
+        completed-run counts and maxima (_Counts) and, per terminal status, its runs, known outcomes and
+        known costs."""
+        if self._agent_rows is None:
+            completed = f"status IN ({_quote_list(HEADLINE_STATUSES)})"  # the cohort (_groups.headline_cohort)
+            by_status = "".join(f""",
+                   COUNT(*) FILTER (WHERE status = {_quote_list([s])}) AS runs_{i},
+                   COUNT(success) FILTER (WHERE status = {_quote_list([s])}) AS outcomes_{i},
+                   COUNT(cost_usd) FILTER (WHERE status = {_quote_list([s])}) AS costs_{i}"""
+                                for i, s in enumerate(TERMINAL_STATUSES))
+            self._agent_rows = self.execute(f"""
+                SELECT agent_id, COUNT(*) FILTER (WHERE {completed}) AS completed_runs,
+                       COUNT(*) FILTER (WHERE {completed} AND success) AS successful_runs,
+                       COUNT(latency_ms) FILTER (WHERE {completed}) AS latency_runs,
+                       COUNT(cost_usd) FILTER (WHERE {completed}) AS cost_runs,
+                       MAX(latency_ms) FILTER (WHERE {completed}) AS latency_max,
+                       MAX(cost_usd) FILTER (WHERE {completed}) AS cost_max{by_status}
+                FROM {self.runs} GROUP BY agent_id""")
+        return self._agent_rows
+
+    def _exact_sums(self, agents: Sequence[str]) -> tuple[list[dict[str, float]], list[np.ndarray]]:
+        """The exact sums of the headline (latency and cost of the completed runs, each agent's scaled by
+        2^-shift, the pandas engine's rule: scoring.measures._groups MEAN_SCALE_*) and of its accounting (cost
+        of the runs it leaves out), in one scan (asked once); and the two shifts."""
+        counts = _named(self._per_agent(), _Counts, {a: i for i, a in enumerate(agents)}, len(agents))
+        shifts = [np.where(np.nan_to_num(counts[f"{c}_max"]) >= 2.0 ** MEAN_SCALE_AT, MEAN_SCALE_BY, 0)
+                  .astype(np.int64) for c in ("latency", "cost")]
+        if self._sums is None:
+            completed = f"status IN ({_quote_list(HEADLINE_STATUSES)})"
+            left = f"status IN ({_quote_list(LEFT_OUT_STATUSES)}) AND cost_usd IS NOT NULL"
+            parts = [("latency_ms", f"{completed} AND latency_ms IS NOT NULL"),
+                     ("cost_usd", f"{completed} AND cost_usd IS NOT NULL"), ("cost_usd", left)]
+            by_agent = [{a: int(k) for a, k in zip(agents, shift)} for shift in shifts] + [{}]
+            self._sums = self.exact_sums_of(parts, shifts=by_agent)
+        return self._sums, shifts
 
     def headline_aggregates(self, agents: Sequence[str]) -> HeadlineAggregates:
         """The completed-run cohort per agent (SPEC 3), with exact sums and the spread from the exact mean.
@@ -515,24 +572,19 @@ class SqlScorer:
         """
         index = {a: i for i, a in enumerate(agents)}
         completed = f"status IN ({_quote_list(HEADLINE_STATUSES)})"  # the headline cohort (_groups.headline_cohort)
-        counts = _named(self.execute(f"""
-            SELECT agent_id, COUNT(*) AS completed_runs, COUNT(*) FILTER (WHERE success) AS successful_runs,
-                   COUNT(latency_ms) AS latency_runs, COUNT(cost_usd) AS cost_runs,
-                   MAX(latency_ms) AS latency_max, MAX(cost_usd) AS cost_max
-            FROM {self.runs} WHERE {completed} GROUP BY agent_id"""), _Counts, index, len(agents))
+        counts = _named(self._per_agent(), _Counts, index, len(agents))
         counts = {k: np.nan_to_num(v) for k, v in counts.items()}
 
         def scale(largest: np.ndarray, at: int, by: int) -> np.ndarray:
             return np.where(largest >= 2.0 ** at, by, 0).astype(np.int64)
 
-        def mean(column: str, n: np.ndarray) -> np.ndarray:
-            shift = scale(counts[f"{column.split('_')[0]}_max"], MEAN_SCALE_AT, MEAN_SCALE_BY)
-            sums = self.exact_sums(column, f"{completed} AND {column} IS NOT NULL",
-                                   shift={a: int(shift[i]) for i, a in enumerate(agents)})
-            return np.ldexp(_divide([sums.get(a, 0.0) for a in agents], n), shift)
+        sums, shifts = self._exact_sums(agents)
 
-        latency_mean = mean("latency_ms", counts["latency_runs"])
-        cost_mean = mean("cost_usd", counts["cost_runs"])
+        def mean(part: int, n: np.ndarray) -> np.ndarray:
+            return np.ldexp(_divide([sums[part].get(a, 0.0) for a in agents], n), shifts[part])
+
+        latency_mean = mean(0, counts["latency_runs"])
+        cost_mean = mean(1, counts["cost_runs"])
         # The spread: sum of (x - mean)^2 with the mean computed above (the same double as pandas uses).
         # Each mean and scale travels as its shortest round-trip text, which every engine parses to the same double.
         shift = scale(counts["latency_max"], SPREAD_SCALE_AT, SPREAD_SCALE_BY)
@@ -559,17 +611,17 @@ class SqlScorer:
         by_status = {s: np.zeros(size, dtype=np.int64) for s in LEFT_OUT_STATUSES}
         known = np.zeros(size, dtype=np.int64)
         cost_runs = np.zeros(size, dtype=np.int64)
-        for agent, status, runs, outcomes, costs in self.rows(f"""
-                SELECT agent_id, status, COUNT(*), COUNT(success), COUNT(cost_usd) FROM {self.runs}
-                WHERE status IN ({_quote_list(TERMINAL_STATUSES)}) GROUP BY agent_id, status"""):
-            i = index[str(agent)]
-            if status == COMPLETED:
-                known[i] = int(outcomes)
-            else:
-                by_status[str(status)][i] = int(runs)
-                cost_runs[i] += int(costs)
-        left = f"status IN ({_quote_list(LEFT_OUT_STATUSES)}) AND cost_usd IS NOT NULL"
-        sums = self.exact_sums("cost_usd", left) if cost_runs.any() else {}
+        columns, rows = self._per_agent()
+        position = {c: j for j, c in enumerate(columns)}
+        for row in rows:
+            i = index[str(row[position["agent_id"]])]
+            for k, status in enumerate(TERMINAL_STATUSES):
+                if status == COMPLETED:
+                    known[i] = int(row[position[f"outcomes_{k}"]])
+                else:
+                    by_status[status][i] = int(row[position[f"runs_{k}"]])
+                    cost_runs[i] += int(row[position[f"costs_{k}"]])
+        sums = self._exact_sums(agents)[0][2]
         return HeadlineAccounting(by_status, np.array([sums.get(a, 0.0) for a in agents], dtype=float),
                                   cost_runs, known)
 
@@ -615,9 +667,8 @@ class SqlScorer:
                    COUNT(*) FILTER (WHERE steps > 0) AS nonzero_steps
             FROM {window} GROUP BY agent_id"""), _WindowCounts, index, len(agents))
         counts = {k: np.nan_to_num(v).astype(np.int64) for k, v in counts.items()}
-        medians = {}
-        for column, name in (("latency_ms", "p50_lat"), ("cost_usd", "p50_cost"), ("steps", "p50_steps")):
-            medians[name] = self._medians(window, column, index, len(agents))
+        found = self._medians(window, ("latency_ms", "cost_usd", "steps"), index, len(agents))
+        medians = dict(zip(("p50_lat", "p50_cost", "p50_steps"), found))
         tasks = self.rows(f"""
             SELECT agent_id, task_id, COUNT(success) AS n, COUNT(*) FILTER (WHERE success) AS c
             FROM {window} WHERE success IS NOT NULL GROUP BY agent_id, task_id""")
@@ -628,20 +679,23 @@ class SqlScorer:
                                task_n=np.array([t[1] for t in tasks], dtype=np.int64),
                                task_c=np.array([t[2] for t in tasks], dtype=np.int64))
 
-    def _medians(self, window: str, column: str, index: Mapping[str, int], size: int) -> np.ndarray:
-        """The median as the mean of the two middle values, computed in Python like the pandas engine."""
-        rows = self.rows(f"""
-            SELECT agent_id, {column} AS v, k, n FROM (
-              SELECT agent_id, {column}, ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {column}) AS k,
+    def _medians(self, window: str, columns: Sequence[str], index: Mapping[str, int], size: int) -> list[np.ndarray]:
+        """Each column's median per agent as the mean of its two middle values, computed in Python like the
+        pandas engine; the middle values of every column come back from one query."""
+        middles = " UNION ALL ".join(f"""
+            SELECT {i} AS m, agent_id, v, k FROM (
+              SELECT agent_id, {column} AS v, ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {column}) AS k,
                      COUNT(*) OVER (PARTITION BY agent_id) AS n
-              FROM {window} WHERE {column} IS NOT NULL) AS o
-            WHERE k = {self.d.int_div('n + 1', '2')} OR k = {self.d.int_div('n', '2')} + 1""")
-        middle: dict[str, list[float]] = {}
-        for agent, v, _, _ in sorted(rows, key=lambda r: (r[0], r[2])):
-            middle.setdefault(agent, []).append(float(v))
-        out = np.full(size, np.nan)
-        for agent, values in middle.items():
-            out[index[agent]] = middle_value(values)
+              FROM {window} WHERE {column} IS NOT NULL) AS o{i}
+            WHERE k = {self.d.int_div('n + 1', '2')} OR k = {self.d.int_div('n', '2')} + 1"""
+                                     for i, column in enumerate(columns))
+        middle: list[dict[str, list[float]]] = [{} for _ in columns]
+        for m, agent, v, _ in sorted(self.rows(middles), key=lambda r: (r[0], r[1], r[3])):
+            middle[int(m)].setdefault(agent, []).append(float(v))
+        out = [np.full(size, np.nan) for _ in columns]
+        for found, values_by_agent in zip(out, middle):
+            for agent, values in values_by_agent.items():
+                found[index[agent]] = middle_value(values)
         return out
 
     def repeatability_aggregates(self, agents: Sequence[str]) -> RepeatabilityAggregates:
