@@ -224,3 +224,51 @@ def quarter_of_successes_lost(path: Path, agent: str = "steady-pro") -> Path:
     raw.to_csv(path, index=False)
     return path
 
+
+# --------------------------------------------------------------------------- the CLI, in this process
+
+# A fresh interpreter's warning filters (what `python -m scoring` starts with): a warning the command raises is
+# printed on its stderr, as in a subprocess, and not recorded by pytest or turned into an error by pytest.ini.
+_FRESH_FILTERS = [("default", None, DeprecationWarning, "__main__", 0), ("ignore", None, DeprecationWarning, None, 0),
+                  ("ignore", None, PendingDeprecationWarning, None, 0), ("ignore", None, ImportWarning, None, 0),
+                  ("ignore", None, ResourceWarning, None, 0)]
+
+
+def scoring_cli(*args: str | Path, cwd: Path | None = None, text: bool = True) -> Any:
+    """``python -m scoring ARGS`` through ``scoring.cli.commands.main`` in this process, as a
+    ``subprocess.CompletedProcess`` (returncode, stdout, stderr; bytes unless ``text``).
+
+    For tests about what a command prints and returns, not about the process boundary: the interpreter's
+    start-up (about 1.5 s of imports) is paid once, not per call. The untrusted work still runs in main's
+    own limited worker. An exception main lets escape is raised here (a subprocess would print a traceback).
+    Tests about the process itself (the imports it pays for, its environment, its warnings turned into
+    errors by ``-W``) keep a real subprocess.
+    """
+    import contextlib
+    import io
+    import subprocess
+    import sys
+    import warnings
+
+    from scoring.cli.commands import main
+
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.ExitStack() as stack:
+        if cwd is not None:
+            stack.enter_context(contextlib.chdir(cwd))
+        stack.enter_context(warnings.catch_warnings())
+        warnings.filters[:] = list(_FRESH_FILTERS)
+        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(err))
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse: --help, or a usage error already printed on stderr
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if isinstance(exc.code, str):
+                print(exc.code, file=sys.stderr)
+    stdout, stderr = out.getvalue(), err.getvalue()
+    if text:
+        return subprocess.CompletedProcess([sys.executable, "-m", "scoring", *argv], code, stdout, stderr)
+    return subprocess.CompletedProcess([sys.executable, "-m", "scoring", *argv], code, stdout.encode(),
+                                       stderr.encode())
