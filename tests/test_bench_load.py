@@ -13,8 +13,6 @@ from bench import bench_load as bl
 from explorer.pages import PAGES
 
 RADAR_KEYS = set(bl.RADAR_WEIGHT_KEYS)
-# One test process runs this module (pytest-xdist's loadgroup), so the app server below starts once, not twice.
-pytestmark = pytest.mark.xdist_group("bench-load-server")
 
 
 @pytest.fixture(scope="module")

@@ -87,11 +87,6 @@ def taubench_list(tmp_path_factory) -> Path:
     return path
 
 
-# The tests reading these real Inspect AI runs stay on one test process (pytest-xdist's loadgroup): the runs,
-# and inspect_ai's import, are paid once rather than on both processes.
-INSPECT_RUNS = pytest.mark.xdist_group("inspect-runs")
-
-
 @pytest.fixture(scope="module")
 def inspect_logs(tmp_path_factory) -> dict[str, Path]:
     """A real Inspect AI log in both formats: 2 samples x 3 epochs on mockllm/model, offline."""
@@ -250,7 +245,6 @@ def test_taubench_list_with_and_without_an_agent_name(taubench_list):
 
 
 @pytest.mark.parametrize("fmt", ["eval", "json"])
-@INSPECT_RUNS
 def test_inspect_log_scores_and_the_scorer_can_be_chosen(inspect_logs, fmt):
     path = inspect_logs[fmt]
     result = ok(cli("report", path))
@@ -313,7 +307,6 @@ def test_from_forces_the_kind():
     refused(cli("report", SAMPLE, "--from", "inspect"))
 
 
-@INSPECT_RUNS
 def test_several_harnesses_and_a_runs_file_in_one_report(taubench_list, inspect_logs, tmp_path):
     runs = tmp_path / "mine.csv"
     runs.write_text("run_id,agent_id,task_id,status,success,latency_ms,cost_usd\n"

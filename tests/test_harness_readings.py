@@ -391,17 +391,11 @@ def _reducer_logs(log_dir: Path) -> dict[str, Path]:
             for label, reducers in (("all", REDUCERS), ("default", None), ("unreduced", []))}
 
 
-# The tests reading these real Inspect AI runs stay on one test process (pytest-xdist's loadgroup): the runs,
-# and inspect_ai's import, are paid once rather than on both processes.
-INSPECT_RUNS = pytest.mark.xdist_group("inspect-runs")
-
-
 @pytest.fixture(scope="module")
 def reducer_logs(tmp_path_factory):
     return _reducer_logs(tmp_path_factory.mktemp("reducers"))
 
 
-@INSPECT_RUNS
 def test_inspect_reading_follows_each_epoch_reducer_as_inspect_computes_it(reducer_logs):
     from inspect_ai.log import read_eval_log
 
@@ -424,7 +418,6 @@ def test_inspect_reading_follows_each_epoch_reducer_as_inspect_computes_it(reduc
     assert any("epochs reduced by max" in note for note in agent.notes())
 
 
-@INSPECT_RUNS
 def test_inspect_reducers_hand_checked(reducer_logs):
     from scoring.load.importers.reading import inspect_reading
 
@@ -445,7 +438,6 @@ def test_inspect_reducers_hand_checked(reducer_logs):
     assert acc("pass_k_2") == pytest.approx((0.5 + 0.5) / 7)
 
 
-@INSPECT_RUNS
 def test_inspect_default_and_unreduced_logs_equal_inspect(reducer_logs):
     from inspect_ai.log import read_eval_log
 
@@ -457,7 +449,6 @@ def test_inspect_default_and_unreduced_logs_equal_inspect(reducer_logs):
         assert abs(h["success_rate"] - log.results.scores[0].metrics["accuracy"].value) <= TOL, label
 
 
-@INSPECT_RUNS
 def test_an_unknown_reducer_is_read_as_the_mean_and_says_so(reducer_logs):
     from inspect_ai.log import read_eval_log
 
@@ -472,7 +463,6 @@ def test_an_unknown_reducer_is_read_as_the_mean_and_says_so(reducer_logs):
     assert "'my_vote' is not one this reading reproduces" in harness_words(mine)
 
 
-@INSPECT_RUNS
 def test_nan_scores_do_not_refuse_a_log_and_are_named(reducer_logs):
     imported = import_file(reducer_logs["default"])
     assert any("6 sample(s) have a NaN score" in w for w in imported.report.all_warnings())

@@ -583,18 +583,12 @@ def _inspect_logs(log_dir: Path) -> dict[str, Path]:
     return {fmt: run_inspect(task, outputs, log_dir / fmt, epochs=3, log_format=fmt) for fmt in ("eval", "json")}
 
 
-# The tests reading these real Inspect AI runs stay on one test process (pytest-xdist's loadgroup): the runs,
-# and inspect_ai's import, are paid once rather than on both processes.
-INSPECT_RUNS = pytest.mark.xdist_group("inspect-runs")
-
-
 @pytest.fixture(scope="module")
 def inspect_logs(tmp_path_factory):
     return _inspect_logs(tmp_path_factory.mktemp("inspect"))
 
 
 @pytest.mark.parametrize("fmt", ["eval", "json"])
-@INSPECT_RUNS
 def test_inspect_every_mapping_cell_by_hand(inspect_logs, fmt):
     from inspect_ai.log import read_eval_log
 
@@ -634,7 +628,6 @@ def test_inspect_every_mapping_cell_by_hand(inspect_logs, fmt):
                for w in imported.report.all_warnings())
 
 
-@INSPECT_RUNS
 def test_inspect_both_formats_give_the_same_runs_and_scores(inspect_logs):
     frames = {}
     for fmt, path in inspect_logs.items():
@@ -648,7 +641,6 @@ def test_inspect_both_formats_give_the_same_runs_and_scores(inspect_logs):
     pd.testing.assert_frame_equal(frames["eval"][columns], frames["json"][columns])
 
 
-@INSPECT_RUNS
 def test_inspect_scorer_choice_and_unknown_scorer(inspect_logs):
     runs = import_file(inspect_logs["json"], scorer="lenient").validate().runs
     assert runs.loc[runs["status"] != "failed", "success"].all()
@@ -656,7 +648,6 @@ def test_inspect_scorer_choice_and_unknown_scorer(inspect_logs):
         import_file(inspect_logs["json"], scorer="nope")
 
 
-@INSPECT_RUNS
 def test_inspect_hostile_logs_are_refused_cleanly(inspect_logs):
     data = inspect_logs["eval"].read_bytes()
     for broken in (data[: len(data) // 2], data[:100]):
@@ -860,7 +851,6 @@ def test_experiment_tags_keep_same_model_files_apart():
     assert "+ ' [prompt-a]' (experiment tag)" in apart.report.text()
 
 
-@INSPECT_RUNS
 def test_mixed_harnesses_in_one_import(inspect_logs):
     imported = import_files([GROK3, (as_bytes([taubench_result()]), "tb.json"), inspect_logs["eval"]])
     assert imported.kind == "mixed"
