@@ -49,6 +49,20 @@ RUN_STATUSES = ["queued", "running", "completed", "failed", "timeout", "cancelle
 RUN_TIMES = [None] + [f"2026-07-0{d}T00:00:00Z" for d in range(1, 4)]
 
 
+# One strategy per column, built once: a strategy built inside the draw loop is validated again at every draw
+# (a third of a property test's time went there); the draws, and so the tables, are the same.
+_RUN_COLUMNS: dict[str, st.SearchStrategy[Any]] = {
+    "agent_id": st.sampled_from(["a", "b", "c"]),
+    "task_id": st.sampled_from(["t1", "t2", "t3", "t4"]),
+    "status": st.sampled_from(RUN_STATUSES + ["completed"] * 3),
+    "success": st.sampled_from([True, False, None]),
+    "latency_ms": st.one_of(st.none(), st.floats(0, 20000, allow_nan=False)),
+    "cost_usd": st.one_of(st.none(), st.floats(0, 0.5, allow_nan=False)),
+    "steps": st.one_of(st.none(), st.integers(0, 60)),
+    "finished_at": st.sampled_from(RUN_TIMES),
+}
+
+
 @st.composite
 def run_tables(draw: st.DrawFn, min_size: int = 0, max_size: int = 60) -> list[dict[str, Any]]:
     """Run records over three agents and four tasks, every status (completed the most often), every outcome,
@@ -56,17 +70,10 @@ def run_tables(draw: st.DrawFn, min_size: int = 0, max_size: int = 60) -> list[d
     n = draw(st.integers(min_size, max_size))
     rows = []
     for i in range(n):
-        rows.append({
-            "run_id": f"r{i}",
-            "agent_id": draw(st.sampled_from(["a", "b", "c"])),
-            "task_id": draw(st.sampled_from(["t1", "t2", "t3", "t4"])),
-            "status": draw(st.sampled_from(RUN_STATUSES + ["completed"] * 3)),
-            "success": draw(st.sampled_from([True, False, None])),
-            "latency_ms": draw(st.one_of(st.none(), st.floats(0, 20000, allow_nan=False))),
-            "cost_usd": draw(st.one_of(st.none(), st.floats(0, 0.5, allow_nan=False))),
-            "steps": draw(st.one_of(st.none(), st.integers(0, 60))),
-            "finished_at": draw(st.sampled_from(RUN_TIMES)),
-        })
+        row: dict[str, Any] = {"run_id": f"r{i}"}
+        for column, strategy in _RUN_COLUMNS.items():  # in the column order above: the draws' order
+            row[column] = draw(strategy)
+        rows.append(row)
     return rows
 
 
@@ -216,3 +223,52 @@ def quarter_of_successes_lost(path: Path, agent: str = "steady-pro") -> Path:
     raw.loc[won[::4], "success"] = "false"
     raw.to_csv(path, index=False)
     return path
+
+
+# --------------------------------------------------------------------------- the CLI, in this process
+
+# A fresh interpreter's warning filters (what `python -m scoring` starts with): a warning the command raises is
+# printed on its stderr, as in a subprocess, and not recorded by pytest or turned into an error by pytest.ini.
+_FRESH_FILTERS = [("default", None, DeprecationWarning, "__main__", 0), ("ignore", None, DeprecationWarning, None, 0),
+                  ("ignore", None, PendingDeprecationWarning, None, 0), ("ignore", None, ImportWarning, None, 0),
+                  ("ignore", None, ResourceWarning, None, 0)]
+
+
+def scoring_cli(*args: str | Path, cwd: Path | None = None, text: bool = True) -> Any:
+    """``python -m scoring ARGS`` through ``scoring.cli.commands.main`` in this process, as a
+    ``subprocess.CompletedProcess`` (returncode, stdout, stderr; bytes unless ``text``).
+
+    For tests about what a command prints and returns, not about the process boundary: the interpreter's
+    start-up (about 1.5 s of imports) is paid once, not per call. The untrusted work still runs in main's
+    own limited worker. An exception main lets escape is raised here (a subprocess would print a traceback).
+    Tests about the process itself (the imports it pays for, its environment, its warnings turned into
+    errors by ``-W``) keep a real subprocess.
+    """
+    import contextlib
+    import io
+    import subprocess
+    import sys
+    import warnings
+
+    from scoring.cli.commands import main
+
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.ExitStack() as stack:
+        if cwd is not None:
+            stack.enter_context(contextlib.chdir(cwd))
+        stack.enter_context(warnings.catch_warnings())
+        warnings.filters[:] = list(_FRESH_FILTERS)
+        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(err))
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse: --help, or a usage error already printed on stderr
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if isinstance(exc.code, str):
+                print(exc.code, file=sys.stderr)
+    stdout, stderr = out.getvalue(), err.getvalue()
+    if text:
+        return subprocess.CompletedProcess([sys.executable, "-m", "scoring", *argv], code, stdout, stderr)
+    return subprocess.CompletedProcess([sys.executable, "-m", "scoring", *argv], code, stdout.encode(),
+                                       stderr.encode())

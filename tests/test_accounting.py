@@ -17,13 +17,16 @@ def run(i, agent="a", task="t1", status="completed", success=True, cost=0.01, la
             "latency_ms": latency, "cost_usd": cost}
 
 
+# Built once (a strategy built inside the draw is validated again at every draw); the draws are the same.
+_AGENTS, _TASKS = st.sampled_from(["a", "b", "c"]), st.sampled_from(["t1", "t2", "t3"])
+_STATUSES, _OUTCOMES = st.sampled_from(list(STATUSES)), st.sampled_from([True, False, None])
+_COSTS = st.one_of(st.none(), st.floats(0, 10, allow_nan=False))
+
+
 @st.composite
 def run_tables(draw):
     n = draw(st.integers(0, 50))
-    return [run(i, draw(st.sampled_from(["a", "b", "c"])), draw(st.sampled_from(["t1", "t2", "t3"])),
-                draw(st.sampled_from(list(STATUSES))), draw(st.sampled_from([True, False, None])),
-                draw(st.one_of(st.none(), st.floats(0, 10, allow_nan=False))))
-            for i in range(n)]
+    return [run(i, draw(_AGENTS), draw(_TASKS), draw(_STATUSES), draw(_OUTCOMES), draw(_COSTS)) for i in range(n)]
 
 
 @SETTINGS

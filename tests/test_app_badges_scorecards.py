@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from functools import cache
 from pathlib import Path
@@ -28,6 +26,7 @@ from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, score_runs
 from scoring.analysis.scorecard import EXAMPLES_DIR, Scorecard, apply_scorecard, read_scorecard, scorecard_to_json
 from scoring.outputs.badge import badge_file_name, badge_svg
 from tests.apptest_helpers import EDGE_CSV, HTML_AGENT, PAGES, TIMEOUT, assert_clean, dataframe, page, run
+from tests.helpers import scoring_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -103,8 +102,8 @@ def test_the_app_and_the_cli_give_the_same_badge_bytes(media):
     at.selectbox(key="badge_agent_leaderboard").set_value("swift-lite")
     run(at)
     _, _, content = badge_of(at, media)
-    cli = subprocess.run([sys.executable, "-m", "scoring", "badge", str(SAMPLE), "swift-lite"], cwd=ROOT,
-                         capture_output=True, timeout=300, check=True)
+    cli = scoring_cli("badge", SAMPLE, "swift-lite", cwd=ROOT, text=False)
+    cli.check_returncode()
     assert content == cli.stdout
     # The words beside the badge say what it is to a newcomer, and name the command that makes the same file.
     words = " ".join(c.value.replace("\\", "") for c in at.caption)

@@ -1,5 +1,6 @@
-"""`python -m scoring badge FILE AGENT` and `python -m scoring report FILE --scorecard team.json`, run as a
-user runs them (subprocess), plus an in-process property over random scorecards."""
+"""`python -m scoring badge FILE AGENT` and `python -m scoring report FILE --scorecard team.json`: command line, exit
+status, stdout and stderr (through ``scoring.cli.commands.main`` in this process; the first badge also in a real
+subprocess, byte for byte the same), plus an in-process property over random scorecards."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, score_runs
 from scoring.analysis.scorecard import EXAMPLES_DIR, Scorecard, apply_scorecard, read_scorecard, scorecard_to_json
 from scoring.cli.commands import main
 from scoring.outputs.badge import badge_file_name, badge_svg
+from tests.helpers import scoring_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -28,6 +30,10 @@ VERSION = CANONICAL_POLICY.version
 
 
 def cli(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return scoring_cli(*args, cwd=cwd, text=False)
+
+
+def cli_process(*args: str | Path, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "scoring", *map(str, args)], cwd=cwd, capture_output=True,
                           timeout=300)
 
@@ -48,7 +54,7 @@ def sample_report():
 # --- badge -------------------------------------------------------------------------------------
 
 def test_badge_on_stdout_is_the_libraries_badge_with_the_exact_score():
-    result = cli("badge", SAMPLE, "deep-thinker")
+    result = cli_process("badge", SAMPLE, "deep-thinker")
     assert result.returncode == 0, result.stderr.decode()
     agent = sample_report().agent("deep-thinker")
     assert result.stdout.decode("utf-8") == badge_svg(agent, policy_version=VERSION, dataset_sha256=SAMPLE_SHA)

@@ -1,4 +1,5 @@
-"""``python -m scoring`` on harness results (SPEC 7), end to end in subprocesses.
+"""``python -m scoring`` on harness results (SPEC 7), end to end: its command line, exit status, stdout and stderr
+(in this process through ``scoring.cli.commands.main``; the README's commands in real subprocesses).
 
 Real inputs: the two trimmed tau2-bench result files (tests/fixtures/tau2), the same grok-3 run in
 tau2's folder form, Inspect AI logs written here by a real inspect_ai run on ``mockllm/model``
@@ -21,6 +22,7 @@ import pytest
 from scoring import load_runs, score_runs
 from scoring.load.importers import import_file, import_files, mapping_from_json
 from scoring.load.runs import RunsValidationError
+from tests.helpers import scoring_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -34,6 +36,10 @@ FOREIGN_MAP = FIXTURES / "mapping" / "foreign-map.json"
 
 
 def cli(*args, cwd=ROOT):
+    return scoring_cli(*args, cwd=cwd)
+
+
+def cli_process(*args, cwd=ROOT):
     return subprocess.run([sys.executable, "-m", "scoring", *map(str, args)], cwd=cwd, capture_output=True,
                           text=True, timeout=180)
 
@@ -368,6 +374,7 @@ def readme_commands() -> list[str]:
 def test_every_command_in_the_readme_section_runs():
     commands = readme_commands()
     assert len(commands) >= 5
+    printed = []
     for command in commands:
         parts = command.split()
         assert parts[:3] == [".venv/bin/python", "-m", "scoring"], command
@@ -377,3 +384,8 @@ def test_every_command_in_the_readme_section_runs():
         result = cli(*args)
         assert result.returncode == 0, (command, result.stderr)
         assert result.stdout.strip() and "Traceback" not in result.stderr, command
+        printed.append((args, result))
+    # The first, as a user types it: a real `python -m scoring` process prints exactly what main printed here.
+    args, result = printed[0]
+    typed = cli_process(*args)
+    assert (typed.returncode, typed.stdout, typed.stderr) == (0, result.stdout, result.stderr), commands[0]

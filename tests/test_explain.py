@@ -10,8 +10,6 @@ Reminders (SPEC 2 / SPEC 3):
 import csv
 import json
 import math
-import subprocess
-import sys
 from functools import cache, partial
 
 import pytest
@@ -33,7 +31,7 @@ from scoring.analysis.explain import (
 from scoring.cli.commands import main
 from scoring.measures._exact import CohortColumns, ExactColumns, rounded_stats
 from tests import helpers
-from tests.helpers import run_tables
+from tests.helpers import run_tables, scoring_cli
 
 SAMPLE = "sample_data/runs.csv"
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -530,11 +528,9 @@ def test_cli_explain_table_accounts_for_every_run(capsys):
 
 
 def test_cli_explain_refuses_an_unknown_agent_and_a_bad_file(tmp_path):
-    unknown = subprocess.run([sys.executable, "-m", "scoring", "explain", SAMPLE, "nobody"], capture_output=True,
-                             text=True)
+    unknown = scoring_cli("explain", SAMPLE, "nobody")
     assert unknown.returncode == 2 and "no agent 'nobody'" in unknown.stderr and "Traceback" not in unknown.stderr
     bad = tmp_path / "bad.csv"
     bad.write_text("run_id,agent_id\nr1,a\n")
-    refused = subprocess.run([sys.executable, "-m", "scoring", "explain", str(bad), "a", "--format", "table"],
-                             capture_output=True, text=True)
+    refused = scoring_cli("explain", bad, "a", "--format", "table")
     assert refused.returncode == 2 and "refused" in refused.stderr and "Traceback" not in refused.stderr

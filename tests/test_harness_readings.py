@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from scoring import score_runs
 from scoring.load.importers import import_file, import_files
 from scoring.load.runs import RunsValidationError
-from tests.helpers import run_inspect, tau2_results, terminal_bench_run
+from tests.helpers import run_inspect, scoring_cli, tau2_results, terminal_bench_run
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED_TAU2 = Path("/work/shared/data/tau2")
@@ -260,11 +260,7 @@ def test_durations_are_converted_without_float_noise():
 
 
 def cli(*args):
-    import subprocess
-    import sys
-
-    return subprocess.run([sys.executable, "-m", "scoring", *map(str, args)], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+    return scoring_cli(*args, cwd=ROOT)
 
 
 def test_cli_batches_folders_and_from_names(tmp_path):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +15,7 @@ from scoring import CANONICAL_POLICY, load_runs, runs_from_records, score_runs
 from scoring.analysis.uncertainty import bootstrap_intervals
 from scoring.contract.policy import policy_from_dict, policy_json, policy_to_dict
 from scoring.outputs import downloads
+from tests.helpers import scoring_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -148,8 +148,7 @@ def test_a_table_is_hashed_by_its_content_in_run_id_order(runs):
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "scoring", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    return scoring_cli(*args, cwd=ROOT)
 
 
 def test_cli_pack_writes_the_html_pack(tmp_path, report):

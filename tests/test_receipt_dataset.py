@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ import pytest
 from scoring import load_runs, score_runs
 from scoring.outputs import downloads
 from scoring.outputs.receipt import build_receipt, receipt_markdown, receipt_problems, verify
+from tests.helpers import scoring_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -56,8 +55,7 @@ def test_a_receipt_without_dataset_labels_is_still_valid(receipt, runs):
 
 
 def test_the_cli_receipt_names_the_runs_file_by_its_sha256():
-    out = subprocess.run([sys.executable, "-m", "scoring", "receipt", str(SAMPLE), "swift-lite"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=120)
+    out = scoring_cli("receipt", SAMPLE, "swift-lite", cwd=ROOT)
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["dataset"]["name"] == "runs.csv" and doc["dataset"]["sha256"] == downloads.file_sha256(SAMPLE)

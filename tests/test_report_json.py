@@ -1,14 +1,12 @@
 """SPEC 6: the machine-readable report and the CLI."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from scoring import runs_from_records, score_runs
-from tests.helpers import run
+from tests.helpers import run, scoring_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 TOL = 1e-9
@@ -232,8 +230,7 @@ def test_custom_radar_weights_are_renormalized_and_leave_headline_unchanged():
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "scoring", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    return scoring_cli(*args, cwd=ROOT)
 
 
 def test_cli_report_prints_valid_json(tmp_path):

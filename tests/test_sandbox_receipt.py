@@ -4,8 +4,6 @@ import copy
 import io
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -24,6 +22,7 @@ from scoring.analysis.sandbox import (
     rank_diff,
 )
 from scoring.outputs.receipt import build_receipt, receipt_json, receipt_markdown, runs_hash, verify
+from tests.helpers import scoring_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -195,12 +194,10 @@ def test_cli_verify_exit_codes(tmp_path):
     receipt, _ = _receipt()
     good = tmp_path / "receipt.json"
     good.write_text(receipt_json(receipt))
-    ok = subprocess.run([sys.executable, "-m", "scoring", "verify", str(good), str(SAMPLE)],
-                        capture_output=True, text=True)
+    ok = scoring_cli("verify", good, SAMPLE)
     assert ok.returncode == 0 and "reproduces" in ok.stdout
     receipt["headline"]["success_rate"] = 0.5
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(receipt))
-    out = subprocess.run([sys.executable, "-m", "scoring", "verify", str(bad), str(SAMPLE)],
-                         capture_output=True, text=True)
+    out = scoring_cli("verify", bad, SAMPLE)
     assert out.returncode == 1 and "headline.success_rate" in out.stderr and "Traceback" not in out.stderr

@@ -6,6 +6,7 @@ The database attacks that need a running server are in test_postgres.py.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import subprocess
@@ -22,6 +23,7 @@ from scoring.contract.limits import Limits, format_size, parse_size
 from scoring.contract.policy import PolicyError, load_policy, policy_to_dict
 from scoring.contract.safejson import JsonRefused, load_json
 from scoring.load.database import ConnectionSpec, SourceRefused, operator_connection, parse_viewer_url
+from tests.helpers import scoring_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
@@ -283,14 +285,13 @@ def test_a_crafted_policy_file_is_refused_naming_the_place(text, field):
 def test_cli_report_scores_under_a_policy_file_and_labels_it(tmp_path):
     path = tmp_path / "sandbox.json"
     path.write_text(_policy_json(radar_window=50))
-    out = subprocess.run([sys.executable, "-m", "scoring", "report", str(SAMPLE), "--policy", str(path)],
-                         capture_output=True, text=True, cwd=ROOT, check=True)
+    out = scoring_cli("report", SAMPLE, "--policy", path, cwd=ROOT)
+    out.check_returncode()
     doc = json.loads(out.stdout)
     assert doc["policy_version"].startswith("2026-07-zero-success-v1+sandbox-")
     assert max(a["radar"]["window_runs"] for a in doc["agents"]) == 50
     path.write_text(_policy_json(pass_k_levels=list(range(1, 10_001))))
-    bad = subprocess.run([sys.executable, "-m", "scoring", "report", str(SAMPLE), "--policy", str(path)],
-                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    bad = scoring_cli("report", SAMPLE, "--policy", path, cwd=ROOT)
     assert bad.returncode == 2 and "pass_k_levels: at most 10 levels" in bad.stderr and "Traceback" not in bad.stderr
 
 
@@ -306,10 +307,15 @@ def test_cli_limits_are_options(tmp_path):
 # --------------------------------------------------------------------------- verify never crashes or hangs
 
 
+@functools.cache
+def _receipt_text() -> str:
+    out = scoring_cli("receipt", SAMPLE, "swift-lite", cwd=ROOT)
+    out.check_returncode()
+    return out.stdout
+
+
 def _receipt() -> dict:
-    out = subprocess.run([sys.executable, "-m", "scoring", "receipt", str(SAMPLE), "swift-lite"],
-                         capture_output=True, text=True, cwd=ROOT, check=True)
-    return json.loads(out.stdout)
+    return json.loads(_receipt_text())  # a fresh copy for each crafted change
 
 
 def _without(d: dict, key: str) -> dict:
@@ -335,8 +341,7 @@ def test_a_crafted_receipt_exits_2_naming_the_field(tmp_path, case):
     change, words = CRAFTED[case]
     path = tmp_path / "receipt.json"
     path.write_text(json.dumps(change(_receipt())))
-    out = subprocess.run([sys.executable, "-m", "scoring", "verify", str(path), str(SAMPLE)],
-                         capture_output=True, text=True, cwd=ROOT, timeout=60)
+    out = scoring_cli("verify", path, SAMPLE, cwd=ROOT)
     assert out.returncode == 2, out.stderr
     assert words in out.stderr and "Traceback" not in out.stderr, out.stderr
 
@@ -461,8 +466,7 @@ def test_connection_spec_never_shows_its_password():
 
 @pytest.mark.parametrize("weights", ["correctness=1e308,cost=1e308", "correctness=5e-324", "latency=1e7"])
 def test_weights_that_would_overflow_or_vanish_are_refused(weights):
-    out = subprocess.run([sys.executable, "-m", "scoring", "report", str(SAMPLE), "--weights", weights],
-                         capture_output=True, text=True, cwd=ROOT)
+    out = scoring_cli("report", SAMPLE, "--weights", weights, cwd=ROOT)
     assert out.returncode == 2 and "must be 0 or a number from 1e-06 to 1e+06" in out.stderr, out.stderr
 
 

@@ -1,8 +1,6 @@
 """Issue 5 views: bootstrap intervals, tie groups, Pareto frontiers and sensitivity."""
 
 import json
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -20,7 +18,7 @@ from scoring.analysis.uncertainty import (
     tie_groups,
 )
 from tests import helpers
-from tests.helpers import run_tables
+from tests.helpers import run_tables, scoring_cli
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -159,10 +157,12 @@ def test_sensitivity_counts_runs_to_the_gate_and_outcomes_to_pass5():
 def test_cli_intervals_flag_adds_intervals_and_keeps_the_canonical_numbers(tmp_path):
     path = tmp_path / "runs.json"
     path.write_text(json.dumps(_agent_rows()))
-    plain = json.loads(subprocess.run([sys.executable, "-m", "scoring", "report", str(path)],
-                                      capture_output=True, text=True, check=True).stdout)
-    out = subprocess.run([sys.executable, "-m", "scoring", "report", str(path), "--intervals",
-                          "--replicates", "100"], capture_output=True, text=True, check=True).stdout
+    plain_run = scoring_cli("report", path)
+    plain_run.check_returncode()
+    plain = json.loads(plain_run.stdout)
+    out_run = scoring_cli("report", path, "--intervals", "--replicates", "100")
+    out_run.check_returncode()
+    out = out_run.stdout
     doc = json.loads(out)
     assert doc["bootstrap"]["replicates"] == 100
     agent = doc["agents"][0]
