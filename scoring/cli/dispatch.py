@@ -16,11 +16,11 @@ from scoring.contract.extras import missing_module_message
 from scoring.contract.limits import WORKER_OVERHEAD, Limits, format_size
 from scoring.load.worker import LimitExceeded, WorkerFailed, run_limited
 
-DESCRIPTION = (  # the text of the old one-module command line's docstring, so that --help reads as it always has
+DESCRIPTION = (  # what --help says first; read by people, so no SPEC section numbers (tests/test_user_text.py)
     "Command line: ``python -m scoring report INPUT... [--format json|csv|table] [--weights ... | --scorecard ...]``.\n"
     "\n"
-    "An input is a runs file (SPEC 1) or a harness results file (SPEC 7: tau2-bench, tau-bench,\n"
-    "Inspect AI, or any table through ``--mapping``). One runs file alone is read exactly as before\n"
+    "An input is a runs file (one row per run) or a harness results file (tau2-bench, tau-bench,\n"
+    "Inspect AI, terminal-bench, or any table through ``--mapping``). One runs file alone is read exactly as before\n"
     "(the one loader, its validation report); anything else is imported first and its import report\n"
     "goes to stderr as ``import:`` lines, so stdout keeps the pure report.\n"
 )
