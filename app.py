@@ -73,17 +73,17 @@ link_source_params = state.encode_source(dataset.kind, connection=dataset.connec
                                          sha256=hashes[0] if hashes else None)
 
 
-def link_and_pack(when: str) -> None:
+def link_and_pack() -> None:
     # The scorecard in force travels in every page's link (the radar page keeps its own parameters itself).
     carried = scorecards.link_params() if page.name != "radar" else {}
     with link_slot.container():
-        link = state.copy_link(page, {**link_source_params, **carried}, key=when)
+        link = state.copy_link(page, {**link_source_params, **carried})
         if isinstance(result, data.Scored):
-            data.pack_downloads(result, link, state.view(), key=when)
+            data.pack_downloads(result, link, state.view())
 
 
-# Drawn before the page (it stays when the page stops early, e.g. on refused sandbox edits) and drawn again
-# after it, in the same place: the link then carries what the page's own code just set (sandbox edits).
-link_and_pack("before")
-navigation.run()
-link_and_pack("after")
+# Drawn once, after the page (a page that ends early ends inside the frame): the link then carries what the
+# page's own code just set (sandbox edits, the agent shown).
+with pages.page_frame():
+    navigation.run()
+link_and_pack()

@@ -50,21 +50,23 @@ def badge_row(scored: data.Scored, agent_id: str | None = None, *, key: str) -> 
                    "row(s) were excluded, and a badge would not say so.")
         return
     # With a picker, align on its box (its label sits above); without one, on the middle of the row.
-    columns = st.columns([2, 3, 2], vertical_alignment="bottom" if agent_id is None else "center")
+    # One row block (not three column blocks): fewer messages to the browser on every rerun of the page.
+    row = st.container(horizontal=True, gap="medium",
+                       vertical_alignment="bottom" if agent_id is None else "center")
     if agent_id is None:
         agents = [a.agent_id for a in report.agents]
-        agent_id = columns[0].selectbox("Score badge for", agents, key=f"badge_agent_{key}",
-                                        format_func=lambda a: f"#{report.agent(a).rank} {a}" if report.agent(a).rank
-                                        else f"{a} (unranked)")
+        agent_id = row.selectbox("Score badge for", agents, key=f"badge_agent_{key}", width=260,
+                                 format_func=lambda a: f"#{report.agent(a).rank} {a}" if report.agent(a).rank
+                                 else f"{a} (unranked)")
     else:
-        columns[0].markdown("**Score badge**")
-    preview, button = columns[1], columns[2]
+        row.markdown("**Score badge**", width="content")
+    preview, button = row, row
     digest = dataset_sha256(scored)
     version = report.policy.version
     svg = badge_svg(report.agent(agent_id), policy_version=version, dataset_sha256=digest)
     preview.image(svg)
     button.download_button("Download the badge (SVG)", svg, file_name=badge_file_name(agent_id, version, digest),
-                           mime="image/svg+xml", icon=":material/download:", on_click="ignore", width="stretch",
+                           mime="image/svg+xml", icon=":material/download:", on_click="ignore", width="content",
                            key=f"badge_download_{key}")
     cli = (" The command line makes the same file: `python -m scoring badge RUNS_FILE AGENT -o badge.svg`."
            if _one_file(data.current_dataset()) else "")

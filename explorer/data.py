@@ -36,6 +36,7 @@ from . import format as fmt
 from . import imports, untrusted
 from . import settings as settings_module
 from .cache import BoundedCache
+from .pages import end_page
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -581,7 +582,7 @@ def require_scores() -> Scored:
     result = scored()
     if isinstance(result, Refused):
         show_refusal(result.error, result.imported)
-        st.stop()
+        end_page()
     return result
 
 
@@ -797,7 +798,7 @@ def link_hashes(dataset: Dataset) -> tuple[str, ...]:
     return (identity[0], dataset.digest) if identity else ()
 
 
-def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any], *, key: str = "") -> None:
+def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any]) -> None:
     """The review pack of the current view as HTML (and PDF when Chromium is here), built when clicked.
 
     ``view`` is the view state (``explorer.state``): the radar's weights and agents, the agent shown, the
@@ -831,12 +832,12 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any], *, k
     policy_version = sandbox.version if sandbox is not None else CANONICAL_POLICY.version
     st.download_button("Review pack (HTML)", document, file_name=file_name("review", info, policy_version, "html"),
                        mime="text/html", icon=":material/download:", width="stretch", on_click="ignore",
-                       key=f"pack_html_{key}",
+                       key="pack_html",
                        help="One self-contained file for the minutes: every chart and table of this view, the "
                             "methodology and the dataset's sha256; opens offline.")
     if find_chromium() is not None:
         st.download_button("Review pack (PDF)", lambda: pack_pdf(document()), on_click="ignore",
-                           key=f"pack_pdf_{key}",
+                           key="pack_pdf",
                            file_name=file_name("review", info, policy_version, "pdf"), mime="application/pdf",
                            icon=":material/picture_as_pdf:", width="stretch",
                            help="The same pack printed to A4 by headless Chromium (takes a few seconds)")

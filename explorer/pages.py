@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 ROOT = Path(__file__).resolve().parents[1]
 # The app's files: in a clone app.py and views/ at its root; installed from a wheel, explorer/_app/ holds them
@@ -81,10 +84,54 @@ def show_title(name: str, mode: str | None = None) -> None:
     st.title(title(name, mode))
 
 
+_BUILT: dict[PageSpec, Any] = {}  # Streamlit's page object of each spec, built once per process (navigation)
+
+
 def navigation() -> Any:
-    """Streamlit's navigation over :data:`PAGES`, in sections (the first page is the default)."""
+    """Streamlit's navigation over :data:`PAGES`, in sections (the first page is the default).
+
+    A page object is built once per process (building one resolves and stats its file, which every rerun of every
+    session paid for) and each run gets its own shallow copy: ``st.navigation`` marks the copy it returns as the
+    one that may run, so sessions never share that mark.
+    """
+    import copy
+
     import streamlit as st
 
-    return st.navigation({section: [st.Page(str(p.path), title=p.title, icon=p.icon, url_path=p.url_path or None,
-                                            default=p is PAGES[0]) for p in specs]
-                          for section, specs in sections().items()})
+    def page(p: PageSpec) -> Any:
+        built = _BUILT.get(p)
+        if built is None:  # two threads may both build it: the same object either way
+            built = _BUILT[p] = st.Page(str(p.path), title=p.title, icon=p.icon, url_path=p.url_path or None,
+                                        default=p is PAGES[0])
+        return copy.copy(built)
+
+    return st.navigation({section: [page(p) for p in specs] for section, specs in sections().items()})
+
+
+_FRAME = threading.local()  # whether this thread's run is inside app.py's page frame (page_frame)
+
+
+class PageEnded(Exception):
+    """A page ended early on purpose (end_page); app.py catches it and draws what follows the page."""
+
+
+@contextmanager
+def page_frame() -> Iterator[None]:
+    """Run a page inside this: an early end (end_page) stops the page, not what app.py draws after it."""
+    _FRAME.inside = True
+    try:
+        yield
+    except PageEnded:
+        pass
+    finally:
+        _FRAME.inside = False
+
+
+def end_page() -> NoReturn:
+    """End the page here. Inside app.py's page frame the app goes on after the page (the sidebar's link and
+    pack are drawn once, after it); a page script run on its own (a test) stops as with ``st.stop()``."""
+    if getattr(_FRAME, "inside", False):
+        raise PageEnded
+    import streamlit as st
+
+    st.stop()

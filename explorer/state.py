@@ -775,12 +775,12 @@ def show_link_notices(page: str) -> None:
         st.info(fmt.plain(note), icon=":material/link:")
 
 
-def copy_link(page: PageSpec, source: Mapping[str, str], *, key: str = "") -> str:
+def copy_link(page: PageSpec, source: Mapping[str, str]) -> str:
     """Mirror ``page``'s state in the URL and offer its full link to copy (st.code has a copy button)."""
     st = _st()
     params = write_url(page.name, source)
     url = link_url(str(st.context.url or ""), page.url_path, params)
-    with st.popover("Copy link", icon=":material/link:", width="stretch", key=f"copy_link_{key}",
+    with st.popover("Copy link", icon=":material/link:", width="stretch", key="copy_link",
                     help="A link to this page with its settings: paste it in the meeting chat"):
         st.caption("This page with its settings. Copy it with the button at the right of the box.")
         st.code(url, language=None, wrap_lines=True)

@@ -29,6 +29,13 @@ SCORES = ("Score", "Profile score", "Earned", "Points if removed")
 PINNED_TEXT_PX = 110  # a pinned text column (an agent id): the rest of a long id is in its tooltip
 
 
+def metric_row(n: int) -> list[Any]:
+    """``n`` places side by side for metrics, like ``st.columns(n)`` but one block for the row (a column is a
+    block of its own, each a message to the browser): the metrics share the width and wrap on a phone."""
+    row = st.container(horizontal=True, gap="medium")
+    return [row] * n
+
+
 def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | None = None, *,
           key: str | None = None, height: int | Literal["fit", "auto"] = "fit",
           columns: Mapping[str, Any] | None = None,
@@ -233,11 +240,11 @@ def what_if(agent: AgentReport, policy: Policy, *, key: str) -> None:
 
     s = data.derived("sensitivity", (agent.agent_id, policy.version), lambda: sensitivity(agent), lambda _: 5_000)
     st.caption(f"Exact from the policy's piecewise maps; current headline score {fmt.score(s.score)}.")
-    for panel, what in zip(st.columns(3), s.what_ifs):
+    for panel, what in zip(metric_row(3), s.what_ifs):
         panel.metric(what.change.capitalize(), fmt.score(what.score),
                      delta=None if what.points is None else f"{what.points:+.2f} points",
                      help="Headline score after the change (points: rounded new score minus rounded current score)")
-    gate_panel, outcomes_panel = st.columns(2)
+    gate_panel, outcomes_panel = metric_row(2)
     gate_panel.metric("More completed runs with a latency until the consistency gate",
                       f"{s.runs_to_consistency_gate:,}",
                       help=f"The gate needs {policy.consistency_min_latencies} recorded latencies")

@@ -55,6 +55,19 @@ def test_pages_switch_and_a_slider_move_reruns_the_radar(server):
     assert back.title == "Leaderboard" and not back.errors
 
 
+def test_a_rerun_sends_the_sidebar_link_and_pack_once(server):
+    # Drawn once, after the page (app.py): drawing them before the page too cost every rerun a second copy of the
+    # popover, its code box and the pack's buttons, each a message the browser then replaced.
+    async def drive():
+        async with bl.Session(server.url) as session:
+            return [await session.open(""), await session.switch("headline"), await session.switch("radar"),
+                    await session.move_slider("weight_correctness", 35)]
+
+    for result in asyncio.run(drive()):
+        assert not result.errors
+        assert sum(text.startswith("This page with its settings.") for text in result.texts) == 1, result.title
+
+
 def test_an_int_value_for_a_slider_is_an_error_the_client_sees(server):
     # Sliders take double_array_value; a wrong type makes the script fail, and the helpers count it.
     async def drive():

@@ -2,7 +2,7 @@ import streamlit as st
 
 from explorer import charts, data, diffs, drill, glossary, settings, state, tables, ui
 from explorer import format as fmt
-from explorer.pages import show_title
+from explorer.pages import end_page, show_title
 from scoring.analysis.diff import RULE
 from scoring.analysis.explain import component_weights
 
@@ -127,7 +127,7 @@ def two_agents() -> None:
     agents = [a.agent_id for a in report.agents]
     if len(agents) < 2:
         st.info("The data has one agent: there is nothing to compare it with.", icon=":material/info:")
-        st.stop()
+        end_page()
 
     def label(agent_id: str) -> str:
         rank = report.agent(agent_id).rank

@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import badges, charts, data, drill, glossary, state, tables, ui
 from explorer import format as fmt
-from explorer.pages import show_title
+from explorer.pages import end_page, show_title
 from scoring.analysis.explain import Overtake, PointsLost
 from scoring.outputs.methodology import execution_formula, worked_formula
 
@@ -36,10 +36,10 @@ if not h.ranked:
     st.info(fmt.render(h.explain()[0]), icon=":material/info:")
     st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in account.facts()))
     drill.runs_link(drill.RunsFilter(agents=(agent_id,)), f"Open its {account.total_runs:,} runs")
-    st.stop()
+    end_page()
 explained = drill.explanation(scored, agent_id)
 
-cols = st.columns(4)
+cols = ui.metric_row(4)
 cols[0].metric("Headline score", fmt.score(h.score), help=f"0–100, rounded to {policy.score_decimals} decimals")
 cols[1].metric("Success rate", fmt.rate(h.success_rate),
                help=f"{h.successful_runs} of {h.completed_runs} completed runs")
@@ -167,7 +167,7 @@ for column, (what, anchors, field, score, recorded, show, x_label) in zip(st.col
 
 st.subheader("Consistency gate", help=glossary.tooltip("pstdev"))
 gate = policy.consistency_min_latencies
-gate_cols = st.columns(3)
+gate_cols = ui.metric_row(3)
 gate_cols[0].metric("Recorded latencies", f"{h.latency_runs:,}", help=f"{gate} needed for a measured consistency")
 gate_cols[1].metric("Consistency", fmt.factor(h.consistency),
                help="clamp(1 − pstdev ÷ mean, 0, 1) over the recorded latencies (explorer-defined form)")

@@ -3,7 +3,7 @@ import streamlit as st
 from explorer import data, imports, ui
 from explorer import format as fmt
 from explorer import mapping_form as form
-from explorer.pages import show_title
+from explorer.pages import end_page, show_title
 from scoring.contract.schema import STATUSES
 from scoring.load.importers import MappingError, mapping_from_json, mapping_to_json
 
@@ -17,12 +17,12 @@ if source is None:
     st.info("Upload one table under *Upload a file* in the sidebar first: this page maps the columns of the "
             "uploaded table. (Harness results from tau2-bench, tau-bench and Inspect AI need no mapping.)",
             icon=":material/upload_file:")
-    st.stop()
+    end_page()
 table = data.source_table(source)
 if isinstance(table, data.Refused):
     st.error(f"The file '{fmt.plain(source.name)}' cannot be read as a table:", icon=":material/block:")
     st.dataframe(table.error.table(), hide_index=True, width="stretch")
-    st.stop()
+    end_page()
 columns = [str(c) for c in table.frame.columns]
 
 # The form's starting values: the mapping in use, this session's last draft for the table, or a guess.
@@ -132,7 +132,7 @@ try:
     mapping = form.mapping_from_form(values)
 except MappingError as exc:
     st.error(f"Not a mapping yet: {fmt.plain(exc)}", icon=":material/edit:")
-    st.stop()
+    end_page()
 mapping_json = mapping_to_json(mapping)
 st.session_state["map_draft"] = {source.digest: mapping_json}  # this table only: a small text
 
@@ -140,7 +140,7 @@ st.subheader("Preview")
 result = data.mapping_preview(source, table, mapping_json)
 if result.report is None:
     st.error(fmt.plain(result.error.report() if result.error else "nothing to preview"), icon=":material/block:")
-    st.stop()
+    end_page()
 st.dataframe(result.rows, hide_index=True, width="stretch", height=ui.ROW_HEIGHT * (len(result.rows) + 1) + 3)
 st.caption(f"The first {form.PREVIEW_ROWS} mapped rows as they go to the validator (the source row on the left).")
 for block in imports.report_markdown(result.report):

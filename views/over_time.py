@@ -2,7 +2,7 @@ import streamlit as st
 
 from explorer import charts, data, drill
 from explorer import format as fmt
-from explorer.pages import show_title
+from explorer.pages import end_page, show_title
 
 DEFAULT_AGENTS = 3  # agents charted when none is chosen: the top of the leaderboard (explorer-defined)
 
@@ -21,12 +21,12 @@ chosen = st.multiselect("Agents", agents, default=default, key="over_time_agents
                         help=f"Without a choice elsewhere, the top {DEFAULT_AGENTS} of the leaderboard.")
 if not chosen:
     st.info("Choose at least one agent.", icon=":material/info:")
-    st.stop()
+    end_page()
 
 found = drill.over_time(scored, chosen)
 if not found.has_dates:
     st.info(fmt.render(found.facts()[0]), icon=":material/event_busy:")
-    st.stop()
+    end_page()
 ordered = [a for a in agents if a in chosen]  # leaderboard order, so the colours stay put
 
 st.plotly_chart(charts.headline_over_time(found.frame, ordered), width="stretch", key="headline_over_time")

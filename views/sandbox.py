@@ -2,7 +2,7 @@ import streamlit as st
 
 from explorer import charts, data, state, ui
 from explorer import format as fmt
-from explorer.pages import show_title
+from explorer.pages import end_page, show_title
 from scoring import CANONICAL_POLICY
 from scoring.analysis.sandbox import (
     PolicyError,
@@ -73,7 +73,7 @@ try:
 except PolicyError as error:
     st.error("These edits are refused:\n\n" + "\n".join(f"- **{fmt.plain(e.field)}**: {fmt.plain(e.message)}"
                                                         for e in error.errors), icon=":material/block:")
-    st.stop()
+    end_page()
 state.put("policy", changed_constants(policy_to_dict(sandbox)))
 
 same = policy_to_dict(sandbox) | {"version": ""} == policy_to_dict(CANONICAL_POLICY) | {"version": ""}
