@@ -30,8 +30,8 @@ PINNED_TEXT_PX = 110  # a pinned text column (an agent id): the rest of a long i
 
 
 def metric_row(n: int) -> list[Any]:
-    """``n`` places side by side for metrics, like ``st.columns(n)`` but one block for the row (a column is a
-    block of its own, each a message to the browser): the metrics share the width and wrap on a phone."""
+    """``n`` places side by side for metrics (or sliders), like ``st.columns(n)`` but one block for the row (a
+    column is a block of its own, each a message to the browser): they share the width and wrap on a phone."""
     row = st.container(horizontal=True, gap="medium")
     return [row] * n
 

@@ -26,7 +26,7 @@ def reset_weights() -> None:
 scorecards.controls()  # above the sliders: loading a scorecard sets them
 
 st.subheader("Viewer weights", help=glossary.tooltip("profile score", "window", "p50"))
-columns = st.columns(len(RADAR_AXES))
+columns = ui.metric_row(len(RADAR_AXES))  # one row block for the sliders (they wrap on a phone)
 weights = {}
 for i, (column, axis) in enumerate(zip(columns, RADAR_AXES)):  # seeded from the view state (or a scorecard)
     weights[axis] = column.slider(tables.AXIS_LABELS[axis], 0, 100, step=5, format="%d%%",
