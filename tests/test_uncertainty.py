@@ -237,3 +237,18 @@ def test_progress_is_reported_once_per_agent():
     _, _, without = scored(rows, seed=4, replicates=300)
     assert calls == [(1, 3), (2, 3), (3, 3)]
     assert with_progress.agents == without.agents
+
+
+def test_resampled_sums_do_not_depend_on_the_block_size(monkeypatch):
+    """The gathered block is a cache-size choice only: every replicate's sums are the same bits at any size."""
+    import numpy as np
+
+    import scoring.analysis.uncertainty as u
+
+    values = np.random.default_rng(1).random((4, 1_600)) * [[1.0], [5_000.0], [2.5e7], [0.1]]
+    columns = list(values)
+    got = {}
+    for bits in (6, 12, 15, 17, 22):
+        monkeypatch.setattr(u, "_BLOCK_CELLS", 1 << bits)
+        got[bits] = u.resampled_sums(np.random.default_rng(9), columns, 300)
+    assert all(np.array_equal(got[15], other) for other in got.values())

@@ -97,6 +97,9 @@ class Dialect:
     timestamp_type = "TIMESTAMPTZ"  # a timestamp that is an instant
     materialize = False  # the normalized runs are stored once (a temporary table) rather than re-read
     try_cast = True  # a cast that gives NULL for a date that does not exist (PostgreSQL's raises an error)
+    # The normalized runs are a stored table: exact sums of several parts scan it once per part, each scan
+    # reading only its part's rows (not one scan of every row crossed with every part).
+    scan_per_part = False
 
     def literal(self, value: object) -> str:
         """A text value from the data (an agent id) as a string literal."""
@@ -212,6 +215,7 @@ class Dialect:
 class DuckDB(Dialect):
     name = "duckdb"
     materialize = True
+    scan_per_part = True  # 1M runs: the headline's three parts 0.65 s as a cross join, 0.40 s as three scans
 
     def trimmed(self, expr: str) -> str:
         # A regular expression: DuckDB's trim() with a character set is several times slower.
@@ -464,13 +468,13 @@ class SqlScorer:
     def exact_sums_of(self, parts: Sequence[tuple[str, str]], source: str | None = None,
                       shifts: Sequence[Mapping[str, int]] | None = None) -> list[dict[str, float]]:
         """:meth:`exact_sums` of several (value, where) parts at once: one scan of ``source``, each row
-        given once per part (a cross join with the part numbers), the mantissas summed per (agent, part,
-        exponent)."""
+        given once per part (a cross join with the part numbers), or a scan per part where the dialect
+        stores the runs (Dialect.scan_per_part); the mantissas summed per (agent, part, exponent)."""
         shifts = shifts or [{} for _ in parts]
         d, source = self.d, source or self.runs
-        if len(parts) == 1:
-            value, where = parts[0]
-            inputs = f"SELECT agent_id, 0 AS part, CAST({value} AS {d.double_type}) AS v FROM {source} WHERE {where}"
+        if len(parts) == 1 or d.scan_per_part:
+            inputs = " UNION ALL ".join(f"SELECT agent_id, {i} AS part, CAST({value} AS {d.double_type}) AS v "
+                                        f"FROM {source} WHERE {where}" for i, (value, where) in enumerate(parts))
         else:
             picked = " ".join(f"WHEN {i} THEN (CASE WHEN {where} THEN {value} END)"
                               for i, (value, where) in enumerate(parts))
