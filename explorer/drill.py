@@ -182,6 +182,39 @@ def agent_costliest(scored: data.Scored, agent_id: str, dataset: data.Dataset | 
                         lambda c: 2_000 + 40 * len(c.task_runs), dataset=dataset)
 
 
+@dataclass(frozen=True)
+class HeadlineTexts:
+    """The Headline page's lists of facts for one agent, as markdown (built once per dataset and agent, for every
+    session: composing them was a fifth of the page's rerun)."""
+
+    in_words: str  # the headline's explanation
+    runs_read: str  # which runs the headline reads
+    overtake: tuple[str, str] | None  # the overtake's first fact and the list of the others (None when ranked first)
+    fixes: str  # what fixing a task is worth ("" when no fact)
+    costs: str  # the costliest tasks and what costs points
+
+
+def headline_texts(scored: data.Scored, agent_id: str) -> HeadlineTexts:
+    """The markdown of :class:`HeadlineTexts` for a ranked agent (``explorer.format.render`` of each fact)."""
+    from . import format as fmt
+
+    def bullets(facts: Iterable) -> str:
+        return "\n".join(f"- {fmt.render(fact)}" for fact in facts)
+
+    def build() -> HeadlineTexts:
+        explained = explanation(scored, agent_id)
+        ahead = explained.overtake
+        return HeadlineTexts(
+            in_words=bullets(scored.report.agent(agent_id).headline.explain()),
+            runs_read=bullets(accounts(scored)[agent_id].facts()),
+            overtake=None if ahead is None else (fmt.render(ahead.facts()[0]), bullets(ahead.facts()[1:])),
+            fixes=bullets(agent_fixes(scored, agent_id).facts()),
+            costs=bullets(agent_costliest(scored, agent_id).facts() + explained.influence.facts()))
+
+    return data.derived("headline_texts", agent_id, build,
+                        lambda t: 1_000 + 2 * (len(t.in_words) + len(t.runs_read) + len(t.fixes) + len(t.costs)))
+
+
 WARM_MAX_RUNS = 200_000  # larger datasets are explained agent by agent, when a page asks (explorer-defined)
 
 

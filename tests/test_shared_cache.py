@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from explorer import charts, data, drill, tables, tau2_reading
+from explorer import format as fmt
 from explorer.cache import BoundedCache
 from scoring import CANONICAL_POLICY, load_runs, score_runs
 from scoring.analysis.explain import explain
@@ -66,15 +67,16 @@ def test_a_file_refused_under_a_limit_is_read_again_once_the_operator_raises_it(
 
 
 # Per page, the builders (explorer.tables, explorer.tau2_reading, explorer.charts) whose tables and charts depend on
-# the dataset (and what the viewer chose) only: a page's rerun, or another session's run of it, takes them from
-# the shared cache.
+# the dataset (and what the viewer chose) only, and the Headline page's lists of facts (explorer.format.render,
+# composed by explorer.drill.headline_texts): a page's rerun, or another session's run of it, takes them from the
+# shared cache.
 CACHED_BUILDERS = {
     "leaderboard": [(tables, "leaderboard"), (tables, "accounting_table"), (tables, "notes_table"),
                     (tables, "harness_table"), (tables, "unseen_table")],
     "headline": [(tables, "points_table"), (tables, "overtake_table"), (tables, "fixes_table"),
                  (tables, "influence_tasks_table"), (tables, "influence_runs_table"),
                  (charts, "contribution_waterfall"), (charts, "points_lost_chart"), (charts, "influence_bars"),
-                 (charts, "anchor_curve")],
+                 (charts, "anchor_curve"), (fmt, "render")],
     "radar": [(tables, "profile_ranking"), (charts, "radar_chart")],
     "repeatability": [(tables, "repeatability_summary"), (tables, "task_table"), (tau2_reading, "tau2_summary"),
                       (tau2_reading, "side_by_side"), (charts, "pass_k_bars"), (charts, "pass_k_curve"),
@@ -92,6 +94,7 @@ def test_a_second_session_builds_no_table_or_chart_again(name, monkeypatch):
     for before, after in zip(first.dataframe, second.dataframe):
         assert after.value.equals(before.value)
     assert plotly_specs(second) == plotly_specs(first)
+    assert [m.value for m in second.markdown] == [m.value for m in first.markdown]
 
 
 def test_a_read_never_returns_an_idle_or_expired_entry_between_sweeps():

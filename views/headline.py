@@ -38,6 +38,7 @@ if not h.ranked:
     drill.runs_link(drill.RunsFilter(agents=(agent_id,)), f"Open its {account.total_runs:,} runs")
     end_page()
 explained = drill.explanation(scored, agent_id)
+texts = drill.headline_texts(scored, agent_id)  # the page's lists of facts, composed once for every session
 
 cols = ui.metric_row(4)
 cols[0].metric("Headline score", fmt.score(h.score), help=f"0–100, rounded to {policy.score_decimals} decimals")
@@ -62,7 +63,7 @@ with left:
         h, theme=theme)), width="stretch", key="waterfall")
 with right:
     st.subheader("In words")
-    st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in h.explain()))
+    st.markdown(texts.in_words)
 st.code(worked_formula(h), language=None, wrap_lines=True)
 
 st.subheader("Where the points went")
@@ -80,7 +81,7 @@ with right:
                "to 100, and the earned points (after the floor or the rounding) to the score.")
 
 st.subheader("Which runs the headline reads")
-st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in account.facts()))
+st.markdown(texts.runs_read)
 drill.runs_link(drill.RunsFilter(agents=(agent_id,)), f"Open its {account.total_runs:,} runs")
 
 ahead = explained.overtake
@@ -91,9 +92,11 @@ if ahead is None:
 else:
     above: Overtake = ahead
     st.subheader(f"What overtaking {fmt.plain(ahead.above)} takes")
-    st.markdown(fmt.render(ahead.facts()[0]) + " Each component changed alone, the others as they are, and the "
+    assert texts.overtake is not None  # an agent above: its overtake facts
+    first_fact, other_facts = texts.overtake
+    st.markdown(first_fact + " Each component changed alone, the others as they are, and the "
                 "smallest change that reaches it (exact, by inverting the composite):")
-    st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in ahead.facts()[1:]))
+    st.markdown(other_facts)
     ui.table(data.table_frame("overtake", agent_id, lambda: tables.overtake_table(above).drop(columns=["How"])),
              key="overtake_table",
              columns={"Reachable alone": st.column_config.CheckboxColumn(
@@ -101,8 +104,8 @@ else:
 found_fixes = drill.agent_fixes(scored, agent_id)
 if len(found_fixes.tasks):
     st.markdown("**What fixing a task's unsuccessful runs is worth** (what to fix first on top):")
-    if found_fixes.facts():
-        st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in found_fixes.facts()))
+    if texts.fixes:
+        st.markdown(texts.fixes)
     first = ahead is None  # no agent above: nothing to overtake, no Overtakes column
     fix_rows = data.table_frame("fixes", (agent_id, FIXES_SHOWN, first), lambda: tables.fixes_table(
         found_fixes, rows=FIXES_SHOWN).drop(columns=["Overtakes"] if first else []))
@@ -117,8 +120,7 @@ ui.what_if(report.agent(agent_id), policy, key="headline_outcomes_needed")
 
 st.subheader("What costs points")
 found = explained.influence
-st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in
-                       drill.agent_costliest(scored, agent_id).facts() + found.facts()))
+st.markdown(texts.costs)
 left, right = st.columns([2, 3])
 with left:
     st.plotly_chart(data.figure("influence_bars", (agent_id, TASKS_CHARTED), lambda: charts.influence_bars(
