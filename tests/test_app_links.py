@@ -198,3 +198,15 @@ def test_the_link_is_offered_even_when_the_page_stops_early():
     assert "must sum to 1" in "\n".join(e.value for e in at.error)
     assert link_text(at).endswith("/sandbox")
     assert [b.label for b in at.sidebar.get("download_button")][:1] == ["Review pack (HTML)"]
+
+
+def test_no_page_ends_with_st_stop():
+    # The sidebar's link and pack are drawn after the page (app.py): a page that called st.stop() would leave the
+    # meeting without a link. Pages end early with explorer.pages.end_page(), which the test above exercises.
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    stopping = [str(path.relative_to(root)) for path in [root / "app.py", *sorted((root / "views").glob("*.py")),
+                                                         *sorted((root / "explorer").glob("*.py"))]
+                if "st.stop()" in path.read_text(encoding="utf-8").replace("``st.stop()``", "")]
+    assert stopping == ["explorer/pages.py"], stopping  # end_page() itself, for a page run on its own
