@@ -1,8 +1,6 @@
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -33,21 +31,3 @@ def pytest_collection_finish(session) -> None:
     # Only where a collected module imported Streamlit: a scoring-only run pays nothing for it.
     if "streamlit" in sys.modules:
         _scan_for_components_once()
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups into the node ids (--dist loadgroup)
-def pytest_collection_modifyitems(config, items) -> None:
-    """The tests that share a module-scoped fixture of their own module run in one process (an ``xdist_group``
-    named after the module), so the fixture is built once, not once per process: with one test per work unit,
-    xdist had given such tests to both processes and both built it (the Inspect logs made by real inspect_ai
-    runs, the load benchmark's app server). Groups are handed out first, the single tests fill in around them.
-    A test already in a group (PostgreSQL, Spark) keeps its own."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is not None:
-            continue
-        module = item.nodeid.split("::", 1)[0]
-        shared = [name for name in item.fixturenames
-                  for fixture in item._fixtureinfo.name2fixturedefs.get(name, ())
-                  if fixture.scope == "module" and fixture.baseid == module]
-        if shared:
-            item.add_marker(pytest.mark.xdist_group(module))
