@@ -112,12 +112,16 @@ def test_typed_parquet_values_are_checked_too(tmp_path):
     assert found[0] == found[1] == [(2, "seed", "not_whole"), (2, "trial", "negative")]
 
 
+# Built once: a strategy built at each draw is validated again each time (the draws are the same).
+PASS_THROUGH_VALUE = st.one_of(st.none(), st.integers(0, 2**40))
+
+
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(run_tables(min_size=1, max_size=30), st.data())
 def test_no_score_reads_them_in_any_engine(tmp_path_factory, rows, data):
     plain = tmp_path_factory.mktemp("plain") / "runs.json"
     plain.write_text(json.dumps(rows))
-    extra_rows = [{**r, **{c: data.draw(st.one_of(st.none(), st.integers(0, 2**40)), label=c)
+    extra_rows = [{**r, **{c: data.draw(PASS_THROUGH_VALUE, label=c)
                            for c in PASS_THROUGH_COLUMNS}} for r in rows]
     extra = tmp_path_factory.mktemp("extra") / "runs.csv"
     pd.DataFrame(extra_rows).astype(dict.fromkeys(PASS_THROUGH_COLUMNS, "Int64")).to_csv(extra, index=False)
