@@ -60,14 +60,13 @@ def badge_row(scored: data.Scored, agent_id: str | None = None, *, key: str) -> 
                                  else f"{a} (unranked)")
     else:
         row.markdown("**Score badge**", width="content")
-    preview, button = row, row
     digest = dataset_sha256(scored)
     version = report.policy.version
     svg = badge_svg(report.agent(agent_id), policy_version=version, dataset_sha256=digest)
-    preview.image(svg)
-    button.download_button("Download the badge (SVG)", svg, file_name=badge_file_name(agent_id, version, digest),
-                           mime="image/svg+xml", icon=":material/download:", on_click="ignore", width="content",
-                           key=f"badge_download_{key}")
+    row.image(svg)
+    row.download_button("Download the badge (SVG)", svg, file_name=badge_file_name(agent_id, version, digest),
+                        mime="image/svg+xml", icon=":material/download:", on_click="ignore", width="content",
+                        key=f"badge_download_{key}")
     cli = (" The command line makes the same file: `python -m scoring badge RUNS_FILE AGENT -o badge.svg`."
            if _one_file(data.current_dataset()) else "")
     st.caption(f"A badge for a README or a web page: the **canonical headline score** of {fmt.plain(agent_id)}, "

@@ -212,7 +212,8 @@ def headline_texts(scored: data.Scored, agent_id: str) -> HeadlineTexts:
             costs=bullets(agent_costliest(scored, agent_id).facts() + explained.influence.facts()))
 
     return data.derived("headline_texts", agent_id, build,
-                        lambda t: 1_000 + 2 * (len(t.in_words) + len(t.runs_read) + len(t.fixes) + len(t.costs)))
+                        lambda t: 1_000 + 2 * (len(t.in_words) + len(t.runs_read) + len(t.fixes) + len(t.costs)
+                                                  + sum(map(len, t.overtake or ()))))
 
 
 WARM_MAX_RUNS = 200_000  # larger datasets are explained agent by agent, when a page asks (explorer-defined)
