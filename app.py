@@ -73,6 +73,7 @@ link_source_params = state.encode_source(dataset.kind, connection=dataset.connec
                                          sha256=hashes[0] if hashes else None)
 
 
+@st.fragment(key=pages.LINK_FRAGMENT)  # a control that changes only its part reruns that part and this (rerun_parts)
 def link_and_pack() -> None:
     # The scorecard in force travels in every page's link (the radar page keeps its own parameters itself).
     carried = scorecards.link_params() if page.name != "radar" else {}

@@ -274,7 +274,12 @@ class RunResult:
     page_hash: str = ""  # the page the server ran (navigation.page_script_hash)
     title: str | None = None  # the first h1 of the main area
     texts: list[str] = field(default_factory=list)  # heading, markdown and alert bodies of the run
+    codes: list[str] = field(default_factory=list)  # st.code bodies (the sidebar's link)
+    kinds: list[str] = field(default_factory=list)  # the kind of every new element, in order
     sliders: dict[str, tuple[float, bool]] = field(default_factory=dict)  # widget id -> (value, set by server)
+    slider_fragments: dict[str, str] = field(default_factory=dict)  # widget id -> the fragment that drew it
+    buttons: dict[str, tuple[str, str]] = field(default_factory=dict)  # label -> (widget id, fragment that drew it)
+    fragment_run: bool = False  # the run reran fragments only (FINISHED_FRAGMENT_RUN_SUCCESSFULLY)
     errors: list[str] = field(default_factory=list)  # exception elements, page not found, bad status
 
 
@@ -288,6 +293,7 @@ class Session:
         self.pages: dict[str, tuple[str, str]] = {}  # url path -> (page hash, title); "" is the default page
         self.page_hash = ""
         self.sliders: dict[str, float] = {}  # slider widget id -> value the client holds (current page only)
+        self.slider_fragments: dict[str, str] = {}  # slider widget id -> the fragment that drew it ("" for none)
         self._cache: dict[str, list] = {}  # message hash -> [ForwardMsg, age in finished runs]
         self.last: RunResult | None = None
 
@@ -311,13 +317,14 @@ class Session:
     # ---- the protocol ----------------------------------------------------------------------
 
     async def rerun(self, page_hash: str = "", page_name: str = "", widgets: Sequence[WidgetState] = (),
-                    timeout: float | None = None) -> RunResult:
+                    timeout: float | None = None, fragment_id: str = "") -> RunResult:
         """Send one rerun_script and read until its script_finished."""
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = ""
         state.page_script_hash = page_hash
         state.page_name = page_name
+        state.fragment_id = fragment_id
         state.widget_states.widgets.extend(widgets)
         state.cached_message_hashes.extend(self._cache)
         payload = msg.SerializeToString()
@@ -346,6 +353,8 @@ class Session:
                 if kind != "new_session":
                     continue
                 seen_new_session = True
+            if kind == "new_session" and not result.page_hash:
+                result.page_hash = fwd.new_session.page_script_hash  # a fragment run sends no navigation
             result.messages += 1
             result.bytes += len(data)
             if kind == "ref_hash":
@@ -372,8 +381,15 @@ class Session:
             elif kind == "page_not_found":
                 result.errors.append(f"page not found: {fwd.page_not_found.page_name!r}")
             elif kind == "script_finished":
+                if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    # A callback asked for another run (e.g. only some fragments): the frontend waits for it too.
+                    result.page_hash = ""
+                    seen_new_session = False
+                    continue
                 result.latency = time.perf_counter() - started
-                if fwd.script_finished != ForwardMsg.FINISHED_SUCCESSFULLY:
+                result.fragment_run = fwd.script_finished == ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+                if fwd.script_finished not in (ForwardMsg.FINISHED_SUCCESSFULLY,
+                                               ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY):
                     result.errors.append(f"script_finished status {fwd.script_finished}")
                 self._age_cache(used)
                 return result
@@ -385,18 +401,24 @@ class Session:
         element = fwd.delta.new_element
         kind = element.WhichOneof("type")
         main_area = bool(fwd.metadata.delta_path) and fwd.metadata.delta_path[0] == 0
+        result.kinds.append(str(kind))
         if kind == "heading":
             result.texts.append(element.heading.body)
             if main_area and element.heading.tag == "h1" and result.title is None:
                 result.title = element.heading.body
         elif kind in ("markdown", "alert"):
             result.texts.append(getattr(element, kind).body)
+        elif kind == "code":
+            result.codes.append(element.code.code_text)
         elif kind == "exception":
             result.errors.append(f"exception: {element.exception.type} {element.exception.message}"[:300])
         elif kind == "slider":
             slider = element.slider
             values = slider.value if slider.set_value else slider.default
             result.sliders[slider.id] = (values[0] if len(values) else float("nan"), slider.set_value)
+            result.slider_fragments[slider.id] = fwd.delta.fragment_id
+        elif kind == "button":
+            result.buttons[element.button.label] = (element.button.id, fwd.delta.fragment_id)
 
     def _age_cache(self, used: set[str]) -> None:
         for key in list(self._cache):
@@ -417,8 +439,21 @@ class Session:
         old = {} if fresh else self.sliders
         self.sliders = {wid: value if set_value or wid not in old else old[wid]
                         for wid, (value, set_value) in result.sliders.items()}
+        self.slider_fragments = dict(result.slider_fragments)
 
     # ---- user actions ------------------------------------------------------------------------
+
+    async def click(self, label: str, timeout: float | None = None) -> RunResult:
+        """Click the button ``label`` drawn by the last run (a trigger value, with the sliders' values and the
+        fragment that drew the button, as the frontend sends them)."""
+        if self.last is None or label not in self.last.buttons:
+            raise WrongPage(f"no button {label!r} in the last run")
+        wid, fragment_id = self.last.buttons[label]
+        widgets = [WidgetState(id=w, double_array_value=DoubleArray(data=[v])) for w, v in self.sliders.items()]
+        widgets.append(WidgetState(id=wid, trigger_value=True))
+        result = await self.rerun(page_hash=self.page_hash, widgets=widgets, timeout=timeout, fragment_id=fragment_id)
+        self._remember_sliders(result, fresh=False)
+        return result
 
     async def open(self, url_path: str = "", timeout: float | None = None) -> RunResult:
         """A browser opening http://host/<url_path>: the first run names the page by its URL path."""
@@ -446,13 +481,20 @@ class Session:
         return ids[0]
 
     async def move_slider(self, key: str, value: float, timeout: float | None = None) -> RunResult:
-        """Drag one slider: rerun the current page with every slider's value, the moved one changed."""
+        """Drag one slider: rerun the current page with every slider's value, the moved one changed (a slider
+        drawn by a fragment reruns that fragment, as the frontend asks; the server may rerun others with it)."""
         wid = self.slider_id(key)
         self.sliders[wid] = float(value)
         widgets = [WidgetState(id=w, double_array_value=DoubleArray(data=[v])) for w, v in self.sliders.items()]
-        result = await self.rerun(page_hash=self.page_hash, widgets=widgets, timeout=timeout)
-        url_path = next(path for path, (h, _) in self.pages.items() if h == self.page_hash)
-        self._check_page(result, url_path)
+        result = await self.rerun(page_hash=self.page_hash, widgets=widgets, timeout=timeout,
+                                  fragment_id=self.slider_fragments.get(wid, ""))
+        if result.fragment_run:  # no title drawn: the page it ran and the slider redrawn say where it landed
+            if result.page_hash != self.page_hash or wid not in result.sliders:
+                raise WrongPage(f"a move of slider {key!r} reran page {result.page_hash!r} (expected "
+                                f"{self.page_hash!r}) and redrew sliders {sorted(result.sliders)}")
+        else:
+            url_path = next(path for path, (h, _) in self.pages.items() if h == self.page_hash)
+            self._check_page(result, url_path)
         self._remember_sliders(result, fresh=False)
         return result
 

@@ -127,6 +127,24 @@ def page_frame() -> Iterator[None]:
         _FRAME.inside = False
 
 
+# The sidebar's link and review pack (app.py) are drawn by a fragment of this key, so that a control that changes
+# only its own part of a page reruns that part and the link, not the whole app (see rerun_parts).
+LINK_FRAGMENT = "sidebar_link"
+
+
+def rerun_parts(*fragments: str) -> NoReturn:
+    """From a widget callback: rerun only these fragments of the page and the sidebar's link and pack (the link
+    carries the view the callback just changed). Where a fragment is not drawn (the page script run alone, as in a
+    page test, has no sidebar link; an error ended the last run early) the whole app reruns: always correct."""
+    import streamlit as st
+    from streamlit.errors import StreamlitAPIException
+
+    try:
+        st.rerun([*fragments, LINK_FRAGMENT])
+    except StreamlitAPIException:  # a key not drawn in the last full run
+        st.rerun()
+
+
 def end_page() -> NoReturn:
     """End the page here. Inside app.py's page frame the app goes on after the page (the sidebar's link and
     pack are drawn once, after it); a page script run on its own (a test) stops as with ``st.stop()``."""

@@ -649,10 +649,21 @@ def settle_link(agents: Collection[str] | None, hashes: Collection[str]) -> None
         del parsed.values["versus"]
     st.session_state[STORE].update(parsed.values)
     if parsed.values:  # widgets already drawn (on the data shown before the upload) take the link's values
-        st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
+        reseed()
     link.notices += parsed.notices
     link.waiting = {}
     link.source = Source()  # settled: the link's dataset is shown (or it never named one)
+
+
+def reseed() -> None:
+    """Every widget tied to the state (bound) takes the state's value when it is next drawn.
+
+    For a change of the state that widgets already drawn must show: a link settled after an upload, or a callback
+    that resets values and then reruns only part of the page (a value a callback writes to a widget's own key does
+    not reach the browser once the callback ends its run with ``st.rerun``; one written while the widget is drawn
+    does)."""
+    st = _st()
+    st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
 
 
 def waiting_for(hashes: Collection[str]) -> str | None:
@@ -688,14 +699,15 @@ def put(name: str, value: Any) -> None:
 
 
 def bound(name: str, key: str, options: Sequence[Any] | None = None, *, part: int | None = None,
-          fallback: Any = None) -> dict[str, Any]:
+          fallback: Any = None, then: Callable[[], None] | None = None) -> dict[str, Any]:
     """Keyword arguments that tie a widget to the state ``name``: its ``key``, seeded from the state when the
     widget has no value yet (a first visit, or the page was left and its widgets dropped) or when a link
     set the state after the widget was drawn (its agents, once the upload it waited for is shown), and an
     ``on_change`` that writes the viewer's choice back. ``options`` are the widget's choices (a value not
     among them is not seeded); ``part`` is an index into a tuple value (one slider of the weights);
     ``fallback`` seeds the widget when the state has no value (a default that depends on the data, such
-    as the radar's top three agents: it is not written to the state, so a link leaves it out).
+    as the radar's top three agents: it is not written to the state, so a link leaves it out); ``then`` is called
+    after the choice is written back (a callback that reruns only part of the page).
 
     The widget must not be given its own ``value``/``index``/``default``: the state is its only source.
     """
@@ -715,10 +727,10 @@ def bound(name: str, key: str, options: Sequence[Any] | None = None, *, part: in
             value = None
         if value is not None:
             st.session_state[key] = value
-    return {"key": key, "on_change": _write_back, "args": (name, key, part)}
+    return {"key": key, "on_change": _write_back, "args": (name, key, part, then)}
 
 
-def _write_back(name: str, key: str, part: int | None) -> None:
+def _write_back(name: str, key: str, part: int | None, then: Callable[[], None] | None = None) -> None:
     st = _st()
     value = st.session_state[key]
     if part is not None:
@@ -726,6 +738,8 @@ def _write_back(name: str, key: str, part: int | None) -> None:
         current[part] = value
         value = tuple(current)
     put(name, list(value) if isinstance(value, list) else value)
+    if then is not None:
+        then()
 
 
 def write_url(page: str, source: Mapping[str, str]) -> dict[str, str | list[str]]:

@@ -64,6 +64,21 @@ def test_radar_weights_survive_another_page_and_reach_the_url():
     assert at.slider(key="weight_correctness").value == 60
 
 
+def test_the_radar_reset_puts_the_sliders_and_the_link_back_to_the_defaults():
+    # The reset button reruns only the weights' part and the link (views/radar.py): the sliders must still show the
+    # defaults (a value a callback writes does not reach the browser after st.rerun; state.reseed) and the link
+    # must drop the weights.
+    at = go(app(), "radar")
+    at.slider(key="weight_correctness").set_value(60).run()
+    at.slider(key="weight_cost").set_value(0).run()
+    assert sliders(at) == [60, 20, 0, 20, 20] and "w_correctness=60" in link_text(at)
+    next(b for b in at.button if b.label == "Reset weights").click().run()
+    assert not at.exception, at.exception
+    assert sliders(at) == [20, 20, 20, 20, 20]
+    assert "w_" not in link_text(at) and "w_correctness" not in at.query_params
+    assert "Correctness 20.0%" in "\n".join(c.value for c in at.caption)
+
+
 def test_a_link_opens_the_radar_with_its_weights_and_agents():
     at = go(app(w_latency="50", w_cost="50", w_correctness="0", w_tool_efficiency="0", w_robustness="0",
                 agents=["null-pointer", "newcomer"]), "radar")

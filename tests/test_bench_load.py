@@ -48,11 +48,46 @@ def test_pages_switch_and_a_slider_move_reruns_the_radar(server):
 
     # The new value reached the script: 55 / (55 + 4 x 20) = 40.7%, the others 20 / 135 = 14.8%.
     assert not moved.errors
-    assert moved.title == "Fitness radar"
+    assert moved.fragment_run and moved.page_hash == session.pages["radar"][0]  # the weights' part of the radar
     assert "Correctness 40.7%" in _renormalized(moved) and "Latency 14.8%" in _renormalized(moved)
 
     assert headline.title == "Headline composite" and not headline.errors
     assert back.title == "Leaderboard" and not back.errors
+
+
+def test_a_slider_move_reruns_the_weights_part_and_the_link_not_the_app(server):
+    # views/radar.py: the sliders, their shares and the profile ranking are one fragment, the sidebar's link and pack
+    # another (app.py); a move reruns those two only: not the title, the sidebar's data source or the radar chart,
+    # which the weights do not change. The link it sends carries the new weight.
+    async def drive():
+        async with bl.Session(server.url) as session:
+            await session.open("")
+            radar = await session.switch("radar")
+            moved = await session.move_slider("weight_correctness", 55)
+            again = await session.move_slider("weight_latency", 40)
+            reset = await session.click("Reset weights")
+            return radar, moved, again, reset
+
+    radar, moved, again, reset = asyncio.run(drive())
+    assert not radar.fragment_run and radar.title == "Fitness radar"
+    assert {"plotly_chart", "radio", "slider"} <= set(radar.kinds)
+    for run in (moved, again):
+        assert run.fragment_run and not run.errors
+        assert run.title is None and "plotly_chart" not in run.kinds and "radio" not in run.kinds
+        assert run.kinds.count("slider") == len(RADAR_KEYS)
+        assert "Profile ranking beside the unchanged headline" in run.texts
+        assert len(run.codes) == 1  # the link, once
+    assert "w_correctness" not in radar.codes[0]
+    assert "w_correctness=55" in moved.codes[0] and "w_latency=20" in moved.codes[0]
+    assert "w_correctness=55" in again.codes[0] and "w_latency=40" in again.codes[0]
+    assert "Correctness 40.7%" in _renormalized(moved)  # 55 / 135
+    assert "Correctness 35.5%" in _renormalized(again) and "Latency 25.8%" in _renormalized(again)  # of 155
+    # The reset button reruns the same two parts; the sliders it resets are sent with their new value (set_value:
+    # the frontend would keep showing the old one otherwise), and the link drops the weights.
+    assert reset.fragment_run and not reset.errors and "plotly_chart" not in reset.kinds
+    assert sorted(reset.sliders.values()) == [(20.0, True)] * len(RADAR_KEYS)
+    assert "Correctness 20.0%" in _renormalized(reset)
+    assert [code for code in reset.codes if "w_" in code] == [] and len(reset.codes) == 1
 
 
 def test_a_rerun_sends_the_sidebar_link_and_pack_once(server):
@@ -112,16 +147,17 @@ def test_the_client_cache_answers_ref_hash_messages():
     async def drive(url):
         async with bl.Session(url) as session:
             await session.open("radar")
-            first = await session.move_slider("weight_cost", 40)
-            second = await session.move_slider("weight_cost", 55)
-            return first, second
+            moved = await session.move_slider("weight_cost", 40)
+            await session.switch("")
+            back = await session.switch("radar")  # the radar chart again, as a ref_hash to the client's copy
+            return moved, back
 
     with bl.AppServer(env={"STREAMLIT_GLOBAL_MIN_CACHED_MESSAGE_SIZE": "1000"}) as app:
-        first, second = asyncio.run(drive(app.url))
-    for result in (first, second):
-        assert not result.errors and result.title == "Fitness radar"
-    assert second.cached >= 1
-    assert "Cost 33.3%" in _renormalized(first) and "Cost 40.7%" in _renormalized(second)  # 40/120, 55/135
+        moved, back = asyncio.run(drive(app.url))
+    assert not moved.errors and moved.fragment_run
+    assert not back.errors and back.title == "Fitness radar"
+    assert back.cached >= 1
+    assert "Cost 33.3%" in _renormalized(moved) and "Cost 33.3%" in _renormalized(back)  # 40/120, kept
 
 
 def test_server_cpu_is_counted_per_page(server):

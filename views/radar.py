@@ -1,11 +1,10 @@
 import streamlit as st
 
-from explorer import charts, data, drill, glossary, scorecards, state, tables, ui
+from explorer import charts, data, drill, glossary, pages, scorecards, state, tables, ui
 from explorer import format as fmt
-from explorer.pages import show_title
 from scoring import RADAR_AXES, check_weights
 
-show_title("radar")
+pages.show_title("radar")
 st.caption(f"{len(RADAR_AXES)} diagnostic axes over each agent's latest terminal runs. The weights below are "
            "yours alone: "
            "they re-rank agents by a profile score and never touch the canonical headline score.")
@@ -16,37 +15,29 @@ policy = report.policy
 defaults = policy.radar_weights
 
 
+WEIGHTS_PART = "radar_weights"  # the fragment of everything the weights change: sliders, shares, ranking
+
+
+def weights_changed() -> None:
+    """A slider moved or the weights were reset: rerun the weights' part and the link, not the whole app (a
+    meeting's forty viewers drag these sliders). A loaded scorecard shows above whether the sliders still hold its
+    weights, so then the whole page reruns."""
+    if scorecards.active() is not None:
+        st.rerun()
+    pages.rerun_parts(WEIGHTS_PART)
+
+
 def reset_weights() -> None:
     state.put("weights", state.DEFAULT_WEIGHTS)
-    for axis, weight in zip(RADAR_AXES, state.DEFAULT_WEIGHTS):
-        st.session_state[f"weight_{axis}"] = weight
+    state.reseed()  # the sliders take the defaults as they are drawn again (the rerun below is the fragment's)
     scorecards.forget()
+    weights_changed()
 
 
 scorecards.controls()  # above the sliders: loading a scorecard sets them
-
-st.subheader("Viewer weights", help=glossary.tooltip("profile score", "window", "p50"))
-columns = ui.metric_row(len(RADAR_AXES))  # one row block for the sliders (they wrap on a phone)
-weights = {}
-for i, (column, axis) in enumerate(zip(columns, RADAR_AXES)):  # seeded from the view state (or a scorecard)
-    weights[axis] = column.slider(tables.AXIS_LABELS[axis], 0, 100, step=5, format="%d%%",
-                                  **state.bound("weights", f"weight_{axis}", part=i)) / 100
-# The view state follows the sliders whoever moved them (the viewer, the reset button or a scorecard).
-state.put("weights", tuple(round(100 * weights[a]) for a in RADAR_AXES))
-weights = scorecards.applied_weights(check_weights(weights, policy))
-total = sum(weights.values())
-shares = "  ·  ".join(f"{tables.AXIS_LABELS[a]} {fmt.weight(w / total) if total else fmt.DASH}"
-                      for a, w in weights.items())
-left, right = st.columns([4, 1])
-left.caption(f"Renormalized weights (all axes available): {shares}. For an agent with an unavailable axis, "
-             "that axis is dropped and the others are renormalized again. Default: "
-             f"{defaults['correctness']:.0%} each (published).")
-right.button("Reset weights", on_click=reset_weights, icon=":material/restart_alt:", width="stretch")
+weights_box = st.container()  # drawn by the weights' part below, with the ranking (the radar itself does not move)
 
 agents = [a.agent_id for a in report.agents]
-# Built once per weights for every session (the shared cache): many viewers keep the defaults or a scorecard's.
-ranking = data.table_frame("profile_ranking", tuple(sorted(weights.items())),
-                           lambda: tables.profile_ranking(report, weights))
 focus = drill.focus_agent() if drill.focus_agent() in agents else None
 around_focus = tables.focus_and_neighbours(agents, focus)
 
@@ -85,16 +76,60 @@ with right:
     st.caption(f"Window: each agent's latest {policy.radar_window} terminal runs (completed, failed, timeout), "
                "newest first by finished_at.")
 
-st.subheader("Profile ranking beside the unchanged headline")
-st.info("The headline columns never move when a slider moves or a scorecard is loaded: viewer and Team "
-        "Scorecard weights change only the profile score and the profile rank.", icon=":material/lock:")
-st.caption(scorecards.ranking_caption())
-ui.table(ranking, {"Profile score": fmt.score, "Headline score": fmt.score}, key="profile_ranking",
-         columns={"Profile score": st.column_config.Column(help="Your weights, renormalized over available axes"),
-                  "Flags": st.column_config.TextColumn(width=150, help="The headline's flags, as on the Leaderboard: a "
-                                                       "zero-success floor makes the headline 0 whatever the "
-                                                       "profile"),
-                  "Headline score": st.column_config.Column(help="Canonical; not affected by the weights"),
-                  "Headline rank": st.column_config.Column(help="Canonical; not affected by the weights")})
+ranking_box = st.container()
 
-scorecards.save_and_link(weights)
+
+def viewer_weights() -> dict[str, float]:
+    """The viewer's sliders, the renormalized shares and the reset button; returns the weights in force."""
+    st.subheader("Viewer weights", help=glossary.tooltip("profile score", "window", "p50"))
+    columns = ui.metric_row(len(RADAR_AXES))  # one row block for the sliders (they wrap on a phone)
+    weights = {}
+    for i, (column, axis) in enumerate(zip(columns, RADAR_AXES)):  # seeded from the view state (or a scorecard)
+        weights[axis] = column.slider(tables.AXIS_LABELS[axis], 0, 100, step=5, format="%d%%",
+                                      **state.bound("weights", f"weight_{axis}", part=i,
+                                                    then=weights_changed)) / 100
+    # The view state follows the sliders whoever moved them (the viewer, the reset button or a scorecard).
+    state.put("weights", tuple(round(100 * weights[a]) for a in RADAR_AXES))
+    weights = scorecards.applied_weights(check_weights(weights, policy))
+    total = sum(weights.values())
+    shares = "  ·  ".join(f"{tables.AXIS_LABELS[a]} {fmt.weight(w / total) if total else fmt.DASH}"
+                          for a, w in weights.items())
+    left, right = st.columns([4, 1])
+    left.caption(f"Renormalized weights (all axes available): {shares}. For an agent with an unavailable axis, "
+                 "that axis is dropped and the others are renormalized again. Default: "
+                 f"{defaults['correctness']:.0%} each (published).")
+    right.button("Reset weights", on_click=reset_weights, icon=":material/restart_alt:", width="stretch")
+    return weights
+
+
+def profile_ranking(weights: dict[str, float]) -> None:
+    """The profile ranking under these weights beside the unchanged headline, and the scorecard's save."""
+    # Built once per weights for every session (the shared cache): many viewers keep the defaults or a scorecard's.
+    ranking = data.table_frame("profile_ranking", tuple(sorted(weights.items())),
+                               lambda: tables.profile_ranking(report, weights))
+    st.subheader("Profile ranking beside the unchanged headline")
+    st.info("The headline columns never move when a slider moves or a scorecard is loaded: viewer and Team "
+            "Scorecard weights change only the profile score and the profile rank.", icon=":material/lock:")
+    st.caption(scorecards.ranking_caption())
+    ui.table(ranking, {"Profile score": fmt.score, "Headline score": fmt.score}, key="profile_ranking",
+             columns={"Profile score": st.column_config.Column(help="Your weights, renormalized over available "
+                                                                    "axes"),
+                      "Flags": st.column_config.TextColumn(width=150, help="The headline's flags, as on the "
+                                                           "Leaderboard: a zero-success floor makes the headline 0 "
+                                                           "whatever the profile"),
+                      "Headline score": st.column_config.Column(help="Canonical; not affected by the weights"),
+                      "Headline rank": st.column_config.Column(help="Canonical; not affected by the weights")})
+
+    scorecards.save_and_link(weights)
+
+
+@st.fragment(key=WEIGHTS_PART)
+def weights_part() -> None:
+    """The sliders (in weights_box) and what they change (in ranking_box): reruns alone when a slider moves."""
+    with weights_box:
+        weights = viewer_weights()
+    with ranking_box:
+        profile_ranking(weights)
+
+
+weights_part()
