@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -78,25 +79,31 @@ def interval_points(report: Report, intervals: Intervals) -> list[tuple[str, flo
 
 
 def profile_ranking(report: Report, weights: Mapping[str, float]) -> pd.DataFrame:
-    """Agents ranked by viewer-weighted profile score beside their unchanged headline score and rank."""
-    rows = []
-    for a in report.agents:
-        profile = a.radar.profile(weights)
+    """Agents ranked by viewer-weighted profile score beside their unchanged headline score and rank.
+
+    Ranked by profile score (highest first, agents without one last), then agent id; built column by column in one
+    frame (a slider move builds one for its new weights: no per-column conversions)."""
+    def has(score: float | None) -> bool:
+        return score is not None and not math.isnan(score)
+
+    scored = [(a, a.radar.profile(weights).score) for a in report.agents]
+    ranked = sorted(scored, key=lambda e: (not has(e[1]), -(e[1] or 0.0) if has(e[1]) else 0.0, e[0].agent_id))
+
+    def floats(values: list[float | None]) -> pd.api.extensions.ExtensionArray:
+        return pd.array(values, dtype="Float64")
+
+    columns: dict[str, Any] = {
+        "Profile rank": pd.array([i + 1 if has(s) else None for i, (_, s) in enumerate(ranked)], dtype="Int64"),
+        "Agent": [a.agent_id for a, _ in ranked],
+        "Profile score": floats([s for _, s in ranked]),
         # The headline's flags beside the profile score: a zero-success agent can rank high on a profile (fast,
         # cheap, few steps) while its headline is 0; its row says so where the eye is.
-        row = {"Agent": a.agent_id, "Profile score": profile.score, "Flags": ", ".join(a.headline.flags),
-               "Headline score": a.headline.score, "Headline rank": a.rank}
-        row.update({AXIS_LABELS[x]: a.radar.axes[x] for x in RADAR_AXES})
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    frame = frame.sort_values(["Profile score", "Agent"], ascending=[False, True], na_position="last",
-                              kind="stable").reset_index(drop=True)
-    frame.insert(0, "Profile rank", pd.array(
-        [i + 1 if pd.notna(s) else None for i, s in enumerate(frame["Profile score"])], dtype="Int64"))
-    frame["Headline rank"] = frame["Headline rank"].astype("Int64")
-    for column in ["Profile score", "Headline score"] + [AXIS_LABELS[x] for x in RADAR_AXES]:
-        frame[column] = frame[column].astype("Float64")
-    return frame
+        "Flags": [", ".join(a.headline.flags) for a, _ in ranked],
+        "Headline score": floats([a.headline.score for a, _ in ranked]),
+        "Headline rank": pd.array([a.rank for a, _ in ranked], dtype="Int64"),
+    }
+    columns.update({AXIS_LABELS[x]: floats([a.radar.axes[x] for a, _ in ranked]) for x in RADAR_AXES})
+    return pd.DataFrame(columns)
 
 
 def repeatability_summary(report: Report) -> pd.DataFrame:

@@ -9,11 +9,14 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from explorer import charts, tables
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, runs_from_records, score_runs
 from scoring.measures.report import neutralize_cell
+from tests.helpers import run_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICY = CANONICAL_POLICY
@@ -428,6 +431,29 @@ def test_profile_ranking_keeps_the_headline_columns_under_any_weights(report):
     no_latency = latency_only.set_index("Agent").loc["newcomer"]  # its latency axis is suppressed
     assert pd.isna(no_latency["Profile score"]) and pd.isna(no_latency["Profile rank"])
     assert latency_only["Agent"].iloc[-1] == "newcomer"
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=run_tables(min_size=1), weights=st.fixed_dictionaries(
+    {a: st.sampled_from([0.0, 0.05, 0.2, 0.35, 1.0]) for a in RADAR_AXES}))
+def test_profile_ranking_orders_by_score_then_agent_with_the_unscored_last(rows, weights):
+    if not any(weights.values()):
+        weights = {**weights, "cost": 1.0}
+    report = score_runs(runs_from_records(rows))
+    frame = tables.profile_ranking(report, weights)
+    expected = sorted(((a.radar.profile(weights).score, a.agent_id) for a in report.agents),
+                      key=lambda e: (e[0] is None, -(e[0] or 0.0), e[1]))
+    assert list(frame["Agent"]) == [agent for _, agent in expected]
+    assert [None if pd.isna(s) else s for s in frame["Profile score"]] == [s for s, _ in expected]
+    scored = sum(s is not None for s, _ in expected)
+    assert list(frame["Profile rank"].iloc[:scored]) == list(range(1, scored + 1))
+    assert frame["Profile rank"].iloc[scored:].isna().all()
+    by_agent = {a.agent_id: a for a in report.agents}
+    assert [by_agent[a].headline.score for a in frame["Agent"]] == [
+        None if pd.isna(s) else s for s in frame["Headline score"]]
+    assert {str(frame[c].dtype) for c in ["Profile score", "Headline score", *[tables.AXIS_LABELS[x]
+                                                                                for x in RADAR_AXES]]} == {"Float64"}
+    assert str(frame["Profile rank"].dtype) == str(frame["Headline rank"].dtype) == "Int64"
 
 
 def test_profile_ranking_flags_the_zero_success_agent_on_its_row(report):
