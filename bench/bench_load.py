@@ -317,11 +317,11 @@ class Session:
     # ---- the protocol ----------------------------------------------------------------------
 
     async def rerun(self, page_hash: str = "", page_name: str = "", widgets: Sequence[WidgetState] = (),
-                    timeout: float | None = None, fragment_id: str = "") -> RunResult:
+                    timeout: float | None = None, fragment_id: str = "", query: str = "") -> RunResult:
         """Send one rerun_script and read until its script_finished."""
         msg = BackMsg()
         state = msg.rerun_script
-        state.query_string = ""
+        state.query_string = query
         state.page_script_hash = page_hash
         state.page_name = page_name
         state.fragment_id = fragment_id
@@ -455,9 +455,9 @@ class Session:
         self._remember_sliders(result, fresh=False)
         return result
 
-    async def open(self, url_path: str = "", timeout: float | None = None) -> RunResult:
-        """A browser opening http://host/<url_path>: the first run names the page by its URL path."""
-        result = await self.rerun(page_name=url_path, timeout=timeout)
+    async def open(self, url_path: str = "", timeout: float | None = None, query: str = "") -> RunResult:
+        """A browser opening http://host/<url_path>[?query]: the first run names the page by its URL path."""
+        result = await self.rerun(page_name=url_path, timeout=timeout, query=query)
         if url_path not in self.pages:
             raise WrongPage(f"no page with URL path {url_path!r}; the app has {sorted(self.pages)}")
         self._check_page(result, url_path)

@@ -90,6 +90,23 @@ def test_a_slider_move_reruns_the_weights_part_and_the_link_not_the_app(server):
     assert [code for code in reset.codes if "w_" in code] == [] and len(reset.codes) == 1
 
 
+def test_with_a_scorecard_loaded_a_slider_move_reruns_the_whole_page(server):
+    # The Team scorecard section above the sliders says whether they still hold the scorecard's weights: a move
+    # then reruns the whole app (views/radar.py, weights_changed), so the section turns to "modified".
+    async def drive():
+        async with bl.Session(server.url) as session:
+            opened = await session.open("radar", query="scorecard=speed-first")
+            moved = await session.move_slider("weight_correctness", 85)
+            return opened, moved
+
+    opened, moved = asyncio.run(drive())
+    name = r"**speed\-first**"  # as the markdown escapes it
+    assert not opened.errors and any(t.startswith(f"Active scorecard: {name}") for t in opened.texts)
+    assert not moved.errors and not moved.fragment_run and moved.title == "Fitness radar"
+    assert any(name in t and "is **modified**" in t for t in moved.texts)
+    assert f"Profile ranked by the sliders (scorecard {name} modified)." in moved.texts
+
+
 def test_a_rerun_sends_the_sidebar_link_and_pack_once(server):
     # Drawn once, after the page (app.py): drawing them before the page too cost every rerun a second copy of the
     # popover, its code box and the pack's buttons, each a message the browser then replaced.
