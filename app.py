@@ -55,8 +55,7 @@ with st.sidebar:
     elif isinstance(result, data.Scored):
         for warning in result.loaded.warnings:
             st.caption(":material/info: " + fmt.plain(warning))
-    st.caption(f"Policy {fmt.plain(CANONICAL_POLICY.version)}")
-    link_slot = st.empty()
+    st.caption(f"Policy {fmt.plain(CANONICAL_POLICY.version)}")  # the link and pack follow, after the page
 
 dataset = data.current_dataset()
 hashes = data.link_hashes(dataset)  # the dataset's identity first: what a link names it by
@@ -77,14 +76,14 @@ link_source_params = state.encode_source(dataset.kind, connection=dataset.connec
 def link_and_pack() -> None:
     # The scorecard in force travels in every page's link (the radar page keeps its own parameters itself).
     carried = scorecards.link_params() if page.name != "radar" else {}
-    with link_slot.container():
-        link = state.copy_link(page, {**link_source_params, **carried})
-        if isinstance(result, data.Scored):
-            data.pack_downloads(result, link, state.view())
+    link = state.copy_link(page, {**link_source_params, **carried})
+    if isinstance(result, data.Scored):
+        data.pack_downloads(result, link, state.view())
 
 
-# Drawn once, after the page (a page that ends early ends inside the frame): the link then carries what the
-# page's own code just set (sandbox edits, the agent shown).
+# Drawn once, after the page (a page that ends early ends inside the frame), at the sidebar's end (no page draws in
+# the sidebar): the link then carries what the page's own code just set (sandbox edits, the agent shown).
 with pages.page_frame():
     navigation.run()
-link_and_pack()
+with st.sidebar:
+    link_and_pack()

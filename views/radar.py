@@ -34,9 +34,6 @@ def reset_weights() -> None:
     weights_changed()
 
 
-scorecards.controls()  # above the sliders: loading a scorecard sets them
-weights_box = st.container()  # drawn by the weights' part below, with the ranking (the radar itself does not move)
-
 agents = [a.agent_id for a in report.agents]
 focus = drill.focus_agent() if drill.focus_agent() in agents else None
 around_focus = tables.focus_and_neighbours(agents, focus)
@@ -75,9 +72,6 @@ with right:
                     f"{fmt.render(report.agent(agent_id).radar.reasons[axis])}")
     st.caption(f"Window: each agent's latest {policy.radar_window} terminal runs (completed, failed, timeout), "
                "newest first by finished_at.")
-
-ranking_box = st.container()
-
 
 def viewer_weights() -> dict[str, float]:
     """The viewer's sliders, the renormalized shares and the reset button; returns the weights in force."""
@@ -125,11 +119,10 @@ def profile_ranking(weights: dict[str, float]) -> None:
 
 @st.fragment(key=WEIGHTS_PART)
 def weights_part() -> None:
-    """The sliders (in weights_box) and what they change (in ranking_box): reruns alone when a slider moves."""
-    with weights_box:
-        weights = viewer_weights()
-    with ranking_box:
-        profile_ranking(weights)
+    """The sliders and what they change, one block under the radar (which the weights do not move): reruns alone
+    when a slider moves."""
+    profile_ranking(viewer_weights())
 
 
+scorecards.controls()  # above the sliders: loading a scorecard sets them
 weights_part()
