@@ -31,3 +31,20 @@ def pytest_collection_finish(session) -> None:
     # Only where a collected module imported Streamlit: a scoring-only run pays nothing for it.
     if "streamlit" in sys.modules:
         _scan_for_components_once()
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """``xdist_group`` marks group nothing under pytest 9.2 with pytest-xdist 3.8.0: xdist tags a grouped test by
+    appending ``@group`` to ``item._nodeid``, which pytest 9.2 no longer reads (a node's id is ``item._id``), so
+    every grouped test was scheduled on its own (the Spark session, the PostgreSQL server and each grouped module's
+    fixtures started on both processes). On an xdist worker in ``--dist loadgroup``, the tag is put where pytest
+    reads it; the scheduler then keeps each group on one process."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    from _pytest.nodeid import NodeId
+
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        if names and "@" not in item.nodeid.rpartition("]")[2]:
+            item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(names)}")

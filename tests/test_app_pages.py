@@ -454,6 +454,11 @@ def methodology_differences(at: AppTest, policy) -> list[str]:
     return diffs
 
 
+# With --dist loadgroup (Makefile) the module's tests run on one xdist process:
+# the methodology page's AppTest run (a module fixture) runs once, on one process.
+pytestmark = pytest.mark.xdist_group("app_pages")
+
+
 @pytest.fixture(scope="module")
 def methodology_page():
     at = AppTest.from_file(str(PAGES["methodology"]), default_timeout=TIMEOUT)

@@ -194,3 +194,112 @@ def test_an_int64_outcome_above_2_53_is_refused_not_raised():
         assert [(p.row, p.column, p.code) for p in error.problems] == [(2, "success", "not_an_outcome")]
     else:
         raise AssertionError("2^60 + 1 read as an outcome")
+
+
+# --------------------------------------------------------------------------- in-memory records
+
+# Cells by the Python type a column holds: valid ones, then (after them) invalid ones. A table picks one kind per
+# column (the Arrow path's case) or mixes them (the per-cell path's); a clean table has only valid cells, so both
+# paths are compared on validated tables as well as on refused ones.
+_GOOD = {
+    "agent_id": {"str": ["a", " a", "b", "\u00e9", "A"], "int": [5, 12], "float": [1.5], "bool": [True, False]},
+    "task_id": {"str": ["t1", "t2 ", "\tt3"], "int": [1, 2**53, -2**53], "float": [2.0], "bool": [False]},
+    "status": {"str": ["completed", "COMPLETED", " failed", "timeout", "queued", "cancelled "]},
+    "success": {"str": ["true", "False", " yes", "0", ""], "int": [0, 1], "float": [0.0, 1.0, float("nan")],
+                "bool": [True, False]},
+    "latency_ms": {"str": ["12", " 7.5 ", "-0", ""], "int": [0, 3, 2**53], "float": [0.0, -0.0, 1.5, 1e308,
+                                                                                      float("nan")]},
+    "cost_usd": {"str": ["0.01", ""], "int": [0, 1], "float": [0.25, float("nan")]},
+    "steps": {"str": ["3", " 0 "], "int": [0, 60], "float": [2.0, float("nan")]},
+    "finished_at": {"str": ["2026-07-01T00:00:00Z", " 2026-07-01 00:00:00", "2026-07-01T02:00:00+02:00",
+                            "2026-07-01T00:00:00.1234567Z", "2026-07-01", ""]},
+    "input_tokens": {"str": ["10", ""], "int": [0, 2**53], "float": [4.0, float("nan")]},
+}
+_BAD = {
+    "run_id": {"str": ["", "r0"], "int": [0], "float": [1.5], "bool": [True]},
+    "agent_id": {"str": [""], "float": [float("nan")]},
+    "task_id": {"int": [-2**53 - 1]},
+    "status": {"str": ["done", "\u0130"], "int": [1], "float": [0.0], "bool": [True]},
+    "success": {"str": ["maybe"], "int": [2], "float": [0.5]},
+    "latency_ms": {"str": ["x", "inf"], "int": [-1, 2**53 + 1], "float": [float("inf"), -2.0], "bool": [True]},
+    "cost_usd": {"bool": [False]},
+    "steps": {"str": ["3.5"], "float": [2.5], "bool": [True]},
+    "finished_at": {"str": ["2026-02-30T00:00:00Z", "soon"], "int": [20260701], "float": [1.0], "bool": [True]},
+    "input_tokens": {"str": ["1e3"], "float": [4.5], "bool": [True]},
+}
+_REQUIRED = {"run_id", "agent_id", "task_id", "status"}
+
+
+@st.composite
+def record_tables(draw):
+    clean = draw(st.booleans())
+    n = draw(st.integers(1, 12))
+    columns: dict = {}
+    for column in ["run_id", *_GOOD]:
+        good = _GOOD.get(column, {})
+        cells = {kind: good.get(kind, []) + ([] if clean else _BAD.get(column, {}).get(kind, []))
+                 for kind in ("str", "int", "float", "bool")}
+        kinds = [kind for kind, values in cells.items() if values or column == "run_id"]
+        kind = draw(st.sampled_from(kinds + ([] if clean else ["mixed", "none"])))
+        if column == "run_id":  # unique in a clean table, as text or as whole numbers
+            spelled = (lambda i: i) if kind == "int" else (lambda i: draw(st.sampled_from([f"r{i}", f" r{i}"])))
+            column_cells = [spelled(i) if clean or draw(st.booleans()) else draw(st.sampled_from(
+                [v for values in _BAD["run_id"].values() for v in values])) for i in range(n)]
+        else:
+            pool = [v for values in cells.values() for v in values] if kind == "mixed" else cells.get(kind, [])
+            may_be_empty = not clean or column not in _REQUIRED
+            column_cells = [None if not pool or (may_be_empty and draw(st.integers(0, 5)) == 0)
+                            else draw(st.sampled_from(pool)) for _ in range(n)]
+        columns[column] = column_cells
+    # A header spelling the validator normalizes; spelled both ways in one table, a duplicate column.
+    spellings = {"agent_id": draw(st.sampled_from(["agent_id", "Agent ID"]))}
+    duplicate = not clean and draw(st.integers(0, 9)) == 0
+    records = []
+    for i in range(n):
+        record = {}
+        for column, cells in columns.items():
+            if cells[i] is not None or draw(st.booleans()):  # a missing key, or an explicit None
+                record["agent_id" if duplicate and i == 0 and column == "agent_id"
+                       else spellings.get(column, column)] = cells[i]
+        records.append(record)
+    return records
+
+
+def _records_outcome(convert, records, exclude_invalid):
+    try:
+        runs = convert(records, exclude_invalid=exclude_invalid)
+    except RunsValidationError as error:
+        return "refused", str(error), [(p.row, p.column, p.value, p.code) for p in error.problems]
+    return "validated", runs
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(record_tables(), st.booleans())
+def test_records_on_the_arrow_path_give_what_the_per_cell_path_gives(records, exclude_invalid):
+    from scoring.load.runs import _runs_from_records_by_cell, runs_from_records
+
+    got = _records_outcome(runs_from_records, records, exclude_invalid)
+    reference = _records_outcome(_runs_from_records_by_cell, records, exclude_invalid)
+    assert got[0] == reference[0]
+    if got[0] == "refused":
+        assert got[1:] == reference[1:]
+    else:
+        pd.testing.assert_frame_equal(got[1], reference[1], check_exact=True)
+        assert got[1].attrs == reference[1].attrs
+        for column in ("latency_ms", "cost_usd", "steps"):  # -0.0 is 0.0 on both paths, to the bit
+            assert [v.hex() for v in got[1][column]] == [v.hex() for v in reference[1][column]]
+
+
+def test_plain_records_take_the_arrow_path_and_others_the_per_cell_path():
+    from scoring.load.runs import _plain_records_table
+
+    clean = [{"run_id": f"r{i}", "agent_id": "a", "task_id": "t", "status": "completed", "success": True,
+              "latency_ms": 1.5, "cost_usd": None, "steps": 3, "finished_at": None} for i in range(3)]
+    table = _plain_records_table(clean)
+    assert table is not None and table.column("steps").type == pa.int64()
+    assert table.column("latency_ms").type == pa.float64() and table.column("cost_usd").null_count == 3
+    for odd in ({"steps": 3.0}, {"latency_ms": 2}, {"agent_id": {"nested": 1}}, {"task_id": 2**53 + 1},
+                {"Run ID": "again"}, {5: "a number as a key"}):
+        assert _plain_records_table([*clean[:2], {**clean[2], **odd}]) is None, odd
+    assert _plain_records_table([*clean, "not a record"]) is None
+    assert _plain_records_table([]) is None

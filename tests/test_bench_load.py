@@ -15,6 +15,11 @@ from explorer.pages import PAGES
 RADAR_KEYS = set(bl.RADAR_WEIGHT_KEYS)
 
 
+# With --dist loadgroup (Makefile) the module's tests run on one xdist process:
+# the app server (a module fixture) starts once, on one process.
+pytestmark = pytest.mark.xdist_group("bench_load")
+
+
 @pytest.fixture(scope="module")
 def server():
     with bl.AppServer() as app:

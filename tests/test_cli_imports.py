@@ -79,6 +79,11 @@ def taubench_result(task_id: int, trial: int, reward: float, *, error: str | Non
             "trial": trial}
 
 
+# With --dist loadgroup (Makefile) the module's tests run on one xdist process:
+# the Inspect AI logs (a module fixture) are written once, on one process.
+pytestmark = pytest.mark.xdist_group("cli_imports")
+
+
 @pytest.fixture(scope="module")
 def taubench_list(tmp_path_factory) -> Path:
     results = [taubench_result(t, trial, 1.0 if (t + trial) % 3 else 0.0) for trial in range(4) for t in range(5)]

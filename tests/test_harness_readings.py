@@ -391,6 +391,11 @@ def _reducer_logs(log_dir: Path) -> dict[str, Path]:
             for label, reducers in (("all", REDUCERS), ("default", None), ("unreduced", []))}
 
 
+# With --dist loadgroup (Makefile) the module's tests run on one xdist process:
+# the Inspect AI reducer logs (a module fixture) are written once, on one process.
+pytestmark = pytest.mark.xdist_group("harness_readings")
+
+
 @pytest.fixture(scope="module")
 def reducer_logs(tmp_path_factory):
     return _reducer_logs(tmp_path_factory.mktemp("reducers"))

@@ -585,6 +585,11 @@ def _inspect_logs(log_dir: Path) -> dict[str, Path]:
     return {fmt: run_inspect(task, outputs, log_dir / fmt, epochs=3, log_format=fmt) for fmt in ("eval", "json")}
 
 
+# With --dist loadgroup (Makefile) the module's tests run on one xdist process:
+# the Inspect AI logs (a module fixture) are written once, on one process.
+pytestmark = pytest.mark.xdist_group("importers")
+
+
 @pytest.fixture(scope="module")
 def inspect_logs(tmp_path_factory):
     return _inspect_logs(tmp_path_factory.mktemp("inspect"))

@@ -741,8 +741,62 @@ def _check_rows(data: bytes, fmt: str, limits: Limits) -> None:
 
 
 def runs_from_records(records: Iterable[dict], *, exclude_invalid: bool = False) -> pd.DataFrame:
-    """Validate in-memory records (dicts with the SPEC 1 columns) into the canonical frame."""
+    """Validate in-memory records (dicts with the SPEC 1 columns) into the canonical frame.
+
+    Records whose columns each hold one plain type (text, booleans, small whole numbers or floats, and
+    None) are validated as an Arrow table by :func:`validate_table`, whose checks accept exactly what the
+    per-cell parsers accept; anything else, and any record set those checks refuse, is validated cell by
+    cell, so a refusal's report is always the per-cell one (a test compares the two paths)."""
     records = list(records)
+    table = _plain_records_table(records)
+    if table is not None:
+        try:
+            return validate_table(table, source="records", format="records").runs
+        except RunsValidationError:
+            pass  # the per-cell validator reports it (or excludes the rows, on request)
+    return _runs_from_records_by_cell(records, exclude_invalid=exclude_invalid)
+
+
+_EXACT_2_53 = 2**53
+_PLAIN_TYPES = (str, bool, int, float)
+
+
+def _plain_records_table(records: list, limits: Limits = DEFAULT_LIMITS) -> pa.Table | None:
+    """The records as an Arrow table of the columns the validator reads, when every record is a dict with text
+    keys and every such column holds one plain type (str, bool, int within 2^53, or float; None and NaN are
+    empty cells, as pandas reads them), else None (the per-cell path reads them)."""
+    if not records or any(type(r) is not dict for r in records):
+        return None
+    keys: dict[Any, None] = {}
+    for record in records:
+        keys.update(dict.fromkeys(record))
+    if len(keys) > limits.max_columns or any(type(k) is not str for k in keys):
+        return None
+    names = [normalize_column_name(k) for k in keys]
+    if len(set(names)) != len(names):
+        return None  # the per-cell path refuses the duplicate column
+    arrays, wanted = [], []
+    for key, name in zip(keys, names):
+        if name not in READ_COLUMNS:
+            continue  # neither validator reads it
+        values = [r.get(key) for r in records]
+        kinds = {type(v) for v in values} - {type(None)}
+        if len(kinds) > 1 or not kinds <= set(_PLAIN_TYPES):
+            return None
+        kind = next(iter(kinds), str)
+        if kind is int and any(abs(v) > _EXACT_2_53 for v in values if v is not None):
+            return None
+        try:
+            arrays.append(pa.array(values, type={str: pa.string(), bool: pa.bool_(), int: pa.int64(),
+                                                 float: pa.float64()}[kind], from_pandas=True))
+        except (pa.ArrowException, ValueError, TypeError, UnicodeError):
+            return None  # e.g. a lone surrogate in a text cell
+        wanted.append(name)
+    return pa.table(arrays, names=wanted)
+
+
+def _runs_from_records_by_cell(records: list, *, exclude_invalid: bool = False) -> pd.DataFrame:
+    """:func:`runs_from_records` cell by cell (the reference the Arrow path is compared with)."""
     raw, rows, problems = _records_frame(records, np.arange(1, len(records) + 1), _Structural())
     return validate_runs(raw, rows=rows, source="records", format="records",
                          exclude_invalid=exclude_invalid, prior_problems=problems.problems,
@@ -945,6 +999,9 @@ def validate_runs(
                    format=format, exclude_invalid=exclude_invalid, warnings=warnings)
 
 
+_CHECKS_IN_THREADS_FROM = 10_000  # rows
+
+
 def validate_table(table: pa.Table, *, source: str = "input", format: str = "table", exclude_invalid: bool = False,
                    warnings: list[str] | None = None) -> LoadedRuns:
     """Validate an Arrow table (columns named as in SPEC 1) into the canonical runs frame.
@@ -981,9 +1038,12 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
         **{c: functools.partial(fast.numbers, cols[c], whole=True, below=PASS_THROUGH_LIMIT)
            for c in PASS_THROUGH_COLUMNS if c in cols},
     }
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="runs-check") as pool:
-        futures = {name: pool.submit(check) for name, check in checks.items()}
-        found = {name: future.result() for name, future in futures.items()}
+    if n <= _CHECKS_IN_THREADS_FROM:  # a small table: starting the threads would cost more than the checks
+        found = {name: check() for name, check in checks.items()}
+    else:
+        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="runs-check") as pool:
+            futures = {name: pool.submit(check) for name, check in checks.items()}
+            found = {name: future.result() for name, future in futures.items()}
 
     run_id, duplicated = found["run_id"]
     parsed_run_id = None if run_id is not None else _parse_ids(cells("run_id"), "run_id", out)
