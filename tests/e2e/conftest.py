@@ -21,13 +21,11 @@ import pytest
 from tests.e2e.browser_helpers import (
     CHROMIUM,
     CHROMIUM_ARGS,
-    RERUN_COUNTER_JS,
     ROOT,
     SAMPLE_PATH,
     STARTUP_TIMEOUT_S,
-    TIMEOUT_MS,
-    VIEWPORT,
     AppSession,
+    new_context,
     score_file,
 )
 
@@ -108,9 +106,7 @@ def browser(chromium_executable):
 @pytest.fixture
 def app(browser, app_url):
     """A fresh browser context and page (so a fresh Streamlit session) per test."""
-    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
-    context.set_default_timeout(TIMEOUT_MS)
-    context.add_init_script(RERUN_COUNTER_JS)
+    context = new_context(browser, accept_downloads=True)
     page = context.new_page()
     session = AppSession(page, app_url)
     yield session

@@ -10,12 +10,11 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.browser_helpers import (
-    RERUN_COUNTER_JS,
     TIMEOUT_MS,
-    VIEWPORT,
     AppSession,
     Grid,
     assert_clean,
+    new_context,
 )
 from tests.helpers import quarter_of_successes_lost
 
@@ -98,10 +97,8 @@ def test_a_link_naming_an_uploaded_new_dataset_waits_for_it_then_shows_the_agent
     assert "/compare?" in link and "compare=datasets" in link and f"new=upload%3A{sha}" in link
     assert "baseline=" not in link  # the sample, the default
 
-    context = browser.new_context(viewport=VIEWPORT)
+    context = new_context(browser)
     try:
-        context.set_default_timeout(TIMEOUT_MS)
-        context.add_init_script(RERUN_COUNTER_JS)
         fresh = AppSession(context.new_page(), app.base_url)
         fresh.page.goto(link, timeout=TIMEOUT_MS)
         fresh.settle()

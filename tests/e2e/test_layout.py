@@ -3,10 +3,12 @@ main area sideways, and the dark theme is really dark (screenshots are kept unde
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
 
 from explorer import pages
-from tests.e2e.browser_helpers import RERUN_COUNTER_JS, SCREENSHOTS, TIMEOUT_MS, AppSession
+from tests.e2e.browser_helpers import SCREENSHOTS, AppSession, new_context
 
 pytestmark = pytest.mark.browser
 
@@ -26,29 +28,54 @@ MEASURE_JS = """() => {
 }"""
 
 
+class Viewer:
+    """One session that only looks at pages, in a context of its own width and colour scheme, kept across tests.
+
+    These tests check how a page is drawn, not how it loads (the deep links are test_browser.py's), so a page is
+    opened through the app's own navigation when it can be: no page load, the same page drawn in the same
+    session. A page is loaded afresh when nothing is loaded yet, when it is the page shown, and when its path
+    names settings (a query): a link's settings are read on a session's first load only. The page after such a
+    link is loaded afresh too, so every page opened in the app is the default view a deep link to it shows.
+    """
+
+    def __init__(self, app: AppSession):
+        self.app = app
+        self.default_view = False  # a page is loaded and the session's settings are the defaults
+
+    def open(self, path: str) -> AppSession:
+        shown = urlsplit(self.app.page.url).path.strip("/")
+        if "?" in path or not self.default_view or shown == path.strip("/"):
+            self.app.goto(path)
+        else:
+            self.app.open_in_app(path)
+        self.default_view = "?" not in path
+        return self.app
+
+
+def viewer(browser, base_url: str, width: int, color_scheme: str = "light") -> Viewer:
+    context = new_context(browser, viewport={"width": width, "height": 1200}, color_scheme=color_scheme)
+    return Viewer(AppSession(context.new_page(), base_url))
+
+
 @pytest.fixture(scope="module", params=SCHEMES)
 def scheme_context(request, browser):
-    contexts = {}
+    viewers: dict[int, Viewer] = {}
 
-    def session(width: int, base_url: str) -> AppSession:
-        if width not in contexts:
-            context = browser.new_context(viewport={"width": width, "height": 1200}, color_scheme=request.param)
-            context.set_default_timeout(TIMEOUT_MS)
-            context.add_init_script(RERUN_COUNTER_JS)
-            contexts[width] = AppSession(context.new_page(), base_url)
-        return contexts[width]
+    def session(width: int, base_url: str) -> Viewer:
+        if width not in viewers:
+            viewers[width] = viewer(browser, base_url, width, request.param)
+        return viewers[width]
 
     yield request.param, session
-    for s in contexts.values():
-        s.page.context.close()
+    for v in viewers.values():
+        v.app.page.context.close()
 
 
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("spec", [p for p in pages.PAGES if p.name != "mapping"], ids=lambda p: p.name)
 def test_no_page_overflows_sideways(scheme_context, app_url, spec, width):
     scheme, session = scheme_context
-    app = session(width, app_url)
-    app.goto(spec.url_path)
+    app = session(width, app_url).open(spec.url_path)
     m = app.page.evaluate(MEASURE_JS)
     SCREENSHOTS.mkdir(exist_ok=True)
     app.page.screenshot(path=SCREENSHOTS / f"layout-{spec.name}-{width}-{scheme}.png", full_page=True)
@@ -124,11 +151,9 @@ def must_show(columns: list[str]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def phone(browser, app_url):
-    context = browser.new_context(viewport={"width": 390, "height": 1200})
-    context.set_default_timeout(TIMEOUT_MS)
-    context.add_init_script(RERUN_COUNTER_JS)
-    yield AppSession(context.new_page(), app_url)
-    context.close()
+    session = viewer(browser, app_url, 390)
+    yield session
+    session.app.page.context.close()
 
 
 PHONE_PAGES = ("", "headline?agent=crashy-runner", "radar", "uncertainty", "repeatability", "compare",
@@ -137,17 +162,20 @@ PHONE_PAGES = ("", "headline?agent=crashy-runner", "radar", "uncertainty", "repe
 
 @pytest.mark.parametrize("path", PHONE_PAGES)
 def test_at_390_px_every_tables_rank_agent_and_score_stay_in_view(phone, path):
-    phone.goto(path)
-    grids = phone.page.evaluate(GRID_BOXES_JS)
+    # A page load per table page (not the app's navigation): a grid opened in the app after another page's grids
+    # were scrolled once drew the same header after its sideways scroll (1 of 2 full runs, 2026-12-02).
+    app = phone.app
+    app.goto(path)
+    grids = app.page.evaluate(GRID_BOXES_JS)
     checked = 0
     for index, info in enumerate(grids):
-        columns = all_columns(phone, index, info)
+        columns = all_columns(app, index, info)
         wanted = must_show(columns)
         if not wanted:
             continue
         checked += 1
         assert columns[:len(wanted)] == wanted, (path, index, columns)  # pinned: they lead
-        image, edges = header_row(phone, index)
+        image, edges = header_row(app, index)
         if info["scrollWidth"] <= info["clientWidth"] + 1:
             continue  # the whole table is in view
         marker = 1 if edges and edges[0] <= 36 else 0  # the selection boxes' column of a selectable grid
@@ -156,23 +184,23 @@ def test_at_390_px_every_tables_rank_agent_and_score_stay_in_view(phone, path):
         assert len(edges) >= shown, (path, index, wanted, edges, image.width)
         if edges[shown - 1] - (edges[marker - 1] if marker else 0) > 0.6 * image.width:
             continue  # Streamlit freezes pinned columns only while they take at most 60% of the table's width
-        scrolled_head(phone, index, info["scrollWidth"])
-        after, _ = header_row(phone, index)
+        scrolled_head(app, index, info["scrollWidth"])
+        after, _ = header_row(app, index)
         # Scrolled to the far right, the pinned columns are drawn where they were, pixel for pixel (up to their
         # right edge, where glide draws a shadow once the columns beside them scroll).
         pinned = (0, 0, edges[shown - 1] - 2, image.height)
         assert after.crop(pinned).tobytes() == image.crop(pinned).tobytes(), (path, index, "pinned columns moved")
         assert after.tobytes() != image.tobytes(), (path, index, "the grid did not scroll")
-        scrolled_head(phone, index, 0)
+        scrolled_head(app, index, 0)
     SCREENSHOTS.mkdir(exist_ok=True)
-    phone.page.screenshot(path=SCREENSHOTS / f"phone-{path.split('?')[0] or 'leaderboard'}.png", full_page=True)
+    app.page.screenshot(path=SCREENSHOTS / f"phone-{path.split('?')[0] or 'leaderboard'}.png", full_page=True)
     if path in ("", "headline?agent=crashy-runner", "radar"):
         assert checked, f"{path}: no table with a rank, an agent or a score"
 
 
 def test_at_390_px_every_heatmap_column_is_labelled(phone, sample_report):
-    phone.goto("tasks")
-    labels = phone.page.evaluate("""() => {
+    app = phone.open("tasks")
+    labels = app.page.evaluate("""() => {
       const chart = document.querySelector("[data-testid='stPlotlyChart']");
       const box = chart.getBoundingClientRect();
       return [...chart.querySelectorAll('.xtick text')].map(t => {
@@ -188,9 +216,7 @@ def test_at_390_px_every_heatmap_column_is_labelled(phone, sample_report):
 
 
 def test_at_1400_px_the_leaderboard_shows_every_headline_component(browser, app_url):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    context.set_default_timeout(TIMEOUT_MS)
-    context.add_init_script(RERUN_COUNTER_JS)
+    context = new_context(browser, viewport={"width": 1400, "height": 1000})
     try:
         app = AppSession(context.new_page(), app_url)
         app.goto("")

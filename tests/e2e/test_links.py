@@ -9,13 +9,14 @@ import re
 import pytest
 
 from tests.e2e.browser_helpers import (
-    RERUN_COUNTER_JS,
+    CONTEXT_OPTIONS,
     SAMPLE_PATH,
     TIMEOUT_MS,
     VIEWPORT,
     AppSession,
     download,
     metric,
+    new_context,
     press_on_slider,
     selectbox_value,
     slider,
@@ -32,9 +33,7 @@ def fresh(browser, app_url):
     contexts = []
 
     def open_url(url: str) -> AppSession:
-        context = browser.new_context(viewport=VIEWPORT)
-        context.set_default_timeout(TIMEOUT_MS)
-        context.add_init_script(RERUN_COUNTER_JS)
+        context = new_context(browser)
         contexts.append(context)
         session = AppSession(context.new_page(), app_url)
         session.page.goto(url, timeout=TIMEOUT_MS)
@@ -103,7 +102,7 @@ def test_the_review_pack_downloads_and_opens_offline_with_every_agent(app, brows
     assert sha in text and "Correctness 60.0%" in text  # the dataset, and the view's radar weights
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    context = browser.new_context(viewport=VIEWPORT, offline=True)
+    context = browser.new_context(viewport=VIEWPORT, offline=True, **CONTEXT_OPTIONS)
     try:
         page = context.new_page()
         asked: list[str] = []
