@@ -441,6 +441,10 @@ class Session:
                         for wid, (value, set_value) in result.sliders.items()}
         self.slider_fragments = dict(result.slider_fragments)
 
+    def _slider_states(self) -> list[WidgetState]:
+        """Every slider's value as the frontend holds it (a slider's value is a double array)."""
+        return [WidgetState(id=w, double_array_value=DoubleArray(data=[v])) for w, v in self.sliders.items()]
+
     # ---- user actions ------------------------------------------------------------------------
 
     async def click(self, label: str, timeout: float | None = None) -> RunResult:
@@ -449,8 +453,7 @@ class Session:
         if self.last is None or label not in self.last.buttons:
             raise WrongPage(f"no button {label!r} in the last run")
         wid, fragment_id = self.last.buttons[label]
-        widgets = [WidgetState(id=w, double_array_value=DoubleArray(data=[v])) for w, v in self.sliders.items()]
-        widgets.append(WidgetState(id=wid, trigger_value=True))
+        widgets = [*self._slider_states(), WidgetState(id=wid, trigger_value=True)]
         result = await self.rerun(page_hash=self.page_hash, widgets=widgets, timeout=timeout, fragment_id=fragment_id)
         self._remember_sliders(result, fresh=False)
         return result
@@ -485,8 +488,7 @@ class Session:
         drawn by a fragment reruns that fragment, as the frontend asks; the server may rerun others with it)."""
         wid = self.slider_id(key)
         self.sliders[wid] = float(value)
-        widgets = [WidgetState(id=w, double_array_value=DoubleArray(data=[v])) for w, v in self.sliders.items()]
-        result = await self.rerun(page_hash=self.page_hash, widgets=widgets, timeout=timeout,
+        result = await self.rerun(page_hash=self.page_hash, widgets=self._slider_states(), timeout=timeout,
                                   fragment_id=self.slider_fragments.get(wid, ""))
         if result.fragment_run:  # no title drawn: the page it ran and the slider redrawn say where it landed
             if result.page_hash != self.page_hash or wid not in result.sliders:
