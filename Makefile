@@ -26,12 +26,13 @@ run: $(VENV)/.installed
 
 # Lint and types, then every test (browser, PostgreSQL and Spark suites included; their Debian packages
 # are installed when missing).
-# The browser suite runs after the rest on one process: two chromiums and two app servers on the two cores timed
-# out waiting for each other (two browser tests failed that way in a fresh-clone run of 2026-12-02).
+# Three processes: the browser suite on one (the xdist group `browser`, tests/conftest.py) beside the rest on the
+# other two, in one run (quiet machine, 2026-12-02: 12 min 41 s; the rest then the browser suite, 16 min 46 s).
+# Not two browser processes: slower (13 min 05 s on four processes), and two chromiums and two app servers once
+# timed out waiting for each other.
 test: $(VENV)/.installed $(VENV)/.installed-spark lint
 	bash scripts/ensure-test-deps
-	$(PYTEST) -m "not browser"
-	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -m browser
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -n 3 --dist loadgroup
 
 # ruff, mypy and the import layers (import-linter), configured in pyproject.toml.
 lint: $(VENV)/.installed

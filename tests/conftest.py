@@ -33,12 +33,21 @@ def pytest_collection_finish(session) -> None:
         _scan_for_components_once()
 
 
+BROWSER_GROUP = "browser"
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     """``xdist_group`` marks group nothing under pytest 9.2 with pytest-xdist 3.8.0: xdist tags a grouped test by
     appending ``@group`` to ``item._nodeid``, which pytest 9.2 no longer reads (a node's id is ``item._id``), so
     every grouped test was scheduled on its own (the Spark session, the PostgreSQL server and each grouped module's
     fixtures started on both processes). On an xdist worker in ``--dist loadgroup``, the tag is put where pytest
-    reads it; the scheduler then keeps each group on one process."""
+    reads it; the scheduler then keeps each group on one process.
+
+    Every real-browser test is in the group ``browser``: one process runs the browser suite (one app server, one
+    chromium) while the two others run the rest beside it (``make test``: ``-n 3``), so the suite's waits on the
+    server and the browser overlap with the rest's work. On a quiet machine (2026-12-02) the rest on two processes
+    then the browser suite on one took 8 min 20 s + 8 min 26 s; everything in one run on three processes 12 min
+    41 s. Two browser groups (two app servers, two chromiums) were slower: 13 min 05 s on four processes."""
     if not getattr(config.option, "loadgroup", False):
         return
     from _pytest.nodeid import NodeId
@@ -46,5 +55,7 @@ def pytest_collection_modifyitems(config, items) -> None:
     for item in items:
         names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
                         for m in item.iter_markers("xdist_group")})
+        if item.get_closest_marker("browser"):
+            names = sorted({*names, BROWSER_GROUP})
         if names and "@" not in item.nodeid.rpartition("]")[2]:
             item._id = NodeId.parse(f"{item.nodeid}@{'_'.join(names)}")

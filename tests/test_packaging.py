@@ -25,7 +25,8 @@ import pandas as pd
 import pytest
 import yaml
 
-pytestmark = pytest.mark.packaging
+# One group: the wheel and its virtual environment are built once (a module fixture), on one worker.
+pytestmark = [pytest.mark.packaging, pytest.mark.xdist_group("packaging")]
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
