@@ -808,7 +808,7 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any]) -> N
     from scoring.analysis.uncertainty import bootstrap_intervals
     from scoring.contract.policy import policy_from_dict, policy_to_dict
 
-    from .pack import PackView, build_pack, find_chromium, pack_pdf
+    from .pack import PackView, build_pack, chromium_for_the_app, pack_pdf
 
     dataset, info = current_dataset(), dataset_info(scored_data)
     replicates, seed, changes = int(view["replicates"]), int(view["seed"]), dict(view.get("policy") or {})
@@ -835,7 +835,7 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any]) -> N
                        key="pack_html",
                        help="One self-contained file for the minutes: every chart and table of this view, the "
                             "methodology and the dataset's sha256; opens offline.")
-    if find_chromium() is not None:
+    if chromium_for_the_app() is not None:
         st.download_button("Review pack (PDF)", lambda: pack_pdf(document()), on_click="ignore",
                            key="pack_pdf",
                            file_name=file_name("review", info, policy_version, "pdf"), mime="application/pdf",

@@ -185,3 +185,19 @@ def test_cli_pack_prints_a_pdf(tmp_path):
     assert result.returncode == 0, result.stderr
     data = out.read_bytes()
     assert data.startswith(b"%PDF-") and len(re.findall(rb"/Type\s*/Page\b", data)) >= 3
+
+
+def test_the_apps_chromium_lookup_follows_the_environment(monkeypatch, tmp_path):
+    """The app's lookup is kept, but per value of $EXPLORER_CHROMIUM and $PATH: changing either is seen."""
+    fake = tmp_path / "my-chromium"
+    fake.write_text("")
+    monkeypatch.setenv(pack.CHROMIUM_ENV, str(fake))
+    assert pack.chromium_for_the_app() == str(fake) == pack.find_chromium()
+    monkeypatch.setenv(pack.CHROMIUM_ENV, str(tmp_path / "missing"))
+    assert pack.chromium_for_the_app() is None
+    monkeypatch.delenv(pack.CHROMIUM_ENV)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "chromium").write_text("#!/bin/sh\n")
+    (tmp_path / "bin" / "chromium").chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))
+    assert pack.chromium_for_the_app() == str(tmp_path / "bin" / "chromium") == pack.find_chromium()
