@@ -255,13 +255,20 @@ def pass_k_histogram(values: Sequence[float], *, agent: str, k: int, theme: Char
     return _layout(fig, f"Per-task pass^{k} for {safe(agent)}", theme=theme, showlegend=False)
 
 
+ANCHOR_MAPS = {"latency_anchors": ("latency (ms)", ""), "cost_anchors": ("cost per run (USD)", "; log scale"),
+               "steps_anchors": ("steps per run", "")}  # the policy's anchor maps: x label, title note
+
+
+def policy_anchor_figure(policy: Policy, field: str, theme: ChartTheme = LIGHT) -> go.Figure:
+    """One anchor map of a policy (``field``, a key of :data:`ANCHOR_MAPS`), unmarked, for the methodology page."""
+    x_label, note = ANCHOR_MAPS[field]
+    return anchor_curve(getattr(policy, field), x_label=x_label, theme=theme,
+                        title=f"{FIELD_BY_NAME[field].label} ({policy.provenance[field]}{note})")
+
+
 def policy_anchor_figures(policy: Policy, theme: ChartTheme = LIGHT) -> list[go.Figure]:
     """The three anchor maps of a policy, unmarked, for the methodology page."""
-    axes = {"latency_anchors": ("latency (ms)", ""), "cost_anchors": ("cost per run (USD)", "; log scale"),
-            "steps_anchors": ("steps per run", "")}
-    return [anchor_curve(getattr(policy, field), x_label=x_label, theme=theme,
-                         title=f"{FIELD_BY_NAME[field].label} ({policy.provenance[field]}{note})")
-            for field, (x_label, note) in axes.items()]
+    return [policy_anchor_figure(policy, field, theme) for field in ANCHOR_MAPS]
 
 
 def interval_axis(rows: Sequence[tuple[str, float, float, float, int]]) -> tuple[float, float]:

@@ -14,11 +14,12 @@ from scoring.analysis.explain import note
 from scoring.analysis.fixes import KIND_WORDS
 from scoring.measures.axes import AXIS_LABELS
 from scoring.measures.report import unseen_reading
+from scoring.outputs.methodology import anchor_rows
 
 from . import format as fmt
 
 if TYPE_CHECKING:
-    from scoring import Policy
+    from scoring import Anchors, Policy
     from scoring.analysis.diff import AgentDiff, Diff
     from scoring.analysis.drilldown import Comparison
     from scoring.analysis.explain import Influence, Overtake, PointsLost
@@ -418,3 +419,16 @@ def agent_to_overtake(agent_ids: list[str], agent: str) -> str:
     """
     i = agent_ids.index(agent)
     return agent_ids[i - 1] if i > 0 else agent_ids[1]
+
+
+def constants_table(policy: Policy) -> pd.DataFrame:
+    """The Methodology page's table of every constant of ``policy``: its name, value, provenance and meaning."""
+    return pd.DataFrame([{"Constant": c.name,
+                          "Value": ", ".join(map(str, c.value)) if isinstance(c.value, tuple) else f"{c.value:g}",
+                          "Provenance": c.provenance, "Meaning": c.meaning} for c in policy.constants()])
+
+
+def anchors_table(anchors: Anchors) -> pd.DataFrame:
+    """One anchor map's points, as the Methodology page lists them beside its curve."""
+    return pd.DataFrame([{f"{anchors.name} ({anchors.unit})": fmt.anchor_x(x, anchors.unit),
+                          "Score (0–100)": f"{s:g}"} for x, s in anchor_rows(anchors)])

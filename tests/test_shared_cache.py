@@ -77,6 +77,7 @@ CACHED_BUILDERS = {
                  (tables, "influence_tasks_table"), (tables, "influence_runs_table"),
                  (charts, "contribution_waterfall"), (charts, "points_lost_chart"), (charts, "influence_bars"),
                  (charts, "anchor_curve"), (fmt, "render")],
+    "methodology": [(tables, "constants_table"), (tables, "anchors_table"), (charts, "policy_anchor_figure")],
     "radar": [(tables, "profile_ranking"), (charts, "radar_chart")],
     "repeatability": [(tables, "repeatability_summary"), (tables, "task_table"), (tau2_reading, "tau2_summary"),
                       (tau2_reading, "side_by_side"), (charts, "pass_k_bars"), (charts, "pass_k_curve"),

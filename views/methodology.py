@@ -1,11 +1,12 @@
-import pandas as pd
+from functools import partial
+
 import streamlit as st
 
-from explorer import charts, ui
+from explorer import charts, data, tables, ui
 from explorer import format as fmt
 from explorer.pages import show_title
 from scoring import CANONICAL_POLICY
-from scoring.outputs.methodology import anchor_rows, execution_formula, headline_formula, rules
+from scoring.outputs.methodology import execution_formula, headline_formula, rules
 
 policy = CANONICAL_POLICY
 BADGE = {"published": ":blue-badge[published]", "explorer-defined": ":orange-badge[explorer-defined]"}
@@ -20,23 +21,22 @@ st.header("Headline composite")
 st.code(headline_formula(policy) + "\n" + execution_formula(policy), language=None)
 
 st.header("Constants")
-constants = pd.DataFrame(
-    [{"Constant": c.name, "Value": ", ".join(map(str, c.value)) if isinstance(c.value, tuple) else f"{c.value:g}",
-      "Provenance": c.provenance, "Meaning": c.meaning} for c in policy.constants()]
-)
-ui.table(constants, key="constants")
+# The tables and charts depend on the policy only: built once for every session (the shared cache).
+ui.table(data.table_frame("methodology_constants", policy.version, lambda: tables.constants_table(policy)),
+         key="constants")
 
 st.header("Normalization anchors")
 st.caption("Straight lines between consecutive anchors; below the first anchor the first score, above the last "
            "the last score.")
-figures = charts.policy_anchor_figures(policy, theme=ui.chart_theme())
-for column, field, figure in zip(st.columns(3), ("latency_anchors", "cost_anchors", "steps_anchors"), figures):
+theme = ui.chart_theme()
+for column, field in zip(st.columns(len(charts.ANCHOR_MAPS)), charts.ANCHOR_MAPS):
     anchors = getattr(policy, field)
     with column:
         st.markdown(f"**{anchors.name}** {BADGE[policy.provenance[field]]}")
-        table = pd.DataFrame([{f"{anchors.name} ({anchors.unit})": fmt.anchor_x(x, anchors.unit),
-                               "Score (0–100)": f"{s:g}"} for x, s in anchor_rows(anchors)])
-        ui.table(table, key=f"anchors_{anchors.name}")
+        ui.table(data.table_frame("methodology_anchors", (policy.version, field),
+                                  partial(tables.anchors_table, anchors)), key=f"anchors_{anchors.name}")
+        figure = data.figure("methodology_anchor_curve", (policy.version, field, theme.name),
+                             partial(charts.policy_anchor_figure, policy, field, theme))
         st.plotly_chart(figure, width="stretch", key=f"anchor_curve_{anchors.name}")
 
 for section in ("Headline composite", "Fitness radar", "Repeatability"):
