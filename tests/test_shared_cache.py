@@ -79,6 +79,7 @@ CACHED_BUILDERS = {
                  (charts, "anchor_curve"), (fmt, "render")],
     "methodology": [(tables, "constants_table"), (tables, "anchors_table"), (charts, "policy_anchor_figure")],
     "radar": [(tables, "profile_ranking"), (charts, "radar_chart")],
+    "runs": [(tables, "runs_table")],
     "repeatability": [(tables, "repeatability_summary"), (tables, "task_table"), (tau2_reading, "tau2_summary"),
                       (tau2_reading, "side_by_side"), (charts, "pass_k_bars"), (charts, "pass_k_curve"),
                       (charts, "pass_k_histogram")],

@@ -78,7 +78,10 @@ if one_agent is not None:
         view = view.sort_values(["points_if_removed", "run_id"], ascending=[False, True], na_position="last",
                                 kind="stable")
 
-shown = tables.runs_table(view.head(ROWS_SHOWN))
+# One table per dataset, filter and order for every session (the shared cache): a meeting opening the same link
+# gets the same frame, and its Styler and Arrow bytes are made once (explorer.table_memo).
+shown = data.table_frame("runs_table", (runs_filter, order if one_agent is not None else None),
+                         lambda: tables.runs_table(view.head(ROWS_SHOWN)))
 ui.table(shown, {"Latency (ms)": fmt.ms, "Cost (USD)": fmt.usd, "Steps": fmt.number,
                  "Points if removed": lambda v: f"{v:+.4f}", "Score if removed": fmt.score,
                  **tables.pass_through_formats()},
