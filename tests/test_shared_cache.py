@@ -73,6 +73,7 @@ def test_a_file_refused_under_a_limit_is_read_again_once_the_operator_raises_it(
 CACHED_BUILDERS = {
     "leaderboard": [(tables, "leaderboard"), (tables, "accounting_table"), (tables, "notes_table"),
                     (tables, "harness_table"), (tables, "unseen_table")],
+    "compare": [(tables, "compare_components"), (tables, "compare_tasks"), (charts, "compare_components_chart")],
     "headline": [(tables, "points_table"), (tables, "overtake_table"), (tables, "fixes_table"),
                  (tables, "influence_tasks_table"), (tables, "influence_runs_table"),
                  (charts, "contribution_waterfall"), (charts, "points_lost_chart"), (charts, "influence_bars"),

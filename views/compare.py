@@ -181,10 +181,13 @@ def two_agents() -> None:
         left, right = st.columns([3, 2])
         with left:
             maxima = {name: 100 * weight for name, weight in component_weights(report.policy).items()}
-            st.plotly_chart(charts.compare_components_chart(c.components, a, b, maxima), width="stretch",
-                            key="compare_components")
+            # The pair's charts and tables: built once per pair and bootstrap for every session (the shared cache).
+            pair = (a, b, replicates, seed)
+            st.plotly_chart(data.figure("compare_components", pair, lambda: charts.compare_components_chart(
+                c.components, a, b, maxima)), width="stretch", key="compare_components")
         with right:
-            ui.table(tables.compare_components(c), {a: fmt.points, b: fmt.points, "Difference": fmt.points},
+            ui.table(data.table_frame("compare_components", pair, lambda: tables.compare_components(c)),
+                     {a: fmt.points, b: fmt.points, "Difference": fmt.points},
                      key="compare_components_table")
 
     st.subheader("Task by task")
@@ -209,8 +212,8 @@ def two_agents() -> None:
                               for name, found in words))
         st.caption("Solved: at least one successful run among the terminal runs with a known outcome; attempted: at "
                    "least one such run.")
-        ui.table(tables.compare_tasks(c), {"Success rate A": fmt.rate, "Success rate B": fmt.rate,
-                                           "Difference": fmt.pp}, key="compare_tasks",
+        ui.table(data.table_frame("compare_tasks", (a, b, replicates, seed), lambda: tables.compare_tasks(c)),
+                 {"Success rate A": fmt.rate, "Success rate B": fmt.rate, "Difference": fmt.pp}, key="compare_tasks",
                  columns={"Difference": st.column_config.Column(
                      "Difference (pp)", help="Success rate A minus success rate B, in percentage points")})
 
