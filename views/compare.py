@@ -154,6 +154,7 @@ def two_agents() -> None:
                     help="Opens on the agent above A on the leaderboard (the one A has to overtake)")
     replicates, seed = bootstrap_settings()
     c = drill.comparison(scored, a, b, replicates, seed)
+    pair = (a, b, replicates, seed)  # what the pair's charts and tables are kept by for every session (shared cache)
     cols = st.columns(3)
     cols[0].metric(f"A: {a}", fmt.score(c.score_a))
     cols[1].metric(f"B: {b}", fmt.score(c.score_b))
@@ -181,8 +182,6 @@ def two_agents() -> None:
         left, right = st.columns([3, 2])
         with left:
             maxima = {name: 100 * weight for name, weight in component_weights(report.policy).items()}
-            # The pair's charts and tables: built once per pair and bootstrap for every session (the shared cache).
-            pair = (a, b, replicates, seed)
             st.plotly_chart(data.figure("compare_components", pair, lambda: charts.compare_components_chart(
                 c.components, a, b, maxima)), width="stretch", key="compare_components")
         with right:
@@ -212,7 +211,7 @@ def two_agents() -> None:
                               for name, found in words))
         st.caption("Solved: at least one successful run among the terminal runs with a known outcome; attempted: at "
                    "least one such run.")
-        ui.table(data.table_frame("compare_tasks", (a, b, replicates, seed), lambda: tables.compare_tasks(c)),
+        ui.table(data.table_frame("compare_tasks", pair, lambda: tables.compare_tasks(c)),
                  {"Success rate A": fmt.rate, "Success rate B": fmt.rate, "Difference": fmt.pp}, key="compare_tasks",
                  columns={"Difference": st.column_config.Column(
                      "Difference (pp)", help="Success rate A minus success rate B, in percentage points")})
