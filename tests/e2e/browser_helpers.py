@@ -197,7 +197,12 @@ class AppSession:
         self.page = page
         self.base_url = base_url
         self.page_errors: list[str] = []
-        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+        self._on_error = lambda error: self.page_errors.append(str(error))
+        page.on("pageerror", self._on_error)
+
+    def detach(self) -> None:
+        """Stop collecting the page's errors (the page goes on to another session)."""
+        self.page.remove_listener("pageerror", self._on_error)
 
     # --- waiting -------------------------------------------------------------------------------------------
     def settle(self, timeout_ms: int = TIMEOUT_MS) -> None:
