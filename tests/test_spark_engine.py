@@ -474,20 +474,18 @@ def _cli(*args, env=None) -> subprocess.CompletedProcess:
 
 
 @CLUSTER_GROUP
-def test_the_cli_prints_the_pandas_json_from_spark_for_csv_and_parquet(tmp_path):
+def test_the_cli_prints_the_pandas_json_from_spark_in_local_mode(tmp_path):
+    """The command line's own local-mode session (no master given), on the typed Parquet file with a scorecard.
+    A CSV file through the command line is the cluster test's (the sample and the edge cases, below); one JVM
+    start here, not two (a JVM scoring the sample costs about 33 s of the machine's CPU, 2026-12-03)."""
     _needs_spark()
     parquet = _typed_parquet(tmp_path)
-    # Both files in one local-mode process each, started together (each pays a JVM start).
     env = {**os.environ, "PYSPARK_SUBMIT_ARGS": f'--driver-java-options "{FAST_JVM}" pyspark-shell'}
     card = ["--scorecard", str(ROOT / "sample_data" / "scorecards" / "speed-first.json")]
-    runs = [subprocess.Popen([sys.executable, "-m", "scoring", "report", str(path), "--engine", "spark", *extra],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
-            for path, extra in ((SAMPLE, []), (parquet, card))]
-    outputs = [run.communicate(timeout=600) for run in runs]
-    for run, (out, err), extra in zip(runs, outputs, ([], card)):
-        assert run.returncode == 0, err[-2000:]
-        assert "Traceback" not in err
-        assert out == _cli(SAMPLE, *extra).stdout  # the very same text as the pandas engine prints
+    out = _cli(parquet, "--engine", "spark", *card, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "Traceback" not in out.stderr
+    assert out.stdout == _cli(SAMPLE, *card).stdout  # the very same text as the pandas engine prints
 
 
 def test_cli_options_for_spark_are_checked_before_spark_starts(capsys):
@@ -739,22 +737,19 @@ def _scoring_apps(cluster: Cluster) -> list[str]:
 
 
 @CLUSTER_GROUP
-def test_a_two_worker_cluster_scores_the_sample_and_the_edge_cases_as_pandas_does(cluster, tmp_path):
-    edge = tmp_path / "edge.csv"
-    edge.write_text(EDGE_CSV)
+def test_a_two_worker_cluster_scores_the_sample_as_pandas_does(cluster):
+    """The command line as a classic driver of the cluster (``--spark-master``): the sample's CSV. The edge cases
+    go through the same cluster by Spark Connect (the next test): each application here is three JVMs (the driver
+    and an executor on each worker), about 70 s of the machine's CPU (2026-12-02)."""
     before = set(_scoring_apps(cluster))
-    # The driver runs in the CLI's process; the two workers' executors read the files and run every task.
+    # The driver runs in the CLI's process; the two workers' executors read the file and run every task.
     env = _classic_env({**CLUSTER_ENV, "PYSPARK_SUBMIT_ARGS": f'--driver-java-options "{FAST_JVM}" '
                                                             f'{shlex.join(CLUSTER_APP)} pyspark-shell'})
-    runs = [subprocess.Popen([sys.executable, "-m", "scoring", "report", str(path), "--engine", "spark",
-                              "--spark-master", cluster.master], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, cwd=ROOT, env=env) for path in (SAMPLE, edge)]
-    outputs = [run.communicate(timeout=1800) for run in runs]  # a hang guard only (30 minutes: a busy machine)
-    for run, (out, err), path in zip(runs, outputs, (SAMPLE, edge)):
-        assert run.returncode == 0, err[-2000:]
-        assert out == _cli(path).stdout, path  # byte for byte the pandas engine's JSON
+    out = _cli(SAMPLE, "--engine", "spark", "--spark-master", cluster.master, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout == _cli(SAMPLE).stdout  # byte for byte the pandas engine's JSON
     apps = [app for app in _scoring_apps(cluster) if app not in before]
-    assert len(apps) == 2 and all(_ran_on_both_workers(cluster, app) for app in apps), apps
+    assert len(apps) == 1 and _ran_on_both_workers(cluster, apps[0]), apps
 
 
 @pytest.fixture(scope="session")
@@ -765,6 +760,8 @@ def cluster_connect_url(cluster):
 
 @CLUSTER_GROUP
 def test_spark_connect_served_by_the_cluster_gives_the_pandas_report(cluster, cluster_connect_url, tmp_path):
+    """The sample (as typed Parquet) and the edge cases through a Connect server whose executors run on both
+    workers: with the test above, the sample and the edge fixtures scored through the two-worker cluster."""
     parquet = _typed_parquet(tmp_path)
     edge = tmp_path / "edge.csv"
     edge.write_text(EDGE_CSV)
