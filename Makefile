@@ -8,7 +8,7 @@ PORT ?= 8501
 # compiles and assertion-rewrites every module again (collection: 12.8 s of CPU instead of 5.0 s).
 PYTEST := env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -n 2 --dist loadgroup
 
-.PHONY: run test test-fast bench bench-scale bench-uploads bench-load sample lint clean
+.PHONY: run room test test-fast bench bench-scale bench-uploads bench-load sample lint clean
 
 $(VENV)/.installed: requirements.txt
 	python3 -m venv $(VENV)
@@ -23,6 +23,13 @@ $(VENV)/.installed-spark: $(VENV)/.installed requirements-spark.txt
 
 run: $(VENV)/.installed
 	$(PY) -m streamlit run app.py --server.port $(PORT) --server.headless true
+
+# The app for a room (a meeting on one link): one Streamlit process per core behind HAProxy, each browser kept on
+# one process (scripts/serve_room.py; Debian's haproxy is installed when missing). e.g. make room WORKERS=4
+WORKERS ?= $(shell nproc)
+room: $(VENV)/.installed
+	bash scripts/ensure-test-deps haproxy
+	$(PY) scripts/serve_room.py --workers $(WORKERS) --port $(PORT)
 
 # Lint and types, then every test (browser, PostgreSQL and Spark suites included; their Debian packages
 # are installed when missing).
@@ -59,11 +66,13 @@ bench-scale: $(VENV)/.installed
 bench-uploads: $(VENV)/.installed
 	$(PY) bench/bench_uploads.py $(UPLOAD_ARGS)
 
-# Concurrent sessions over Streamlit's websocket protocol against the app it starts on 127.0.0.1;
-# e.g. make bench-load LOAD_ARGS="--sessions 2,5 --rounds 3".
+# Concurrent sessions over Streamlit's websocket protocol against the room it starts on 127.0.0.1 (as `make room`:
+# WORKERS Streamlit processes behind HAProxy); e.g. make bench-load LOAD_ARGS="--sessions 2,5 --rounds 3" WORKERS=1
+# (WORKERS=1: one `streamlit run`, no HAProxy).
 LOAD_ARGS ?= --sessions 10,40 --rounds 5
 bench-load: $(VENV)/.installed
-	$(PY) bench/bench_load.py $(LOAD_ARGS)
+	bash scripts/ensure-test-deps haproxy
+	$(PY) bench/bench_load.py --workers $(WORKERS) $(LOAD_ARGS)
 
 sample: $(VENV)/.installed
 	$(PY) sample_data/generate.py

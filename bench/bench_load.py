@@ -110,6 +110,11 @@ def _children() -> dict[int, list[int]]:
     return tree
 
 
+def children(pid: int) -> list[int]:
+    """A process's direct children."""
+    return _children().get(pid, [])
+
+
 def _tree(pid: int) -> list[int]:
     """A process and all its descendants."""
     tree, todo, found = _children(), [pid], []
@@ -135,6 +140,14 @@ def rss_bytes(pid: int) -> int:
     return total
 
 
+def machine_ticks() -> tuple[int, int]:
+    """(all, steal) clock ticks of the machine's CPUs so far, from /proc/stat: steal is the time the hypervisor gave
+    this virtual machine's CPUs to someone else (a shared machine's cores are not always all ours)."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    return sum(fields[:8]), fields[7] if len(fields) > 7 else 0
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process and all its descendants, in seconds (0 for any that vanished)."""
     ticks = 0
@@ -149,11 +162,13 @@ def cpu_seconds(pid: int) -> float:
 
 
 class AppServer:
-    """``streamlit run app.py`` on 127.0.0.1 as a subprocess of its own process group; always stopped."""
+    """``streamlit run app.py`` (or the room of ``workers`` of them behind HAProxy) on 127.0.0.1 as a subprocess
+    of its own process group; always stopped. Its CPU and memory are the whole process tree's."""
 
     def __init__(self, port: int | None = None, root: Path = ROOT, start_timeout: float = 90.0,
-                 extra_args: Sequence[str] = (), env: dict[str, str] | None = None):
+                 extra_args: Sequence[str] = (), env: dict[str, str] | None = None, workers: int = 1):
         self.port = port or free_port()
+        self.workers = workers  # more than one: scripts/serve_room.py (that many Streamlit processes, HAProxy)
         self.extra_args = list(extra_args)
         self.env = {**os.environ, **(env or {})}
         self.root = root
@@ -171,8 +186,12 @@ class AppServer:
         os.close(fd)
         self.log_path = Path(name)
         self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed by stop(), which always runs
-        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
-               "--server.headless", "true", "--server.address", HOST, *self.extra_args]
+        if self.workers > 1:
+            cmd = [sys.executable, "scripts/serve_room.py", "--workers", str(self.workers), "--port",
+                   str(self.port), "--address", HOST, "--", *self.extra_args]
+        else:
+            cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(self.port),
+                   "--server.headless", "true", "--server.address", HOST, *self.extra_args]
         self.proc = subprocess.Popen(cmd, cwd=self.root, stdout=self._log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True, env=self.env)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, never a proxy
@@ -586,6 +605,15 @@ async def run_session(url: str, rounds: int, index: int = 0, run_timeout: float 
     return stats
 
 
+async def warm_up(url: str, sessions: int, run_timeout: float) -> SessionStats:
+    """One round for ``sessions`` sessions at once: in a room, one lands on each process (HAProxy gives a new
+    connection to the process with the fewest), so every process has scored the sample before the levels."""
+    stats = SessionStats()
+    for one in await asyncio.gather(*(run_session(url, 1, i, run_timeout) for i in range(sessions))):
+        stats.merge(one)
+    return stats
+
+
 @dataclass
 class LevelResult:
     sessions: int
@@ -594,6 +622,8 @@ class LevelResult:
     peak_rss: int
     after_rss: int
     cpu: float = 0.0  # server CPU seconds (user + system) during the level
+    client_cpu: float = 0.0  # this benchmark's own CPU seconds during the level (it shares the machine's cores)
+    steal: float = 0.0  # share of the machine's CPU time the hypervisor took during the level (0..1)
 
 
 async def _run_level(url: str, sessions: int, rounds: int, run_timeout: float, level_timeout: float,
@@ -624,11 +654,14 @@ async def _run_level(url: str, sessions: int, rounds: int, run_timeout: float, l
 def run_level(server: AppServer, sessions: int, rounds: int, run_timeout: float, level_timeout: float,
               think: float = 0.0, settle: float = 3.0) -> LevelResult:
     with RssSampler(server) as sampler:
-        started, cpu = time.perf_counter(), server.cpu()
+        started, cpu, client, ticks = time.perf_counter(), server.cpu(), time.process_time(), machine_ticks()
         stats = asyncio.run(_run_level(server.url, sessions, rounds, run_timeout, level_timeout, think))
         wall, cpu = time.perf_counter() - started, server.cpu() - cpu
+        client = time.process_time() - client
+        (all_end, steal_end), (all_start, steal_start) = machine_ticks(), ticks
     time.sleep(settle)  # let the server close the sessions' script runners
-    return LevelResult(sessions, stats, wall, sampler.peak, server.rss(), cpu)
+    steal = (steal_end - steal_start) / (all_end - all_start) if all_end > all_start else 0.0
+    return LevelResult(sessions, stats, wall, sampler.peak, server.rss(), cpu, client, steal)
 
 
 @dataclass
@@ -725,12 +758,14 @@ def report(levels: list[LevelResult]) -> None:
     print()
     print_table(
         ["sessions", "reruns done", "errors/timeouts", "p50 ms", "p95 ms", "peak RSS MB", "after RSS MB",
-         "wall s", "reruns/s", "CPU ms/rerun"],
+         "wall s", "reruns/s", "CPU ms/rerun", "server cores", "client cores", "steal"],
         [[str(lv.sessions), f"{lv.stats.reruns:,}", f"{lv.stats.errors}/{lv.stats.timeouts}",
           _ms(percentile(lv.stats.all_latencies, 50)), _ms(percentile(lv.stats.all_latencies, 95)),
           _mb(lv.peak_rss), _mb(lv.after_rss), f"{lv.wall:.1f}",
           f"{lv.stats.reruns / lv.wall:.1f}" if lv.wall else "—",
-          _ms(lv.cpu / lv.stats.reruns) if lv.stats.reruns else "—"] for lv in levels])
+          _ms(lv.cpu / lv.stats.reruns) if lv.stats.reruns else "—",
+          f"{lv.cpu / lv.wall:.2f}" if lv.wall else "—",
+          f"{lv.client_cpu / lv.wall:.2f}" if lv.wall else "—", f"{lv.steal:.0%}"] for lv in levels])
     print()
     print("p50 / p95 rerun latency (ms) by action, and what came back:")
     print_table(
@@ -772,6 +807,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="reruns per page when measuring the server CPU of each page, one session at a "
                              "time, before the levels (default 5; 0 skips it)")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="Streamlit processes: 1 is `streamlit run` alone, more is the room of "
+                             "scripts/serve_room.py (that many behind HAProxy; default 1)")
     parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                         help="one more argument for `streamlit run`, repeatable; e.g. "
                              "--server-arg=--server.fileWatcherType=none")
@@ -786,24 +824,26 @@ def main(argv: list[str] | None = None) -> int:
           f"Streamlit {streamlit.__version__}")
     print(f"levels {','.join(map(str, args.sessions))} sessions; each: open + {args.rounds} x (radar, slider, "
           f"headline, leaderboard) = {1 + 4 * args.rounds} reruns; think {args.think_ms:g} ms; run timeout "
-          f"{args.run_timeout:g} s, level timeout {args.level_timeout:g} s"
+          f"{args.run_timeout:g} s, level timeout {args.level_timeout:g} s; "
+          + (f"the room: {args.workers} Streamlit processes behind HAProxy" if args.workers > 1
+             else "one Streamlit process")
           + (f"; server args {' '.join(args.server_arg)}" if args.server_arg else ""), flush=True)
 
     def on_sigterm(signum, frame):
         raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
-    server = AppServer(args.port or None, extra_args=args.server_arg)
+    server = AppServer(args.port or None, extra_args=args.server_arg, workers=args.workers)
     levels: list[LevelResult] = []
     try:
         with server:
             print(f"app answering on http://{HOST}:{server.port}, server RSS {_mb(server.rss())} MB", flush=True)
-            warm = asyncio.run(run_session(server.url, 1, run_timeout=args.run_timeout))  # cold cache: scoring
+            warm = asyncio.run(warm_up(server.url, server.workers, args.run_timeout))  # cold caches: scoring
             if warm.reruns == 0 or warm.timeouts:
                 print(f"warm-up failed: {warm.error_samples}")
-            first = _ms(warm.latencies["open"][0]) if warm.reruns else "—"
-            print(f"warm-up (1 session, not counted): first run {first} ms, server RSS {_mb(server.rss())} MB",
-                  flush=True)
+            first = _ms(max(warm.latencies["open"])) if warm.reruns else "—"
+            print(f"warm-up ({server.workers} session(s) at once, one per process, not counted): first run {first} "
+                  f"ms, server RSS {_mb(server.rss())} MB", flush=True)
             waited = wait_idle(server)
             print(f"server idle after {waited:.0f} s (background work done), server RSS {_mb(server.rss())} MB",
                   flush=True)

@@ -9,6 +9,7 @@ browser here). ``AppSession`` (tests/e2e/browser_helpers.py) wraps a page with t
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -38,6 +39,16 @@ def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def _stop(process: subprocess.Popen, grace_s: float) -> None:
+    """SIGTERM, then SIGKILL after ``grace_s`` seconds."""
+    process.terminate()
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
 
 
 def _unavailable(message: str):
@@ -83,12 +94,34 @@ def app_url(chromium_executable, tmp_path_factory) -> str:
             time.sleep(0.25)
         yield base_url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        _stop(process, 10)
+
+
+@pytest.fixture(scope="module")
+def room(chromium_executable, tmp_path_factory):
+    """The room (scripts/serve_room.py): two Streamlit processes behind HAProxy on a free port; yields
+    ``(base_url, launcher process)`` and stops every process after the module."""
+    haproxy = shutil.which("haproxy") or ("/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None)
+    if haproxy is None:
+        _unavailable("haproxy is missing: run `bash scripts/ensure-test-deps` to install Debian's haproxy")
+    port = _free_port()
+    log_path = tmp_path_factory.mktemp("room") / "room.log"
+    command = [sys.executable, "scripts/serve_room.py", "--workers", "2", "--port", str(port),
+               "--address", "127.0.0.1"]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                        "PATH": os.environ.get("PATH", "") + ":/usr/sbin"})
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while b"the room is open" not in log_path.read_bytes():
+            if process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("the room did not open:\n" + log_path.read_text(errors="replace")[-4000:],
+                            pytrace=False)
+            time.sleep(0.25)
+        yield f"http://127.0.0.1:{port}", process, log_path
+    finally:
+        _stop(process, 30)
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,126 @@
+"""The room (scripts/serve_room.py) in a real browser: two Streamlit processes behind HAProxy.
+
+A browser is kept on one process by HAProxy's cookie, so its session, its upload and its downloads meet on the
+same process; a second browser is given the other process; a process that dies is started again and its
+browsers are served by the other one meanwhile.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from bench import bench_load
+from tests.e2e.browser_helpers import (
+    SAMPLE_PATH,
+    TIMEOUT_MS,
+    AppSession,
+    assert_clean,
+    new_context,
+    score_file,
+    upload,
+    write_csv,
+)
+
+pytestmark = pytest.mark.browser
+COOKIE = "explorer_worker"
+
+
+def _worker_ports(log_path: Path) -> list[int]:
+    found = re.search(r"processes on ports ([\d, ]+) behind HAProxy", log_path.read_text(errors="replace"))
+    assert found, log_path.read_text(errors="replace")[-2000:]
+    return [int(p) for p in found.group(1).split(",")]
+
+
+def _worker_pid(launcher: int, port: int) -> int | None:
+    """The pid of the launcher's process serving ``port`` (None while there is none)."""
+    for pid in bench_load.children(launcher):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"streamlit" in argv and str(port).encode() in argv:
+            return pid
+    return None
+
+
+def _answers(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
+            return response.read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+def _worker_of(context) -> str:
+    values = [c["value"] for c in context.cookies() if c["name"] == COOKIE]
+    assert len(values) == 1, context.cookies()
+    return values[0]
+
+
+def _agents(app: AppSession) -> list[str]:
+    return app.grid(0).column("Agent")
+
+
+def _room_rows() -> list[tuple]:
+    return [(f"room-{i}", "room-agent" if i % 2 else "room-other", f"task-{i % 3}", "completed",
+             str(i % 4 != 0).lower(), 900 + 40 * i, 0.004, 4, f"2026-06-03T00:{i:02d}:00Z") for i in range(12)]
+
+
+def test_each_browser_stays_on_its_process_with_its_upload(browser, room, tmp_path):
+    url, _, _ = room
+    sample_agents = [a.agent_id for a in score_file(SAMPLE_PATH).agents]
+    first, second = new_context(browser), new_context(browser)
+    try:
+        a, b = AppSession(first.new_page(), url), AppSession(second.new_page(), url)
+        a.goto("")
+        b.goto("")  # a's stream is still open, so b is given the other process
+        assert {_worker_of(first), _worker_of(second)} == {"w1", "w2"}
+        assert _agents(a) == _agents(b) == sample_agents
+
+        # b's upload travels over HTTP and its scores over b's websocket: both reach b's process.
+        upload(b, write_csv(tmp_path / "room-runs.csv", _room_rows()))
+        assert "Uploaded: room-runs.csv" in b.sidebar_text()
+        assert sorted(_agents(b)) == ["room-agent", "room-other"]
+        b.goto("leaderboard")  # a new session on the same process
+        assert _worker_of(second) in ("w1", "w2") and _agents(b) == sample_agents
+        a.goto("radar")
+        assert_clean(a, "the room's radar")
+        assert not a.page_errors and not b.page_errors, (a.page_errors, b.page_errors)
+    finally:
+        first.close()
+        second.close()
+
+
+def test_a_process_that_dies_is_started_again_and_its_browser_served_meanwhile(browser, room):
+    url, launcher, log_path = room
+    ports = _worker_ports(log_path)
+    context = new_context(browser)
+    try:
+        app = AppSession(context.new_page(), url)
+        app.goto("")
+        worker = _worker_of(context)
+        port = ports[int(worker[1:]) - 1]
+        victim = _worker_pid(launcher.pid, port)
+        assert victim is not None, f"no worker of {launcher.pid} on port {port}"
+        os.kill(victim, signal.SIGKILL)
+
+        app.goto("")  # HAProxy sends the browser to a process that answers (the other one, or the new one)
+        assert _agents(app) == [a.agent_id for a in score_file(SAMPLE_PATH).agents]
+        assert_clean(app, "the leaderboard after its process died")
+
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while not (_answers(port) and _worker_pid(launcher.pid, port) not in (None, victim)):
+            assert launcher.poll() is None, log_path.read_text(errors="replace")[-2000:]
+            assert time.monotonic() < deadline, "the worker was not started again"
+            time.sleep(0.25)
+        assert f"the worker on port {port} exited with -9; starting it again" in log_path.read_text()
+    finally:
+        context.close()
