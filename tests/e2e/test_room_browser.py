@@ -89,6 +89,8 @@ def test_each_browser_stays_on_its_process_with_its_upload(browser, room, tmp_pa
         upload(b, write_csv(tmp_path / "room-runs.csv", _room_rows()))
         assert "Uploaded: room-runs.csv" in b.sidebar_text()
         assert sorted(_agents(b)) == ["room-agent", "room-other"]
+        a.goto("")  # a new session for a: the sample, whichever process serves it
+        assert _agents(a) == sample_agents
         b.goto("leaderboard")  # a new session on the same process
         assert _worker_of(second) in ("w1", "w2") and _agents(b) == sample_agents
         a.goto("radar")
