@@ -74,55 +74,56 @@ def _room_rows() -> list[tuple]:
              str(i % 4 != 0).lower(), 900 + 40 * i, 0.004, 4, f"2026-06-03T00:{i:02d}:00Z") for i in range(12)]
 
 
-def test_each_browser_stays_on_its_process_with_its_upload(browser, room, tmp_path):
+@pytest.fixture(scope="module")
+def two_browsers(browser):
+    """Two browsers (contexts: a cookie jar each) with a tab each, for the module's tests in turn."""
+    contexts = [new_context(browser), new_context(browser)]
+    for context in contexts:
+        context.new_page()
+    yield contexts
+    for context in contexts:
+        context.close()
+
+
+def test_each_browser_stays_on_its_process_with_its_upload(two_browsers, room, tmp_path):
     url, _, _ = room
     sample_agents = [a.agent_id for a in score_file(SAMPLE_PATH).agents]
-    first, second = new_context(browser), new_context(browser)
-    try:
-        a, b = AppSession(first.new_page(), url), AppSession(second.new_page(), url)
-        a.goto("")
-        b.goto("")  # a's stream is still open, so b is given the other process
-        assert {_worker_of(first), _worker_of(second)} == {"w1", "w2"}
-        assert _agents(a) == _agents(b) == sample_agents
+    first, second = two_browsers
+    a, b = AppSession(first.pages[0], url), AppSession(second.pages[0], url)
+    a.goto("")
+    b.goto("")  # a's stream is still open, so b is given the other process
+    assert {_worker_of(first), _worker_of(second)} == {"w1", "w2"}
+    assert _agents(a) == _agents(b) == sample_agents
 
-        # b's upload travels over HTTP and its scores over b's websocket: both reach b's process.
-        upload(b, write_csv(tmp_path / "room-runs.csv", _room_rows()))
-        assert "Uploaded: room-runs.csv" in b.sidebar_text()
-        assert sorted(_agents(b)) == ["room-agent", "room-other"]
-        a.goto("")  # a new session for a: the sample, whichever process serves it
-        assert _agents(a) == sample_agents
-        b.goto("leaderboard")  # a new session on the same process
-        assert _worker_of(second) in ("w1", "w2") and _agents(b) == sample_agents
-        a.goto("radar")
-        assert_clean(a, "the room's radar")
-        assert not a.page_errors and not b.page_errors, (a.page_errors, b.page_errors)
-    finally:
-        first.close()
-        second.close()
+    # b's upload travels over HTTP and its scores over b's websocket: both reach b's process.
+    upload(b, write_csv(tmp_path / "room-runs.csv", _room_rows()))
+    assert "Uploaded: room-runs.csv" in b.sidebar_text()
+    assert sorted(_agents(b)) == ["room-agent", "room-other"]
+    a.goto("")  # a new session for a: the sample, whichever process serves it
+    assert _agents(a) == sample_agents
+    assert_clean(a, "the room's leaderboard")
+    assert not a.page_errors and not b.page_errors, (a.page_errors, b.page_errors)
 
 
-def test_a_process_that_dies_is_started_again_and_its_browser_served_meanwhile(browser, room):
+def test_a_process_that_dies_is_started_again_and_its_browser_served_meanwhile(two_browsers, room):
     url, launcher, log_path = room
     ports = _worker_ports(log_path)
-    context = new_context(browser)
-    try:
-        app = AppSession(context.new_page(), url)
-        app.goto("")
-        worker = _worker_of(context)
-        port = ports[int(worker[1:]) - 1]
-        victim = _worker_pid(launcher.pid, port)
-        assert victim is not None, f"no worker of {launcher.pid} on port {port}"
-        os.kill(victim, signal.SIGKILL)
+    context = two_browsers[0]
+    app = AppSession(context.pages[0], url)
+    app.goto("")
+    port = ports[int(_worker_of(context)[1:]) - 1]
+    victim = _worker_pid(launcher.pid, port)
+    assert victim is not None, f"no worker of {launcher.pid} on port {port}"
+    os.kill(victim, signal.SIGKILL)
 
-        app.goto("")  # HAProxy sends the browser to a process that answers (the other one, or the new one)
-        assert _agents(app) == [a.agent_id for a in score_file(SAMPLE_PATH).agents]
-        assert_clean(app, "the leaderboard after its process died")
+    app.goto("")  # HAProxy sends the browser to a process that answers (the other one, or the new one)
+    assert _agents(app) == [a.agent_id for a in score_file(SAMPLE_PATH).agents]
+    assert_clean(app, "the leaderboard after its process died")
 
-        deadline = time.monotonic() + TIMEOUT_MS / 1000
-        while not (_answers(port) and _worker_pid(launcher.pid, port) not in (None, victim)):
-            assert launcher.poll() is None, log_path.read_text(errors="replace")[-2000:]
-            assert time.monotonic() < deadline, "the worker was not started again"
-            time.sleep(0.25)
-        assert f"the worker on port {port} exited with -9; starting it again" in log_path.read_text()
-    finally:
-        context.close()
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while not (_answers(port) and _worker_pid(launcher.pid, port) not in (None, victim)):
+        assert launcher.poll() is None, log_path.read_text(errors="replace")[-2000:]
+        assert time.monotonic() < deadline, "the worker was not started again"
+        time.sleep(0.25)
+    assert f"the worker on port {port} exited with -9; starting it again" in log_path.read_text()
+    assert not app.page_errors, app.page_errors
