@@ -81,12 +81,52 @@ def _marshalled(made: Any, key: Hashable) -> Any:
     uuid = f"t{zlib.crc32(repr(key).encode()):08x}"  # fixed per table, wherever on the page it is drawn
     made.set_uuid(uuid)
     proto = ArrowData()
-    _own_marshall(proto, made, uuid)
+    if formats_only(made):
+        _marshall_formats(proto, made, uuid)
+    else:
+        _own_marshall(proto, made, uuid)
     object.__setattr__(made, _MARSHALLED, proto.styler)
     shown = made.data
     if _ARROW not in shown.__dict__:
         object.__setattr__(shown, _ARROW, _own_arrow_bytes(shown))
     return made
+
+
+def formats_only(made: Any) -> bool:
+    """Whether a Styler only formats its cells (what ``explorer.ui.table`` makes): no style function, table style,
+    caption, hidden row or column, cell class or trimming. Its message is then its display values alone."""
+    return (not made._todo and not made.table_styles and made.caption is None and not made.hidden_rows
+            and not made.hidden_columns and made.cell_ids and not made.cell_context
+            and not isinstance(made.data.columns, pd.MultiIndex)
+            and made.data.size <= int(pd.options.styler.render.max_elements)
+            and pd.options.styler.render.max_rows is None and pd.options.styler.render.max_columns is None)
+
+
+_TEXT_DTYPE = pd.Series([], dtype=object).astype(str).dtype  # what Streamlit's display-value frame holds
+
+
+def _marshall_formats(proto: Any, made: Any, uuid: str) -> None:
+    """The ``ArrowData.styler`` message Streamlit's ``marshall_styler`` makes of a Styler that only formats
+    (:func:`formats_only`), without pandas' HTML translation of every cell (about 6 ms for a 10 x 11 table, as
+    much again as the rest): each cell's text is its display function applied to the value, as pandas' own
+    translation does, in the frame Streamlit builds of the texts (``styler_patch.use_display_values``).
+    ``tests/test_table_memo.py`` compares the messages with Streamlit's own, page by page."""
+    from enum import Enum
+
+    assert _own_arrow_bytes is not None
+    proto.styler.uuid = uuid
+    data = made.data
+    funcs = made._display_funcs
+    columns: dict[int, Any] = {}
+    for c in range(data.shape[1]):
+        texts = []
+        for r, value in enumerate(data.iloc[:, c]):  # the values pandas' itertuples gives its translation
+            shown = funcs[(r, c)](value)
+            texts.append(str(shown.value) if isinstance(shown, Enum) else str(shown))
+        columns[c] = pd.array(texts, dtype=_TEXT_DTYPE)
+    shown_frame = pd.DataFrame(columns, index=data.index)
+    shown_frame.columns = data.columns
+    proto.styler.display_values = _own_arrow_bytes(shown_frame)
 
 
 def _marshall_styler(proto: Any, styler_: Any, default_uuid: str) -> None:

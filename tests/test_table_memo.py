@@ -11,7 +11,7 @@ import streamlit
 
 from explorer import format as fmt
 from explorer import styler_patch, table_memo, ui
-from tests.apptest_helpers import page, run
+from tests.apptest_helpers import EDGE_CSV, page, run
 
 pytestmark = pytest.mark.skipif(streamlit.__version__ != styler_patch.CHECKED_VERSION,
                                 reason="the memo is installed on the checked Streamlit version only")
@@ -36,12 +36,15 @@ def without_memo():
         assert table_memo.install()
 
 
-@pytest.mark.parametrize("name", ["leaderboard", "headline", "repeatability"])
-def test_kept_messages_are_streamlits_own(name, without_memo):
-    own = messages(run(page(name)))
+# Every page with a table, on the sample and on the edge-case upload (missing values, a zero-success agent).
+@pytest.mark.parametrize("upload", [None, EDGE_CSV], ids=["sample", "edge"])
+@pytest.mark.parametrize("name", ["leaderboard", "headline", "repeatability", "radar", "runs", "methodology",
+                                  "compare", "uncertainty"])
+def test_kept_messages_are_streamlits_own(name, upload, without_memo):
+    own = messages(run(page(name, upload)))
     assert table_memo.install()
-    first = messages(run(page(name)))  # marshalled now (or by an earlier test) and kept
-    again = messages(run(page(name)))  # another session: the kept messages
+    first = messages(run(page(name, upload)))  # marshalled now (or by an earlier test) and kept
+    again = messages(run(page(name, upload)))  # another session: the kept messages
     assert own and first == own and again == own
 
 
@@ -80,3 +83,32 @@ def test_a_frame_that_dies_takes_its_tables_with_it():
     del frame
     gc.collect()
     assert styled() is None
+
+
+def test_a_table_that_only_formats_is_marshalled_without_pandas_translation(without_memo):
+    """ui.table's Stylers only format: their message is made from the display values alone, equal to Streamlit's
+    own (which translates every cell to HTML first), for every kind of column the pages show."""
+    from streamlit.elements.lib.pandas_styler_utils import marshall_styler
+    from streamlit.proto.ArrowData_pb2 import ArrowData
+
+    frame = pd.DataFrame({
+        "Rank": pd.array([1, None, 3], dtype="Int64"),
+        "Agent": pd.array(["a", None, "c"], dtype="str"),
+        "Score": pd.array([65.425, None, 0.0], dtype="Float64"),
+        "Rate": [0.5, float("nan"), 1.0],
+        "Runs": [3, 4, 5],
+        "Flag": [True, False, True],
+        "When": pd.to_datetime(["2026-07-01T00:00:00Z", None, "2026-07-02T05:30:00Z"]),
+    })
+    formats = {"Score": fmt.score, "Rate": fmt.rate}
+    own, fast = ArrowData(), ArrowData()
+    styler = ui._styler(frame, formats)
+    styler.set_uuid("t1")
+    marshall_styler(own, styler, "t1")
+    styler = ui._styler(frame, formats)
+    styler.set_uuid("t1")
+    assert table_memo.formats_only(styler)
+    assert table_memo.install()
+    table_memo._marshall_formats(fast, styler, "t1")
+    assert fast.styler == own.styler
+    assert not table_memo.formats_only(ui._styler(frame, formats).highlight_max())  # a style: Streamlit's own way
