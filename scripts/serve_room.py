@@ -151,7 +151,8 @@ class Room:
         shown = "localhost" if self.address in ("0.0.0.0", "::", "") else self.address
         print(f"serve_room: the room is open on http://{shown}:{self.port} ({len(self.worker_ports)} Streamlit "
               f"processes on ports {', '.join(map(str, self.worker_ports))} behind HAProxy; each keeps "
-              f"{int(self.env['EXPLORER_CACHE_MEMORY']):,} bytes of datasets)", flush=True)
+              f"{int(self.env['EXPLORER_CACHE_MEMORY']):,} bytes of datasets). Share this address: the processes' "
+              "own URLs printed above bypass HAProxy.", flush=True)
 
     def supervise(self) -> int:
         """Restart a worker that dies; return when HAProxy exits or a worker keeps dying."""
