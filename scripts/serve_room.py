@@ -54,6 +54,9 @@ def haproxy_config(address: str, port: int, worker_ports: list[int]) -> str:
     return f"""\
 global
     maxconn 4096
+    # HAProxy binds with SO_REUSEPORT by default: a second room on the same port would silently share its
+    # browsers. Without it, the second one fails to bind and says so.
+    noreuseport
 
 defaults
     mode http
@@ -136,10 +139,26 @@ class Room:
             for port, proc in self.procs.items():
                 if proc.poll() is not None:
                     raise SystemExit(f"serve_room: the worker on port {port} exited with {proc.returncode}")
+            if self.proxy is not None and self.proxy.poll() is not None:  # e.g. the room's port is taken
+                raise SystemExit(f"serve_room: HAProxy exited with {self.proxy.returncode} (is port {self.port} "
+                                 "free?)")
             waiting = [p for p in waiting if not answers(p, host)]
             time.sleep(0.25)
 
+    def check_port(self) -> None:
+        """Refuse a room port another program listens on (HAProxy would fail to bind it only after the
+        workers started, and the port would answer for the other program meanwhile)."""
+        family = socket.AF_INET6 if ":" in self.address else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as servers bind: TIME_WAIT is no owner
+            try:
+                probe.bind((self.address, self.port))
+            except OSError as error:
+                raise SystemExit(f"serve_room: port {self.port} on {self.address or 'every address'} is taken "
+                                 f"({error.strerror}); choose another with --port (make room PORT=...)") from None
+
     def start(self) -> None:
+        self.check_port()
         for port in self.worker_ports:
             self.start_worker(port)
         self.wait_for(self.worker_ports, WORKER_HOST)
@@ -158,7 +177,8 @@ class Room:
         """Restart a worker that dies; return when HAProxy exits or a worker keeps dying."""
         while True:
             if self.proxy is not None and self.proxy.poll() is not None:
-                print(f"serve_room: HAProxy exited with {self.proxy.returncode}; closing the room", flush=True)
+                print(f"serve_room: HAProxy exited with {self.proxy.returncode}; closing the room", file=sys.stderr,
+                      flush=True)
                 return 1
             for port, proc in list(self.procs.items()):
                 if proc.poll() is None:
@@ -168,7 +188,7 @@ class Room:
                 self.deaths[port] = recent
                 if len(recent) >= RESTARTS:
                     print(f"serve_room: the worker on port {port} died {len(recent)} times within "
-                          f"{RESTART_WINDOW:.0f} s; closing the room", flush=True)
+                          f"{RESTART_WINDOW:.0f} s; closing the room", file=sys.stderr, flush=True)
                     return 1
                 print(f"serve_room: the worker on port {port} exited with {proc.returncode}; starting it again",
                       flush=True)

@@ -33,6 +33,7 @@ def test_each_worker_has_a_sticky_cookie_and_a_health_check():
     assert "bind 0.0.0.0:8501" in config
     assert "option httpchk GET /_stcore/health" in config and "http-check expect string ok" in config
     assert "option redispatch" in config
+    assert re.search(r"^\s+noreuseport$", config, re.M)  # a port already taken is refused, not shared
     assert re.search(r"^\s+timeout tunnel 12h$", config, re.M)  # a websocket lasts a meeting
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import re
 import signal
+import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -18,6 +20,7 @@ import pytest
 
 from bench import bench_load
 from tests.e2e.browser_helpers import (
+    ROOT,
     SAMPLE_PATH,
     TIMEOUT_MS,
     AppSession,
@@ -127,3 +130,15 @@ def test_a_process_that_dies_is_started_again_and_its_browser_served_meanwhile(t
         time.sleep(0.25)
     assert f"the worker on port {port} exited with -9; starting it again" in log_path.read_text()
     assert not app.page_errors, app.page_errors
+
+
+def test_a_room_whose_port_is_taken_says_so(room):
+    url, _, _ = room
+    port = url.rsplit(":", 1)[1]
+    out = subprocess.run([sys.executable, "scripts/serve_room.py", "--workers", "1", "--port", port,
+                          "--address", "127.0.0.1"], cwd=ROOT, capture_output=True, text=True, timeout=180,
+                         env={**os.environ, "PATH": os.environ.get("PATH", "") + ":/usr/sbin"})
+    assert out.returncode == 1, out
+    assert f"serve_room: port {port} on 127.0.0.1 is taken (Address already in use)" in out.stderr, out.stderr[-2000:]
+    assert "Uvicorn server started" not in out.stderr  # refused before any process started
+    assert _answers(int(port))  # the room that holds the port goes on
