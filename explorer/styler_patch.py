@@ -29,6 +29,21 @@ CHECKED_VERSION = "1.67.0"  # the Streamlit version whose _use_display_values th
 _CELL_ID = re.compile(r"row(\d+)_col(\d+)")
 
 
+TEXT_DTYPE = pd.Series([], dtype=object).astype(str).dtype  # what astype(str) gives every column
+
+
+def display_text(shown: Any) -> str:
+    """A display value as Streamlit writes it into its frame of texts."""
+    return str(shown.value) if isinstance(shown, Enum) else str(shown)
+
+
+def frame_of_texts(df: pd.DataFrame, columns: Mapping[int, Any]) -> pd.DataFrame:
+    """The frame Streamlit sends as a Styler's display values: ``df``'s index and columns, each column's texts."""
+    new_df = pd.DataFrame({c: pd.array(columns[c], dtype=TEXT_DTYPE) for c in range(df.shape[1])}, index=df.index)
+    new_df.columns = df.columns
+    return new_df
+
+
 def use_display_values(df: pd.DataFrame, styles: Mapping[str, Any]) -> pd.DataFrame:
     """``df`` as text, each styled cell holding the Styler's display value (Streamlit's semantics)."""
     updates_by_col: defaultdict[int, dict[int, str]] = defaultdict(dict)
@@ -41,11 +56,8 @@ def use_display_values(df: pd.DataFrame, styles: Mapping[str, Any]) -> pd.DataFr
             if not match:
                 continue
             row_idx, col_idx = map(int, match.groups())
-            display_value = cell.get("display_value")
-            updates_by_col[col_idx][row_idx] = (str(display_value.value) if isinstance(display_value, Enum)
-                                                else str(display_value))
+            updates_by_col[col_idx][row_idx] = display_text(cell.get("display_value"))
     rows = len(df)
-    text_dtype = pd.Series([], dtype=object).astype(str).dtype  # what astype(str) gives every column
     columns: dict[int, Any] = {}
     for col_idx in range(df.shape[1]):
         updates = updates_by_col.get(col_idx, {})
@@ -55,10 +67,8 @@ def use_display_values(df: pd.DataFrame, styles: Mapping[str, Any]) -> pd.DataFr
             values = df.iloc[:, col_idx].astype(str).to_numpy(dtype=object, copy=True)
             for row_idx, text in updates.items():
                 values[row_idx] = text
-        columns[col_idx] = pd.array(values, dtype=text_dtype)
-    new_df = pd.DataFrame(columns, index=df.index)
-    new_df.columns = df.columns
-    return new_df
+        columns[col_idx] = values
+    return frame_of_texts(df, columns)
 
 
 _streamlit_own: Callable[[pd.DataFrame, Mapping[str, Any]], pd.DataFrame] | None = None

@@ -28,7 +28,7 @@ from typing import Any
 
 import pandas as pd
 
-from .styler_patch import CHECKED_VERSION
+from .styler_patch import CHECKED_VERSION, display_text, frame_of_texts
 
 _TABLES = "_explorer_tables"  # on a frame: {(table key, formats' fingerprint): Styler}
 _MARSHALLED = "_explorer_marshalled"  # on a Styler: its ArrowData.styler message
@@ -102,31 +102,18 @@ def formats_only(made: Any) -> bool:
             and pd.options.styler.render.max_rows is None and pd.options.styler.render.max_columns is None)
 
 
-_TEXT_DTYPE = pd.Series([], dtype=object).astype(str).dtype  # what Streamlit's display-value frame holds
-
-
 def _marshall_formats(proto: Any, made: Any, uuid: str) -> None:
     """The ``ArrowData.styler`` message Streamlit's ``marshall_styler`` makes of a Styler that only formats
     (:func:`formats_only`), without pandas' HTML translation of every cell (about 6 ms for a 10 x 11 table, as
     much again as the rest): each cell's text is its display function applied to the value, as pandas' own
-    translation does, in the frame Streamlit builds of the texts (``styler_patch.use_display_values``).
+    translation does, in the frame Streamlit builds of the texts (``styler_patch.frame_of_texts``).
     ``tests/test_table_memo.py`` compares the messages with Streamlit's own, page by page."""
-    from enum import Enum
-
     assert _own_arrow_bytes is not None
     proto.styler.uuid = uuid
-    data = made.data
-    funcs = made._display_funcs
-    columns: dict[int, Any] = {}
-    for c in range(data.shape[1]):
-        texts = []
-        for r, value in enumerate(data.iloc[:, c]):  # the values pandas' itertuples gives its translation
-            shown = funcs[(r, c)](value)
-            texts.append(str(shown.value) if isinstance(shown, Enum) else str(shown))
-        columns[c] = pd.array(texts, dtype=_TEXT_DTYPE)
-    shown_frame = pd.DataFrame(columns, index=data.index)
-    shown_frame.columns = data.columns
-    proto.styler.display_values = _own_arrow_bytes(shown_frame)
+    data, funcs = made.data, made._display_funcs
+    columns = {c: [display_text(funcs[(r, c)](value)) for r, value in enumerate(data.iloc[:, c])]  # as itertuples
+               for c in range(data.shape[1])}
+    proto.styler.display_values = _own_arrow_bytes(frame_of_texts(data, columns))
 
 
 def _marshall_styler(proto: Any, styler_: Any, default_uuid: str) -> None:
