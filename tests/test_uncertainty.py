@@ -239,6 +239,29 @@ def test_progress_is_reported_once_per_agent():
     assert with_progress.agents == without.agents
 
 
+def test_the_intervals_do_not_depend_on_how_many_threads_share_the_agents():
+    """Each agent draws from its own seeded stream: one thread or five give the same intervals to the bit, and
+    progress is reported on the calling thread in leaderboard order."""
+    import threading
+
+    rows = [run(i, agent=f"agent-{a}", success=(i * (a + 1)) % 4 != 0, latency=300.0 + 41 * i + a,
+                cost=0.002 * (i % 7) + 0.001 * a, task=f"t{i % 4}") for a in range(9) for i in range(24)]
+    runs = runs_from_records(rows)
+    report = score_runs(runs)
+    caller, seen = threading.get_ident(), []
+
+    def progress(done, total):
+        seen.append((done, total, threading.get_ident()))
+
+    serial = bootstrap_intervals(runs, report, replicates=200, seed=9, threads=1)
+    threaded = bootstrap_intervals(runs, report, replicates=200, seed=9, threads=5, progress=progress)
+    assert threaded.agents == serial.agents
+    assert list(threaded.agents) == [a.agent_id for a in report.agents]
+    assert seen == [(i, 9, caller) for i in range(1, 10)]
+    with pytest.raises(ValueError, match="threads"):
+        bootstrap_intervals(runs, report, replicates=10, threads=0)
+
+
 def test_resampled_sums_do_not_depend_on_the_block_size(monkeypatch):
     """The gathered block is a cache-size choice only: every replicate's sums are the same bits at any size."""
     import numpy as np
