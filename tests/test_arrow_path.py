@@ -303,3 +303,43 @@ def test_plain_records_take_the_arrow_path_and_others_the_per_cell_path():
         assert _plain_records_table([*clean[:2], {**clean[2], **odd}]) is None, odd
     assert _plain_records_table([*clean, "not a record"]) is None
     assert _plain_records_table([]) is None
+
+
+# --------------------------------------------------------------------------- the duplicate check's hashes
+
+
+def _duplicated(values: list[str]) -> bool:
+    from scoring.load.arrow_runs import has_duplicates
+
+    return has_duplicates(pa.array(values, pa.string()))
+
+
+def test_the_duplicate_check_by_hand():
+    assert not _duplicated(["r1", "r2", "r10"])
+    assert _duplicated(["r1", "r2", "r1"])
+    assert not _duplicated(["a", "a\0", "a\0\0"])  # trailing NULs: the padding must not make them equal
+    assert _duplicated(["a\0", "b", "a\0"])
+    long = "x" * 40  # wider than 32 bytes: Arrow's exact unique decides
+    assert _duplicated([long, "y", long]) and not _duplicated([long, long + "z"])
+    assert _duplicated(["é-1", "é-2", "é-1"]) and not _duplicated(["é-1", "é-2", "e-1"])  # multi-byte text
+    assert not _duplicated(["only"]) and not _duplicated([])
+    sliced = pa.array(["q", "r1", "r2", "r1", "s"], pa.string()).slice(1, 2)  # an offset into shared buffers
+    from scoring.load.arrow_runs import has_duplicates
+
+    assert not has_duplicates(sliced) and has_duplicates(pa.array(["q", "r1", "r2", "r1"]).slice(1, 3))
+
+
+def test_a_repeated_hash_is_settled_on_the_values(monkeypatch):
+    """Every value hashed alike (the worst collision): the exact check still says there is no duplicate."""
+    import numpy as np
+
+    from scoring.load import arrow_runs
+
+    monkeypatch.setattr(arrow_runs, "_fixed_width_hashes", lambda values: np.zeros(len(values), np.uint64))
+    assert not _duplicated(["r1", "r2", "r3"]) and _duplicated(["r1", "r2", "r2"])
+
+
+@SETTINGS
+@given(st.lists(st.text(alphabet=st.sampled_from(["a", "b", "\0", "é", "-", "1"]), max_size=12), max_size=30))
+def test_the_duplicate_check_agrees_with_a_set(values):
+    assert _duplicated(values) == (len(set(values)) != len(values))

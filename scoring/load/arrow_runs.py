@@ -377,9 +377,51 @@ def _every_cell_is_plain_utc(values: pa.Array) -> bool:
     return bool(((cells - _PLAIN_UTC_LOW) <= _PLAIN_UTC_SPAN).all())  # uint8 wraps: below the lowest fails too
 
 
+_HASHED_WORDS = 4  # run_ids of up to 32 bytes are compared by a 64-bit hash of one fixed-width copy first
+_MIX_1, _MIX_2, _GOLDEN = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB), np.uint64(0x9E3779B97F4A7C15)
+
+
 def has_duplicates(run_id: pa.Array) -> bool:
-    """Whether a value repeats (one hash pass; the rows and the first occurrences are found only if so)."""
+    """Whether a value repeats (the rows and the first occurrences are found only if so).
+
+    Equal values have equal 64-bit hashes, so when no hash repeats no value does: the hashes are sorted
+    (a vectorized sort of integers rather than a hash table of strings: in the bench's 1,000,000-run load
+    0.25 -> 0.08 s, at 10,000,000 runs, whose table outgrows the caches, 2.5 -> 1.2 s; 2026-12-03).
+    Any repeated hash, a value wider than 32 bytes or one Arrow cannot pad to a fixed width (multi-byte
+    text) is settled by Arrow's own exact ``unique``.
+    """
+    hashes = _fixed_width_hashes(run_id)
+    if hashes is not None:
+        ordered = np.sort(hashes)
+        if not (ordered[1:] == ordered[:-1]).any():
+            return False
     return len(pc.unique(run_id)) != len(run_id)
+
+
+def _fixed_width_hashes(values: pa.Array) -> np.ndarray | None:
+    """A 64-bit hash of each value from its bytes padded to a multiple of 8 (None when it cannot be done cheaply).
+    The value's length is hashed too, so a value and the same with trailing NULs hash apart."""
+    if len(values) < 2 or values.null_count:
+        return None
+    lengths = pc.binary_length(values)
+    words = max(1, -(-int(pc.max(lengths).as_py() or 0) // 8))
+    if words > _HASHED_WORDS:
+        return None
+    try:  # utf8_rpad counts characters: multi-byte text comes out wider and the cast refuses it
+        fixed = pc.utf8_rpad(values, width=8 * words, padding="\0").cast(pa.binary(8 * words))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        return None
+    matrix = np.frombuffer(fixed.buffers()[1], dtype=np.uint64)
+    matrix = matrix[fixed.offset * words:(fixed.offset + len(fixed)) * words].reshape(-1, words)
+    hashed = lengths.to_numpy(zero_copy_only=False).astype(np.uint64)
+    for k in range(words):  # splitmix64's finalizer after each word: a wrapping multiply-xorshift mix
+        hashed = (hashed ^ matrix[:, k]) * _GOLDEN
+        hashed ^= hashed >> np.uint64(30)
+        hashed *= _MIX_1
+        hashed ^= hashed >> np.uint64(27)
+        hashed *= _MIX_2
+        hashed ^= hashed >> np.uint64(31)
+    return hashed
 
 
 # --------------------------------------------------------------------------- the canonical frame
