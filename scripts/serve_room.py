@@ -16,12 +16,16 @@ as before.
     python scripts/serve_room.py [--workers N] [--port 8501] [--address 0.0.0.0] [-- STREAMLIT ARGS...]
 
 `make room` runs it (installing haproxy when missing). It prints the address when the room is open and stops
-every process on SIGINT or SIGTERM. `--print-config` prints the HAProxy configuration and exits.
+every process on SIGINT or SIGTERM; if the launcher itself is killed (SIGKILL), the kernel stops its processes
+(Linux's parent-death signal), so no worker or HAProxy is left holding the port. `--print-config` prints the
+HAProxy configuration and exits.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
+import functools
 import os
 import secrets
 import shutil
@@ -44,6 +48,20 @@ COOKIE = "explorer_worker"
 WORKER_HOST = "127.0.0.1"  # the workers answer on loopback only; the room's address is HAProxy's
 RESTARTS = 5  # a worker that dies this many times within RESTART_WINDOW seconds closes the room
 RESTART_WINDOW = 60.0
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with(launcher: int) -> None:
+    """Run in each child between fork and exec: the kernel sends it SIGTERM when the launcher dies, however it
+    dies (a supervisor's SIGKILL too, which no handler of the launcher's sees). Linux only; elsewhere the
+    children are stopped by the launcher's own handlers as before."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != launcher:  # the launcher died before the request took effect
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def haproxy_config(address: str, port: int, worker_ports: list[int]) -> str:
@@ -128,7 +146,8 @@ class Room:
     def start_worker(self, port: int) -> None:
         cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                "--server.address", WORKER_HOST, "--server.headless", "true", *self.streamlit_args]
-        self.procs[port] = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL)
+        self.procs[port] = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL,
+                                            preexec_fn=functools.partial(die_with, os.getpid()))
 
     def wait_for(self, ports: list[int], host: str, limit: float = 120.0) -> None:
         deadline = time.monotonic() + limit
@@ -164,7 +183,8 @@ class Room:
         self.wait_for(self.worker_ports, WORKER_HOST)
         config = Path(self.config_dir.name) / "haproxy.cfg"
         config.write_text(haproxy_config(self.address, self.port, self.worker_ports))
-        self.proxy = subprocess.Popen([self.haproxy, "-f", str(config), "-db"], stdin=subprocess.DEVNULL)
+        self.proxy = subprocess.Popen([self.haproxy, "-f", str(config), "-db"], stdin=subprocess.DEVNULL,
+                                      preexec_fn=functools.partial(die_with, os.getpid()))
         local = "127.0.0.1" if self.address in ("0.0.0.0", "::", "") else self.address
         self.wait_for([self.port], local, limit=30.0)
         shown = "localhost" if self.address in ("0.0.0.0", "::", "") else self.address

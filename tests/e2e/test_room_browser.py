@@ -142,3 +142,45 @@ def test_a_room_whose_port_is_taken_says_so(room):
     assert f"serve_room: port {port} on 127.0.0.1 is taken (Address already in use)" in out.stderr, out.stderr[-2000:]
     assert "Uvicorn server started" not in out.stderr  # refused before any process started
     assert _answers(int(port))  # the room that holds the port goes on
+
+
+def test_a_launcher_killed_outright_takes_its_processes_with_it(tmp_path):
+    """SIGKILL reaches no handler of the launcher's: the kernel's parent-death signal must stop its Streamlit
+    process and HAProxy, or they would go on holding the room's port with nobody to supervise them."""
+    port = bench_load.free_port()
+    log_path, kids = tmp_path / "room.log", []
+    with open(log_path, "wb") as log:
+        launcher = subprocess.Popen([sys.executable, "scripts/serve_room.py", "--workers", "1", "--port", str(port),
+                                     "--address", "127.0.0.1"], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                    env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                         "PATH": os.environ.get("PATH", "") + ":/usr/sbin"})
+    try:
+        deadline = time.monotonic() + 180
+        while b"the room is open" not in log_path.read_bytes():
+            assert launcher.poll() is None and time.monotonic() < deadline, log_path.read_text(errors="replace")
+            time.sleep(0.25)
+        kids.extend(bench_load.children(launcher.pid))
+        names = sorted(Path(f"/proc/{pid}/comm").read_text().strip() for pid in kids)
+        assert len(kids) == 2 and "haproxy" in names, names  # one Streamlit process and HAProxy
+        assert _answers(port)
+        launcher.send_signal(signal.SIGKILL)
+        launcher.wait(10)
+        deadline = time.monotonic() + 30
+        while any(Path(f"/proc/{pid}").exists() and "Z" not in _state(pid) for pid in kids):
+            assert time.monotonic() < deadline, [(pid, _state(pid)) for pid in kids]
+            time.sleep(0.25)
+        assert not _answers(port)
+    finally:
+        if launcher.poll() is None:
+            launcher.kill()
+        for pid in kids + bench_load.children(launcher.pid):  # what a failure left running
+            if _state(pid) not in ("", "Z"):
+                os.kill(pid, signal.SIGKILL)
+
+
+def _state(pid: int) -> str:
+    """The process's state letter from /proc (Z: exited, not yet reaped); empty once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
