@@ -343,3 +343,18 @@ def test_a_repeated_hash_is_settled_on_the_values(monkeypatch):
 @given(st.lists(st.text(alphabet=st.sampled_from(["a", "b", "\0", "é", "-", "1"]), max_size=12), max_size=30))
 def test_the_duplicate_check_agrees_with_a_set(values):
     assert _duplicated(values) == (len(set(values)) != len(values))
+
+
+def test_the_hashes_are_the_same_in_pieces_of_any_size():
+    """The padded copies are hashed piece by piece: a piece's size never changes a hash, and a duplicate whose
+    two rows fall in different pieces is found."""
+    import numpy as np
+
+    from scoring.load import arrow_runs
+
+    values = pa.array([f"run-{i}" for i in range(1000)] + ["run-3"], pa.string())
+    whole = arrow_runs._fixed_width_hashes(values, chunk=1 << 20)
+    for chunk in (1, 7, 64, 999, 1000):
+        assert np.array_equal(arrow_runs._fixed_width_hashes(values, chunk=chunk), whole)
+    assert whole[3] == whole[1000] and len(set(whole[:1000].tolist())) == 1000
+    assert arrow_runs.has_duplicates(values) and not arrow_runs.has_duplicates(values.slice(0, 1000))

@@ -268,3 +268,25 @@ def test_every_problem_names_the_line_its_row_is_on(newline, encoding):
 def test_a_line_of_too_many_fields_is_named_by_its_line_after_a_quoted_empty_line():
     error = refused(("\n".join(ODD_LINES[:5] + ["r9,a,t1,completed,true,1,0.1,1,,extra"]) + "\n").encode())
     assert "line 6 (row 4) has 10 fields where the header has 9" in only_problem(error).reason
+
+
+def test_the_checked_table_is_not_held_while_the_canonical_frame_is_built():
+    """load_runs frees the file's Arrow table before it builds the canonical frame (at 10,000,000 runs the two
+    would peak together): the function that builds the frame keeps no reference to the table."""
+    import gc
+    import weakref
+
+    import pyarrow as pa
+
+    from scoring.load.runs import checked_table
+
+    table = pa.table({"run_id": ["r1", "r2"], "agent_id": ["a", "a"], "task_id": ["t1", "t2"],
+                      "status": ["completed", "failed"], "success": ["true", ""], "latency_ms": ["10", ""],
+                      "cost_usd": ["0.5", "0.25"], "finished_at": ["2026-07-01T00:00:00Z", "2026-07-01T00:00:01Z"]})
+    gone = weakref.ref(table)
+    finish = checked_table(table, source="t.csv", format="csv")
+    del table
+    gc.collect()
+    assert gone() is None
+    runs = finish().runs
+    assert list(runs["run_id"]) == ["r2", "r1"] and list(runs["latency_ms"].isna()) == [True, False]

@@ -398,29 +398,36 @@ def has_duplicates(run_id: pa.Array) -> bool:
     return len(pc.unique(run_id)) != len(run_id)
 
 
-def _fixed_width_hashes(values: pa.Array) -> np.ndarray | None:
+def _fixed_width_hashes(values: pa.Array, chunk: int = 1 << 16) -> np.ndarray | None:
     """A 64-bit hash of each value from its bytes padded to a multiple of 8 (None when it cannot be done cheaply).
-    The value's length is hashed too, so a value and the same with trailing NULs hash apart."""
+    The value's length is hashed too, so a value and the same with trailing NULs hash apart. Padded ``chunk``
+    values at a time: the padded copies stay in the caches and never take more than a few megabytes beside
+    the hashes (10,000,000 run_ids: 1.28 s in one piece, 0.87 s in pieces of 65,536; 2026-12-03)."""
     if len(values) < 2 or values.null_count:
         return None
     lengths = pc.binary_length(values)
     words = max(1, -(-int(pc.max(lengths).as_py() or 0) // 8))
     if words > _HASHED_WORDS:
         return None
-    try:  # utf8_rpad counts characters: multi-byte text comes out wider and the cast refuses it
-        fixed = pc.utf8_rpad(values, width=8 * words, padding="\0").cast(pa.binary(8 * words))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-        return None
-    matrix = np.frombuffer(fixed.buffers()[1], dtype=np.uint64)
-    matrix = matrix[fixed.offset * words:(fixed.offset + len(fixed)) * words].reshape(-1, words)
-    hashed = lengths.to_numpy(zero_copy_only=False).astype(np.uint64)
-    for k in range(words):  # splitmix64's finalizer after each word: a wrapping multiply-xorshift mix
-        hashed = (hashed ^ matrix[:, k]) * _GOLDEN
-        hashed ^= hashed >> np.uint64(30)
-        hashed *= _MIX_1
-        hashed ^= hashed >> np.uint64(27)
-        hashed *= _MIX_2
-        hashed ^= hashed >> np.uint64(31)
+    hashed = np.empty(len(values), dtype=np.uint64)
+    for start in range(0, len(values), chunk):
+        part = values.slice(start, chunk)
+        try:  # utf8_rpad counts characters: multi-byte text comes out wider and the cast refuses it
+            fixed = pc.utf8_rpad(part, width=8 * words, padding="\0").cast(pa.binary(8 * words))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            return None
+        matrix = np.frombuffer(fixed.buffers()[1], dtype=np.uint64)
+        matrix = matrix[fixed.offset * words:(fixed.offset + len(fixed)) * words].reshape(-1, words)
+        h = lengths.slice(start, chunk).to_numpy(zero_copy_only=False).astype(np.uint64)
+        for k in range(words):  # splitmix64's finalizer after each word: a wrapping multiply-xorshift mix
+            h ^= matrix[:, k]
+            h *= _GOLDEN
+            h ^= h >> np.uint64(30)
+            h *= _MIX_1
+            h ^= h >> np.uint64(27)
+            h *= _MIX_2
+            h ^= h >> np.uint64(31)
+        hashed[start:start + len(h)] = h
     return hashed
 
 
@@ -434,7 +441,7 @@ def canonical_frame(cols: Columns) -> pd.DataFrame:
     finished = (pd.Series(pd.array(np.full(len(order), NAT, dtype=np.int64).view("datetime64[us]")))
                 if cols.finished_us is None else
                 pd.Series(cols.finished_us[order].view("datetime64[us]")))
-    frame = pd.DataFrame({
+    columns = {
         "run_id": pd.Series(pd.array(cols.run_id.take(take), dtype=pd.StringDtype("pyarrow", na_value=np.nan))),
         "agent_id": pd.Categorical.from_codes(cols.agent_codes[order], categories=pd.Index(cols.agents, dtype="str")),
         "task_id": pd.Categorical.from_codes(cols.task_codes[order], categories=pd.Index(cols.tasks, dtype="str")),
@@ -444,10 +451,12 @@ def canonical_frame(cols: Columns) -> pd.DataFrame:
         "cost_usd": cols.cost_usd[order],
         "steps": cols.steps[order],
         "finished_at": finished.dt.tz_localize("UTC"),
-        "source_row": cols.rows[order].astype(np.int64),
-    })
+        "source_row": cols.rows[order].astype(np.int64, copy=False),
+    }
+    # Every column is gathered fresh above: the frame takes them as they are (a dict's default is to copy each
+    # one, and to copy the numbers again into one block), in CANONICAL_COLUMNS order (no reordering copy).
+    frame = pd.DataFrame({name: columns.pop(name) for name in CANONICAL_COLUMNS}, copy=False)
     frame.attrs["has_finished_at"] = cols.finished_us is not None
-    frame = frame[list(CANONICAL_COLUMNS)]
     for name in PASS_THROUGH_COLUMNS:  # explorer-defined, after the canonical ones; no measure reads them
         if name in cols.extras:
             frame[name] = pd.array(cols.extras[name][order], dtype="Float64").astype("Int64")

@@ -698,11 +698,20 @@ def load_runs(
     path = Path(source) if isinstance(source, (str, Path)) else None
     name = name or (path.name if path else None) or "input"
     raw = read_runs(source, name=name, format=format, limits=limits)
+    fmt = raw.format
     try:
-        return raw.validate(name, exclude_invalid=exclude_invalid)
+        if raw.table is None:
+            return raw.validate(name, exclude_invalid=exclude_invalid)
+        finish = checked_table(raw.table, source=name, format=fmt, exclude_invalid=exclude_invalid,
+                               warnings=list(raw.warnings))
+        # The canonical frame is built from the checked columns alone: the file's Arrow table (and the memory
+        # Arrow's allocator kept from reading it) is given back first, so the two never peak together.
+        del raw
+        pa.default_memory_pool().release_unused()
+        return finish()
     except RunsValidationError as error:
         data = path.read_bytes() if path is not None else source if isinstance(source, bytes) else None
-        if raw.format != "csv" or data is None:
+        if fmt != "csv" or data is None:
             raise
         raise error.with_lines(csv_record_lines(data, {p.row for p in error.problems if p.row is not None})) \
             from None
@@ -1010,6 +1019,13 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
     those checks do not accept as plainly valid is parsed cell by cell instead, by the parsers
     :func:`validate_runs` uses, so the validation report is the same whichever path a file takes.
     """
+    return checked_table(table, source=source, format=format, exclude_invalid=exclude_invalid, warnings=warnings)()
+
+
+def checked_table(table: pa.Table, *, source: str = "input", format: str = "table", exclude_invalid: bool = False,
+                  warnings: list[str] | None = None) -> Callable[[], LoadedRuns]:
+    """:func:`validate_table` in two steps: the checks now, and a function that refuses (or excludes) and builds
+    the canonical frame, which holds no reference to ``table`` (its caller can free the table in between)."""
     n = len(table)
     rows = np.arange(1, n + 1)
     _require_columns(table.column_names, n, source, [], 0)
@@ -1078,8 +1094,8 @@ def validate_table(table: pa.Table, *, source: str = "input", format: str = "tab
     columns = arrow_runs.Columns(run_id, agents[0], agents[1], tasks[0], tasks[1], status, success,
                                  numbers["latency_ms"], numbers["cost_usd"], numbers["steps"], finished, rows,
                                  extras)
-    return _finish(out, [], 0, columns, rows_read=n, source=source, format=format,
-                   exclude_invalid=exclude_invalid, warnings=list(warnings or []))
+    return functools.partial(_finish, out, [], 0, columns, rows_read=n, source=source, format=format,
+                             exclude_invalid=exclude_invalid, warnings=list(warnings or []))
 
 
 def _require_columns(columns: Collection[str], rows_read: int, source: str, prior: list[Problem],
