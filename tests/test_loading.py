@@ -290,3 +290,77 @@ def test_the_checked_table_is_not_held_while_the_canonical_frame_is_built():
     assert gone() is None
     runs = finish().runs
     assert list(runs["run_id"]) == ["r2", "r1"] and list(runs["latency_ms"].isna()) == [True, False]
+
+
+def _outcome(source, **kwargs):
+    """The loaded runs (frame and warnings) or the refusal's report, whichever load_runs gives."""
+    try:
+        loaded = load_runs(source, **kwargs)
+    except RunsValidationError as exc:
+        return "refused", exc.report()
+    return loaded.runs, loaded.warnings
+
+
+_ON_DISK = {
+    "plain": csv_bytes(*GOOD),
+    "no final newline": csv_bytes(*GOOD).rstrip(b"\n"),
+    "crlf": csv_bytes(*GOOD).replace(b"\n", b"\r\n"),
+    "quoted newline": csv_bytes('"r\n1",a,t1,completed,true,1,0.1,1,2026-07-01T00:00:00Z', *GOOD[1:]),
+    "utf-8 bom": b"\xef\xbb\xbf" + csv_bytes(*GOOD),
+    "utf-16": csv_bytes(*GOOD).decode().encode("utf-16"),
+    "header only": HEADER.encode(),
+    "header without newline": HEADER.strip().encode(),
+    "empty": b"",
+    "ragged line": csv_bytes(GOOD[0], "r2,a,t1,completed", GOOD[2]),
+    "invalid cells": csv_bytes(GOOD[0], "r2,a,t1,done,maybe,-1,x,2.5,yesterday", GOOD[0]),
+    "latin-1": csv_bytes(*GOOD).replace(b"r1", b"r\xe91"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(_ON_DISK))
+def test_a_csv_on_disk_loads_as_its_bytes_do(kind, tmp_path):
+    """A CSV file on disk is checked through a memory map and read by Arrow from the file, an upload from its
+    bytes: the frame, the warnings and every refusal are the same."""
+    path = tmp_path / "runs.csv"
+    path.write_bytes(_ON_DISK[kind])
+    from_disk, from_bytes = _outcome(path), _outcome(_ON_DISK[kind], name="runs.csv")
+    if isinstance(from_bytes[0], str):
+        assert from_disk == from_bytes
+    else:
+        pd.testing.assert_frame_equal(from_disk[0], from_bytes[0])
+        assert from_disk[1] == from_bytes[1]
+
+
+def test_the_bounds_of_a_csv_on_disk_are_checked_before_arrow_reads_it(tmp_path):
+    from scoring.contract.limits import Limits
+
+    path = tmp_path / "runs.csv"
+    path.write_bytes(csv_bytes(*GOOD))
+    assert not isinstance(_outcome(path, limits=Limits(max_rows=3))[0], str)  # exactly at the bound: read
+    for limits, says in ((Limits(max_rows=2), "about 3 rows is more than the limit of 2"),
+                         (Limits(max_line_bytes=40), "a line is"),
+                         (Limits(max_columns=5), "the header has 9 columns")):
+        disk, upload = _outcome(path, limits=limits), _outcome(csv_bytes(*GOOD), name="runs.csv", limits=limits)
+        assert disk == upload and disk[0] == "refused" and says in disk[1], disk
+
+
+@pytest.mark.parametrize("kind", sorted(_ON_DISK))
+def test_arrow_reads_every_well_formed_csv_on_disk_itself(kind, tmp_path):
+    """The fast path is taken for every well-formed file (quoted newlines included: Arrow is told of the
+    quotes found through the map); UTF-16, a ragged line, an odd encoding or a lone header line without its
+    newline go to the text reader, as their bytes do."""
+    from scoring.contract.limits import Limits
+    from scoring.load.runs import _newlines, _read_csv_file
+
+    path = tmp_path / "runs.csv"
+    path.write_bytes(_ON_DISK[kind])
+    table = _read_csv_file(path, Limits(), ())
+    fast = kind in ("plain", "no final newline", "crlf", "quoted newline", "utf-8 bom", "header only",
+                    "invalid cells")
+    assert (table is not None) == fast, kind
+    import mmap
+
+    if _ON_DISK[kind]:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            assert _newlines(mapped, chunk=7) == _newlines(mapped) == _ON_DISK[kind].count(b"\n")
+

@@ -117,11 +117,14 @@ def csv_header(data: bytes) -> list[str] | None:
     return names or None
 
 
-def read_csv_table(data: bytes, columns: Collection[str] = SPEC_COLUMNS) -> pa.Table | None:
+def read_csv_table(data: bytes, columns: Collection[str] = SPEC_COLUMNS, *, source: Any = None,
+                   quoted: bool | None = None) -> pa.Table | None:
     """A well-formed UTF-8 CSV as an Arrow table of text columns (those named in ``columns``), or None.
 
     None sends the file to the text reader, which reports ragged lines, odd encodings and the
-    like row by row. Empty lines are skipped by both readers, so row numbers agree.
+    like row by row. Empty lines are skipped by both readers, so row numbers agree. ``data`` is the
+    file's bytes, or with ``source`` (an open file Arrow reads instead) its header line and ``quoted``
+    (whether any byte of the file is a double quote).
     """
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None
@@ -136,10 +139,10 @@ def read_csv_table(data: bytes, columns: Collection[str] = SPEC_COLUMNS) -> pa.T
     wanted = [n for n, norm in zip(names, normalized) if norm in columns]
     try:
         table = pcsv.read_csv(
-            io.BytesIO(data),
+            io.BytesIO(data) if source is None else source,
             read_options=pcsv.ReadOptions(use_threads=True),
             parse_options=pcsv.ParseOptions(delimiter=",", quote_char='"', double_quote=True, escape_char=False,
-                                            newlines_in_values=b'"' in data),
+                                            newlines_in_values=b'"' in data if quoted is None else quoted),
             convert_options=pcsv.ConvertOptions(column_types=dict.fromkeys(wanted, pa.string()),
                                                 include_columns=wanted, strings_can_be_null=False,
                                                 null_values=[], quoted_strings_can_be_null=False))
