@@ -13,6 +13,7 @@ import json
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -358,3 +359,30 @@ def test_the_hashes_are_the_same_in_pieces_of_any_size():
         assert np.array_equal(arrow_runs._fixed_width_hashes(values, chunk=chunk), whole)
     assert whole[3] == whole[1000] and len(set(whole[:1000].tolist())) == 1000
     assert arrow_runs.has_duplicates(values) and not arrow_runs.has_duplicates(values.slice(0, 1000))
+
+
+@pytest.mark.parametrize("with_times", [True, False])
+def test_the_canonical_frame_is_the_same_gathered_on_two_threads(monkeypatch, with_times):
+    """Large files gather their columns on two threads: the frame is the same as one thread's, column for
+    column (ties on time, empty times and a pass-through column included)."""
+    import numpy as np
+
+    from scoring.load import arrow_runs
+
+    rng = np.random.default_rng(7)
+    n = 3_000
+    header = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,steps,trial" + (
+        ",finished_at" if with_times else "")
+    lines = [header] + [
+        f"r{i},agent-{rng.integers(0, 9)},t{rng.integers(0, 5)},{['completed', 'failed', 'timeout'][i % 3]},"
+        f"{['true', 'false', ''][i % 3]},{'' if i % 11 == 0 else rng.integers(0, 9000)},{rng.integers(0, 99) / 100},"
+        f"{i % 6},{i % 4}"
+        + (f",{'' if i % 13 == 0 else f'2026-07-01T00:{rng.integers(0, 60):02d}:00Z'}" if with_times else "")
+        for i in range(n)]
+    data = ("\n".join(lines) + "\n").encode()
+    monkeypatch.setattr(arrow_runs, "_GATHER_IN_THREADS_FROM", 10**12)
+    serial = load_runs(data, name="runs.csv").runs
+    monkeypatch.setattr(arrow_runs, "_GATHER_IN_THREADS_FROM", 0)
+    threaded = load_runs(data, name="runs.csv").runs
+    pd.testing.assert_frame_equal(threaded, serial)
+    assert list(threaded.columns)[-1] == "trial" and threaded.attrs == serial.attrs
