@@ -386,3 +386,26 @@ def test_the_canonical_frame_is_the_same_gathered_on_two_threads(monkeypatch, wi
     threaded = load_runs(data, name="runs.csv").runs
     pd.testing.assert_frame_equal(threaded, serial)
     assert list(threaded.columns)[-1] == "trial" and threaded.attrs == serial.attrs
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6) | st.none()), min_size=1, max_size=400))
+def test_the_bucketed_order_is_the_global_sorts(rows):
+    """Large files are ordered agent by agent (a radix sort by agent, then each agent's times, on two threads):
+    the order, ties on time broken by run_id and empty times included, is the one sort of the whole key's."""
+    import numpy as np
+
+    from scoring.load import arrow_runs
+
+    agents = np.array([a for a, _ in rows], dtype=np.int32)
+    finished = np.array([arrow_runs.NAT if t is None else 1_000_000 * t for _, t in rows], dtype=np.int64)
+    run_id = pa.array([f"r{(i * 7919) % 1000:03d}-{i}" for i in range(len(rows))])
+    position = np.arange(1, len(rows) + 1)
+    orders = []
+    for buckets_from, rows_per_agent in ((10**12, 256), (0, 0)):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(arrow_runs, "_BUCKETS_FROM", buckets_from)
+            patch.setattr(arrow_runs, "_ROWS_PER_AGENT", rows_per_agent)
+            orders.append(arrow_runs.canonical_order(agents, finished, position, run_id).tolist())
+    assert orders[0] == orders[1]
+    assert sorted(orders[0]) == list(range(len(rows)))

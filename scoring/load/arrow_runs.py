@@ -509,7 +509,9 @@ def canonical_order(agent_codes: np.ndarray, finished_us: np.ndarray | None, row
         key = (agents << span_bits) | age
         # Not a stable sort: keys tie only on (agent, time), and those ties are ordered by run_id below
         # (run ids are unique by then); without a finished_at column every key is distinct.
-        order = np.argsort(key)
+        order = _bucketed_order(agent_codes, age) if len(key) >= _BUCKETS_FROM else None
+        if order is None:
+            order = np.argsort(key)
         sorted_key = key[order]
     else:
         order = np.lexsort((age, agents))
@@ -524,6 +526,37 @@ def canonical_order(agent_codes: np.ndarray, finished_us: np.ndarray | None, row
         tied = (a[1:] == a[:-1]) & (g[1:] == g[:-1])
     if tied.any():
         order = _break_ties(order, tied, run_id)
+    return order
+
+
+_BUCKETS_FROM = 2_000_000  # runs: below, one sort of the whole key is faster (1M: 0.11 s against 0.12 s; 10M: 2.07
+# against 1.64 s bucketed, 2026-12-03)
+_ROWS_PER_AGENT = 256  # fewer on average: a Python-level sort per agent would cost more than it saves
+
+
+def _bucketed_order(agent_codes: np.ndarray, age: np.ndarray) -> np.ndarray | None:
+    """The rows by agent, then age, as one sort of (agent, age) orders them up to ties: the rows bucketed by
+    agent with a radix sort (numpy's stable sort of 16-bit codes), then each agent's ages sorted, the agents
+    shared between two threads (the sorts release the interpreter lock; each agent's rows fit the caches).
+    None when the agents are too many or too small for a sort each to pay (one global sort then)."""
+    agents = int(agent_codes.max(initial=0)) + 1
+    if agents > 1 << 16 or agents * _ROWS_PER_AGENT > len(agent_codes):
+        return None
+    codes = agent_codes.astype(np.uint16)
+    by_agent = np.argsort(codes, kind="stable")
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=agents))))
+    aged = age[by_agent]
+    order = np.empty(len(by_agent), dtype=np.int64)
+
+    def sort(first: int, last: int) -> None:
+        for a in range(first, last):
+            start, end = int(bounds[a]), int(bounds[a + 1])
+            order[start:end] = by_agent[start:end][np.argsort(aged[start:end])]
+
+    middle = int(np.searchsorted(bounds, bounds[-1] // 2))  # about half the rows on each thread
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="canonical-order") as pool:
+        for done in [pool.submit(sort, 0, middle), pool.submit(sort, middle, agents)]:
+            done.result()
     return order
 
 
