@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -64,6 +65,13 @@ class AgentGroups:
         largest = np.maximum.reduceat(np.where(mask, np.abs(values), 0.0), self.starts)
         return np.where(largest >= 2.0 ** at, by, 0).astype(np.int64)
 
+    @cached_property
+    def pairwise_levels(self) -> list[np.ndarray]:
+        """The segments :func:`_pairwise_segment_sums` adds at each level: they depend on the rows' agents
+        alone, so every exact sum of the report shares them (at 10,000,000 runs finding them took 0.20 s of
+        each sum's 0.25 s)."""
+        return _pairwise_levels(self.codes, self.starts)
+
     def exact_total(self, mask: np.ndarray, values: np.ndarray) -> np.ndarray:
         """Per-agent sums of ``values[mask]`` (non-negative), correctly rounded: exactly ``math.fsum``.
 
@@ -76,7 +84,7 @@ class AgentGroups:
         if not len(mask):
             return np.zeros(self.size)
         wide = np.where(mask, values, 0.0).astype(np.longdouble)
-        sums = _pairwise_segment_sums(wide, self.codes, self.starts)
+        sums = _pairwise_segment_sums(wide, self.pairwise_levels)
         rounded = sums.astype(np.float64)
         rows = np.diff(np.append(self.starts, len(values))).astype(np.float64)
         # Error bound gamma_k * sum: k = (BLOCK - 1) additions in a block, then one per pairwise level.
@@ -99,20 +107,31 @@ class AgentGroups:
 _BLOCK = 32  # rows summed in order before the pairwise levels (one pass instead of five)
 
 
-def _pairwise_segment_sums(values: np.ndarray, codes: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Sums of contiguous segments (rows of one code): blocks of ``_BLOCK`` rows added in order, then
-    the block sums added pairwise, level by level (neighbours within a segment are combined), so an
-    error grows with the block size plus log2 of the number of blocks, not with the segment length."""
-    position = np.arange(len(values)) - starts[codes]
-    width = _BLOCK
-    while len(values) > len(starts):
+def _pairwise_levels(codes: np.ndarray, starts: np.ndarray) -> list[np.ndarray]:
+    """For each level of :func:`_pairwise_segment_sums`, the first position of each group it adds: blocks of
+    ``_BLOCK`` rows of one code first, then neighbouring block sums within a segment, two at a time."""
+    levels = []
+    position = np.arange(len(codes)) - starts[codes]
+    width, rows = _BLOCK, len(codes)
+    while rows > len(starts):
         half = position // width
         width = 2
-        change = np.empty(len(values), dtype=bool)
+        change = np.empty(rows, dtype=bool)
         change[0] = True
         change[1:] = (codes[1:] != codes[:-1]) | (half[1:] != half[:-1])
         first = np.flatnonzero(change)
-        values, codes, position = np.add.reduceat(values, first), codes[first], half[first]
+        levels.append(first)
+        codes, position, rows = codes[first], half[first], len(first)
+    return levels
+
+
+def _pairwise_segment_sums(values: np.ndarray, levels: list[np.ndarray]) -> np.ndarray:
+    """Sums of contiguous segments (rows of one code): blocks of ``_BLOCK`` rows added in order, then
+    the block sums added pairwise, level by level (neighbours within a segment are combined), so an
+    error grows with the block size plus log2 of the number of blocks, not with the segment length.
+    ``levels`` is :func:`_pairwise_levels` of the rows' codes."""
+    for first in levels:
+        values = np.add.reduceat(values, first)
     return values
 
 
