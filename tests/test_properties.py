@@ -143,3 +143,17 @@ def test_an_exact_midpoint_hidden_below_extended_precision_is_rounded_as_fsum_ro
     expected = math.fsum(values.tolist())
     assert expected == 1.0 + 2.0 ** -51
     assert groups.exact_total(mask, values)[0] == expected
+
+
+@SETTINGS
+@given(st.lists(st.sampled_from(["completed", "failed", "timeout", "queued", None]), max_size=40),
+       st.sets(st.sampled_from(["completed", "failed", "timeout", "running"])))
+def test_a_status_lookup_on_codes_is_pandas_isin(values, names):
+    import pandas as pd
+
+    from scoring.measures._groups import status_in
+
+    categorical = pd.Series(pd.Categorical(values, categories=["completed", "failed", "queued", "timeout"]))
+    expected = categorical.isin(sorted(names)).to_numpy(dtype=bool)
+    assert status_in(categorical, tuple(sorted(names))).tolist() == expected.tolist()
+    assert status_in(pd.Series(values, dtype=object), tuple(sorted(names))).tolist() == expected.tolist()

@@ -55,7 +55,8 @@ class AgentGroups:
         if not len(mask):
             return counts, np.full(self.size, np.nan)
         scale = self.scale(mask, values, at=MEAN_SCALE_AT, by=MEAN_SCALE_BY)
-        totals = self.exact_total(mask, np.ldexp(values, -scale[self.codes]))
+        # Almost always no agent is scaled: the values are summed as they are (no per-row ldexp of zero).
+        totals = self.exact_total(mask, np.ldexp(values, -scale[self.codes]) if scale.any() else values)
         return counts, np.ldexp(safe_divide(totals, counts), scale)
 
     def scale(self, mask: np.ndarray, values: np.ndarray, *, at: int, by: int) -> np.ndarray:
@@ -147,8 +148,22 @@ def headline_cohort(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     >>> [m.tolist() for m in headline_cohort(frame)]
     [[True, True, False], [True, False, True]]
     """
-    completed = runs["status"].isin(list(HEADLINE_STATUSES)).to_numpy(dtype=bool)
+    completed = status_in(runs["status"], HEADLINE_STATUSES)
     return completed, runs["success"].to_numpy(dtype=bool, na_value=False)
+
+
+def status_in(status: pd.Series, names: tuple[str, ...] | list[str]) -> np.ndarray:
+    """Whether each row's status is one of ``names``: on a categorical column (the canonical frame's), one
+    lookup of its codes in a table of its categories (pandas' isin hashes every row: 0.13 s at 10M runs).
+
+    >>> status_in(pd.Series(pd.Categorical(["failed", "completed", None], categories=["completed", "failed"])),
+    ...           ["completed"]).tolist()
+    [False, True, False]
+    """
+    if isinstance(status.dtype, pd.CategoricalDtype):
+        table = np.append(np.isin(np.asarray(status.cat.categories, dtype=object), list(names)), False)
+        return table[status.cat.codes.to_numpy()]  # code -1 (missing) reads the last entry: False
+    return status.isin(list(names)).to_numpy(dtype=bool)
 
 
 def agent_groups(runs: pd.DataFrame) -> AgentGroups:
@@ -160,7 +175,7 @@ def agent_groups(runs: pd.DataFrame) -> AgentGroups:
         agents=tuple(str(a) for a in uniques),  # appearance order is text order in a canonical frame
         codes=codes,
         completed=completed,
-        terminal=status.isin(list(TERMINAL_STATUSES)).to_numpy(dtype=bool),
+        terminal=status_in(status, TERMINAL_STATUSES),
         known=~np.asarray(runs["success"].array.isna()),
         succeeded=succeeded,
         starts=np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=len(uniques)))[:-1])).astype(np.int64),
