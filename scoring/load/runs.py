@@ -348,18 +348,19 @@ def _fields_per_record(text: str) -> list[int]:
         raise _file_problem(f"not readable as CSV: {exc}") from None
 
 
-def _check_text_shape(data: bytes | mmap.mmap, fmt: str, limits: Limits) -> None:
+def _check_text_shape(data: bytes | mmap.mmap, fmt: str, limits: Limits) -> int:
     """Refuse a text file before decoding it: a line longer than allowed, or (CSV) too many columns.
 
     SPEC 1 has nine columns and a run is a short record: a 2,000,000-column header or a 200 MB
-    line is an attack on the parser's memory, not data.
+    line is an attack on the parser's memory, not data. Returns the newlines counted on the way (the row
+    bound's count).
     """
-    longest = _longest_line(data)
+    longest, newlines = _longest_line(data)
     if longest > limits.max_line_bytes:
         raise _file_problem(f"a line is {format_size(longest)} long, more than the limit of "
                             f"{format_size(limits.max_line_bytes)}; refused before reading")
     if fmt != "csv":
-        return
+        return newlines
     end = data.find(b"\n")
     first = data[:len(data) if end < 0 else end]  # bytes, from bytes or a memory map
     columns = first.count(b",") + 1  # an upper bound; exact unless a quoted header name holds a comma
@@ -368,19 +369,22 @@ def _check_text_shape(data: bytes | mmap.mmap, fmt: str, limits: Limits) -> None
     if columns > limits.max_columns:
         raise _file_problem(f"the header has {columns:,} columns, more than the limit of {limits.max_columns:,}; "
                             "refused before reading")
+    return newlines
 
 
-def _longest_line(data: bytes | mmap.mmap, chunk: int = 1 << 24) -> int:
-    """Bytes in the longest line, from the newline positions (numpy, chunk by chunk: no copy of the lines)."""
-    longest, line_start = 0, 0
+def _longest_line(data: bytes | mmap.mmap, chunk: int = 1 << 24) -> tuple[int, int]:
+    """(bytes in the longest line, newlines), from the newline positions (numpy, chunk by chunk: no copy of
+    the lines; the row bound reads the count, so the text is scanned once for both)."""
+    longest, line_start, newlines = 0, 0, 0
     for offset in range(0, len(data), chunk):
         block = np.frombuffer(data, dtype=np.uint8, count=min(chunk, len(data) - offset), offset=offset)
         ends = np.flatnonzero(block == 10) + offset
+        newlines += len(ends)
         if len(ends):
             starts = np.concatenate(([line_start], ends[:-1] + 1))
             longest = max(longest, int((ends - starts).max()))
             line_start = int(ends[-1]) + 1
-    return max(longest, len(data) - line_start)
+    return max(longest, len(data) - line_start), newlines
 
 
 def _with_header(body: pd.DataFrame, header: list[str]) -> pd.DataFrame:
@@ -643,8 +647,7 @@ def read_runs(source: str | Path | bytes | BinaryIO, *, name: str | None = None,
             pass  # Arrow read the file itself, checked first through a memory map: its bytes were never held
         else:
             data = _read_bytes(path, source, limits)
-            _check_text_shape(data, fmt, limits)
-            _check_rows(data, fmt, limits)
+            _check_rows(data, fmt, limits, _check_text_shape(data, fmt, limits))
             if fmt == "csv":  # Arrow reads a well-formed file; anything odd is read as text, cell by cell
                 table = arrow_runs.read_csv_table(data, columns or READ_COLUMNS)
             if table is None:
@@ -741,8 +744,7 @@ def _read_csv_file(path: Path, limits: Limits, columns: Collection[str]) -> pa.T
                 return None
             _check_decoded(size, limits, "its text needs")
             with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
-                _check_text_shape(data, "csv", limits)
-                _check_rows(data, "csv", limits)
+                _check_rows(data, "csv", limits, _check_text_shape(data, "csv", limits))
                 end = data.find(b"\n")
                 head, quoted = data[:size if end < 0 else end + 1], data.find(b'"') >= 0
             file.seek(0)
@@ -770,11 +772,13 @@ def _read_bytes(path: Path | None, source: Any, limits: Limits) -> bytes:
     return data
 
 
-def _check_rows(data: bytes | mmap.mmap, fmt: str, limits: Limits) -> None:
-    """Refuse a file with too many rows before parsing it (a cheap upper bound, not a full read)."""
+def _check_rows(data: bytes | mmap.mmap, fmt: str, limits: Limits, newlines: int | None = None) -> None:
+    """Refuse a file with too many rows before parsing it (a cheap upper bound, not a full read). ``newlines``
+    is the count :func:`_check_text_shape` found, when it was asked first."""
     if fmt not in ("csv", "jsonl"):
         return
-    rows = _newlines(data) + (0 if data[-1:] == b"\n" else 1) - (1 if fmt == "csv" else 0)
+    rows = ((_newlines(data) if newlines is None else newlines) + (0 if data[-1:] == b"\n" else 1)
+            - (1 if fmt == "csv" else 0))
     if isinstance(data, bytes) and data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # (a mapped file is never UTF-16)
         rows = data.count(b"\n\x00") + data.count(b"\x00\n")  # UTF-16: count encoded newlines
     if rows > limits.max_rows:
