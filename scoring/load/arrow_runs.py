@@ -438,6 +438,16 @@ def _fixed_width_hashes(values: pa.Array, chunk: int = 1 << 16) -> np.ndarray | 
 # --------------------------------------------------------------------------- the canonical frame
 
 
+def run_all(calls: dict[str, Callable[[], Any]], *, threads: bool, name: str) -> dict[str, Any]:
+    """Each call's result by name: on two threads when ``threads`` (for work that releases the interpreter
+    lock: Arrow kernels, numpy gathers and sorts), else one after the other."""
+    if not threads:
+        return {key: call() for key, call in calls.items()}
+    with ThreadPoolExecutor(max_workers=2, thread_name_prefix=name) as pool:
+        futures = {key: pool.submit(call) for key, call in calls.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
 _GATHER_IN_THREADS_FROM = 100_000  # rows: below, starting two threads costs more than it saves
 
 
@@ -459,12 +469,7 @@ def canonical_frame(cols: Columns) -> pd.DataFrame:
         "finished_at": lambda: None if cols.finished_us is None else cols.finished_us[order],
         "source_row": lambda: cols.rows[order].astype(np.int64, copy=False),
     }
-    if len(order) < _GATHER_IN_THREADS_FROM:
-        got = {name: gather() for name, gather in gathers.items()}
-    else:
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="canonical-frame") as pool:
-            futures = {name: pool.submit(gather) for name, gather in gathers.items()}
-            got = {name: future.result() for name, future in futures.items()}
+    got = run_all(gathers, threads=len(order) >= _GATHER_IN_THREADS_FROM, name="canonical-frame")
     finished = (pd.Series(pd.array(np.full(len(order), NAT, dtype=np.int64).view("datetime64[us]")))
                 if got["finished_at"] is None else pd.Series(got.pop("finished_at").view("datetime64[us]")))
     columns = {
@@ -554,9 +559,8 @@ def _bucketed_order(agent_codes: np.ndarray, age: np.ndarray) -> np.ndarray | No
             order[start:end] = by_agent[start:end][np.argsort(aged[start:end])]
 
     middle = int(np.searchsorted(bounds, bounds[-1] // 2))  # about half the rows on each thread
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix="canonical-order") as pool:
-        for done in [pool.submit(sort, 0, middle), pool.submit(sort, middle, agents)]:
-            done.result()
+    run_all({"first half": lambda: sort(0, middle), "second half": lambda: sort(middle, agents)}, threads=True,
+            name="canonical-order")
     return order
 
 

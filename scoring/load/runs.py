@@ -21,7 +21,6 @@ import json
 import mmap
 import os
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -1099,12 +1098,8 @@ def checked_table(table: pa.Table, *, source: str = "input", format: str = "tabl
         **{c: functools.partial(fast.numbers, cols[c], whole=True, below=PASS_THROUGH_LIMIT)
            for c in PASS_THROUGH_COLUMNS if c in cols},
     }
-    if n <= _CHECKS_IN_THREADS_FROM:  # a small table: starting the threads would cost more than the checks
-        found = {name: check() for name, check in checks.items()}
-    else:
-        with ThreadPoolExecutor(max_workers=2, thread_name_prefix="runs-check") as pool:
-            futures = {name: pool.submit(check) for name, check in checks.items()}
-            found = {name: future.result() for name, future in futures.items()}
+    # A small table: starting the threads would cost more than the checks.
+    found = arrow_runs.run_all(checks, threads=n > _CHECKS_IN_THREADS_FROM, name="runs-check")
 
     run_id, duplicated = found["run_id"]
     parsed_run_id = None if run_id is not None else _parse_ids(cells("run_id"), "run_id", out)
