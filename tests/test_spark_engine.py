@@ -187,6 +187,91 @@ def test_random_tables_give_the_same_report(spark, tmp_path, tables):
     assert_same_report(*both(path, spark))
 
 
+@settings(max_examples=2, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.lists(run_tables(min_size=1, max_size=80), min_size=8, max_size=8), st.integers(1, 4))
+def test_random_tables_give_the_same_radar_with_windows_the_cutoff_estimates(spark, tmp_path, tables, window):
+    # A window of 1-4 runs: most agents have more than CUTOFF_MARGIN windows of dated runs, so their window reads
+    # only the runs after an estimated cutoff (and is taken again whole where the estimate left it short).
+    import dataclasses
+
+    path = tmp_path / "random.parquet"
+    write_parquet(_merged(tables), path)
+    policy = dataclasses.replace(CANONICAL_POLICY, radar_window=window)
+    assert_same_report(spark_doc(path, spark, policy=policy), pandas_doc(path, policy))
+
+
+def _dated_runs(path: Path, times: dict[str, list[str]]) -> None:
+    rows = [f"{agent}-{i},{agent},t{i % 7},completed,{'true' if i % 3 else 'false'},{100 + i},0.01,{i % 4},{t}"
+            for agent, stamps in times.items() for i, t in enumerate(stamps)]
+    path.write_text(EDGE_CSV.splitlines()[0] + "\n" + "\n".join(rows) + "\n")
+
+
+def _windows_asked(monkeypatch) -> list[dict[str, int]]:
+    from scoring.engines.sql_engine import SqlScorer
+
+    asked: list[dict[str, int]] = []
+    window = SqlScorer._window
+
+    def recorded(self, size, cutoffs):
+        asked.append(dict(cutoffs))
+        return window(self, size, cutoffs)
+
+    monkeypatch.setattr(SqlScorer, "_window", recorded)
+    return asked
+
+
+def test_the_window_reads_only_the_runs_after_an_estimated_cutoff(spark, tmp_path, monkeypatch):
+    # 500 runs an hour apart: the newest 200 are after the cutoff, which keeps a whole window of 100.
+    even = [f"2026-03-{1 + h // 24:02d}T{h % 24:02d}:00:00Z" for h in range(500)]
+    path = tmp_path / "even.csv"
+    _dated_runs(path, {"even": even, "few": even[:150]})
+    asked = _windows_asked(monkeypatch)
+    assert_same_report(*both(path, spark))
+    newest, oldest = timestamp_micros(even[-1]), timestamp_micros(even[0])
+    assert asked == [{"even": newest - (newest - oldest) * 200 // 500}]  # "few": 150 runs, not 2 windows more
+
+
+def test_an_agent_the_estimated_cutoff_leaves_short_is_taken_again_whole(spark, tmp_path, monkeypatch):
+    # 400 runs in one January hour, then 50 spread over June: the estimate (evenly spread) keeps only June's 50.
+    burst = [f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z" for i in range(400)]
+    burst += [f"2026-06-{1 + i // 2:02d}T{12 * (i % 2):02d}:00:00Z" for i in range(50)]
+    even = [f"2026-03-{1 + h // 24:02d}T{h % 24:02d}:00:00Z" for h in range(500)]
+    path = tmp_path / "burst.csv"
+    _dated_runs(path, {"burst": burst, "even": even})
+    asked = _windows_asked(monkeypatch)
+    sql, pandas = both(path, spark)
+    assert_same_report(sql, pandas)
+    assert [sorted(cutoffs) for cutoffs in asked] == [["burst", "even"], ["even"]]
+    assert asked[1]["even"] == asked[0]["even"]  # the agent whose estimate held keeps it
+
+
+def test_the_guarded_trim_strips_what_python_strips():
+    from scoring.contract.schema import WHITESPACE
+    from scoring.engines.spark_engine import WHITESPACE_BOUNDS
+
+    low, high = WHITESPACE_BOUNDS
+    # Spark compares text byte by byte (UTF-8): these bounds order as the characters do.
+    assert all(c < low or c >= high for c in WHITESPACE) and low.encode() < high.encode()
+    assert all((c < low or c >= high) == (c.encode() < low.encode() or c.encode() >= high.encode())
+               for c in map(chr, range(0x3100)))
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.lists(st.one_of(st.none(), st.text(alphabet="a!~\x7f\x00é\u00a0\u2000\u3000 \t\x1f\x85x", max_size=6)),
+                min_size=50, max_size=200))
+def test_spark_trims_ids_as_python_strips_them(spark, texts):
+    from scoring.engines.spark_engine import SPARK
+
+    spark.createDataFrame([(t,) for t in texts], "t string").createOrReplaceTempView("scoring_test_texts")
+    try:
+        got = [r[0] for r in spark.sql(f"SELECT {SPARK.trimmed('t')} FROM scoring_test_texts").collect()]
+    finally:
+        spark.catalog.dropTempView("scoring_test_texts")
+    assert got == [None if t is None else t.strip() for t in texts]
+
+
 def test_means_agree_to_the_bit_at_rounding_halves_whatever_the_agent_id(spark, tmp_path):
     # Agents named with a quote, a backslash and non-ASCII letters: they travel into SQL literals.
     sets = {"o'brien": [f"{i},t,completed,true,2050,0.1" for i in range(10)],  # exact decimal half: 72.925

@@ -80,6 +80,8 @@ from scoring.measures.repeatability import RepeatabilityAggregates, repeatabilit
 from scoring.measures.report import Report, assemble_report
 
 MAX_PROBLEMS = 200
+# The radar window's estimated cutoff (SqlScorer._estimated_cutoffs) aims at this many windows of runs per agent.
+CUTOFF_MARGIN = 2
 Execute = Callable[[str], tuple[list[str], list[tuple[Any, ...]]]]  # SQL -> (column names, rows)
 
 
@@ -196,6 +198,15 @@ class Dialect:
     def hash64(self, expr: str) -> str | None:
         """A 64-bit hash of a text expression (None: the dialect has none worth a first pass)."""
         return None
+
+    def micros(self, expr: str) -> str | None:
+        """A timestamp as a BIGINT that never decreases as the time increases (microseconds since 1970), where
+        the window's cutoff is worth estimating first (SqlScorer._estimated_cutoffs); None: it is not."""
+        return None
+
+    def unstore(self, name: str) -> list[str]:
+        """Statements that drop what ``store`` kept as ``name``."""
+        return [f"DROP TABLE IF EXISTS {name}"]
 
     def newest_rows(self, source: str, where: str, columns: str, keys: Sequence[str], n: int) -> str | None:
         """A query of (agent_id, ``columns``): each agent's ``n`` rows of ``source`` (``where``) with the
@@ -395,11 +406,16 @@ class SqlScorer:
     """Runs the generated queries through ``execute`` and builds the Report."""
 
     window_table = "radar_window"  # the radar window's temporary table, where the dialect stores it
+    groups_table = "run_groups"  # the counts per agent and task (_per_agent), where the dialect stores them
 
     def __init__(self, execute: Execute, dialect: Dialect, runs: str, *, has_finished_at: bool,
-                 has_row_numbers: bool, policy: Policy = CANONICAL_POLICY, kinds: Mapping[str, str] | None = None):
-        """``runs`` names the normalized runs (a table, a view, or a parenthesised subquery with an alias)."""
+                 has_row_numbers: bool, policy: Policy = CANONICAL_POLICY, kinds: Mapping[str, str] | None = None,
+                 numbered: str | None = None):
+        """``runs`` names the normalized runs (a table, a view, or a parenthesised subquery with an alias);
+        ``numbered`` the same runs with their row numbers where reading those costs more (Spark reads a
+        Parquet file's row index only when asked): it is read only to list rows and for the file order."""
         self.execute, self.d, self.policy, self.runs = execute, dialect, policy, runs
+        self.numbered = numbered or runs
         self.has_finished_at, self.has_row_numbers = has_finished_at, has_row_numbers
         self.kinds = dict(kinds or {})
         self._agent_rows: tuple[list[str], list[tuple]] | None = None  # _per_agent, asked once
@@ -414,10 +430,11 @@ class SqlScorer:
 
     def validate(self, source_name: str) -> None:
         rules = validation_queries(self.d, self.kinds)
-        # One scan counts every rule (and the rows); only a failing rule is scanned again for examples.
-        counts = self.rows("SELECT COUNT(*), " + ", ".join(f"COUNT(*) FILTER (WHERE {c})" for _, _, c, _ in rules)
-                           + f" FROM {self.runs}")[0]
-        rows_read, counts = int(counts[0]), counts[1:]
+        # The scan per agent (_per_agent) counts every rule (and the rows) in each agent's runs; only a failing
+        # rule is scanned again for examples.
+        columns, agent_rows = self._per_agent()
+        at = [columns.index("rows_read")] + [columns.index(f"rule_{i}") for i in range(len(rules))]
+        rows_read, *counts = (sum(int(r[j]) for r in agent_rows) for j in at)
         if rows_read == 0:
             raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=source_name)
         problems: list[Problem] = []
@@ -426,7 +443,7 @@ class SqlScorer:
             if not failing:
                 continue
             total += int(failing)
-            found = self.rows(f"SELECT source_row, {shown} FROM {self.runs} WHERE ({condition}) "
+            found = self.rows(f"SELECT source_row, {shown} FROM {self.numbered} WHERE ({condition}) "
                               f"ORDER BY source_row LIMIT {MAX_PROBLEMS}")
             problems += [Problem.of(reason, None if r is None else int(r), column, None if v is None else str(v))
                          for r, v in found]
@@ -447,7 +464,7 @@ class SqlScorer:
             SELECT source_row, run_id, first_row FROM (
               SELECT source_row, run_id, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) AS k,
                      MIN(source_row) OVER (PARTITION BY run_id) AS first_row
-              FROM {self.runs} WHERE run_id IS NOT NULL AND run_id <> '') AS d
+              FROM {self.numbered} WHERE run_id IS NOT NULL AND run_id <> '') AS d
             WHERE k > 1 ORDER BY source_row, run_id LIMIT {MAX_PROBLEMS}""")
         problems += [Problem.of(Reason.DUPLICATE_RUN_ID, None if r is None else int(r), "run_id", str(rid),
                                 where="" if first is None else f"; first seen at row {int(first)}")
@@ -466,21 +483,29 @@ class SqlScorer:
         return self.exact_sums_of([(value, where)], source, [shift or {}])[0]
 
     def exact_sums_of(self, parts: Sequence[tuple[str, str]], source: str | None = None,
-                      shifts: Sequence[Mapping[str, int]] | None = None) -> list[dict[str, float]]:
+                      shifts: Sequence[Mapping[str, int]] | None = None,
+                      disjoint: bool = False) -> list[dict[str, float]]:
         """:meth:`exact_sums` of several (value, where) parts at once: one scan of ``source``, each row
         given once per part (a cross join with the part numbers), or a scan per part where the dialect
-        stores the runs (Dialect.scan_per_part); the mantissas summed per (agent, part, exponent)."""
+        stores the runs (Dialect.scan_per_part); the mantissas summed per (agent, part, exponent).
+        ``disjoint``: the parts that sum the same value select disjoint rows, so each row is given once per
+        value, in the part its row is in (the headline's cost and the cost it leaves out: 3 -> 2 copies)."""
         shifts = shifts or [{} for _ in parts]
         d, source = self.d, source or self.runs
         if len(parts) == 1 or d.scan_per_part:
             inputs = " UNION ALL ".join(f"SELECT agent_id, {i} AS part, CAST({value} AS {d.double_type}) AS v "
                                         f"FROM {source} WHERE {where}" for i, (value, where) in enumerate(parts))
         else:
-            picked = " ".join(f"WHEN {i} THEN (CASE WHEN {where} THEN {value} END)"
-                              for i, (value, where) in enumerate(parts))
-            numbers = ", ".join(f"({i})" for i in range(len(parts)))
-            inputs = (f"SELECT agent_id, k.part, CAST(CASE k.part {picked} END AS {d.double_type}) AS v "
-                      f"FROM {source} CROSS JOIN (VALUES {numbers}) AS k(part)")
+            given = list(dict.fromkeys(v for v, _ in parts)) if disjoint else [v for v, _ in parts]
+            slots = [[i for i, (v, _) in enumerate(parts) if v == value] if disjoint else [k]
+                     for k, value in enumerate(given)]
+            part = " ".join(f"WHEN {k} THEN (CASE {' '.join(f'WHEN {parts[i][1]} THEN {i}' for i in slot)} END)"
+                            for k, slot in enumerate(slots))
+            picked = " ".join(f"WHEN {k} THEN {v}" for k, v in enumerate(given))
+            numbers = ", ".join(f"({k})" for k in range(len(given)))
+            inputs = (f"SELECT agent_id, part, v FROM (SELECT agent_id, CASE k.slot {part} END AS part, "
+                      f"CAST(CASE k.slot {picked} END AS {d.double_type}) AS v "
+                      f"FROM {source} CROSS JOIN (VALUES {numbers}) AS k(slot)) AS p WHERE part IS NOT NULL")
         terms = f"""
             SELECT agent_id, part, v, {d.log2_floor('v')} AS e0 FROM ({inputs}) AS x
             WHERE v > 0"""
@@ -532,24 +557,52 @@ class SqlScorer:
         return tuple(sorted(str(r[self._per_agent()[0].index("agent_id")]) for r in self._per_agent()[1]))
 
     def _per_agent(self) -> tuple[list[str], list[tuple]]:
-        """One pass per agent, read by the agent list, the headline and its accounting (asked once): the
-        completed-run counts and maxima (_Counts) and, per terminal status, its runs, known outcomes and
-        known costs."""
+        """One pass per agent, read by validation, the agent list, the headline, its accounting and the radar
+        window (asked once): the rows and the rows each SPEC 1 rule refuses (``rows_read``, ``rule_<i>``), the
+        completed-run counts and maxima (_Counts), per terminal status its runs, known outcomes and known
+        costs, and where the dialect estimates the window's cutoff, the terminal runs' finished_at range.
+
+        Where the dialect stores results (Dialect.materialize), the pass is per (agent, task) and also counts
+        the known terminal outcomes and successes (``task_n``, ``task_c``) that repeatability reads: one scan of
+        the runs for both, stored as ``groups_table``, and the per-agent rows are its totals."""
         if self._agent_rows is None:
+            terminal = f"status IN ({_quote_list(TERMINAL_STATUSES)})"
             completed = f"status IN ({_quote_list(HEADLINE_STATUSES)})"  # the cohort (_groups.headline_cohort)
-            by_status = "".join(f""",
-                   COUNT(*) FILTER (WHERE status = {_quote_list([s])}) AS runs_{i},
-                   COUNT(success) FILTER (WHERE status = {_quote_list([s])}) AS outcomes_{i},
-                   COUNT(cost_usd) FILTER (WHERE status = {_quote_list([s])}) AS costs_{i}"""
-                                for i, s in enumerate(TERMINAL_STATUSES))
-            self._agent_rows = self.execute(f"""
-                SELECT agent_id, COUNT(*) FILTER (WHERE {completed}) AS completed_runs,
-                       COUNT(*) FILTER (WHERE {completed} AND success) AS successful_runs,
-                       COUNT(latency_ms) FILTER (WHERE {completed}) AS latency_runs,
-                       COUNT(cost_usd) FILTER (WHERE {completed}) AS cost_runs,
-                       MAX(latency_ms) FILTER (WHERE {completed}) AS latency_max,
-                       MAX(cost_usd) FILTER (WHERE {completed}) AS cost_max{by_status}
-                FROM {self.runs} GROUP BY agent_id""")
+            # (aggregate, name, how the per-task values add up to the agent's)
+            columns: list[tuple[str, str, str | None]] = [
+                       (f"COUNT(*) FILTER (WHERE {completed})", "completed_runs", "SUM"),
+                       (f"COUNT(*) FILTER (WHERE {completed} AND success)", "successful_runs", "SUM"),
+                       (f"COUNT(latency_ms) FILTER (WHERE {completed})", "latency_runs", "SUM"),
+                       (f"COUNT(cost_usd) FILTER (WHERE {completed})", "cost_runs", "SUM"),
+                       (f"MAX(latency_ms) FILTER (WHERE {completed})", "latency_max", "MAX"),
+                       (f"MAX(cost_usd) FILTER (WHERE {completed})", "cost_max", "MAX")]
+            for i, status in enumerate(TERMINAL_STATUSES):
+                where = f"status = {_quote_list([status])}"
+                columns += [(f"COUNT(*) FILTER (WHERE {where})", f"runs_{i}", "SUM"),
+                            (f"COUNT(success) FILTER (WHERE {where})", f"outcomes_{i}", "SUM"),
+                            (f"COUNT(cost_usd) FILTER (WHERE {where})", f"costs_{i}", "SUM")]
+            micros = self.d.micros("finished_at") if self.has_finished_at else None
+            if micros is not None:
+                columns += [(f"COUNT(finished_at) FILTER (WHERE {terminal})", "dated", "SUM"),
+                            (f"MIN({micros}) FILTER (WHERE {terminal})", "oldest", "MIN"),
+                            (f"MAX({micros}) FILTER (WHERE {terminal})", "newest", "MAX")]
+            columns.append(("COUNT(*)", "rows_read", "SUM"))
+            columns += [(f"COUNT(*) FILTER (WHERE {c})", f"rule_{i}", "SUM")
+                        for i, (_, _, c, _) in enumerate(validation_queries(self.d, self.kinds))]
+            if not self.d.materialize:
+                self._agent_rows = self.execute(
+                    "SELECT agent_id, " + ", ".join(f"{aggregate} AS {name}" for aggregate, name, _ in columns)
+                    + f" FROM {self.runs} GROUP BY agent_id")
+                return self._agent_rows
+            known = f"{terminal} AND success IS NOT NULL"
+            columns += [(f"COUNT(*) FILTER (WHERE {known})", "task_n", None),
+                        (f"COUNT(*) FILTER (WHERE {known} AND success)", "task_c", None)]
+            self.execute(self.d.store(self.groups_table, "SELECT agent_id, task_id, " + ", ".join(
+                f"{aggregate} AS {name}" for aggregate, name, _ in columns) + f" FROM {self.runs} "
+                "GROUP BY agent_id, task_id"))
+            self._agent_rows = self.execute(
+                "SELECT agent_id, " + ", ".join(f"{total}({name}) AS {name}" for _, name, total in columns if total)
+                + f" FROM {self.groups_table} GROUP BY agent_id")
         return self._agent_rows
 
     def _exact_sums(self, agents: Sequence[str]) -> tuple[list[dict[str, float]], list[np.ndarray]]:
@@ -565,7 +618,8 @@ class SqlScorer:
             parts = [("latency_ms", f"{completed} AND latency_ms IS NOT NULL"),
                      ("cost_usd", f"{completed} AND cost_usd IS NOT NULL"), ("cost_usd", left)]
             by_agent = [{a: int(k) for a, k in zip(agents, shift)} for shift in shifts] + [{}]
-            self._sums = self.exact_sums_of(parts, shifts=by_agent)
+            assert not set(HEADLINE_STATUSES) & set(LEFT_OUT_STATUSES)  # the two cost parts are disjoint
+            self._sums = self.exact_sums_of(parts, shifts=by_agent, disjoint=True)
         return self._sums, shifts
 
     def headline_aggregates(self, agents: Sequence[str]) -> HeadlineAggregates:
@@ -629,47 +683,38 @@ class SqlScorer:
         return HeadlineAccounting(by_status, np.array([sums.get(a, 0.0) for a in agents], dtype=float),
                                   cost_runs, known)
 
-    def _aliased(self, alias: str) -> str:
-        """The normalized runs under another alias (a subquery's own alias replaced)."""
-        if self.runs.endswith(" AS runs"):
-            return self.runs[: -len(" AS runs")] + f" AS {alias}"
-        return f"{self.runs} AS {alias}"
+    def _aliased(self, alias: str, runs: str | None = None) -> str:
+        """The normalized runs (or ``runs``) under another alias (a subquery's own alias replaced)."""
+        runs = runs or self.runs
+        if runs.endswith(" AS runs"):
+            return runs[: -len(" AS runs")] + f" AS {alias}"
+        return f"{runs} AS {alias}"
 
     def radar_aggregates(self, agents: Sequence[str]) -> RadarAggregates:
         """The latest-window aggregates (SPEC 4): counts and exact medians per agent, counts per (agent, task)."""
         index = {a: i for i, a in enumerate(agents)}
-        c = self.d.collate
-        order = ("finished_at DESC NULLS LAST, " if self.has_finished_at else "") + \
-            (f"run_id{c} DESC" if self.has_finished_at else "source_row DESC")
         size = int(self.policy.radar_window)
-        terminal = f"status IN ({_quote_list(TERMINAL_STATUSES)})"
-        source, where = self._aliased("r"), f"r.{terminal}"
-        cutoff = self.d.newest_cutoff("finished_at", size) if self.has_finished_at else None
-        if cutoff is not None:
-            # Only the runs at or after each agent's size-th newest finished_at can be in its window (all of
-            # them when it has fewer dated runs): the window's sort then sees a few rows per agent, not all.
-            source += (f" JOIN (SELECT agent_id, {cutoff} AS cutoff, COUNT(finished_at) AS dated FROM {self.runs} "
-                       f"WHERE {terminal} GROUP BY agent_id) AS c ON r.agent_id = c.agent_id")
-            where += f" AND (c.dated < {size} OR r.finished_at >= c.cutoff)"
-        window = f"""(SELECT * FROM (
-              SELECT r.agent_id, task_id, success, latency_ms, cost_usd, steps,
-                     ROW_NUMBER() OVER (PARTITION BY r.agent_id ORDER BY {order}) AS position
-              FROM {source} WHERE {where}) AS ranked
-            WHERE position <= {size}) AS w"""
-        # finished_at DESC NULLS LAST, run_id DESC (run_ids are unique once validated); or the file order.
-        newest = self.d.newest_rows(self.runs, terminal, "task_id, success, latency_ms, cost_usd, steps",
-                                    ["finished_at", "run_id"] if self.has_finished_at else ["source_row"], size)
-        if newest is not None:
-            window = f"({newest}) AS w"
-        if self.d.materialize:  # the window is small (at most window x agents rows): computed once
-            self.execute(self.d.store(self.window_table, f"SELECT * FROM {window}"))
-            window = f"{self.window_table} AS w"
-        counts = _named(self.execute(f"""
-            SELECT agent_id, COUNT(*) AS n_window, COUNT(success) AS n_known,
-                   COUNT(*) FILTER (WHERE success) AS n_success, COUNT(latency_ms) AS n_lat,
-                   COUNT(cost_usd) AS n_cost, COUNT(steps) AS n_steps,
-                   COUNT(*) FILTER (WHERE steps > 0) AS nonzero_steps
-            FROM {window} GROUP BY agent_id"""), _WindowCounts, index, len(agents))
+        cutoffs = self._estimated_cutoffs(size)
+
+        def window_counts(window: str) -> dict[str, np.ndarray]:
+            return _named(self.execute(f"""
+                SELECT agent_id, COUNT(*) AS n_window, COUNT(success) AS n_known,
+                       COUNT(*) FILTER (WHERE success) AS n_success, COUNT(latency_ms) AS n_lat,
+                       COUNT(cost_usd) AS n_cost, COUNT(steps) AS n_steps,
+                       COUNT(*) FILTER (WHERE steps > 0) AS nonzero_steps
+                FROM {window} GROUP BY agent_id"""), _WindowCounts, index, len(agents))
+
+        window = self._window(size, cutoffs)
+        counts = window_counts(window)
+        # An estimated cutoff is right where it left the agent a whole window (it keeps every run at or after a
+        # time, so the newest are among them); an agent it left short is taken again with all its runs.
+        expected = np.minimum(size, self._terminal_runs(agents))
+        short = {a for a, n, want in zip(agents, np.nan_to_num(counts["n_window"]), expected) if n < want}
+        if short & set(cutoffs):
+            for statement in self.d.unstore(self.window_table):
+                self.execute(statement)
+            window = self._window(size, {a: c for a, c in cutoffs.items() if a not in short})
+            counts = window_counts(window)
         counts = {k: np.nan_to_num(v).astype(np.int64) for k, v in counts.items()}
         found = self._medians(window, ("latency_ms", "cost_usd", "steps"), index, len(agents))
         medians = dict(zip(("p50_lat", "p50_cost", "p50_steps"), found))
@@ -682,6 +727,71 @@ class SqlScorer:
                                task_agent=np.array([t[0] for t in tasks], dtype=np.int64),
                                task_n=np.array([t[1] for t in tasks], dtype=np.int64),
                                task_c=np.array([t[2] for t in tasks], dtype=np.int64))
+
+    def _window(self, size: int, cutoffs: Mapping[str, int]) -> str:
+        """The radar window (SPEC 4) as a FROM item aliased ``w``: each agent's newest ``size`` terminal runs,
+        finished_at DESC NULLS LAST then run_id DESC (unique once validated), or the file order; stored where
+        the dialect materializes it. ``cutoffs`` (agent -> Dialect.micros) leaves out an agent's older runs."""
+        c = self.d.collate
+        order = ("finished_at DESC NULLS LAST, " if self.has_finished_at else "") + \
+            (f"run_id{c} DESC" if self.has_finished_at else "source_row DESC")
+        terminal = f"status IN ({_quote_list(TERMINAL_STATUSES)})"
+        runs = self.runs if self.has_finished_at else self.numbered  # the file order is the row numbers
+        if cutoffs:
+            values = ", ".join(f"({self.d.literal(a)}, CAST({int(t)} AS BIGINT))" for a, t in sorted(cutoffs.items()))
+            runs = (f"(SELECT r.* FROM {self._aliased('r')} LEFT JOIN (VALUES {values}) AS c(agent_id, cutoff) "
+                    f"ON r.agent_id = c.agent_id WHERE c.cutoff IS NULL OR "
+                    f"{self.d.micros('r.finished_at')} >= c.cutoff) AS runs")
+        source, where = self._aliased("r", runs), f"r.{terminal}"
+        cutoff = self.d.newest_cutoff("finished_at", size) if self.has_finished_at else None
+        if cutoff is not None:
+            # Only the runs at or after each agent's size-th newest finished_at can be in its window (all of
+            # them when it has fewer dated runs): the window's sort then sees a few rows per agent, not all.
+            source += (f" JOIN (SELECT agent_id, {cutoff} AS cutoff, COUNT(finished_at) AS dated FROM {runs} "
+                       f"WHERE {terminal} GROUP BY agent_id) AS c ON r.agent_id = c.agent_id")
+            where += f" AND (c.dated < {size} OR r.finished_at >= c.cutoff)"
+        window = f"""(SELECT * FROM (
+              SELECT r.agent_id, task_id, success, latency_ms, cost_usd, steps,
+                     ROW_NUMBER() OVER (PARTITION BY r.agent_id ORDER BY {order}) AS position
+              FROM {source} WHERE {where}) AS ranked
+            WHERE position <= {size}) AS w"""
+        newest = self.d.newest_rows(runs, terminal, "task_id, success, latency_ms, cost_usd, steps",
+                                    ["finished_at", "run_id"] if self.has_finished_at else ["source_row"], size)
+        if newest is not None:
+            window = f"({newest}) AS w"
+        if self.d.materialize:  # the window is small (at most window x agents rows): computed once
+            self.execute(self.d.store(self.window_table, f"SELECT * FROM {window}"))
+            window = f"{self.window_table} AS w"
+        return window
+
+    def _estimated_cutoffs(self, size: int) -> dict[str, int]:
+        """Where the dialect reads times as numbers (Dialect.micros): for each agent with more than
+        CUTOFF_MARGIN x ``size`` dated terminal runs, the time after which that many of them would fall were
+        they spread evenly between its oldest and newest. The window then reads only the runs from that time on
+        (one pass with a join to a few rows per agent, instead of a top-n of every run); radar_aggregates checks
+        that each agent kept a whole window."""
+        if not self.has_finished_at or self.d.micros("finished_at") is None:
+            return {}
+        columns, rows = self._per_agent()
+        at = {c: j for j, c in enumerate(columns)}
+        cutoffs = {}
+        for row in rows:
+            dated, oldest, newest = (row[at[c]] for c in ("dated", "oldest", "newest"))
+            if dated is None or int(dated) <= CUTOFF_MARGIN * size:
+                continue
+            oldest, newest = int(oldest), int(newest)
+            cutoffs[str(row[at["agent_id"]])] = newest - (newest - oldest) * CUTOFF_MARGIN * size // int(dated)
+        return cutoffs
+
+    def _terminal_runs(self, agents: Sequence[str]) -> np.ndarray:
+        """Each agent's terminal runs (the radar window's candidates), from the pass per agent."""
+        columns, rows = self._per_agent()
+        at = {c: j for j, c in enumerate(columns)}
+        index = {a: i for i, a in enumerate(agents)}
+        out = np.zeros(len(agents), dtype=np.int64)
+        for row in rows:
+            out[index[str(row[at["agent_id"]])]] = sum(int(row[at[f"runs_{i}"]]) for i in range(len(TERMINAL_STATUSES)))
+        return out
 
     def _medians(self, window: str, columns: Sequence[str], index: Mapping[str, int], size: int) -> list[np.ndarray]:
         """Each column's median per agent as the mean of its two middle values, computed in Python like the
@@ -705,10 +815,14 @@ class SqlScorer:
     def repeatability_aggregates(self, agents: Sequence[str]) -> RepeatabilityAggregates:
         """Per (agent, task): n known terminal outcomes and c successes (SPEC 5), in Python's text order."""
         index = {a: i for i, a in enumerate(agents)}
-        rows = self.rows(f"""
-            SELECT agent_id, task_id, COUNT(*) AS n, COUNT(*) FILTER (WHERE success) AS c
-            FROM {self.runs} WHERE status IN ({_quote_list(TERMINAL_STATUSES)}) AND success IS NOT NULL
-            GROUP BY agent_id, task_id""")
+        if self.d.materialize:  # counted by the pass per agent and task (_per_agent)
+            self._per_agent()
+            rows = self.rows(f"SELECT agent_id, task_id, task_n, task_c FROM {self.groups_table} WHERE task_n > 0")
+        else:
+            rows = self.rows(f"""
+                SELECT agent_id, task_id, COUNT(*) AS n, COUNT(*) FILTER (WHERE success) AS c
+                FROM {self.runs} WHERE status IN ({_quote_list(TERMINAL_STATUSES)}) AND success IS NOT NULL
+                GROUP BY agent_id, task_id""")
         rows = sorted((index[str(a)], str(t), int(n), int(k)) for a, t, n, k in rows)
         return RepeatabilityAggregates(agent=np.array([r[0] for r in rows], dtype=np.int64),
                                        task_id=np.array([r[1] for r in rows], dtype=object),
