@@ -364,3 +364,30 @@ def test_arrow_reads_every_well_formed_csv_on_disk_itself(kind, tmp_path):
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             assert _newlines(mapped, chunk=7) == _newlines(mapped) == _ON_DISK[kind].count(b"\n")
 
+
+
+def test_the_line_scan_finds_the_longest_line_and_the_newlines_across_any_chunk():
+    from scoring.load.runs import _longest_line
+
+    # By hand: lines of 3, 0 and 5 bytes, then an unterminated line of 2.
+    assert _longest_line(b"abc\n\nabcde\nxy") == (5, 3)
+    assert _longest_line(b"") == (0, 0) and _longest_line(b"abc") == (3, 0) and _longest_line(b"\n") == (0, 1)
+    data = b"ab\nc\n\n" + b"x" * 10 + b"\n" + b"yz"
+    assert {_longest_line(data, chunk) for chunk in range(1, len(data) + 2)} == {(10, 4)}
+    long_tail = b"a\n" + b"y" * 30
+    assert {_longest_line(long_tail, chunk) for chunk in range(1, len(long_tail) + 2)} == {(30, 1)}
+
+
+def test_the_line_scan_holds_a_few_mb_whatever_the_file_holds():
+    import tracemalloc
+
+    from scoring.load.runs import _longest_line
+
+    newlines = b"\n" * 4_000_000  # a file of nothing but line breaks: 4,000,000 positions
+    tracemalloc.start()
+    try:
+        assert _longest_line(newlines) == (0, 4_000_000)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2**20  # 4.3 MiB measured; 61 MiB when it took 16 MB at a time

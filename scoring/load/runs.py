@@ -371,18 +371,19 @@ def _check_text_shape(data: bytes | mmap.mmap, fmt: str, limits: Limits) -> int:
     return newlines
 
 
-def _longest_line(data: bytes | mmap.mmap, chunk: int = 1 << 24) -> tuple[int, int]:
-    """(bytes in the longest line, newlines), from the newline positions (numpy, chunk by chunk: no copy of
-    the lines; the row bound reads the count, so the text is scanned once for both)."""
+def _longest_line(data: bytes | mmap.mmap, chunk: int = 1 << 18) -> tuple[int, int]:
+    """(bytes in the longest line, newlines), from the newline positions (numpy, 256 KiB at a time: no copy of
+    the lines and a few MB of positions whatever the file holds; the row bound reads the count, so the text is
+    scanned once for both)."""
     longest, line_start, newlines = 0, 0, 0
     for offset in range(0, len(data), chunk):
         block = np.frombuffer(data, dtype=np.uint8, count=min(chunk, len(data) - offset), offset=offset)
-        ends = np.flatnonzero(block == 10) + offset
-        newlines += len(ends)
+        ends = np.flatnonzero(block == 10)  # positions in the block
         if len(ends):
-            starts = np.concatenate(([line_start], ends[:-1] + 1))
-            longest = max(longest, int((ends - starts).max()))
-            line_start = int(ends[-1]) + 1
+            newlines += len(ends)
+            between = int(np.diff(ends).max()) - 1 if len(ends) > 1 else 0  # lines that start in the block
+            longest = max(longest, offset + int(ends[0]) - line_start, between)
+            line_start = offset + int(ends[-1]) + 1
     return max(longest, len(data) - line_start), newlines
 
 
