@@ -100,11 +100,13 @@ class Spark(Dialect):
         # Spark's trim with a set of characters builds arrays of every character's position, for every text:
         # it is asked only of a text that may have something to trim. Every whitespace character is below '!'
         # or past ASCII (WHITESPACE_BOUNDS, tested), and binary text compares byte by byte, so a text whose
-        # first and last characters are both ASCII from '!' on is kept as it is (1M run_ids: 0.86 -> 0.61 s).
+        # first character is ASCII from '!' on, and whose last byte is too, is kept as it is (a character past
+        # ASCII ends in a byte of 0x80 or more). 10M run_ids hashed and grouped: 14.4 s trimmed, 10.8 s guarded
+        # (12.6 s with the last character found by right(), which counts the characters), 11.0 s as read.
         low, high = WHITESPACE_BOUNDS
-        first, last = expr, f"right({expr}, 1)"
-        return (f"(CASE WHEN {first} < '{low}' OR {first} >= chr({ord(high)}) OR {last} < '{low}' OR "
-                f"{last} >= chr({ord(high)}) THEN {trim} ELSE {expr} END)")
+        last = f"substring(CAST({expr} AS BINARY), -1)"
+        return (f"(CASE WHEN {expr} < '{low}' OR {expr} >= chr({ord(high)}) OR {last} < X'{ord(low):02X}' OR "
+                f"{last} >= X'{ord(high):02X}' THEN {trim} ELSE {expr} END)")
 
     def matches(self, expr: str, pattern: str) -> str:
         # Java's $ also matches before a final line break; the lookahead makes it the end of the text.
