@@ -304,6 +304,54 @@ def test_sums_stay_exact_beyond_a_bigint_and_at_the_ends_of_the_double_range(spa
     assert {a["agent_id"] for a in sql["agents"]} == {"many", "huge", "tiny"}
 
 
+def test_exact_sums_at_powers_of_two_and_across_the_double_range(spark):
+    # Spark's log2 divides two logarithms: floor(log2(v)) is one off near some powers of two (both ways), and
+    # each mantissa must still be an exact integer. Every sum is math.fsum's.
+    import math
+
+    from scoring.engines.spark_engine import SPARK, _settings
+    from scoring.engines.sql_engine import SqlScorer
+
+    sets = {f"2^{k} to {side} x{copies}": [math.nextafter(2.0 ** k, side)] * copies
+            for k in range(-1000, 1001, 3) for side, copies in ((0.0, 1), (math.inf, 1), (0.0, 3), (2.0 ** k, 5))}
+    sets["spread"] = [float.fromhex(f"0x1.{i * 7919 % 2 ** 52:013x}p{i % 2000 - 1000}") for i in range(1, 500)]
+    sets["small"] = [math.nextafter(2.0 ** -1020, 1), 3.0]
+    frame = spark.createDataFrame([(a, v) for a, values in sets.items() for v in values], "agent_id string, v double")
+    frame.createOrReplaceTempView("scoring_test_sums")
+
+    def execute(query):
+        found = spark.sql(query)
+        return list(found.columns), [tuple(r) for r in found.collect()]
+
+    try:
+        with _settings(spark):
+            got = SqlScorer(execute, SPARK, "scoring_test_sums", has_finished_at=False,
+                            has_row_numbers=False).exact_sums("v", "v IS NOT NULL")
+    finally:
+        spark.catalog.dropTempView("scoring_test_sums")
+    assert got == {agent: math.fsum(values) for agent, values in sets.items()}
+
+
+def test_the_duplicate_check_alone_runs_without_a_partial_aggregation(spark, monkeypatch):
+    from scoring.engines import spark_engine
+    from scoring.engines.sql_engine import SqlScorer
+
+    marker = "spark.scoring.test.many_groups"
+    monkeypatch.setattr(spark_engine, "MANY_GROUPS", {**spark_engine.MANY_GROUPS, marker: "on"})
+    seen = []
+    rows = SqlScorer.rows
+    monkeypatch.setattr(SqlScorer, "rows", lambda self, query: seen.append(
+        (" ".join(query.split()), spark.conf.get(marker, None),
+         spark.conf.get("spark.sql.execution.bypassPartialAggregation", None))) or rows(self, query))
+    before = spark.conf.get("spark.sql.execution.bypassPartialAggregation", None)
+    assert_same_report(*both(SAMPLE, spark))
+    repeated = [s for s in seen if "HAVING COUNT(*) > 1" in s[0]]
+    assert repeated and all(s[1:] == ("on", "true") for s in repeated)
+    assert all(s[1] is None for s in seen if s not in repeated)
+    assert spark.conf.get(marker, None) is None
+    assert spark.conf.get("spark.sql.execution.bypassPartialAggregation", None) == before
+
+
 def test_naive_timestamps_are_utc_whatever_the_session_time_zone(spark, tmp_path):
     assert spark.conf.get("spark.sql.session.timeZone") == SESSION_ZONE
     rows = ["naive,a,t0,completed,false,1000,0.01,3,2026-07-01T10:00:00"]

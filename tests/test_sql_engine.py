@@ -8,6 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from scoring import RunsValidationError, load_runs, score_runs
 from scoring.engines.sql_engine import redact, score_file_sql
@@ -185,3 +186,44 @@ def test_both_engines_refuse_the_same_malformed_cells(tmp_path, cell, column):
         with pytest.raises(RunsValidationError) as info:
             load(path)
         assert [(p.row, p.column) for p in info.value.problems] == [(1, column)], load
+
+
+def _duckdb_exact_sums(values_by_agent: dict[str, list[float]]) -> dict[str, float]:
+    import duckdb
+
+    from scoring.engines.sql_engine import DUCKDB, SqlScorer
+
+    con = duckdb.connect()
+    rows = [(agent, v) for agent, values in values_by_agent.items() for v in values]
+    con.execute("CREATE TABLE xs (agent_id VARCHAR, v DOUBLE)")
+    con.executemany("INSERT INTO xs VALUES (?, ?)", rows)
+
+    def execute(query):
+        cursor = con.execute(query)
+        return [c[0] for c in cursor.description], cursor.fetchall()
+
+    scorer = SqlScorer(execute, DUCKDB, "xs", has_finished_at=False, has_row_numbers=False)
+    return scorer.exact_sums("v", "v IS NOT NULL", source="xs")
+
+
+def test_exact_sums_at_powers_of_two_and_across_the_double_range():
+    # Just below, at and just above 2^k for k from -1000 to 1000: where log2 rounds to k just below a power of
+    # two, the exponent is one too large, and the mantissa must still be an exact integer.
+    import math
+
+    sets = {f"2^{k} to {side} x{copies}": [math.nextafter(2.0 ** k, side)] * copies
+            for k in range(-1000, 1001, 3) for side, copies in ((0.0, 1), (math.inf, 1), (0.0, 3), (2.0 ** k, 5))}
+    sets["spread"] = [float.fromhex(f"0x1.{i * 7919 % 2 ** 52:013x}p{i % 2000 - 1000}") for i in range(1, 500)]
+    sets["many"] = [2.0 ** 21 - 1 / (i + 3) for i in range(3000)]  # mantissas whose sum passes 2^63
+    sets["small"] = [math.nextafter(2.0 ** -1020, 1), 3.0]  # a tiny value: summed by math.fsum
+    got = _duckdb_exact_sums(sets)
+    assert got == {agent: math.fsum(values) for agent, values in sets.items()}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(min_value=0.0, max_value=1e300, allow_nan=False, allow_infinity=False), min_size=1,
+                max_size=40))
+def test_exact_sums_are_fsum(values):
+    import math
+
+    assert _duckdb_exact_sums({"a": values}) == ({"a": math.fsum(values)} if any(values) else {})
