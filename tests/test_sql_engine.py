@@ -227,3 +227,18 @@ def test_exact_sums_are_fsum(values):
     import math
 
     assert _duckdb_exact_sums({"a": values}) == ({"a": math.fsum(values)} if any(values) else {})
+
+
+@pytest.mark.parametrize("column", ["run_id", "agent_id", "task_id"])
+def test_a_missing_id_alone_is_refused_by_both_engines(tmp_path, column):
+    # The rules on run_id are counted by the duplicate check, the others by the pass per agent: either alone
+    # refuses the file, with the same rows as the pandas loader.
+    rows = [{"run_id": f"r{i}", "agent_id": "a", "task_id": "t"} for i in range(6)]
+    rows[2][column], rows[4][column] = "", " \t "
+    path = tmp_path / "missing.csv"
+    path.write_text(HEADER + "\n" + "".join(f'{r["run_id"]},{r["agent_id"]},{r["task_id"]},completed,true,1000,0.01\n'
+                                            for r in rows))
+    for load in (score_file_sql, load_runs):
+        with pytest.raises(RunsValidationError) as info:
+            load(path)
+        assert [(p.row, p.column) for p in info.value.problems] == [(3, column), (5, column)], load
