@@ -246,6 +246,21 @@ def test_an_agent_the_estimated_cutoff_leaves_short_is_taken_again_whole(spark, 
     assert asked[1]["even"] == asked[0]["even"]  # the agent whose estimate held keeps it
 
 
+def test_agents_without_a_cutoff_are_kept_by_name_whatever_their_names(spark, tmp_path, monkeypatch):
+    # Each run is compared with the earliest cutoff first; agents with no cutoff (few runs, all older than it)
+    # are kept by name, and their names travel into SQL literals: a quote, a backslash, SQL, non-ASCII.
+    even = [f"2026-03-{1 + h // 24:02d}T{h % 24:02d}:00:00Z" for h in range(450)]
+    old = [f"2026-01-01T00:{i:02d}:00Z" for i in range(30)]
+    agents = {"o'brien": even, "back\\slash": old, "' OR 1=1 --": even, "ünï 'q'": old, "plain": old}
+    path = tmp_path / "names.csv"
+    _dated_runs(path, agents)
+    asked = _windows_asked(monkeypatch)
+    sql, pandas = both(path, spark)
+    assert_same_report(sql, pandas)
+    assert [sorted(cutoffs) for cutoffs in asked] == [["' OR 1=1 --", "o'brien"]]
+    assert {a["agent_id"] for a in sql["agents"]} == set(agents)
+
+
 def test_the_guarded_trim_strips_what_python_strips():
     from scoring.contract.schema import WHITESPACE
     from scoring.engines.spark_engine import WHITESPACE_BOUNDS
