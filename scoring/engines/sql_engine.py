@@ -451,8 +451,7 @@ class SqlScorer:
         # 10M runs in Spark, 13.7 -> 11.1 s). Only a file with refused rows is scanned again, for the rows each
         # rule refuses, and each failing rule once more for examples. (One count of every rule OR'ed instead of
         # a count per rule: 10M runs, 17.4 -> 13.4 s in Spark.)
-        columns, agent_rows = self._per_agent()
-        rows_read, refused = (sum(int(r[columns.index(c)]) for r in agent_rows) for c in ("rows_read", "rows_refused"))
+        rows_read, refused = (sum(int(r[c]) for r in self._agent_rows_named()) for c in ("rows_read", "rows_refused"))
         if rows_read == 0:
             raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=source_name)
         on_run_id = " OR ".join(f"({c})" for column, _, c, _ in rules if column == "run_id") or "FALSE"
@@ -583,7 +582,12 @@ class SqlScorer:
     # ----------------------------------------------------------------------- aggregates
 
     def agents(self) -> tuple[str, ...]:
-        return tuple(sorted(str(r[self._per_agent()[0].index("agent_id")]) for r in self._per_agent()[1]))
+        return tuple(sorted(str(r["agent_id"]) for r in self._agent_rows_named()))
+
+    def _agent_rows_named(self) -> list[dict[str, Any]]:
+        """The pass per agent's rows (_per_agent) as column name -> value."""
+        columns, rows = self._per_agent()
+        return [dict(zip(columns, row)) for row in rows]
 
     def _per_agent(self) -> tuple[list[str], list[tuple]]:
         """One pass per agent, read by validation, the agent list, the headline, its accounting and the radar
@@ -701,16 +705,14 @@ class SqlScorer:
         by_status = {s: np.zeros(size, dtype=np.int64) for s in LEFT_OUT_STATUSES}
         known = np.zeros(size, dtype=np.int64)
         cost_runs = np.zeros(size, dtype=np.int64)
-        columns, rows = self._per_agent()
-        position = {c: j for j, c in enumerate(columns)}
-        for row in rows:
-            i = index[str(row[position["agent_id"]])]
+        for row in self._agent_rows_named():
+            i = index[str(row["agent_id"])]
             for k, status in enumerate(TERMINAL_STATUSES):
                 if status == COMPLETED:
-                    known[i] = int(row[position[f"outcomes_{k}"]])
+                    known[i] = int(row[f"outcomes_{k}"])
                 else:
-                    by_status[status][i] = int(row[position[f"runs_{k}"]])
-                    cost_runs[i] += int(row[position[f"costs_{k}"]])
+                    by_status[status][i] = int(row[f"runs_{k}"])
+                    cost_runs[i] += int(row[f"costs_{k}"])
         sums = self._exact_sums(agents)[0][2]
         return HeadlineAccounting(by_status, np.array([sums.get(a, 0.0) for a in agents], dtype=float),
                                   cost_runs, known)
@@ -822,25 +824,21 @@ class SqlScorer:
         that each agent kept a whole window."""
         if not self.has_finished_at or self.d.micros("finished_at") is None:
             return {}
-        columns, rows = self._per_agent()
-        at = {c: j for j, c in enumerate(columns)}
         cutoffs = {}
-        for row in rows:
-            dated, oldest, newest = (row[at[c]] for c in ("dated", "oldest", "newest"))
+        for row in self._agent_rows_named():
+            dated, oldest, newest = row["dated"], row["oldest"], row["newest"]
             if dated is None or int(dated) <= CUTOFF_MARGIN * size:
                 continue
             oldest, newest = int(oldest), int(newest)
-            cutoffs[str(row[at["agent_id"]])] = newest - (newest - oldest) * CUTOFF_MARGIN * size // int(dated)
+            cutoffs[str(row["agent_id"])] = newest - (newest - oldest) * CUTOFF_MARGIN * size // int(dated)
         return cutoffs
 
     def _terminal_runs(self, agents: Sequence[str]) -> np.ndarray:
         """Each agent's terminal runs (the radar window's candidates), from the pass per agent."""
-        columns, rows = self._per_agent()
-        at = {c: j for j, c in enumerate(columns)}
         index = {a: i for i, a in enumerate(agents)}
         out = np.zeros(len(agents), dtype=np.int64)
-        for row in rows:
-            out[index[str(row[at["agent_id"]])]] = sum(int(row[at[f"runs_{i}"]]) for i in range(len(TERMINAL_STATUSES)))
+        for row in self._agent_rows_named():
+            out[index[str(row["agent_id"])]] = sum(int(row[f"runs_{i}"]) for i in range(len(TERMINAL_STATUSES)))
         return out
 
     def _middle_values(self, query: str, count: int) -> str:
