@@ -10,6 +10,7 @@ engine on the same file for reference, and whether its report is the same text. 
 
     python bench/bench_spark.py [--runs 10000000] [--agents 500] [--repeat 3] [--driver-memory 4g]
                                 [--master local[2]] [--queries] [--ab-persist] [--keep runs.parquet] [--no-duckdb]
+                                [--conf KEY=VALUE ...]
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ def main() -> None:
     parser.add_argument("--ab-persist", action="store_true",
                         help="each round also a report with the normalized runs kept (SCORING_SPARK_PERSIST=1)")
     parser.add_argument("--no-duckdb", action="store_true", help="skip the DuckDB reference run")
+    parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                        help="a Spark setting for the session (repeatable), e.g. spark.sql.shuffle.partitions=8")
     args = parser.parse_args()
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(line_buffering=True)  # each figure as soon as it is measured, even into a file
@@ -92,9 +95,11 @@ def main() -> None:
                   f"({path.stat().st_size / 1e6:,.0f} MB of Parquet)")
 
         t0 = time.perf_counter()
-        spark = local_session({"spark.driver.memory": args.driver_memory}, master=args.master)
-        print(f"Spark {spark.version} {args.master}, driver memory {args.driver_memory}: session in "
-              f"{time.perf_counter() - t0:.1f} s")
+        conf = dict(item.split("=", 1) for item in args.conf)
+        spark = local_session({"spark.driver.memory": args.driver_memory, **conf}, master=args.master)
+        print(f"Spark {spark.version} {args.master}, driver memory {args.driver_memory}, shuffle partitions "
+              f"{spark.conf.get('spark.sql.shuffle.partitions')}{''.join(f', {k}={v}' for k, v in conf.items())}: "
+              f"session in {time.perf_counter() - t0:.1f} s")
 
         def bare() -> Any:
             frame = spark.read.parquet(str(path))

@@ -347,6 +347,27 @@ def test_exact_sums_at_powers_of_two_and_across_the_double_range(spark):
     assert got == {agent: math.fsum(values) for agent, values in sets.items()}
 
 
+def test_the_integer_sum_is_exact_for_every_bigint_split_at_2_to_the_26(spark):
+    # Spark.integer_sum splits each value into a shifted high part and a masked low part: their sums must give
+    # the exact total for any BIGINT, negative ones (an arithmetic shift, a non-negative mask) and each side of
+    # the split included, past what one BIGINT SUM holds.
+    from scoring.engines.spark_engine import SPARK, _settings
+
+    edges = [0, 1, -1, 2 ** 26 - 1, 2 ** 26, 2 ** 26 + 1, -(2 ** 26) - 1, -(2 ** 26), -(2 ** 26) + 1,
+             2 ** 55 - 1, 2 ** 62, -(2 ** 62), 2 ** 63 - 1, -(2 ** 63)]
+    groups = {"edges": edges, "past a bigint": [2 ** 62 + 12345] * 7, "below a bigint": [-(2 ** 62) - 999] * 7,
+              "mixed": [(-1) ** i * (i * 2 ** 37 + i) for i in range(200)]}
+    frame = spark.createDataFrame([(g, v) for g, values in groups.items() for v in values], "g string, m bigint")
+    frame.createOrReplaceTempView("scoring_test_integer_sum")
+    try:
+        with _settings(spark):
+            got = {g: int(total) for g, total in spark.sql(
+                f"SELECT g, {SPARK.integer_sum('m')} FROM scoring_test_integer_sum GROUP BY g").collect()}
+    finally:
+        spark.catalog.dropTempView("scoring_test_integer_sum")
+    assert got == {g: sum(values) for g, values in groups.items()}
+
+
 def test_the_duplicate_check_alone_runs_without_a_partial_aggregation(spark, monkeypatch):
     from scoring.engines import spark_engine
     from scoring.engines.sql_engine import SqlScorer

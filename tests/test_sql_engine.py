@@ -242,3 +242,55 @@ def test_a_missing_id_alone_is_refused_by_both_engines(tmp_path, column):
         with pytest.raises(RunsValidationError) as info:
             load(path)
         assert [(p.row, p.column) for p in info.value.problems] == [(3, column), (5, column)], load
+
+
+@pytest.mark.parametrize("source", ["sample", "edge"])
+def test_run_id_hashes_shared_with_the_empty_id_or_with_each_other_change_no_report(monkeypatch, tmp_path, source):
+    # The duplicate check groups run_ids by a hash where the dialect has one, and reads a missing run_id off the
+    # NULL group and the empty id's group. A hash that most ids share (with each other and with '') must change
+    # nothing: a repeated hash is checked again on the ids, a shared empty-id group counts the rules exactly.
+    from scoring.engines import sql_engine
+
+    monkeypatch.setattr(sql_engine.DUCKDB, "hash64", lambda expr: f"CAST(length({expr}) % 3 AS BIGINT)",
+                        raising=False)
+    path = SAMPLE
+    if source == "edge":
+        path = tmp_path / "edge.csv"
+        path.write_text(EDGE_CSV)
+    sql, pandas = both(path)
+    assert_same_report(sql, pandas)
+
+
+@pytest.mark.parametrize("hashed", [False, True])
+def test_a_missing_or_repeated_id_is_refused_alike_whatever_the_hash(monkeypatch, tmp_path, hashed):
+    from scoring.engines import sql_engine
+
+    if hashed:
+        monkeypatch.setattr(sql_engine.DUCKDB, "hash64", lambda expr: f"CAST(length({expr}) % 3 AS BIGINT)",
+                            raising=False)
+    ids = ["r0", "r1", " ", "r3", "r1", "abc"]  # " " is an empty id once trimmed (not a NULL, as "" is in CSV)
+    path = tmp_path / "ids.csv"
+    path.write_text(HEADER + "\n" + "".join(f"{rid},a,t,completed,true,1000,0.01\n" for rid in ids))
+    with pytest.raises(RunsValidationError) as info:
+        score_file_sql(path)
+    assert [(p.row, p.column, p.code) for p in info.value.problems] == [(3, "run_id", "missing_value"),
+                                                                         (5, "run_id", "duplicate_run_id")]
+
+
+def test_a_rule_on_run_id_other_than_a_missing_id_is_counted_row_by_row(monkeypatch, tmp_path):
+    # Only the missing-id rule is read off the duplicate check's groups; any other rule on run_id is counted
+    # there row by row, and refuses its rows.
+    from scoring.contract.schema import Reason
+    from scoring.engines import sql_engine
+
+    rules = sql_engine.validation_queries
+
+    def with_a_length_rule(d, kinds=None):
+        return [*rules(d, kinds), ("run_id", Reason.TOO_LARGE, "length(run_id) > 3", "run_id")]
+
+    monkeypatch.setattr(sql_engine, "validation_queries", with_a_length_rule)
+    path = tmp_path / "ids.csv"
+    path.write_text(HEADER + "\n" + "".join(f"{rid},a,t,completed,true,1000,0.01\n" for rid in ("r0", "long1", "r2")))
+    with pytest.raises(RunsValidationError) as info:
+        score_file_sql(path)
+    assert [(p.row, p.column, p.code) for p in info.value.problems] == [(2, "run_id", Reason.TOO_LARGE.code)]

@@ -134,12 +134,15 @@ class Spark(Dialect):
 
     def integer_sum(self, expr: str) -> str:
         # Spark's SUM of a BIGINT is a BIGINT: 256 mantissas (each below 2^55) would overflow it, and a
-        # DECIMAL(38,0) SUM adds a Java BigDecimal per row. So each mantissa is split at
-        # 2^26 into two BIGINTs, each summed as a BIGINT: the high parts are below 2^29, so their sum holds
-        # 2^34 (17 billion) mantissas per (agent, exponent), and ANSI arithmetic (SETTINGS) raises rather than
-        # wraps beyond. The two sums are joined in DECIMAL(38,0) once per group (below 10^38 > 2^89: exact).
+        # DECIMAL(38,0) SUM adds a Java BigDecimal per row. So each mantissa is split at 2^26 into two BIGINTs,
+        # each summed as a BIGINT: the high parts are below 2^29, so their sum holds 2^34 (17 billion)
+        # mantissas per (agent, exponent), and ANSI arithmetic (SETTINGS) raises rather than wraps beyond. The
+        # two sums are joined in DECIMAL(38,0) once per group (below 10^38 > 2^89: exact). The split is an
+        # arithmetic shift and a mask, m = (m >> 26) * 2^26 + (m & (2^26 - 1)) for every BIGINT (two's
+        # complement), where DIV and % (checked arithmetic) cost more: 10M runs, the sums 3.0 -> 2.5-2.75 s.
         split = 2 ** 26
-        return f"(CAST(SUM(({expr}) DIV {split}) AS DECIMAL(38,0)) * {split} + SUM(({expr}) % {split}))"
+        return (f"(CAST(SUM(shiftright({expr}, 26)) AS DECIMAL(38,0)) * {split} "
+                f"+ SUM(({expr}) & {split - 1}))")
 
     def sorted_values(self, expr: str) -> str | None:
         # The window's medians from one aggregate over its few rows per agent (no sort by a window function:

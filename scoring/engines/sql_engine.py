@@ -447,31 +447,41 @@ class SqlScorer:
     def validate(self, source_name: str) -> None:
         rules = validation_queries(self.d, self.kinds)
         # The scan per agent (_per_agent) counts the rows and the rows some rule refuses, but the rules on run_id:
-        # the duplicate check counts those, as it reads run_id anyway (the scan per agent then never reads it:
+        # the duplicate check looks for those, as it reads run_id anyway (the scan per agent then never reads it:
         # 10M runs in Spark, 13.7 -> 11.1 s). Only a file with refused rows is scanned again, for the rows each
         # rule refuses, and each failing rule once more for examples. (One count of every rule OR'ed instead of
         # a count per rule: 10M runs, 17.4 -> 13.4 s in Spark.)
         rows_read, refused = (sum(int(r[c]) for r in self._agent_rows_named()) for c in ("rows_read", "rows_refused"))
         if rows_read == 0:
             raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=source_name)
-        on_run_id = " OR ".join(f"({c})" for column, _, c, _ in rules if column == "run_id") or "FALSE"
+        on_run_id = [(reason, c) for column, reason, c, _ in rules if column == "run_id"]
 
         # A grouped count (it spills to disk under a memory limit; COUNT(DISTINCT) does not), first of the
         # run_ids' hashes where the dialect has one: equal run_ids hash alike, so no repeated hash, no duplicate.
-        # Its groups (a missing run_id in a group of its own) also count the rows the rules on run_id refuse.
-        def repeated_count(key: str) -> tuple[int, int]:
+        # Its groups (a missing run_id in a group of its own) also tell whether a rule on run_id may refuse a row.
+        # The only such rule, a missing run_id (NULL or empty), is read off the groups: the NULL group and the
+        # group of the empty id's key (a hash, which another id may share: then the rows each rule refuses are
+        # counted, exactly, below, and none may be). Any other rule on run_id is counted row by row. (10M runs in
+        # Spark: 4.6 -> 3.8 s, no per-row count in the aggregate of 10M groups.)
+        missing = [(Reason.MISSING_VALUE, "run_id IS NULL OR run_id = ''")]
+
+        def repeated_count(key: str, empty_key: str) -> tuple[int, int]:
             group = f"CASE WHEN run_id IS NOT NULL THEN {key} END"
+            if on_run_id == missing:
+                counted, refused_rows = "", f"SUM(n) FILTER (WHERE k IS NULL OR k = {empty_key})"
+            else:
+                either = " OR ".join(f"({c})" for _, c in on_run_id) or "FALSE"
+                counted, refused_rows = f", COUNT(*) FILTER (WHERE {either}) AS refused", "SUM(refused)"
             repeats, refusals = self.rows(f"""
-                SELECT COUNT(*) FILTER (WHERE n > 1 AND k IS NOT NULL), SUM(refused) FROM (
-                  SELECT {group} AS k, COUNT(*) AS n, COUNT(*) FILTER (WHERE {on_run_id}) AS refused
-                  FROM {self.runs} GROUP BY {group}) AS g""")[0]
+                SELECT COUNT(*) FILTER (WHERE n > 1 AND k IS NOT NULL), {refused_rows} FROM (
+                  SELECT {group} AS k, COUNT(*) AS n{counted} FROM {self.runs} GROUP BY {group}) AS g""")[0]
             return int(repeats), int(refusals or 0)
 
         hashed = self.d.hash64("run_id")
         with self.many_groups():  # a group per run: the engine may skip the partial aggregation
-            repeated, refused_run_id = repeated_count(hashed or "run_id")
+            repeated, refused_run_id = repeated_count(hashed or "run_id", self.d.hash64("''") or "''")
             if repeated and hashed:
-                repeated = repeated_count("run_id")[0]
+                repeated = repeated_count("run_id", "''")[0]
         counts = [0] * len(rules)
         if refused or refused_run_id:
             counts = [int(n) for n in self.rows("SELECT " + ", ".join(
