@@ -272,3 +272,18 @@ def scoring_cli(*args: str | Path, cwd: Path | None = None, text: bool = True) -
         return subprocess.CompletedProcess([sys.executable, "-m", "scoring", *argv], code, stdout, stderr)
     return subprocess.CompletedProcess([sys.executable, "-m", "scoring", *argv], code, stdout.encode(),
                                        stderr.encode())
+
+
+def many_problems_csv(path: Path) -> Path:
+    """900 runs: 300 share five run_ids (295 repeat an earlier one), 225 have a negative latency (73 of them also
+    repeat an id: rows 0 and 12 are their ids' first), 18 an unknown status (6 of them repeat an id): more of each
+    than a refusal lists one by one."""
+    lines = []
+    for i in range(900):
+        rid = f"dup{i % 5}" if i % 3 == 0 else f"r{i}"
+        status = "bogus" if i % 50 == 7 else "completed"
+        latency = -5 if i % 4 == 0 else 100 + i
+        lines.append(f"{rid},a{i % 4},t{i % 7},{status},true,{latency},0.01\n")
+    path.write_text(REQUIRED_HEADER + "\n" + "".join(lines))
+    return path
+

@@ -391,3 +391,20 @@ def test_the_line_scan_holds_a_few_mb_whatever_the_file_holds():
     finally:
         tracemalloc.stop()
     assert peak < 8 * 2**20  # 4.3 MiB measured; 61 MiB when it took 16 MB at a time
+
+
+def test_a_refusals_text_says_how_many_more_problems_it_does_not_show():
+    from scoring.contract.schema import Reason
+    from scoring.load.runs import MAX_PROBLEMS_LISTED, Problem
+
+    # The SQL engines' way: 200 rows listed, the rest of the rule counted on one line.
+    listed = [Problem.of(Reason.NEGATIVE, i + 1, "latency_ms", "-1") for i in range(200)]
+    summary = Problem(None, "latency_ms", None, f"{Reason.NEGATIVE.text()}: 1,999,800 more row(s) not listed",
+                      Reason.NEGATIVE.code)
+    text = RunsValidationError([*listed, summary], rows_read=2_000_000, total=2_000_000).report()
+    assert "... and" not in text and text.count("\n") == 201
+    # The pandas loader's way: more problems kept than the text lists, and more found than kept.
+    kept = [Problem.of(Reason.NEGATIVE, i + 1, "latency_ms", "-1") for i in range(MAX_PROBLEMS_LISTED + 500)]
+    text = RunsValidationError(kept, rows_read=2_000_000, total=2_000_000).report()
+    assert text.splitlines()[MAX_PROBLEMS_LISTED + 1] == f"  ... and {2_000_000 - MAX_PROBLEMS_LISTED:,} more"
+    assert text.splitlines()[-1] == "The 1,500 invalid row(s) can be excluded explicitly (--exclude-invalid)."

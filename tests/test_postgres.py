@@ -559,3 +559,29 @@ def test_a_pass_through_value_of_2_63_or_more_is_refused_alike(postgres, tmp_pat
         load_runs(path)
     assert sorted((p.row, p.column, p.code) for p in pandas_info.value.problems) == [
         (1, "seed", "too_large"), (2, "input_tokens", "too_large")]
+
+
+def test_a_refusal_counts_every_problem_and_invalid_row_as_the_pandas_engine_does(postgres, tmp_path):
+    # More rows of each rule than a refusal lists, repeated ids that also break a rule: the same problems as pandas.
+    # A table has no row order, so no id has a first row: each repeated id keeps one row without another problem and
+    # its other rows are invalid (the file's first rows of dup0 and dup2 also break a rule: two more invalid rows).
+    import psycopg
+
+    from tests.helpers import many_problems_csv
+
+    path = many_problems_csv(tmp_path / "many.csv")
+    with psycopg.connect(postgres["url"]) as conn, conn.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS many_runs")
+        cur.execute("""CREATE TABLE many_runs (run_id text, agent_id text, task_id text, status text,
+                       success boolean, latency_ms double precision, cost_usd double precision,
+                       finished_at timestamptz)""")
+        columns = "run_id, agent_id, task_id, status, success, latency_ms, cost_usd"
+        with cur.copy(f"COPY many_runs ({columns}) FROM STDIN WITH (FORMAT csv, HEADER true)") as copy:
+            copy.write(path.read_text())
+    with pytest.raises(RunsValidationError) as pandas_info:
+        load_runs(path)
+    with pytest.raises(RunsValidationError) as info:
+        score_postgres(postgres["url"], "many_runs")
+    found = (info.value.total, info.value.invalid_rows, info.value.rows_read)
+    assert (pandas_info.value.total, pandas_info.value.invalid_rows) == (538, 459)
+    assert found == (538, 459 - 2, 900)

@@ -458,6 +458,35 @@ def test_invalid_rows_are_refused_with_the_pandas_row_numbers(spark, tmp_path):
     assert (20, "run_id", "duplicate_run_id") in found
 
 
+def test_a_refusal_counts_every_problem_and_invalid_row_as_the_pandas_engine_does(spark, tmp_path):
+    # More rows of each rule than a refusal lists, repeated ids that also break a rule: the same totals as pandas
+    # from a file (rows numbered). A table has no row order (rows named by run_id), so no id has a first row: each
+    # repeated id keeps one row without another problem, and the file's first rows of dup0 and dup2, which break a
+    # rule, are invalid too.
+    from scoring.engines.spark_engine import score_spark
+    from tests.helpers import many_problems_csv
+
+    path = many_problems_csv(tmp_path / "many.csv")
+    with pytest.raises(RunsValidationError) as pandas_info:
+        load_runs(path)
+    expected = (pandas_info.value.total, pandas_info.value.invalid_rows, 900)
+    assert expected == (538, 459, 900)
+    with pytest.raises(RunsValidationError) as info:
+        score_spark(path, spark=spark)
+    assert (info.value.total, info.value.invalid_rows, info.value.rows_read) == expected
+    from pyspark.sql import functions as F
+
+    # A table has no file order: the window needs finished_at.
+    (spark.read.options(header="true").csv(str(path)).withColumn("finished_at", F.lit("2026-07-01T00:00:00Z"))
+     .createOrReplaceTempView("scoring_test_many"))
+    try:
+        with pytest.raises(RunsValidationError) as info:
+            score_spark(table="scoring_test_many", spark=spark)
+    finally:
+        spark.catalog.dropTempView("scoring_test_many")
+    assert (info.value.total, info.value.invalid_rows, info.value.rows_read) == (538, 459 - 2, 900)
+
+
 def test_parquet_rows_are_numbered_from_the_file(spark, tmp_path):
     from scoring.engines.spark_engine import score_spark
 

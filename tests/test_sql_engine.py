@@ -1,6 +1,7 @@
 """The SQL engine gives the same report as the pandas engine: DuckDB here, PostgreSQL in test_postgres.py."""
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 
 from scoring import RunsValidationError, load_runs, score_runs
 from scoring.engines.sql_engine import redact, score_file_sql
-from tests.helpers import EDGE_CSV, SAMPLE, assert_same_report, run_tables, write_parquet
+from tests.helpers import EDGE_CSV, SAMPLE, assert_same_report, many_problems_csv, run_tables, write_parquet
 from tests.helpers import REQUIRED_HEADER as HEADER
 
 
@@ -294,3 +295,30 @@ def test_a_rule_on_run_id_other_than_a_missing_id_is_counted_row_by_row(monkeypa
     with pytest.raises(RunsValidationError) as info:
         score_file_sql(path)
     assert [(p.row, p.column, p.code) for p in info.value.problems] == [(2, "run_id", Reason.TOO_LARGE.code)]
+
+
+@pytest.mark.parametrize("hashed", [False, True])
+def test_a_refusal_counts_every_problem_and_invalid_row_as_the_pandas_engine_does(monkeypatch, tmp_path, hashed):
+    # The SQL engines list the first rows of each rule, but count them all: the problems, and the rows with at least
+    # one (a repeated id that also breaks a rule is one row), as the pandas loader counts them.
+    from scoring.engines import sql_engine
+
+    if hashed:
+        monkeypatch.setattr(sql_engine.DUCKDB, "hash64", lambda expr: f"CAST(length({expr}) % 3 AS BIGINT)",
+                            raising=False)
+    path = many_problems_csv(tmp_path / "many.csv")
+    refusals = []
+    for load in (load_runs, score_file_sql):
+        with pytest.raises(RunsValidationError) as info:
+            load(path)
+        refusals.append(info.value)
+    pandas, sql = refusals
+    assert (sql.total, sql.invalid_rows, sql.rows_read) == (pandas.total, pandas.invalid_rows, pandas.rows_read)
+    assert (pandas.total, pandas.invalid_rows) == (295 + 225 + 18, 295 + 225 + 18 - 73 - 6)
+    # Every problem is either listed or counted in a "more row(s) not listed" line: the text adds up to the total.
+    head, *lines = sql.report().splitlines()
+    assert head == f"many.csv: refused, {pandas.total:,} problem(s) in {pandas.invalid_rows:,} of 900 row(s)"
+    listed = [line for line in lines if line.startswith("  - row ")]
+    more = [int(m.group(1).replace(",", "")) for m in map(re.compile(r"([0-9,]+) more row\(s\) not listed").search,
+                                                         lines) if m]
+    assert len(listed) + sum(more) == pandas.total and not any(line.startswith("  ... and") for line in lines)

@@ -475,4 +475,4 @@ def _by_run_id(scorer: SqlScorer, exc: RunsValidationError) -> RunsValidationErr
             problems.append(Problem(None, problem.column, None if value is None else str(value),
                                     f"{reason.text()} ({named})", reason.code))
     return RunsValidationError(problems, source=exc.source, rows_read=exc.rows_read, can_exclude=False,
-                               total=exc.total)
+                               total=exc.total, invalid_rows=exc.invalid_rows)

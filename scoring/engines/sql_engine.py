@@ -465,28 +465,49 @@ class SqlScorer:
         # Spark: 4.6 -> 3.8 s, no per-row count in the aggregate of 10M groups.)
         missing = [(Reason.MISSING_VALUE, "run_id IS NULL OR run_id = ''")]
 
-        def repeated_count(key: str, empty_key: str) -> tuple[int, int]:
+        def repeated_count(key: str, empty_key: str) -> tuple[int, int, int]:
+            """(run_ids given more than once, the rows that repeat an earlier one, whether a rule on run_id may
+            refuse a row): counted on the keys (a hash may merge ids: only the counts on run_id itself are exact)."""
             group = f"CASE WHEN run_id IS NOT NULL THEN {key} END"
             if on_run_id == missing:
                 counted, refused_rows = "", f"SUM(n) FILTER (WHERE k IS NULL OR k = {empty_key})"
             else:
                 either = " OR ".join(f"({c})" for _, c in on_run_id) or "FALSE"
                 counted, refused_rows = f", COUNT(*) FILTER (WHERE {either}) AS refused", "SUM(refused)"
-            repeats, refusals = self.rows(f"""
-                SELECT COUNT(*) FILTER (WHERE n > 1 AND k IS NOT NULL), {refused_rows} FROM (
-                  SELECT {group} AS k, COUNT(*) AS n{counted} FROM {self.runs} GROUP BY {group}) AS g""")[0]
-            return int(repeats), int(refusals or 0)
+            # Empty ids are refused as missing, never as duplicates; on hashes, any repeat sends to the exact count.
+            repeated = "n > 1 AND k IS NOT NULL" + (f" AND k <> {empty_key}" if key == "run_id" else "")
+            repeats, again, refusals = self.rows(f"""
+                SELECT COUNT(*) FILTER (WHERE {repeated}), SUM(n - 1) FILTER (WHERE {repeated}), {refused_rows}
+                FROM (SELECT {group} AS k, COUNT(*) AS n{counted} FROM {self.runs} GROUP BY {group}) AS g""")[0]
+            return int(repeats), int(again or 0), int(refusals or 0)
 
         hashed = self.d.hash64("run_id")
         with self.many_groups():  # a group per run: the engine may skip the partial aggregation
-            repeated, refused_run_id = repeated_count(hashed or "run_id", self.d.hash64("''") or "''")
+            repeated, repeating_rows, refused_run_id = repeated_count(hashed or "run_id",
+                                                                      self.d.hash64("''") or "''")
             if repeated and hashed:
-                repeated = repeated_count("run_id", "''")[0]
-        counts = [0] * len(rules)
+                repeated, repeating_rows, _ = repeated_count("run_id", "''")
+        # Every rule's count, and the rows some rule refuses (a row may break several), in one more scan.
+        any_rule = " OR ".join(f"({c})" for _, _, c, _ in rules) or "FALSE"
+        counts, invalid_rows = [0] * len(rules), 0
         if refused or refused_run_id:
-            counts = [int(n) for n in self.rows("SELECT " + ", ".join(
-                f"COUNT(*) FILTER (WHERE {c}) AS rule_{i}" for i, (_, _, c, _) in enumerate(rules))
-                + f" FROM {self.runs}")[0]]
+            *counts, invalid_rows = (int(n) for n in self.rows("SELECT " + ", ".join(
+                [f"COUNT(*) FILTER (WHERE {c}) AS rule_{i}" for i, (_, _, c, _) in enumerate(rules)]
+                + [f"COUNT(*) FILTER (WHERE {any_rule}) AS invalid_rows"]) + f" FROM {self.runs}")[0])
+        # A repeated run_id's first row is its first in the file, as the pandas loader has it; a source without
+        # row order (a table, several files) keeps one of the id's rows without another problem where there is one.
+        order = ("source_row" if self.has_row_numbers
+                 else f"CASE WHEN ({any_rule}) THEN 1 ELSE 0 END, run_id{self.d.collate}")
+        if repeating_rows and invalid_rows:
+            # A repeated run_id's later rows and the rows a rule refuses may overlap: the invalid rows are
+            # counted once each, the later rows found by their place among the rows of their run_id.
+            invalid_rows = int(self.rows(f"""
+                SELECT COUNT(*) FROM (
+                  SELECT *, run_id IS NOT NULL AND run_id <> '' AND
+                            ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) > 1 AS scoring_later_
+                  FROM {self.numbered}) AS w WHERE scoring_later_ OR ({any_rule})""")[0][0])
+        else:
+            invalid_rows += repeating_rows
         problems: list[Problem] = []
         total = 0
         for (column, reason, condition, shown), failing in zip(rules, counts):
@@ -500,7 +521,6 @@ class SqlScorer:
             if len(found) < failing:  # more than listed (or rows the engine could not list)
                 problems.append(Problem(None, column, None, f"{reason.text()}: {int(failing) - len(found):,} more "
                                                             "row(s) not listed", reason.code))
-        order = "source_row" if self.has_row_numbers else f"run_id{self.d.collate}"
         duplicates = [] if not repeated else self.rows(f"""
             SELECT source_row, run_id, first_row FROM (
               SELECT source_row, run_id, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) AS k,
@@ -510,10 +530,14 @@ class SqlScorer:
         problems += [Problem.of(Reason.DUPLICATE_RUN_ID, None if r is None else int(r), "run_id", str(rid),
                                 where="" if first is None else f"; first seen at row {int(first)}")
                      for r, rid, first in duplicates]
+        if len(duplicates) < repeating_rows:  # more than listed
+            more = f"{repeating_rows - len(duplicates):,} more row(s) not listed"
+            problems.append(Problem(None, "run_id", None, f"{Reason.DUPLICATE_RUN_ID.text(where='')}: {more}",
+                                    Reason.DUPLICATE_RUN_ID.code))
         if problems:
             problems.sort(key=lambda p: (p.row is None, p.row or 0))
             raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False,
-                                      total=max(total + len(duplicates), len(problems)))
+                                      total=max(total + repeating_rows, len(problems)), invalid_rows=invalid_rows)
 
     # ----------------------------------------------------------------------- exact sums
 

@@ -20,6 +20,7 @@ import io
 import json
 import mmap
 import os
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -84,6 +85,15 @@ class Problem:
         return (", ".join(where) + ": " if where else "") + self.reason + (f" [{self.code}]" if self.code else "")
 
 
+_UNLISTED = re.compile(r": ([0-9][0-9,]*) more row\(s\) not listed$")
+
+
+def _unlisted(problem: Problem) -> int:
+    """The rows a problem without a row stands for when it counts a rule's rows not listed one by one, else 0."""
+    found = _UNLISTED.search(problem.reason) if problem.row is None else None
+    return int(found.group(1).replace(",", "")) if found else 0
+
+
 class RunsValidationError(ValueError):
     """A runs file was refused. ``problems`` lists every reason; see :meth:`report`."""
 
@@ -112,12 +122,14 @@ class RunsValidationError(ValueError):
         head = f"{self.source}: refused, {self.total:,} problem(s)"
         if self.invalid_rows and self.rows_read:
             head += f" in {self.invalid_rows:,} of {self.rows_read:,} row(s)"
-        lines = [head] + [f"  - {p.message(self.lines.get(p.row) if p.row is not None else None)}"
-                          for p in self.problems[:MAX_PROBLEMS_LISTED]]
-        if self.total > MAX_PROBLEMS_LISTED:
-            lines.append(f"  ... and {self.total - MAX_PROBLEMS_LISTED:,} more")
+        shown = self.problems[:MAX_PROBLEMS_LISTED]
+        lines = [head] + [f"  - {p.message(self.lines.get(p.row) if p.row is not None else None)}" for p in shown]
+        # A line may stand for more than one problem: the SQL engines' "N more row(s) not listed" for a rule.
+        said = sum(_unlisted(p) or 1 for p in shown)
+        if self.total > said:
+            lines.append(f"  ... and {self.total - said:,} more")
         if self.excludable and self.invalid_rows:
-            lines.append(f"The {self.invalid_rows} invalid row(s) can be excluded explicitly (--exclude-invalid).")
+            lines.append(f"The {self.invalid_rows:,} invalid row(s) can be excluded explicitly (--exclude-invalid).")
         return "\n".join(lines)
 
     def table(self) -> pd.DataFrame:
