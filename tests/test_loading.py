@@ -399,8 +399,7 @@ def test_a_refusals_text_says_how_many_more_problems_it_does_not_show():
 
     # The SQL engines' way: 200 rows listed, the rest of the rule counted on one line.
     listed = [Problem.of(Reason.NEGATIVE, i + 1, "latency_ms", "-1") for i in range(200)]
-    summary = Problem(None, "latency_ms", None, f"{Reason.NEGATIVE.text()}: 1,999,800 more row(s) not listed",
-                      Reason.NEGATIVE.code)
+    summary = Problem.not_listed(Reason.NEGATIVE, "latency_ms", 1_999_800)
     text = RunsValidationError([*listed, summary], rows_read=2_000_000, total=2_000_000).report()
     assert "... and" not in text and text.count("\n") == 201
     # The pandas loader's way: more problems kept than the text lists, and more found than kept.

@@ -461,7 +461,7 @@ def _by_run_id(scorer: SqlScorer, exc: RunsValidationError) -> RunsValidationErr
     listed: set[tuple[str | None, str]] = set()
     for problem in exc.problems:
         key = (problem.column, problem.code)
-        if key not in rules or problem.reason.endswith("row(s) not listed"):
+        if key not in rules or problem.unlisted:
             problems.append(problem)  # a duplicate run_id (named already), a count of more rows, a file problem
             continue
         if key in listed:

@@ -519,8 +519,7 @@ class SqlScorer:
             problems += [Problem.of(reason, None if r is None else int(r), column, None if v is None else str(v))
                          for r, v in found]
             if len(found) < failing:  # more than listed (or rows the engine could not list)
-                problems.append(Problem(None, column, None, f"{reason.text()}: {int(failing) - len(found):,} more "
-                                                            "row(s) not listed", reason.code))
+                problems.append(Problem.not_listed(reason, column, int(failing) - len(found)))
         duplicates = [] if not repeated else self.rows(f"""
             SELECT source_row, run_id, first_row FROM (
               SELECT source_row, run_id, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) AS k,
@@ -531,9 +530,8 @@ class SqlScorer:
                                 where="" if first is None else f"; first seen at row {int(first)}")
                      for r, rid, first in duplicates]
         if len(duplicates) < repeating_rows:  # more than listed
-            more = f"{repeating_rows - len(duplicates):,} more row(s) not listed"
-            problems.append(Problem(None, "run_id", None, f"{Reason.DUPLICATE_RUN_ID.text(where='')}: {more}",
-                                    Reason.DUPLICATE_RUN_ID.code))
+            problems.append(Problem.not_listed(Reason.DUPLICATE_RUN_ID, "run_id", repeating_rows - len(duplicates),
+                                               where=""))
         if problems:
             problems.sort(key=lambda p: (p.row is None, p.row or 0))
             raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False,

@@ -20,7 +20,6 @@ import io
 import json
 import mmap
 import os
-import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -69,11 +68,18 @@ class Problem:
     value: str | None
     reason: str
     code: str = ""  # a schema.Reason code: the same for the same rule whichever engine or importer found it
+    unlisted: int = 0  # rows of this rule counted here, not listed one by one (the SQL engines list the first few)
 
     @classmethod
     def of(cls, reason: Reason, row: int | None = None, column: str | None = None, value: str | None = None,
            **fields: object) -> Problem:
         return cls(row, column, value, reason.text(**fields), reason.code)
+
+    @classmethod
+    def not_listed(cls, reason: Reason, column: str, rows: int, **fields: object) -> Problem:
+        """The ``rows`` more rows a rule refuses than a refusal lists, as one problem that stands for them."""
+        return cls(None, column, None, f"{reason.text(**fields)}: {rows:,} more row(s) not listed", reason.code,
+                   unlisted=rows)
 
     def message(self, line: int | None = None) -> str:
         """The problem in words; ``line``: the file line its row starts on (a CSV), said beside the row."""
@@ -83,15 +89,6 @@ class Problem:
         if self.value is not None:
             where.append(f"value {_show(self.value)}")
         return (", ".join(where) + ": " if where else "") + self.reason + (f" [{self.code}]" if self.code else "")
-
-
-_UNLISTED = re.compile(r": ([0-9][0-9,]*) more row\(s\) not listed$")
-
-
-def _unlisted(problem: Problem) -> int:
-    """The rows a problem without a row stands for when it counts a rule's rows not listed one by one, else 0."""
-    found = _UNLISTED.search(problem.reason) if problem.row is None else None
-    return int(found.group(1).replace(",", "")) if found else 0
 
 
 class RunsValidationError(ValueError):
@@ -125,7 +122,7 @@ class RunsValidationError(ValueError):
         shown = self.problems[:MAX_PROBLEMS_LISTED]
         lines = [head] + [f"  - {p.message(self.lines.get(p.row) if p.row is not None else None)}" for p in shown]
         # A line may stand for more than one problem: the SQL engines' "N more row(s) not listed" for a rule.
-        said = sum(_unlisted(p) or 1 for p in shown)
+        said = sum(p.unlisted or 1 for p in shown)
         if self.total > said:
             lines.append(f"  ... and {self.total - said:,} more")
         if self.excludable and self.invalid_rows:
