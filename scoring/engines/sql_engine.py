@@ -196,10 +196,10 @@ class Dialect:
         """An aggregate: the n-th largest value of ``column`` in the group (None: the dialect has none)."""
         return None
 
-    def sorted_values(self, expr: str) -> str | None:
-        """An aggregate: the group's non-NULL values of ``expr`` as an array in ascending order (None: the
-        dialect has none, and medians are found by a ROW_NUMBER() window)."""
-        return None
+    def sorted_values(self, expr: str) -> str:
+        """An aggregate: the group's non-NULL values of ``expr`` as an array in ascending order (NULL when it
+        has none); the radar window's medians are read off its middle elements."""
+        return f"array_agg({expr} ORDER BY {expr}) FILTER (WHERE {expr} IS NOT NULL)"
 
     def element(self, array: str, position: str) -> str:
         """The element of an array at a 1-based position."""
@@ -247,6 +247,9 @@ class DuckDB(Dialect):
 
     def newest_cutoff(self, column: str, n: int) -> str | None:
         return f"list_min(max({column}, {n}))"  # max(x, n): the n largest values, a top-n heap per group
+
+    def array_size(self, array: str) -> str:
+        return f"len({array})"  # a BIGINT, as a list index must be (cardinality() is unsigned)
 
 
 class PostgreSQL(Dialect):
@@ -763,26 +766,21 @@ class SqlScorer:
         cutoffs = self._estimated_cutoffs(size)
 
         measured = ("latency_ms", "cost_usd", "steps")
-        middles: list[np.ndarray] | None = None
 
-        def window_counts(window: str) -> dict[str, np.ndarray]:
-            # Where the dialect sorts a group's values into an array, the same query gives the two middle values
-            # of each column (_middle_values); otherwise they are asked afterwards (_medians).
-            nonlocal middles
+        def window_counts(window: str) -> tuple[dict[str, np.ndarray], list[np.ndarray]]:
+            # One query: the counts, and each column's values sorted into an array per agent, of which only the
+            # size and the two middle values come back (_middle_values); the window is a few rows per agent.
             counts = """COUNT(*) AS n_window, COUNT(success) AS n_known, COUNT(*) FILTER (WHERE success) AS n_success,
                         COUNT(latency_ms) AS n_lat, COUNT(cost_usd) AS n_cost, COUNT(steps) AS n_steps,
                         COUNT(*) FILTER (WHERE steps > 0) AS nonzero_steps"""
-            if self.d.sorted_values("v") is None:
-                return _named(self.execute(f"SELECT agent_id, {counts} FROM {window} GROUP BY agent_id"),
-                              _WindowCounts, index, len(agents))
             result = self.execute(self._middle_values(f"SELECT agent_id, {counts}, " + ", ".join(
                 f"{self.d.sorted_values(c)} AS sorted_{i}" for i, c in enumerate(measured))
                 + f" FROM {window} GROUP BY agent_id", len(measured)))
-            middles = self._middles_of(result, len(measured), index, len(agents))
-            return _named(result, _WindowCounts, index, len(agents))
+            return (_named(result, _WindowCounts, index, len(agents)),
+                    self._middles_of(result, len(measured), index, len(agents)))
 
         window = self._window(size, cutoffs)
-        counts = window_counts(window)
+        counts, middles = window_counts(window)
         # An estimated cutoff is right where it left the agent a whole window (it keeps every run at or after a
         # time, so the newest are among them); an agent it left short is taken again with all its runs.
         expected = np.minimum(size, self._terminal_runs(agents))
@@ -791,10 +789,9 @@ class SqlScorer:
             for statement in self.d.unstore(self.window_table):
                 self.execute(statement)
             window = self._window(size, {a: c for a, c in cutoffs.items() if a not in short})
-            counts = window_counts(window)
+            counts, middles = window_counts(window)
         counts = {k: np.nan_to_num(v).astype(np.int64) for k, v in counts.items()}
-        found = middles if middles is not None else self._medians(window, measured, index, len(agents))
-        medians = dict(zip(("p50_lat", "p50_cost", "p50_steps"), found))
+        medians = dict(zip(("p50_lat", "p50_cost", "p50_steps"), middles))
         tasks = self.rows(f"""
             SELECT agent_id, task_id, COUNT(success) AS n, COUNT(*) FILTER (WHERE success) AS c
             FROM {window} WHERE success IS NOT NULL GROUP BY agent_id, task_id""")
@@ -900,25 +897,6 @@ class SqlScorer:
                 if n:
                     out[i][index[row[at["agent_id"]]]] = middle_value([float(low)] if n % 2 else
                                                                       [float(low), float(high)])
-        return out
-
-    def _medians(self, window: str, columns: Sequence[str], index: Mapping[str, int], size: int) -> list[np.ndarray]:
-        """Each column's median per agent as the mean of its two middle values, computed in Python like the
-        pandas engine; the middle values of every column come back from one query."""
-        middles = " UNION ALL ".join(f"""
-            SELECT {i} AS m, agent_id, v, k FROM (
-              SELECT agent_id, {column} AS v, ROW_NUMBER() OVER (PARTITION BY agent_id ORDER BY {column}) AS k,
-                     COUNT(*) OVER (PARTITION BY agent_id) AS n
-              FROM {window} WHERE {column} IS NOT NULL) AS o{i}
-            WHERE k = {self.d.int_div('n + 1', '2')} OR k = {self.d.int_div('n', '2')} + 1"""
-                                     for i, column in enumerate(columns))
-        middle: list[dict[str, list[float]]] = [{} for _ in columns]
-        for m, agent, v, _ in sorted(self.rows(middles), key=lambda r: (r[0], r[1], r[3])):
-            middle[int(m)].setdefault(agent, []).append(float(v))
-        out = [np.full(size, np.nan) for _ in columns]
-        for found, values_by_agent in zip(out, middle):
-            for agent, values in values_by_agent.items():
-                found[index[agent]] = middle_value(values)
         return out
 
     def repeatability_aggregates(self, agents: Sequence[str]) -> RepeatabilityAggregates:
