@@ -448,6 +448,9 @@ class SqlScorer:
     # ----------------------------------------------------------------------- validation (SPEC 1)
 
     def validate(self, source_name: str) -> None:
+        """Refuse the runs (RunsValidationError) when a SPEC 1 rule refuses a row or a run_id repeats: first
+        the counts (the scan per agent, the duplicate check, then a count per rule only where something is
+        refused), then the rows each failing rule lists, up to MAX_PROBLEMS."""
         rules = validation_queries(self.d, self.kinds)
         # The scan per agent (_per_agent) counts the rows and the rows some rule refuses, but the rules on run_id:
         # the duplicate check looks for those, as it reads run_id anyway (the scan per agent then never reads it:
@@ -457,20 +460,41 @@ class SqlScorer:
         rows_read, refused = (sum(int(r[c]) for r in self._agent_rows_named()) for c in ("rows_read", "rows_refused"))
         if rows_read == 0:
             raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=source_name)
-        on_run_id = [(reason, c) for column, reason, c, _ in rules if column == "run_id"]
+        repeated, repeating_rows, refused_run_id = self._repeated_run_ids(rules)
+        any_rule = " OR ".join(f"({c})" for _, _, c, _ in rules) or "FALSE"
+        # A repeated run_id's first row is its first in the file, as the pandas loader has it; a source without
+        # row order (a table, several files) keeps one of the id's rows without another problem where there is one.
+        order = ("source_row" if self.has_row_numbers
+                 else f"CASE WHEN ({any_rule}) THEN 1 ELSE 0 END, run_id{self.d.collate}")
+        counts, invalid_rows = [0] * len(rules), 0
+        if refused or refused_run_id:
+            counts, invalid_rows = self._rule_counts(rules, any_rule)
+        if repeating_rows and invalid_rows:
+            invalid_rows = self._rows_refused_or_repeating(any_rule, order)
+        else:
+            invalid_rows += repeating_rows
+        problems, total = self._rule_problems(rules, counts)
+        problems += self._duplicate_problems(order, repeating_rows) if repeated else []
+        if problems:
+            problems.sort(key=lambda p: (p.row is None, p.row or 0))
+            raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False,
+                                      total=max(total + repeating_rows, len(problems)), invalid_rows=invalid_rows)
 
-        # A grouped count (it spills to disk under a memory limit; COUNT(DISTINCT) does not), first of the
-        # run_ids' hashes where the dialect has one: equal run_ids hash alike, so no repeated hash, no duplicate.
-        # Its groups (a missing run_id in a group of its own) also tell whether a rule on run_id may refuse a row.
-        # The only such rule, a missing run_id (NULL or empty), is read off the groups: the NULL group and the
-        # group of the empty id's key (a hash, which another id may share: then the rows each rule refuses are
-        # counted, exactly, below, and none may be). Any other rule on run_id is counted row by row. (10M runs in
-        # Spark: 4.6 -> 3.8 s, no per-row count in the aggregate of 10M groups.)
+    def _repeated_run_ids(self, rules: Sequence[tuple[str, Reason, str, str]]) -> tuple[int, int, int]:
+        """(run_ids given more than once, the rows that repeat an earlier one, the rows a rule on run_id refuses).
+
+        A grouped count (it spills to disk under a memory limit; COUNT(DISTINCT) does not), first of the
+        run_ids' hashes where the dialect has one: equal run_ids hash alike, so no repeated hash, no duplicate.
+        Its groups (a missing run_id in a group of its own) also tell whether a rule on run_id may refuse a row.
+        The only such rule, a missing run_id (NULL or empty), is read off the groups: the NULL group and the
+        group of the empty id's key (a hash, which another id may share: then the rows each rule refuses are
+        counted, exactly, by _rule_counts, and none may be). Any other rule on run_id is counted row by row.
+        (10M runs in Spark: 4.6 -> 3.8 s, no per-row count in the aggregate of 10M groups.)"""
+        on_run_id = [(reason, c) for column, reason, c, _ in rules if column == "run_id"]
         missing = [(Reason.MISSING_VALUE, "run_id IS NULL OR run_id = ''")]
 
         def repeated_count(key: str, empty_key: str) -> tuple[int, int, int]:
-            """(run_ids given more than once, the rows that repeat an earlier one, whether a rule on run_id may
-            refuse a row): counted on the keys (a hash may merge ids: only the counts on run_id itself are exact)."""
+            # Counted on the keys: a hash may merge ids, so only the counts on run_id itself are exact.
             group = f"CASE WHEN run_id IS NOT NULL THEN {key} END"
             if on_run_id == missing:
                 counted, refused_rows = "", f"SUM(n) FILTER (WHERE k IS NULL OR k = {empty_key})"
@@ -486,31 +510,30 @@ class SqlScorer:
 
         hashed = self.d.hash64("run_id")
         with self.many_groups():  # a group per run: the engine may skip the partial aggregation
-            repeated, repeating_rows, refused_run_id = repeated_count(hashed or "run_id",
-                                                                      self.d.hash64("''") or "''")
+            repeated, repeating_rows, refused_run_id = repeated_count(hashed or "run_id", self.d.hash64("''") or "''")
             if repeated and hashed:
                 repeated, repeating_rows, _ = repeated_count("run_id", "''")
-        # Every rule's count, and the rows some rule refuses (a row may break several), in one more scan.
-        any_rule = " OR ".join(f"({c})" for _, _, c, _ in rules) or "FALSE"
-        counts, invalid_rows = [0] * len(rules), 0
-        if refused or refused_run_id:
-            *counts, invalid_rows = (int(n) for n in self.rows("SELECT " + ", ".join(
-                [f"COUNT(*) FILTER (WHERE {c}) AS rule_{i}" for i, (_, _, c, _) in enumerate(rules)]
-                + [f"COUNT(*) FILTER (WHERE {any_rule}) AS invalid_rows"]) + f" FROM {self.runs}")[0])
-        # A repeated run_id's first row is its first in the file, as the pandas loader has it; a source without
-        # row order (a table, several files) keeps one of the id's rows without another problem where there is one.
-        order = ("source_row" if self.has_row_numbers
-                 else f"CASE WHEN ({any_rule}) THEN 1 ELSE 0 END, run_id{self.d.collate}")
-        if repeating_rows and invalid_rows:
-            # A repeated run_id's later rows and the rows a rule refuses may overlap: the invalid rows are
-            # counted once each, the later rows found by their place among the rows of their run_id.
-            invalid_rows = int(self.rows(f"""
-                SELECT COUNT(*) FROM (
-                  SELECT *, run_id IS NOT NULL AND run_id <> '' AND
-                            ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) > 1 AS scoring_later_
-                  FROM {self.numbered}) AS w WHERE scoring_later_ OR ({any_rule})""")[0][0])
-        else:
-            invalid_rows += repeating_rows
+        return repeated, repeating_rows, refused_run_id
+
+    def _rule_counts(self, rules: Sequence[tuple[str, Reason, str, str]], any_rule: str) -> tuple[list[int], int]:
+        """(the rows each rule refuses, the rows some rule refuses: a row may break several), in one scan."""
+        *counts, invalid_rows = (int(n) for n in self.rows("SELECT " + ", ".join(
+            [f"COUNT(*) FILTER (WHERE {c}) AS rule_{i}" for i, (_, _, c, _) in enumerate(rules)]
+            + [f"COUNT(*) FILTER (WHERE {any_rule}) AS invalid_rows"]) + f" FROM {self.runs}")[0])
+        return counts, invalid_rows
+
+    def _rows_refused_or_repeating(self, any_rule: str, order: str) -> int:
+        """The rows a rule refuses or that repeat an earlier run_id, each once (the two may overlap): a
+        repeating row is found by its place among the rows of its run_id, in ``order``."""
+        return int(self.rows(f"""
+            SELECT COUNT(*) FROM (
+              SELECT *, run_id IS NOT NULL AND run_id <> '' AND
+                        ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) > 1 AS scoring_later_
+              FROM {self.numbered}) AS w WHERE scoring_later_ OR ({any_rule})""")[0][0])
+
+    def _rule_problems(self, rules: Sequence[tuple[str, Reason, str, str]],
+                       counts: Sequence[int]) -> tuple[list[Problem], int]:
+        """(each failing rule's first MAX_PROBLEMS rows, and one problem counting the rest; the problems counted)."""
         problems: list[Problem] = []
         total = 0
         for (column, reason, condition, shown), failing in zip(rules, counts):
@@ -523,22 +546,24 @@ class SqlScorer:
                          for r, v in found]
             if len(found) < failing:  # more than listed (or rows the engine could not list)
                 problems.append(Problem.not_listed(reason, column, int(failing) - len(found)))
-        duplicates = [] if not repeated else self.rows(f"""
+        return problems, total
+
+    def _duplicate_problems(self, order: str, repeating_rows: int) -> list[Problem]:
+        """The first MAX_PROBLEMS rows that repeat an earlier run_id (in ``order``), and one problem counting
+        the rest of the ``repeating_rows``."""
+        duplicates = self.rows(f"""
             SELECT source_row, run_id, first_row FROM (
               SELECT source_row, run_id, ROW_NUMBER() OVER (PARTITION BY run_id ORDER BY {order}) AS k,
                      MIN(source_row) OVER (PARTITION BY run_id) AS first_row
               FROM {self.numbered} WHERE run_id IS NOT NULL AND run_id <> '') AS d
             WHERE k > 1 ORDER BY source_row, run_id LIMIT {MAX_PROBLEMS}""")
-        problems += [Problem.of(Reason.DUPLICATE_RUN_ID, None if r is None else int(r), "run_id", str(rid),
-                                where="" if first is None else f"; first seen at row {int(first)}")
-                     for r, rid, first in duplicates]
+        problems = [Problem.of(Reason.DUPLICATE_RUN_ID, None if r is None else int(r), "run_id", str(rid),
+                               where="" if first is None else f"; first seen at row {int(first)}")
+                    for r, rid, first in duplicates]
         if len(duplicates) < repeating_rows:  # more than listed
             problems.append(Problem.not_listed(Reason.DUPLICATE_RUN_ID, "run_id", repeating_rows - len(duplicates),
                                                where=""))
-        if problems:
-            problems.sort(key=lambda p: (p.row is None, p.row or 0))
-            raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False,
-                                      total=max(total + repeating_rows, len(problems)), invalid_rows=invalid_rows)
+        return problems
 
     # ----------------------------------------------------------------------- exact sums
 
