@@ -9,6 +9,7 @@ Nothing here imports streamlit, pyspark or playwright: a scoring test pays for n
 from __future__ import annotations
 
 import json
+import socket
 import uuid
 from collections import defaultdict
 from pathlib import Path
@@ -22,6 +23,13 @@ from hypothesis import strategies as st
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_data" / "runs.csv"
 FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now (the system's pick), for a server a test starts."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 # --------------------------------------------------------------------------- one run record

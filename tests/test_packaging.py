@@ -25,6 +25,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from tests.helpers import free_port
+
 # One group: the wheel and its virtual environment are built once (a module fixture), on one worker.
 pytestmark = [pytest.mark.packaging, pytest.mark.xdist_group("packaging")]
 
@@ -184,14 +186,6 @@ def test_recipe_passes_on_unchanged_harness_results(venv, wheel, tmp_path):
     summary = (tmp_path / "summary.md").read_text()
     assert "| `xai/grok-3-mini@airline` | 47.64 | 47.64 | +0.00 | +0.00 to +0.00 | no real change |" in summary
     assert "Gate: fail on a real drop of 1 point or more: passed." in summary
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_the_app_starts_from_the_wheel_with_its_extra(tmp_path_factory, wheel):

@@ -18,7 +18,7 @@ import pytest
 
 from scoring import RunsValidationError, load_runs, score_runs
 from scoring.engines.sql_engine import score_postgres
-from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report
+from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report, free_port
 
 # One server per test process: under xdist every postgres test runs on one worker (one group).
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
@@ -54,9 +54,7 @@ def postgres():
     os.chmod(pwfile, 0o644)
     if os.geteuid() == 0:
         shutil.chown(base, "postgres")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     _as_postgres([f"{bindir}/initdb", "-D", data, "-U", "scorer", "--auth=scram-sha-256", f"--pwfile={pwfile}",
                   "-E", "UTF8", "--locale=C.UTF-8"])
     # The postmaster runs in the foreground as our child and is told to die with us (PR_SET_PDEATHSIG
@@ -200,9 +198,7 @@ def test_the_test_server_dies_with_the_process_that_started_it(postgres):
         shutil.chown(tmp_path, "postgres")
     data = tmp_path / "data"
     _as_postgres([f"{bindir}/initdb", "-D", str(data), "-U", "scorer", "--auth=trust"])
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     command = _as_postgres_command([f"{bindir}/postgres", "-D", str(data), "-p", str(port), "-k", str(tmp_path),
                                     "-c", "listen_addresses=127.0.0.1"])
     starter = subprocess.Popen([sys.executable, "-c", (
@@ -261,7 +257,7 @@ def test_a_connection_the_operator_points_elsewhere_is_read_again_not_served_fro
     one CI run another test's refused "platform" was served to this suite's read.)"""
     _load(postgres["url"], "runs", SAMPLE.read_text())
     closed = _operator_secrets(postgres)
-    closed["connections"]["platform"]["port"] = _closed_port()
+    closed["connections"]["platform"]["port"] = free_port()
     at = _app_with({}, closed, monkeypatch)
     at.radio(key="source_kind").set_value("PostgreSQL table").run()
     at.button(key="db_read").click().run()
@@ -372,12 +368,6 @@ def test_a_viewer_url_reads_a_table_when_the_operator_allows_it(postgres, monkey
 LOCAL = ("127.0.0.1",)  # the operator's host list naming the test server (loopback is refused otherwise)
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_every_connection_failure_gives_the_same_message(postgres, monkeypatch):
     """No oracle: a closed port, a port that is not PostgreSQL, a wrong password and a missing database
     read alike, so the error text cannot scan ports or probe accounts."""
@@ -406,7 +396,7 @@ def test_every_connection_failure_gives_the_same_message(postgres, monkeypatch):
     thread = threading.Thread(target=chatter, daemon=True)
     thread.start()
     try:
-        urls = [f"postgresql://scorer:x@127.0.0.1:{_closed_port()}/postgres",
+        urls = [f"postgresql://scorer:x@127.0.0.1:{free_port()}/postgres",
                 f"postgresql://scorer:x@127.0.0.1:{listener.getsockname()[1]}/postgres",
                 postgres["url"].replace(postgres["password"], "wrong"),
                 postgres["url"].rsplit("/", 1)[0] + "/no_such_database"]

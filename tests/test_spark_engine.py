@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, RunsValidationError, load_runs, score_runs
 from scoring.contract.schema import timestamp_micros
-from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report, run_tables, write_parquet
+from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report, free_port, run_tables, write_parquet
 from tests.helpers import REQUIRED_HEADER as HEADER
 from tests.spellings import (
     BAD_NUMBERS,
@@ -724,12 +724,6 @@ def test_cli_options_for_spark_are_checked_before_spark_starts(capsys):
 # --------------------------------------------------------------------------- Spark Connect
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _spark_home() -> Path:
     _needs_spark()
     from pyspark.find_spark_home import _find_spark_home
@@ -785,7 +779,7 @@ def _connect_server(master: str, *conf: str) -> Iterator[str]:
     submit = _spark_home() / "bin" / "spark-submit"
     if not list((submit.parent.parent / "jars").glob("spark-connect_*.jar")):
         _missing("this pyspark has no Spark Connect server jar")
-    port = _free_port()
+    port = free_port()
     command = [str(submit), "--class", "org.apache.spark.sql.connect.service.SparkConnectServer",
                "--name", "Spark Connect server",  # the name sbin/start-connect-server.sh gives it
                "--master", master, "--driver-java-options", FAST_JVM,
@@ -815,7 +809,7 @@ def test_spark_connect_refusals_are_one_line(connect_url):
 
     with pytest.raises(RunsValidationError, match="PATH_NOT_FOUND"):
         score_spark(SAMPLE.parent / "no_such_runs.parquet", remote=connect_url)
-    closed = f"sc://127.0.0.1:{_free_port()}"
+    closed = f"sc://127.0.0.1:{free_port()}"
     with pytest.raises(ConnectionError, match=r"cannot connect to the Spark Connect server at 127\.0\.0\.1"):
         score_spark(SAMPLE, remote=closed)
     with pytest.raises(ValueError, match="sc://host"):
@@ -918,7 +912,7 @@ def cluster():
     """A Spark standalone master and two workers (three cores, 2 GB each) on 127.0.0.1, from the pyspark
     package, ready once the master lists both workers ALIVE; stopped at the end of the session."""
     spark_class = str(_spark_home() / "bin" / "spark-class")
-    port, ui, worker_uis = _free_port(), _free_port(), (_free_port(), _free_port())
+    port, ui, worker_uis = free_port(), free_port(), (free_port(), free_port())
     master = f"spark://127.0.0.1:{port}"
     work = Path(tempfile.mkdtemp(prefix="scoring-spark-work-"))
     with ExitStack() as stack:

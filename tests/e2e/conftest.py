@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -33,12 +32,7 @@ from tests.e2e.browser_helpers import (
     new_context,
     score_file,
 )
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.helpers import free_port
 
 
 def _stop(process: subprocess.Popen, grace_s: float) -> None:
@@ -68,7 +62,7 @@ def chromium_executable() -> Path:
 @pytest.fixture(scope="session")
 def app_url(chromium_executable, tmp_path_factory) -> str:
     """Start the explorer on a free port and yield its base URL; stop it after the session."""
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                "--server.headless", "true", "--server.address", "127.0.0.1"]
@@ -104,7 +98,7 @@ def room(chromium_executable, tmp_path_factory):
     haproxy = shutil.which("haproxy") or ("/usr/sbin/haproxy" if os.access("/usr/sbin/haproxy", os.X_OK) else None)
     if haproxy is None:
         _unavailable("haproxy is missing: run `bash scripts/ensure-test-deps` to install Debian's haproxy")
-    port = _free_port()
+    port = free_port()
     log_path = tmp_path_factory.mktemp("room") / "room.log"
     command = [sys.executable, "scripts/serve_room.py", "--workers", "2", "--port", str(port),
                "--address", "127.0.0.1"]
