@@ -128,6 +128,10 @@ EDGE_ROWS = [
     # agent 'ties': equal timestamps broken by run_id descending as text
     *[f"r{i},ties,t1,completed,{'true' if i % 2 else 'false'},{1000 + i},0.01,{i},2026-07-05T00:00:00Z"
       for i in range(12)],
+    # agent 'minus-zero': '-0' is zero (never a -0.0 in the report); each median's middle value is a -0
+    "m1,minus-zero,t1,completed,true,-0.0,-0,-0,2026-07-06T00:00:00Z",
+    "m2,minus-zero,t1,completed,true,-0,-0.0,-0,2026-07-06T00:01:00Z",
+    "m3,minus-zero,t1,completed,false,-0.0,-0.0,-0,2026-07-06T00:02:00Z",
 ]
 # The engines' edge-case file: every engine must give the pandas engine's report on it, to the bit.
 EDGE_CSV = (REQUIRED_HEADER + ",steps,finished_at\n" + "\n".join(EDGE_ROWS) + "\n")

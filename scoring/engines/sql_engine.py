@@ -125,7 +125,8 @@ class Dialect:
         return f"TRY_CAST({self.trimmed(f'CAST({column} AS {self.text_type})')} AS {sql_type})"
 
     def cast_double(self, column: str, typed: bool = False) -> str:
-        return self.cast(column, self.double_type, NUMBER_PATTERN, typed)
+        # Plus zero: a -0 is zero (IEEE -0 + 0 = +0), as in the pandas loader, so no median is ever a -0.0.
+        return f"({self.cast(column, self.double_type, NUMBER_PATTERN, typed)} + CAST(0 AS {self.double_type}))"
 
     def timestamp(self, column: str, typed: bool = False) -> str:
         """The column as an instant; NULL where the text is not spelled by the one timestamp grammar
