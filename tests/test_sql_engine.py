@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import RunsValidationError, load_runs, score_runs
+from scoring.contract.schema import WHITESPACE
 from scoring.engines.sql_engine import redact, score_file_sql
 from tests.helpers import EDGE_CSV, SAMPLE, assert_same_report, many_problems_csv, run_tables, write_parquet
 from tests.helpers import REQUIRED_HEADER as HEADER
@@ -173,6 +174,23 @@ def test_whitespace_around_ids_status_and_outcomes_is_read_alike(tmp_path):
     for load in (score_file_sql, load_runs):
         with pytest.raises(RunsValidationError, match="duplicate run_id"):
             load(dup)
+
+
+def test_duckdb_trims_text_as_python_strips_it():
+    """DuckDB's trim (a regular expression, skipped where the first and last characters are printable ASCII)
+    removes exactly the characters str.strip() removes: every pair of first and last characters among the
+    whitespace, the edges of printable ASCII (! and ~) and their neighbours, and nothing, around a few middles."""
+    import duckdb
+
+    from scoring.engines.sql_engine import DUCKDB
+
+    ends = ["", "a", "!", "~", "\x7f", "\x80", "\x01", "é", "𝒳", *WHITESPACE]
+    texts = [left + middle + right for left in ends for right in ends for middle in ("", "x", " b\u3000c ")]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (i INTEGER, x VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?)", list(enumerate(texts)))
+    got = [x for _, x in con.execute(f"SELECT i, {DUCKDB.trimmed('x')} FROM t ORDER BY i").fetchall()]
+    assert got == [t.strip(WHITESPACE) for t in texts]
 
 
 @pytest.mark.parametrize("cell, column", [("1_000", "latency_ms"), ("0x10", "cost_usd"),
