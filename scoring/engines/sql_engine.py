@@ -245,7 +245,8 @@ class DuckDB(Dialect):
     def trimmed(self, expr: str) -> str:
         # A regular expression (DuckDB's trim() with a character set is several times slower), asked only of a
         # text whose first or last character is not printable ASCII: every whitespace character is a control,
-        # a space or beyond ASCII, so any other text is its own trim (the normalized runs, A/B medians: 1M 0.31 -> 0.26 s, 10M 3.0 -> 2.5 s).
+        # a space or beyond ASCII, so any other text is its own trim (the normalized runs, A/B medians:
+        # 1M 0.31 -> 0.26 s, 10M 3.0 -> 2.5 s).
         regex = f"regexp_replace({expr}, '^{_WHITESPACE_CLASS}+|{_WHITESPACE_CLASS}+$', '', 'g')"
         return (f"CASE WHEN ord({expr}) BETWEEN 33 AND 126 AND ord(({expr})[-1]) BETWEEN 33 AND 126 THEN {expr} "
                 f"ELSE {regex} END")
