@@ -64,8 +64,8 @@ _RUN_COLUMNS: dict[str, st.SearchStrategy[Any]] = {
     "task_id": st.sampled_from(["t1", "t2", "t3", "t4"]),
     "status": st.sampled_from(RUN_STATUSES + ["completed"] * 3),
     "success": st.sampled_from([True, False, None]),
-    "latency_ms": st.one_of(st.none(), st.floats(0, 20000, allow_nan=False)),
-    "cost_usd": st.one_of(st.none(), st.floats(0, 0.5, allow_nan=False)),
+    "latency_ms": st.one_of(st.none(), st.floats(0, 20000, allow_nan=False), st.just(-0.0)),  # -0 reads as 0
+    "cost_usd": st.one_of(st.none(), st.floats(0, 0.5, allow_nan=False), st.just(-0.0)),
     "steps": st.one_of(st.none(), st.integers(0, 60)),
     "finished_at": st.sampled_from(RUN_TIMES),
 }
