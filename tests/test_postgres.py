@@ -18,7 +18,7 @@ import pytest
 
 from scoring import RunsValidationError, load_runs, score_runs
 from scoring.engines.sql_engine import score_postgres
-from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report, free_port
+from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report, free_port, many_problems_csv
 
 # One server per test process: under xdist every postgres test runs on one worker (one group).
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
@@ -556,8 +556,6 @@ def test_a_refusal_counts_every_problem_and_invalid_row_as_the_pandas_engine_doe
     # A table has no row order, so no id has a first row: each repeated id keeps one row without another problem and
     # its other rows are invalid (the file's first rows of dup0 and dup2 also break a rule: two more invalid rows).
     import psycopg
-
-    from tests.helpers import many_problems_csv
 
     path = many_problems_csv(tmp_path / "many.csv")
     with psycopg.connect(postgres["url"]) as conn, conn.cursor() as cur:

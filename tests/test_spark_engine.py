@@ -31,7 +31,16 @@ from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, RunsValidationError, load_runs, score_runs
 from scoring.contract.schema import timestamp_micros
-from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report, free_port, run_tables, write_parquet
+from tests.helpers import (
+    EDGE_CSV,
+    ROOT,
+    SAMPLE,
+    assert_same_report,
+    free_port,
+    many_problems_csv,
+    run_tables,
+    write_parquet,
+)
 from tests.helpers import REQUIRED_HEADER as HEADER
 from tests.spellings import (
     BAD_NUMBERS,
@@ -464,7 +473,6 @@ def test_a_refusal_counts_every_problem_and_invalid_row_as_the_pandas_engine_doe
     # repeated id keeps one row without another problem, and the file's first rows of dup0 and dup2, which break a
     # rule, are invalid too.
     from scoring.engines.spark_engine import score_spark
-    from tests.helpers import many_problems_csv
 
     path = many_problems_csv(tmp_path / "many.csv")
     with pytest.raises(RunsValidationError) as pandas_info:
