@@ -139,21 +139,51 @@ def test_inspect_reading_equals_the_accuracy_inspect_wrote():
     assert h["runs"] == len(log.samples) and h["pass_k"] == {}
 
 
-def test_taubench_reading_equals_display_metrics():
-    results = json.loads(TAUBENCH.read_text())
-    # tau_bench.run.display_metrics, as written there
+def display_metrics(results: list[dict]) -> tuple[float, dict[int, float]]:
+    """tau_bench.run.display_metrics, as written there: (average reward, pass^k for k = 1 .. distinct trials)."""
     num_trials = len({r["trial"] for r in results})
     avg_reward = sum(r["reward"] for r in results) / len(results)
     c: dict = {}
     for r in results:
         c[r["task_id"]] = c.get(r["task_id"], 0) + (1 if (1 - 1e-6) <= r["reward"] <= (1 + 1e-6) else 0)
-    ref = {k: sum(math.comb(v, k) / math.comb(num_trials, k) for v in c.values()) / len(c)
-           for k in range(1, num_trials + 1)}
+    return avg_reward, {k: sum(math.comb(v, k) / math.comb(num_trials, k) for v in c.values()) / len(c)
+                        for k in range(1, num_trials + 1)}
+
+
+def test_taubench_reading_equals_display_metrics():
+    avg_reward, ref = display_metrics(json.loads(TAUBENCH.read_text()))
     (agent,) = reading(TAUBENCH).values()
     h = agent.to_json()["harness"]
     assert h["name"] == "tau-bench" and abs(h["avg_reward"] - avg_reward) <= TOL
     assert set(h["pass_k"]) == {str(k) for k in ref}
     assert all(abs(h["pass_k"][str(k)] - v) <= TOL for k, v in ref.items())
+
+
+def test_two_taubench_runs_of_one_agent_pooled_keep_pass_k_a_probability(tmp_path):
+    # tau-bench numbers every run's trials from 0 (run.py: `for i in range(config.num_trials)`): two runs pooled as
+    # one agent (--agent) share trial numbers 0..3, so read as one list they gave 8 results a task against 4
+    # trials, pass^1 = 1.2. Each file is one run: the same run twice reads as that run.
+    rerun = tmp_path / "sonnet-retail-rerun.json"
+    rerun.write_text(TAUBENCH.read_text())
+    (agent,) = reading(TAUBENCH, rerun, agent="sonnet").values()
+    h = agent.to_json()["harness"]
+    avg_reward, one_run = display_metrics(json.loads(TAUBENCH.read_text()))
+    assert all(0.0 <= v <= 1.0 for v in h["pass_k"].values()), h["pass_k"]
+    assert abs(h["avg_reward"] - avg_reward) <= TOL and h["runs"] == 40
+    assert abs(h["pass_k"]["1"] - one_run[1]) <= TOL  # the same run twice: the same success rate per trial
+
+
+def test_a_taubench_run_split_by_task_range_pools_to_display_metrics_of_the_whole_run(tmp_path):
+    # tau-bench's --start-index/--end-index split one run into files of disjoint tasks, each with trials 0..3.
+    results = json.loads(TAUBENCH.read_text())
+    low, high = tmp_path / "range_0-2.json", tmp_path / "range_2-5.json"
+    low.write_text(json.dumps([r for r in results if r["task_id"] < 2]))
+    high.write_text(json.dumps([r for r in results if r["task_id"] >= 2]))
+    (agent,) = reading(low, high, agent="sonnet").values()
+    h = agent.to_json()["harness"]
+    _, whole = display_metrics(results)
+    assert set(h["pass_k"]) == {str(k) for k in whole}
+    assert all(abs(h["pass_k"][str(k)] - v) <= TOL for k, v in whole.items())
 
 
 TB_RUN1 = [("hello", True, "none"), ("chess", None, "parse_error"), ("build", False, "agent_timeout"),

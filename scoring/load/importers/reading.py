@@ -9,7 +9,8 @@ harness itself prints for them. These are readings beside the canonical score, n
   success); ``pass_hat_k`` for k = 1 to the smallest of ``info.num_trials`` and the fewest
   simulations of any task, averaged over tasks; ``avg_agent_cost`` the mean recorded ``agent_cost``.
 - **tau-bench** (``tau_bench.run.display_metrics``): every result; the mean reward; pass^k for
-  k = 1 to the number of distinct trial numbers, C(c, k) / C(trials, k) averaged over tasks.
+  k = 1 to the number of distinct trial numbers, C(c, k) / C(trials, k) averaged over tasks. Each results
+  file is one tau-bench run (trials numbered from 0): pooled files add their trial counts per task.
 - **Inspect AI** (``accuracy()`` after the log's first epoch reducer, ``eval.config.epochs_reducer``;
   ``mean`` when the log names none): per sample, its scored epochs reduced by Inspect's rule for that
   reducer (``inspect_ai/scorer/_reducer/reducer.py``: ``mean``, ``median``, ``mode``, ``majority``, ``max``,
@@ -148,11 +149,23 @@ def tau2_reading(trials: Sequence[Trial]) -> HarnessReading:
                           len(counted), {"avg_reward": _mean(rewards)})
 
 
-def taubench_reading(trials: Sequence[Trial]) -> HarnessReading:
-    tasks = _per_task(trials)
-    num_trials = len({t.trial for t in trials})
-    pass_k = {k: fsum(pass_hat(num_trials, c, k) for _, c in tasks.values()) / len(tasks)
-              for k in range(1, num_trials + 1)} if tasks else {}
+def taubench_reading(trials: Sequence[Trial], runs: Sequence[Sequence[Trial]] | None = None) -> HarnessReading:
+    """tau-bench's ``display_metrics``; ``runs``: the pooled agent's trials per results file (default: one file).
+
+    Within a file, a task's trials are the file's distinct trial numbers (``num_trials``), as tau-bench counts
+    them. tau-bench numbers every run's trials from 0, so pooled files add their trial counts per task: two
+    runs of trials 0..3 are 8 trials of a task they both ran, and files split by task range keep 4.
+    """
+    n: dict[str, int] = defaultdict(int)
+    c: dict[str, int] = defaultdict(int)
+    for run in (runs if runs is not None else [trials]):
+        num_trials = len({t.trial for t in run})
+        for task in {t.task_id for t in run}:
+            n[task] += num_trials
+        for t in run:
+            c[t.task_id] += t.success
+    max_k = min(n.values(), default=0)
+    pass_k = {k: fsum(pass_hat(n[task], c[task], k) for task in n) / len(n) for k in range(1, max_k + 1)}
     rewards = [t.value for t in trials if t.value is not None]
     return HarnessReading("tau-bench", _mean([float(t.success) for t in trials]), pass_k, None, len(trials),
                           {"avg_reward": _mean(rewards)})
@@ -255,16 +268,18 @@ def harness_readings(groups: Iterable[tuple[str, str, str | None, str | None, Se
     """Per agent, its harness's reading: ``groups`` yields (kind, agent_id, Inspect scorer, Inspect epoch
     reducer, trials); an agent's trials are pooled across groups (its first group's scorer and reducer)."""
     pooled: dict[tuple[str, str], list[Trial]] = defaultdict(list)
+    per_file: dict[tuple[str, str], list[Sequence[Trial]]] = defaultdict(list)
     scorers: dict[tuple[str, str], tuple[str | None, str | None]] = {}
     for kind, agent, scorer, reducer, trials in groups:
         pooled[(kind, agent)].extend(trials)
+        per_file[(kind, agent)].append(trials)
         scorers.setdefault((kind, agent), (scorer, reducer))
     out: dict[str, HarnessReading] = {}
     for (kind, agent), trials in sorted(pooled.items()):
         if kind == "tau2":
             out[agent] = tau2_reading(trials)
         elif kind == "tau-bench":
-            out[agent] = taubench_reading(trials)
+            out[agent] = taubench_reading(trials, per_file[(kind, agent)])
         elif kind == "inspect":
             out[agent] = inspect_reading(trials, *scorers[(kind, agent)])
         elif kind == "terminal-bench":
