@@ -193,7 +193,7 @@ def test_two_tau2_files_give_one_report_and_say_unequal_trials():
     assert [a["agent_id"] for a in doc["agents"]] == ["xai/grok-3-mini@airline", "xai/grok-3@airline"]
     assert "Imported 20 run(s) from 2 file(s)." in result.stderr
     assert "unequal trial counts (1 to 2 per task; expected 4 as info.num_trials)" in result.stderr
-    assert "tau2-bench would compute pass^k only up to k = 1" in result.stderr
+    assert "tau2-bench computes pass^k only up to k = 1" in result.stderr
 
 
 def test_pass_hat_k_at_any_levels_matches_tau2_task_by_task():

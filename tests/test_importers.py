@@ -251,8 +251,37 @@ def test_tau2_partial_rewards_and_unequal_trials_warn_like_tau2():
     warnings = " | ".join(imported.report.all_warnings())
     assert "1 simulation(s) have a reward other than 0 or 1 (0.5)" in warnings
     assert "unequal trial counts (1 to 2 per task; expected 2 as info.num_trials); fewest: task(s) 2" in warnings
-    assert "tau2-bench would compute pass^k only up to k = 1" in warnings
+    assert "tau2-bench computes pass^k only up to k = 1" in warnings
     assert "1 of the file's 3 listed task(s) have no simulation" in warnings
+
+
+def test_each_harness_note_on_unequal_trials_says_what_that_harness_computes(tmp_path):
+    # tau2: k up to num_trials, cut to the fewest simulations of a task it evaluates; an infrastructure_error is
+    # not evaluated (compute_metrics drops it), a context_window_exceeded is (its evaluator gives it reward 0).
+    sims = [simulation(1, task_id="1", trial=0), simulation(2, task_id="1", trial=1),
+            simulation(3, task_id="1", trial=2, termination_reason="context_window_exceeded"),
+            simulation(4, task_id="2", trial=0),
+            simulation(5, task_id="2", trial=1, termination_reason="infrastructure_error")]
+    warnings = " | ".join(import_file(as_bytes(tau2_doc(sims, num_trials=3, tasks=[{"id": "1"}, {"id": "2"}])),
+                                      "r.json").report.all_warnings())
+    assert "1 simulation(s) ended with infrastructure_error: failed here; tau2-bench leaves them out" in warnings
+    assert "unequal trial counts (2 to 3 per task; expected 3 as info.num_trials); fewest: task(s) 2" in warnings
+    assert "tau2-bench computes pass^k only up to k = 1" in warnings  # task 2: one simulation evaluated
+    # tau-bench: display_metrics divides every task by comb(distinct trials, k), k up to that count.
+    results = [taubench_result(0, t) for t in range(4)] + [taubench_result(1, t) for t in range(3)]
+    imported = import_file(as_bytes(results), "tb.json")
+    warnings = " | ".join(imported.report.all_warnings())
+    assert "unequal trial counts (3 to 4 per task; expected 4); fewest: task(s) 1" in warnings
+    assert "tau-bench computes pass^k up to k = 4 for every task, reading a task's missing trials as failures" \
+        in warnings
+    assert "would compute" not in warnings
+    # terminal-bench prints pass@k (2, 4, ... up to the fewest attempts), no pass^k.
+    path = terminal_bench_run(tmp_path, "run", [("hello", True, "none"), ("hello", True, "none"),
+                                                ("chess", False, "none")])
+    warnings = " | ".join(import_file(path).report.all_warnings())
+    assert "unequal trial counts (1 to 2 per task; expected 2)" in warnings
+    assert "terminal-bench prints pass@k only for k up to 1; the explorer computes every k" in warnings
+    assert "pass^k only" not in warnings
 
 
 def test_tau2_agent_override_and_missing_agent_info():

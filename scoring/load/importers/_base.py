@@ -513,11 +513,13 @@ def outcome_warnings(rewards: list[float], label: str) -> list[str]:
             f"{len(odd) - len(near)} (partial credit included) as failures"]
 
 
-def trial_count_warnings(agents: list[str], tasks: list[str], expected: int | None, harness: str) -> list[str]:
-    """tau2-bench's warning on unequal trial counts, per agent (trials are runs per task).
+def trial_count_warnings(agents: list[str], tasks: list[str], expected: int | None,
+                         harness_note: str | None = None) -> list[str]:
+    """The warning on unequal trial counts, per agent (trials are runs per task).
 
-    tau2-bench computes pass^k only up to the smallest trial count of a task; SPEC 5 computes
-    every k and counts pass^k = 0 for a task with fewer than k outcomes. Both are said.
+    SPEC 5 computes every k and counts pass^k = 0 for a task with fewer than k outcomes; ``harness_note``
+    says what the harness itself does with the same file, where it prints a pass^k or pass@k (``{fewest}``
+    in it reads as the fewest trials of a task), so that both are said.
     """
     out = []
     counts = pd.DataFrame({"agent": agents, "task": tasks}).value_counts()
@@ -530,8 +532,8 @@ def trial_count_warnings(agents: list[str], tasks: list[str], expected: int | No
             out.append(f"agent {agent!s}: unequal trial counts ({low} to {high} per task; expected {want}"
                        + (" as info.num_trials" if expected is not None else "")
                        + f"); fewest: task(s) {', '.join(fewest[:5])}{' and more' if len(fewest) > 5 else ''}; "
-                       f"{harness} would compute pass^k only up to k = {low}; the explorer computes every k "
-                       f"and counts a task with fewer than k outcomes as 0")
+                       + (harness_note.format(fewest=low) + "; " if harness_note else "")
+                       + "the explorer computes every k and counts a task with fewer than k outcomes as 0")
     return out
 
 

@@ -129,7 +129,7 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
     warnings = _warnings(log, counts, len(samples))
     epochs = getattr(log.eval.config, "epochs", None)
     warnings += trial_count_warnings([agent_id] * len(samples), [str(s.id) for s in samples],
-                                     epochs if isinstance(epochs, int) else None, "Inspect")
+                                     epochs if isinstance(epochs, int) else None)  # Inspect prints no pass^k
     others = [s for s in _scorer_names(log) if s != scorer]
     unmapped = ["working_time (s): the import uses total_time"]
     if others:

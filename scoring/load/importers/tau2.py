@@ -10,6 +10,7 @@ header in ``results.json`` and one ``SimulationRun`` per file in ``simulations/`
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,7 @@ TIMEOUT = ("max_steps", "timeout")  # SPEC 7 names max_steps; tau2's wall-clock 
 # SPEC 7: "any error reason -> failed" (too_many_errors, agent_error, user_error, infrastructure_error,
 # unexpected_error, and any later *error* reason); context_window_exceeded is explorer-defined failed.
 FAILED_EXTRA = ("context_window_exceeded",)
-NOT_EVALUATED_BY_TAU2 = ("infrastructure_error", "context_window_exceeded")  # tau2's NON_EVALUABLE reasons
+NOT_EVALUATED_BY_TAU2 = ("infrastructure_error",)  # the one reason tau2's compute_metrics leaves out of its metrics
 
 
 def termination_status(reason: str) -> str | None:
@@ -139,7 +140,11 @@ def read_tau2(doc: Any, name: str, *, agent: str | None = None, experiment: str 
     warnings = list(warnings or []) + outcome_warnings(rewards, "simulation")
     warnings += _count_warnings(counts)
     ok_tasks = [r["task_id"] for r in records.rows if r.get("task_id") is not None]
-    warnings += trial_count_warnings([agent_id] * len(ok_tasks), ok_tasks, expected, "tau2-bench")
+    # tau2's compute_metrics: k up to info.num_trials, cut to the fewest simulations of a task it evaluates.
+    evaluated = Counter(t.task_id for t in trials if t.counted)
+    tau2_k = min([*evaluated.values(), *([expected] if expected else [])], default=0)
+    warnings += trial_count_warnings([agent_id] * len(ok_tasks), ok_tasks, expected,
+                                     f"tau2-bench computes pass^k only up to k = {tau2_k}")
     listed = doc.get("tasks")
     if isinstance(listed, list) and listed:
         run = len(set(ok_tasks))
@@ -267,7 +272,7 @@ COUNTED_WARNINGS = {
     "no_end": "{n} simulation(s) have no end_time: they sort as the oldest runs",
     "no_messages": "{n} simulation(s) have no agent messages recording tool calls (no messages stored, e.g. "
                    "full-duplex ticks): steps left empty",
-    "not_evaluated": "{n} simulation(s) ended with infrastructure_error or context_window_exceeded: failed here; "
+    "not_evaluated": "{n} simulation(s) ended with infrastructure_error: failed here; "
                      "tau2-bench leaves them out of its metrics",
 }
 

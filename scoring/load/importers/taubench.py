@@ -93,7 +93,11 @@ def read_taubench(doc: Any, name: str, *, agent: str | None = None, experiment: 
         "no_steps": "{n} result(s) have no assistant message recording tool calls (an empty traj, or an act/react "
                     "agent that writes actions as text): steps left empty"})
     ok = [r["task_id"] for r in records.rows if r.get("task_id") is not None]
-    warnings += trial_count_warnings([agent_id] * len(ok), ok, None, "tau-bench")
+    # tau-bench's display_metrics: k up to the distinct trial numbers, every task divided by that many trials.
+    distinct = len({t.trial for t in trials})
+    warnings += trial_count_warnings([agent_id] * len(ok), ok, None,
+                                     f"tau-bench computes pass^k up to k = {distinct} for every task, reading a "
+                                     "task's missing trials as failures")
     return imported_from(records, COLUMNS, name=name, kind=KIND, mapped=mapping_lines(stem, agent, experiment),
                          unmapped=list(UNMAPPED), warnings=warnings, experiment=experiment, trials=trials)
 

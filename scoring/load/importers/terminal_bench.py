@@ -186,7 +186,8 @@ def read_terminal_bench(doc: Any, name: str, *, path: Path | None = None, agent:
         out.append(f"{counts['tokens']} trial(s) record tokens but no cost: cost_usd empty, so the cost score is "
                    "0 (up to 30 headline points)")
     ok = [r["task_id"] for r in records.rows if r.get("task_id") is not None]
-    out += trial_count_warnings([agent_id] * len(ok), ok, None, "terminal-bench")
+    out += trial_count_warnings([agent_id] * len(ok), ok, None,
+                                "terminal-bench prints pass@k only for k up to {fewest}")  # it prints no pass^k
     for row in records.rows:
         row["model"] = base
     return imported_from(records, COLUMNS + TOKEN_COLUMNS, name=name, kind=KIND, mapped=mapping_lines(source),
