@@ -872,6 +872,25 @@ def test_validator_problems_point_back_to_the_file_and_record():
         "[negative]")
 
 
+def test_a_runs_table_without_a_required_column_is_refused_in_a_batch_as_alone():
+    # Read alone, a runs file without cost_usd is refused (SPEC 1). Beside another runs file, its missing column
+    # was "not mapped" and filled with the other file's empty cells: its agents scored a cost of 0 without a word.
+    good = b"run_id,agent_id,task_id,status,success,latency_ms,cost_usd\nr1,a,t,completed,true,10,0.01\n"
+    no_cost = b"run_id,agent_id,task_id,status,success,latency_ms\nr2,b,t,completed,true,10\n"
+    with pytest.raises(RunsValidationError) as alone:
+        import_file(no_cost, "no_cost.csv").validate()
+    with pytest.raises(RunsValidationError) as batch:
+        import_files([(no_cost, "no_cost.csv"), (good, "good.csv")])
+    assert [(p.code, p.column) for p in alone.value.problems] == [("missing_column", "cost_usd")]
+    assert [(p.code, p.column) for p in batch.value.problems] == [("missing_column", "cost_usd"), ("file", None)]
+    assert batch.value.problems[0].reason.startswith("no_cost.csv: ")
+    # Skipping the refused file is the explicit exclusion (--exclude-invalid, the app's button): named, never silent.
+    skipped = import_files([(no_cost, "no_cost.csv"), (good, "good.csv")], skip_refused=True)
+    assert skipped.validate().runs["agent_id"].tolist() == ["a"]
+    (name, why), = skipped.report.skipped
+    assert name == "no_cost.csv" and "required column is missing" in why
+
+
 def test_experiment_tags_keep_same_model_files_apart():
     first = as_bytes(tau2_doc([simulation(1), simulation(2)]))
     second = as_bytes(tau2_doc([simulation(3), simulation(4, reward_info={"reward": 0.0})]))

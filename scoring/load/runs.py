@@ -1042,7 +1042,7 @@ def validate_runs(
     prior = list(prior_problems or [])
     structural_rows = [p.row for p in prior if p.row is not None] if prior_rows is None else prior_rows
     warnings = list(warnings or [])
-    _require_columns(raw.columns, len(raw), source, prior, len(structural_rows))
+    require_columns(raw.columns, len(raw), source, prior, len(structural_rows))
     out = _Collector(rows, np.isin(rows, np.asarray(structural_rows, dtype=np.int64)))
     run_id = _parse_ids(raw["run_id"], "run_id", out)
     agents = _parse_ids(raw["agent_id"], "agent_id", out)
@@ -1082,7 +1082,7 @@ def checked_table(table: pa.Table, *, source: str = "input", format: str = "tabl
     the canonical frame, which holds no reference to ``table`` (its caller can free the table in between)."""
     n = len(table)
     rows = np.arange(1, n + 1)
-    _require_columns(table.column_names, n, source, [], 0)
+    require_columns(table.column_names, n, source, [], 0)
     cols = arrow_runs.column_arrays(table)
     out = _Collector(rows, np.zeros(n, dtype=bool))
     fast = arrow_runs
@@ -1148,7 +1148,7 @@ def checked_table(table: pa.Table, *, source: str = "input", format: str = "tabl
                              exclude_invalid=exclude_invalid, warnings=list(warnings or []))
 
 
-def _require_columns(columns: Collection[str], rows_read: int, source: str, prior: list[Problem],
+def require_columns(columns: Collection[str], rows_read: int, source: str, prior: list[Problem],
                      prior_total: int) -> None:
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:  # the records that could not be read at all say why, too (e.g. every JSON Lines line broken)

@@ -54,6 +54,7 @@ from scoring.load.runs import (
     Problem,
     RunsValidationError,
     read_runs,  # the one loader's reading step (SPEC 1)
+    require_columns,
 )
 
 PARQUET_MAGIC = b"PAR1"
@@ -328,6 +329,9 @@ def _read_runs_table(data: bytes, name: str, *, experiment: str | None, mapping:
     if mapping is not None:
         return apply_mapping(raw, mapping, rows=rows, name=name, experiment=experiment,
                              problems=tuple(problems), warnings=tuple(warnings))
+    # A required column missing refuses the file as it refuses a runs file read alone (SPEC 1), never a column
+    # "not mapped" that another file of the batch fills with empty cells (a cost score of 0 without a word).
+    require_columns(raw.columns, len(raw), name, list(problems), len(problems))
     raw = raw.copy()
     if experiment is not None and "agent_id" in raw.columns:
         raw["agent_id"] = raw["agent_id"].map(lambda a: agent_with_experiment(a.strip(), experiment)
