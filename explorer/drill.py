@@ -73,7 +73,7 @@ class RunsFilter:
             given = list(dict.fromkeys(str(v) for v in params.get(key, ()) if str(v)))
             allowed = ALLOWED[name]
             if allowed is not None:
-                ignored += [f"{key} {v!r}" for v in given if v not in allowed]
+                ignored += [f"{key} {state.quoted(v)}" for v in given if v not in allowed]
                 given = [v for v in given if v in allowed]
             values[name] = tuple(given)
         return cls(**values), ignored
@@ -299,7 +299,7 @@ def prepare_filter_widgets(options: Mapping[str, Sequence[str]]) -> list[str]:
         for name, key in WIDGET_KEYS.items():
             known = set(options[name])
             values = getattr(runs_filter, name)
-            notes += [f"{QUERY[name]} {v!r} is not in this data" for v in values if v not in known]
+            notes += [f"{QUERY[name]} {state.quoted(v)} is not in this data" for v in values if v not in known]
             st.session_state[key] = [v for v in values if v in known]
         st.session_state[_SHOWN_KEY] = runs_filter
     return notes

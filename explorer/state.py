@@ -114,6 +114,14 @@ KEYS: tuple[StateKey, ...] = (
              default="agents", options=("agents", "datasets")),
     StateKey("baseline", "dataset", "Compare's baseline dataset in its two-datasets mode", default="sample"),
     StateKey("new", "dataset", "Compare's new dataset in its two-datasets mode", default="sample"),
+    StateKey("level", "integer", "the pass^k level shown (Repeatability's per-task level, Score over time's k)",
+             default=1, low=1, high=1000),
+    StateKey("curve", "agents", "the agents on Repeatability's pass^k curve", max_items=10),
+    StateKey("tau2", "agent", "Repeatability's agent compared with tau2-bench's reading"),
+    StateKey("timeline", "agents", "the agents charted by Score over time", max_items=10),
+    StateKey("order", "choice", "the order of one agent's runs on the Runs page", default="newest",
+             options=("newest", "costliest")),
+    StateKey("largest", "flag", "whether the sandbox lists the largest rank moves first", default=True),
 )
 KEY_BY_NAME = {k.name: k for k in KEYS}
 # State that names agents waits for its dataset when a link expects one (the others apply at once).
@@ -132,7 +140,8 @@ class Parsed:
 # --------------------------------------------------------------------------- reading one value
 
 
-def _shown(text: str) -> str:
+def quoted(text: str) -> str:
+    """A value quoted back in a notice, shortened to SHOWN_CHARS characters (a link's value may be long)."""
     text = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 1] + "…"
     return f"'{text}'"
 
@@ -160,14 +169,14 @@ class _Refused(ValueError):
 def _parse_agent(key: StateKey, values: list[str], agents: Collection[str]) -> str:
     agent = values[0]
     if agent not in agents:
-        raise _Refused(f"{_shown(agent)} is not an agent of the dataset shown")
+        raise _Refused(f"{quoted(agent)} is not an agent of the dataset shown")
     return agent
 
 
 def _parse_agents(key: StateKey, values: list[str], agents: Collection[str]) -> list[str]:
     unknown = [a for a in values if a not in agents]
     if unknown:
-        raise _Refused(f"{', '.join(_shown(a) for a in unknown[:3])}{' …' if len(unknown) > 3 else ''} "
+        raise _Refused(f"{', '.join(quoted(a) for a in unknown[:3])}{' …' if len(unknown) > 3 else ''} "
                        "not an agent of the dataset shown")
     if len(values) > key.max_items:
         raise _Refused(f"at most {key.max_items} agents, got {len(values)}")
@@ -177,7 +186,7 @@ def _parse_agents(key: StateKey, values: list[str], agents: Collection[str]) -> 
 def _weight(key: StateKey, text: str) -> int:
     number = _integer(text)
     if number is None or not key.low <= number <= key.high or number % key.step:
-        raise _Refused(f"must be {key.describe()}, got {_shown(text)}")
+        raise _Refused(f"must be {key.describe()}, got {quoted(text)}")
     return number
 
 
@@ -186,12 +195,12 @@ def _parse_positional_weights(key: StateKey, text: str) -> tuple[int, ...]:
     parts = text.split(",")
     if len(parts) != len(RADAR_AXES):
         raise _Refused(f"must be {len(RADAR_AXES)} whole numbers separated by commas ({', '.join(RADAR_AXES)}), "
-                       f"got {_shown(text)}")
+                       f"got {quoted(text)}")
     try:
         return tuple(_weight(key, p) for p in parts)
     except _Refused:
         raise _Refused(f"must be {len(RADAR_AXES)} whole numbers from {key.low} to {key.high} in steps of "
-                       f"{key.step}, separated by commas ({', '.join(RADAR_AXES)}), got {_shown(text)}") from None
+                       f"{key.step}, separated by commas ({', '.join(RADAR_AXES)}), got {quoted(text)}") from None
 
 
 def _parse_weights(key: StateKey, values: list[str], agents: Collection[str]) -> tuple[int, ...]:
@@ -209,20 +218,20 @@ _FLAGS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false":
 def _parse_flag(key: StateKey, values: list[str], agents: Collection[str]) -> bool:
     flag = _FLAGS.get(values[0].strip().lower())
     if flag is None:
-        raise _Refused(f"must be {key.describe()}, got {_shown(values[0])}")
+        raise _Refused(f"must be {key.describe()}, got {quoted(values[0])}")
     return flag
 
 
 def _parse_integer(key: StateKey, values: list[str], agents: Collection[str]) -> int:
     number = _integer(values[0])
     if number is None or not key.low <= number <= key.high:
-        raise _Refused(f"must be {key.describe()}, got {_shown(values[0])}")
+        raise _Refused(f"must be {key.describe()}, got {quoted(values[0])}")
     return number
 
 
 def _parse_choice(key: StateKey, values: list[str], agents: Collection[str]) -> str:
     if values[0] not in key.options:
-        raise _Refused(f"must be {key.describe()}, got {_shown(values[0])}")
+        raise _Refused(f"must be {key.describe()}, got {quoted(values[0])}")
     return values[0]
 
 
@@ -259,32 +268,32 @@ def policy_value(spec: FieldSpec, text: str) -> Any:
     if spec.kind == "number":
         number = _number(text)
         if number is None:
-            raise _Refused(f"must be a number, got {_shown(text)}")
+            raise _Refused(f"must be a number, got {quoted(text)}")
         return number
     if spec.kind == "integer":
         whole = _integer(text)
         if whole is None:
-            raise _Refused(f"must be a whole number, got {_shown(text)}")
+            raise _Refused(f"must be a whole number, got {quoted(text)}")
         return whole
     if spec.kind == "levels":
         if len(items) > spec.max_items:
             raise _Refused(f"at most {spec.max_items} levels, got {len(items)}")
         levels = [_integer(p) for p in items]
         if any(k is None for k in levels):
-            raise _Refused(f"must be whole numbers separated by commas, got {_shown(text)}")
+            raise _Refused(f"must be whole numbers separated by commas, got {quoted(text)}")
         return levels
     if spec.kind == "weights":
         weights = [_number(p) for p in items]
         if len(items) != len(RADAR_AXES) or any(w is None for w in weights):
             raise _Refused(f"must be {len(RADAR_AXES)} numbers separated by commas ({', '.join(RADAR_AXES)}), "
-                           f"got {_shown(text)}")
+                           f"got {quoted(text)}")
         return dict(zip(RADAR_AXES, weights))
     if len(items) > spec.max_items:
         raise _Refused(f"at most {spec.max_items} anchors, got {len(items)}")
     pairs = [p.split(":") for p in items]
     xs, scores = [_number(p[0]) for p in pairs if len(p) == 2], [_number(p[1]) for p in pairs if len(p) == 2]
     if len(xs) != len(items) or any(v is None for v in xs + scores):
-        raise _Refused(f"must be position:score pairs separated by commas, got {_shown(text)}")
+        raise _Refused(f"must be position:score pairs separated by commas, got {quoted(text)}")
     return {"xs": xs, "scores": scores}
 
 
@@ -302,7 +311,7 @@ def parse_policy(texts: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
     for name, text in texts.items():
         spec = FIELD_BY_NAME.get(name)
         if spec is None:
-            notices.append(f"{POLICY_PREFIX}{_shown(name)[1:-1]}: not a policy constant; ignored")
+            notices.append(f"{POLICY_PREFIX}{quoted(name)[1:-1]}: not a policy constant; ignored")
             continue
         try:
             changes[name] = policy_value(spec, text)
@@ -336,13 +345,13 @@ def bounded(params: Mapping[str, Sequence[str] | str]) -> tuple[dict[str, list[s
     notices: list[str] = []
     out: dict[str, list[str]] = {}
     names = list(params)
-    if len(names) > MAX_PARAMS:
-        notices.append(f"the link has {len(names)} parameters; only the first {MAX_PARAMS} are read")
+    if len(names) > MAX_PARAMS:  # not counted further: a link's reader takes at most one more than it reads
+        notices.append(f"the link has more than {MAX_PARAMS} parameters; only the first {MAX_PARAMS} are read")
         names = names[:MAX_PARAMS]
     for name in names:
         raw = params[name]
         values = [raw] if isinstance(raw, str) else list(raw)
-        shown = _shown(name)[1:-1]
+        shown = quoted(name)[1:-1]
         if len(name) > 100:
             notices.append(f"{shown}: a parameter name longer than 100 characters; ignored")
             continue
@@ -387,7 +396,7 @@ def parse(params: Mapping[str, Sequence[str] | str], agents: Collection[str], *,
             continue
         key = KEY_BY_NAME.get(name)
         if key is None:
-            parsed.notices.append(f"{_shown(name)[1:-1]}: not a setting this explorer reads; ignored")
+            parsed.notices.append(f"{quoted(name)[1:-1]}: not a setting this explorer reads; ignored")
             continue
         if only is not None and name not in only:
             continue
@@ -423,7 +432,7 @@ def _parse_named_weights(texts: Mapping[str, str], notices: list[str]) -> tuple[
     weights = dict(zip(RADAR_AXES, DEFAULT_WEIGHTS))
     read = 0
     for axis, text in texts.items():
-        name = f"{WEIGHT_PREFIX}{_shown(axis)[1:-1]}"
+        name = f"{WEIGHT_PREFIX}{quoted(axis)[1:-1]}"
         if axis not in weights:
             notices.append(f"{name}: not a radar axis (the axes are {', '.join(RADAR_AXES)}); ignored")
             continue
@@ -509,7 +518,7 @@ def parse_source(params: Mapping[str, Sequence[str] | str],
     if data is None or data == "sample":
         return Source(), []
     if sha is not None and not _SHA.fullmatch(sha.lower()):
-        return Source(), [f"sha: must be {SHA_CHARS} hex digits, got {_shown(sha)}; ignored"]
+        return Source(), [f"sha: must be {SHA_CHARS} hex digits, got {quoted(sha)}; ignored"]
     sha = sha.lower() if sha else None
     if data in ("upload", "import"):
         if sha is None:
@@ -521,10 +530,10 @@ def parse_source(params: Mapping[str, Sequence[str] | str],
     if data.startswith("db:") and "/" in data:
         name, table = data[3:].split("/", 1)
         if not _NAME.fullmatch(name) or not _NAME.fullmatch(table) or table not in connections.get(name, ()):
-            return Source(), [f"data: {_shown(data)} is not a connection and table this deployment offers; "
+            return Source(), [f"data: {quoted(data)} is not a connection and table this deployment offers; "
                               "the sample data is shown"]
         return Source("connection", connection=name, table=table, sha=sha), []
-    return Source(), [f"data: must be sample, upload, import or db:<connection>/<table>, got {_shown(data)}; "
+    return Source(), [f"data: must be sample, upload, import or db:<connection>/<table>, got {quoted(data)}; "
                       "the sample data is shown"]
 
 
@@ -560,7 +569,7 @@ def dataset_source(text: str) -> Source:
         name, table = rest.split("/", 1)
         if _NAME.fullmatch(name) and _NAME.fullmatch(table):
             return Source("connection", connection=name, table=table)
-    raise ValueError(f"must be {KEY_BY_NAME['baseline'].describe()}, got {_shown(text)}")
+    raise ValueError(f"must be {KEY_BY_NAME['baseline'].describe()}, got {quoted(text)}")
 
 
 # --------------------------------------------------------------------------- Streamlit: session and URL
@@ -600,12 +609,14 @@ def read_link(connections: Mapping[str, Collection[str]], page: str = "") -> Sou
     own = PAGE_PARAMS.get(page, frozenset())  # the landing page's own parameters: it reads them itself
     # The radar's scorecard opened on another page: kept for the radar page, and in every page's link meanwhile.
     carried = {k: v for k, v in params.items() if k in SCORECARD_PARAMS and k not in own}
-    params = {k: v for k, v in params.items() if k not in own}
+    # Bounded once, here: the settings read now and the agent settings read once the dataset is shown (settle_link)
+    # take the same bounded values, so that each cut is said once.
+    params, cut = bounded({k: v for k, v in params.items() if k not in own})
     source, notices = parse_source(params, connections)
     free = parse(params, (), only=[k.name for k in KEYS if k.kind not in AGENT_KINDS])
     st.session_state[STORE].update(free.values)
     waiting = {k: v for k, v in params.items() if k in KEY_BY_NAME and KEY_BY_NAME[k].kind in AGENT_KINDS}
-    st.session_state[LINK] = Link(source, waiting, notices + free.notices, free.notes, carried)
+    st.session_state[LINK] = Link(source, waiting, cut + notices + free.notices, free.notes, carried)
     return source
 
 

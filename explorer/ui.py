@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
@@ -39,12 +39,13 @@ def metric_row(n: int) -> list[Any]:
 def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | None = None, *,
           key: str | None = None, height: int | Literal["fit", "auto"] = "fit",
           columns: Mapping[str, Any] | None = None,
-          select: Literal["single-row", "multi-row"] | None = None) -> list[int]:
+          select: Literal["single-row", "multi-row"] | None = None, selected: Sequence[int] = ()) -> list[int]:
     """A sortable table whose cells are formatted by ``explorer.format`` (an empty value shows a dash).
 
     The underlying values stay numeric, so sorting by a column sorts numbers, not text. With
     ``select`` (and a ``key``), rows can be selected: the positions of the selected rows in ``frame``
-    are returned (the order the frame was given in, whatever order the viewer sorted it into).
+    are returned (the order the frame was given in, whatever order the viewer sorted it into);
+    ``selected`` are the rows selected when the table is first drawn (a link's view), never over the viewer's.
     """
     formats = dict(formats or {})
     # A frame from the shared cache is the same object on every rerun of every session: its Styler is built and
@@ -62,7 +63,8 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
                      placeholder=fmt.DASH)
         return []
     event = st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key, column_config=config,
-                         placeholder=fmt.DASH, on_select="rerun", selection_mode=select)
+                         placeholder=fmt.DASH, on_select="rerun", selection_mode=select,
+                         selection_default={"selection": {"rows": list(selected)}} if selected else None)
     return [int(r) for r in event.selection.rows if 0 <= int(r) < len(frame)]
 
 

@@ -151,7 +151,7 @@ def test_runs_page_costliest_first_orders_by_influence():
     at = page("runs")
     at.session_state[drill.FILTER_KEY] = drill.RunsFilter(agents=("crashy-runner",))
     run(at)
-    at.radio(key="runs_order").set_value("costliest first")
+    at.radio(key="runs_order").set_value("costliest")
     run(at)
     points = frame_with(at, "Points if removed")["Points if removed"].astype(float)
     assert points.is_monotonic_decreasing and points.iloc[0] > 0

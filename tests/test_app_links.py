@@ -131,6 +131,66 @@ def test_a_view_built_on_several_pages_is_in_the_link_of_any_page():
     assert not fresh.warning
 
 
+def link_params(link: str) -> dict[str, str | list[str]]:
+    """The query parameters of a copied link, a repeated one as a list (as a fresh session receives them)."""
+    params: dict[str, list[str]] = {}
+    for part in link.split("?", 1)[1].split("&"):
+        name, value = part.split("=", 1)
+        params.setdefault(name, []).append(value.replace("+", " "))
+    return {k: v[0] if len(v) == 1 else v for k, v in params.items()}
+
+
+def test_each_pages_own_controls_reach_the_link_and_a_fresh_session():
+    # Repeatability: the curve's agents, the per-task level, the agent compared with tau2-bench's reading.
+    at = go(app(), "repeatability")
+    at.multiselect(key="curve_agents").set_value(["swift-lite", "crashy-runner"]).run()
+    at.radio(key="task_k").set_value(5).run()
+    # Score over time: its agents, the radar's agent (the agent in focus), pass^k's k (the same level).
+    go(at, "over_time")
+    at.multiselect(key="over_time_agents").set_value(["steady-pro", "blackbox-api"]).run()
+    at.selectbox(key="over_time_radar_agent").set_value("blackbox-api").run()
+    # Runs: one agent's runs, costliest first; the sandbox: rank moves in the leaderboard's order.
+    go(at, "sandbox")
+    at.toggle(key="largest_first").set_value(False).run()
+    link = link_text(at)
+    for part in ("curve=swift-lite&curve=crashy-runner", "level=5", "timeline=steady-pro&timeline=blackbox-api",
+                 "agent=blackbox-api", "largest=0"):
+        assert part in link, (part, link)
+    fresh = go(app(**link_params(link)), "repeatability")
+    assert fresh.multiselect(key="curve_agents").value == ["swift-lite", "crashy-runner"]
+    assert fresh.radio(key="task_k").value == 5
+    go(fresh, "over_time")
+    assert fresh.multiselect(key="over_time_agents").value == ["steady-pro", "blackbox-api"]
+    assert fresh.selectbox(key="over_time_radar_agent").value == "blackbox-api"
+    assert fresh.segmented_control(key="over_time_k").value == 5
+    go(fresh, "sandbox")
+    assert fresh.toggle(key="largest_first").value is False
+    # The leaderboard opens with the agent in focus selected: its panel is the view the link was made of.
+    go(fresh, "leaderboard")
+    assert "#3 blackbox\\-api: 76.30" in [h.value for h in fresh.subheader]
+    assert not fresh.warning
+
+
+def test_the_runs_pages_order_is_in_its_link():
+    at = go(app(agent="swift-lite"), "runs")
+    at.radio(key="runs_order").set_value("costliest").run()
+    link = link_text(at)
+    assert "order=costliest" in link and "agent=swift-lite" in link
+    fresh = go(app(**link_params(link)), "runs")
+    assert fresh.radio(key="runs_order").value == "costliest"
+    def runs_table(session: AppTest):
+        return next(d.value for d in session.dataframe if "Points if removed" in d.value.columns)
+
+    assert runs_table(fresh).equals(runs_table(at))
+
+
+def test_a_link_cut_to_its_limits_says_so_once_and_quotes_a_long_value_short():
+    at = go(app(agents=["steady-pro"] * 12), "radar")  # read twice: its settings now, its agents once data is shown
+    assert warnings(at).count("given 12 times; only the first 10 are read") == 1
+    at = go(app(task="x" * 400), "runs")  # the Runs page's own filter
+    assert "task 'xxx" in warnings(at) and "x" * 100 not in warnings(at)
+
+
 def test_a_scorecard_opened_on_another_page_reaches_the_radar():
     at = go(app(scorecard="speed-first"), "headline")
     assert "not a setting" not in warnings(at)

@@ -23,7 +23,8 @@ def test_a_good_link_sets_every_piece_of_state():
 
 
 VIEW = {"agent": "crashy-runner", "versus": "swift-lite", "agents": ["swift-lite"], "weights": (20, 0, 40, 20, 20),
-        "intervals": True, "replicates": 2000, "seed": 123,
+        "intervals": True, "replicates": 2000, "seed": 123, "level": 3, "curve": ["swift-lite", "steady-pro"],
+        "tau2": "steady-pro", "timeline": ["crashy-runner"], "order": "costliest", "largest": False,
         "policy": {"success_weight": 0.5, "cost_weight": 0.2,
                    "latency_anchors": {"xs": [400.0, 2000.0, 5000.0, 10000.0], "scores": [1.0, 0.8, 0.5, 0.0]}}}
 
@@ -144,6 +145,14 @@ def test_a_link_is_bounded_before_anything_is_read():
     assert f"only the first {state.MAX_REPEATS} are read" in repeated.notices[0]
     long_name = state.parse({"x" * 1000: "1"}, AGENTS)
     assert long_name.values == {} and "longer than 100 characters" in long_name.notices[0]
+
+
+def test_a_link_past_the_parameter_limit_is_not_counted_past_it():
+    # The app's reader takes one parameter more than it reads (a hostile link is never read whole), so the notice
+    # cannot say how many there were: it said "the link has 41 parameters" of a link of 60.
+    parsed = state.parse({f"p{i}": "x" for i in range(state.MAX_PARAMS + 1)}, AGENTS)
+    assert parsed.notices[0] == (f"the link has more than {state.MAX_PARAMS} parameters; only the first "
+                                 f"{state.MAX_PARAMS} are read")
 
 
 def test_streamlit_and_source_parameters_are_not_reported_as_unknown():

@@ -58,6 +58,8 @@ selected = ui.table(
      "Execution": fmt.factor, "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor,
      "Avg cost (USD)": fmt.usd},
     key="leaderboard", select="single-row",
+    # The agent in focus (a link's, or one chosen on another page) is the row selected when the table is first drawn.
+    selected=[i for i, a in enumerate(board["Agent"]) if a == drill.focus_agent()][:1],
     # Rank, agent and score are pinned (explorer.ui.table); short headers, so that at 1400 px every component of
     # the formula is in view without scrolling sideways.
     columns={"Agent": st.column_config.TextColumn(width=ui.PINNED_TEXT_PX,

@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import charts, data, drill
+from explorer import charts, data, drill, state
 from explorer import format as fmt
 from explorer.pages import end_page, show_title
 
@@ -17,8 +17,9 @@ policy = report.policy
 agents = [a.agent_id for a in report.agents]
 focus = drill.focus_agent()
 default = [focus] if focus in agents else agents[:DEFAULT_AGENTS]
-chosen = st.multiselect("Agents", agents, default=default, key="over_time_agents",
-                        help=f"Without a choice elsewhere, the top {DEFAULT_AGENTS} of the leaderboard.")
+chosen = st.multiselect("Agents", agents,
+                        help=f"Without a choice elsewhere, the top {DEFAULT_AGENTS} of the leaderboard.",
+                        **state.bound("timeline", "over_time_agents", agents, fallback=default))
 if not chosen:
     st.info("Choose at least one agent.", icon=":material/info:")
     end_page()
@@ -35,14 +36,14 @@ if facts:
     st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in facts))
 
 st.subheader("Radar axes over time")
-one = st.selectbox("Agent", ordered, key="over_time_radar_agent")
+one = st.selectbox("Agent", ordered, **state.bound("agent", "over_time_radar_agent", ordered))
 st.plotly_chart(charts.radar_over_time(found.agent(one), one), width="stretch", key="radar_over_time")
 st.caption(f"The window: the agent's latest {policy.radar_window} terminal runs finished by the end of the day. "
            "The profile score uses the policy's default viewer weights.")
 
 st.subheader("pass^k over time")
-k = st.segmented_control("k", policy.pass_k_levels, default=policy.pass_k_levels[0], key="over_time_k",
-                         format_func=lambda level: f"pass^{level}") or policy.pass_k_levels[0]
+k = st.segmented_control("k", policy.pass_k_levels, format_func=lambda level: f"pass^{level}",
+                         **state.bound("level", "over_time_k", policy.pass_k_levels)) or policy.pass_k_levels[0]
 st.plotly_chart(charts.pass_k_over_time(found.frame, ordered, k), width="stretch", key="pass_k_over_time")
 st.caption(f"The mean over the tasks with at least {policy.pass_k_min_outcomes} known outcomes by that day "
            "(the qualifying tasks); a gap: no task qualified yet.")

@@ -44,8 +44,8 @@ st.caption("These are the canonical numbers (the published rule). tau2-bench's r
 
 st.subheader("The pass^k curve", help=glossary.tooltip("pass^k"))
 with_tasks = [a.agent_id for a in report.agents if a.repeatability.pass_k is not None]
-chosen = st.multiselect("Agents", with_tasks, default=with_tasks[:4], key="curve_agents",
-                        max_selections=len(charts.PALETTE))
+chosen = st.multiselect("Agents", with_tasks, max_selections=len(charts.PALETTE),
+                        **state.bound("curve", "curve_agents", with_tasks, fallback=with_tasks[:4]))
 st.plotly_chart(data.figure("pass_k_curve", (tuple(chosen), theme.name), lambda: charts.pass_k_curve(
     {a: report.agent(a).repeatability.curve() for a in chosen}, marked=levels, theme=theme)), width="stretch",
     key="pass_k_curve")
@@ -55,7 +55,8 @@ st.subheader("Per-task detail")
 if with_tasks:
     left, right = st.columns([1, 1])
     agent_id = left.selectbox("Agent", with_tasks, **state.bound("agent", "task_agent", with_tasks))
-    k = right.radio("Level", levels, horizontal=True, format_func=lambda k: f"pass^{k}", key="task_k")
+    k = right.radio("Level", levels, horizontal=True, format_func=lambda k: f"pass^{k}",
+                    **state.bound("level", "task_k", levels))
     task_rows = data.table_frame("task_table", agent_id, lambda: tables.task_table(report, agent_id))
     left, right = st.columns([3, 2])
     with left:
@@ -89,7 +90,7 @@ compared = data.derived("tau2_compared", None, lambda: [a.agent_id for a in repo
                                                          if a.repeatability.tau2_reading() is not None],
                         lambda agents: 100 * len(agents) + 1_000)
 if compared:
-    agent_id = st.selectbox("Agent to compare", compared, key="tau2_agent")
+    agent_id = st.selectbox("Agent to compare", compared, **state.bound("tau2", "tau2_agent", compared))
     rep = report.agent(agent_id).repeatability
     st.markdown("\n".join(f"- Canonical {line}" for line in tau2_reading.canonical_words(
         rep, policy.pass_k_min_outcomes)) + f"\n- {tau2_reading.tau2_words(rep)}")

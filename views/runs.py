@@ -1,6 +1,6 @@
 import streamlit as st
 
-from explorer import data, drill, tables, ui
+from explorer import data, drill, state, tables, ui
 from explorer import format as fmt
 from explorer.pages import show_title
 from scoring.analysis.drilldown import COHORTS, OUTCOMES, runs_csv
@@ -9,6 +9,7 @@ from scoring.contract.schema import STATUSES
 
 ROWS_SHOWN = 1_000  # a table never holds more: the rest is counted and downloadable
 CSV_ROWS = 200_000  # the most runs one CSV download holds
+ORDERS = state.KEY_BY_NAME["order"].options  # newest first, or costliest first
 
 show_title("runs")
 st.caption("The runs behind every number. Filter by agent, task, status, outcome and the cohort each measure "
@@ -72,9 +73,10 @@ if one_agent is not None:
                     f"{fmt.score(removal.score_if_removed)} instead of {fmt.score(now)} (its weighted score "
                     f"{removal.points_if_removed:+.2f} points: what these runs cost, or add when negative).",
                     icon=":material/calculate:")
-    order = st.radio("Order", ["newest first", "costliest first"], horizontal=True, key="runs_order",
-                     help="Costliest first: the runs whose removal would raise the agent's score the most.")
-    if order == "costliest first":
+    order = st.radio("Order", ORDERS, format_func=lambda o: f"{o} first", horizontal=True,
+                     help="Costliest first: the runs whose removal would raise the agent's score the most.",
+                     **state.bound("order", "runs_order", ORDERS))
+    if order == "costliest":
         view = view.sort_values(["points_if_removed", "run_id"], ascending=[False, True], na_position="last",
                                 kind="stable")
 

@@ -88,7 +88,7 @@ st.download_button("Download this sandbox policy (JSON)", policy_json(sandbox),
 st.subheader("Rank changes: canonical against sandbox")
 sandbox_report = data.sandbox_report(scored, sandbox)
 diff = rank_diff(canonical, sandbox_report)
-if st.toggle("Largest moves first", value=True, key="largest_first"):
+if st.toggle("Largest moves first", **state.bound("largest", "largest_first")):
     diff = largest_moves_first(diff)
 st.caption(f"Canonical: {canonical.policy.version} · Sandbox: {sandbox.version}. Rank move is positive when "
            "the agent climbs under the sandbox policy.")
