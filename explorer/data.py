@@ -713,11 +713,11 @@ def source_caption(result: Scored | Refused) -> str:
     label = {"sample": "Sample data", "upload": "Uploaded", "import": "Imported", "connection": "PostgreSQL",
              "url": "PostgreSQL"}[dataset.kind]
     if isinstance(result, Refused):
-        return f"{label}: {dataset.name} — refused ({result.error.invalid_rows:,} invalid row(s))"
+        rows = result.error.invalid_rows
+        return f"{label}: {dataset.name} — refused ({f'{rows:,} invalid row(s)' if rows else 'the file as a whole'})"
     loaded = result.loaded
-    agents = len(result.report.agents)
-    return (f"{label}: {dataset.name} · {len(loaded.runs):,} runs · {agents:,} agents · "
-            f"{loaded.excluded_rows:,} excluded row(s)")
+    return (f"{label}: {dataset.name} · {fmt.counted(len(loaded.runs), 'run', 'runs')} · "
+            f"{fmt.counted(len(result.report.agents), 'agent', 'agents')} · {loaded.excluded_rows:,} excluded row(s)")
 
 
 def intervals(scored_data: Scored, replicates: int, seed: int) -> Intervals:

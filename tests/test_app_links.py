@@ -191,6 +191,13 @@ def test_a_link_cut_to_its_limits_says_so_once_and_quotes_a_long_value_short():
     assert "task 'xxx" in warnings(at) and "x" * 100 not in warnings(at)
 
 
+def test_every_radar_weight_at_zero_says_why_there_is_no_profile_score():
+    at = go(app(w_correctness="0", w_latency="0", w_cost="0", w_tool_efficiency="0", w_robustness="0"), "radar")
+    assert any("Every weight is 0: there is no profile score" in i.value for i in at.info)
+    at.slider(key="weight_cost").set_value(20).run()
+    assert not any("Every weight is 0" in i.value for i in at.info)
+
+
 def test_a_scorecard_opened_on_another_page_reaches_the_radar():
     at = go(app(scorecard="speed-first"), "headline")
     assert "not a setting" not in warnings(at)

@@ -227,6 +227,23 @@ def test_radar_sliders_move_profile_scores_never_the_headline():
 # --------------------------------------------------------------------------- upload flow via app.py
 
 
+def test_the_sidebar_names_a_whole_file_refusal_and_counts_in_words():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    run(at)
+    at.radio(key="source_kind").set_value("Upload a file")
+    run(at)
+    at.file_uploader(key="upload").set_value(("no-cost.csv", b"run_id,agent_id,task_id,status,success,latency_ms\n"
+                                              b"r1,a,t,completed,true,10\n", "text/csv"))
+    run(at)
+    captions = [c.value.replace("\\", "") for c in at.sidebar.caption]
+    assert any("no-cost.csv — refused (the file as a whole)" in c for c in captions), captions
+    at.file_uploader(key="upload").set_value(("one.csv", b"run_id,agent_id,task_id,status,success,latency_ms,cost_usd"
+                                              b"\nr1,a,t,completed,true,10,0.1\n", "text/csv"))
+    run(at)
+    captions = [c.value.replace("\\", "") for c in at.sidebar.caption]
+    assert any("one.csv · 1 run · 1 agent · 0 excluded row(s)" in c for c in captions), captions
+
+
 def test_a_bad_upload_shows_the_report_and_can_exclude_the_invalid_rows():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     run(at)

@@ -220,7 +220,7 @@ def test_undated_runs_count_from_the_first_day():
     a = over.agent("a")
     assert list(a["completed_runs"]) == [1, 1, 2] and a["score"].notna().all()
     assert over.undated_runs == {"a": 1}
-    assert "1 runs have no finished_at" in str(over.facts()[0])
+    assert "1 run has no finished_at" in str(over.facts()[0])
 
 
 def test_no_finished_at_column_means_no_series():

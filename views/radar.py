@@ -93,6 +93,9 @@ def viewer_weights() -> dict[str, float]:
                  "that axis is dropped and the others are renormalized again. Default: "
                  f"{defaults['correctness']:.0%} each (published).")
     right.button("Reset weights", on_click=reset_weights, icon=":material/restart_alt:", width="stretch")
+    if not total:
+        st.info("Every weight is 0: there is no profile score to rank by until one axis has a positive weight. "
+                "The headline scores and ranks are unchanged.", icon=":material/info:")
     return weights
 
 

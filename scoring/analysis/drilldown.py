@@ -228,8 +228,8 @@ class OverTime:
         out = []
         undated = sum(self.undated_runs.values())
         if undated:
-            out.append(Fact("{n:count} runs have no finished_at: like the radar window, they count as the oldest, "
-                            "so every day's numbers include them.", {"n": undated}))
+            out.append(Fact("{n:count|run has|runs have} no finished_at: like the radar window, they count as the "
+                            "oldest, so every day's numbers include them.", {"n": undated}))
         gate = self.policy.consistency_min_latencies
         for row in self.switches().itertuples(index=False):
             v = {"agent": row.agent_id, "day": row.day.strftime("%Y-%m-%d"), "n": row.completed_runs,
