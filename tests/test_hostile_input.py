@@ -95,6 +95,20 @@ def test_other_encodings_load_the_same_runs(encoding):
     assert runs.loc[0, "agent_id"] == "agént-é"
 
 
+@pytest.mark.parametrize("name", ["x.csv", "x.json", "x.jsonl"])
+@pytest.mark.parametrize("data", [
+    b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x01",  # an image renamed
+    b"PK\x03\x04\x14\x00\x00\x00\x08\x00",  # an archive renamed
+    (HEADER + "\nr1,a,t1,completed,true,1,0.01,3,\x00\n").encode(),  # text with a NUL byte
+])
+def test_binary_content_is_refused_as_binary_not_in_a_parsers_words(data, name):
+    error = outcome(data, name)
+    assert isinstance(error, RunsValidationError)
+    (problem,) = error.problems
+    assert problem.code == "file" and "binary content (a NUL byte at byte" in problem.reason
+    assert "not text" in problem.reason and "unquoted field" not in problem.reason
+
+
 def test_latin1_is_read_with_a_warning():
     loaded = load_runs(f"{HEADER}\nr1,agént,t1,completed,true,1,0.01,3,\n".encode("latin-1"), name="x.csv")
     assert any("Latin-1" in w for w in loaded.warnings)

@@ -356,6 +356,9 @@ def _fields_per_record(text: str) -> list[int]:
         raise _file_problem(f"not readable as CSV: {exc}") from None
 
 
+BINARY_SNIFF_BYTES = 8192  # where a NUL byte says a "text" file is binary
+
+
 def _check_text_shape(data: bytes | mmap.mmap, fmt: str, limits: Limits) -> int:
     """Refuse a text file before decoding it: a line longer than allowed, or (CSV) too many columns.
 
@@ -363,6 +366,13 @@ def _check_text_shape(data: bytes | mmap.mmap, fmt: str, limits: Limits) -> int:
     line is an attack on the parser's memory, not data. Returns the newlines counted on the way (the row
     bound's count).
     """
+    # Binary content (an image, an archive, random bytes renamed .csv) would reach the reader as Latin-1 and fail
+    # in its words ("new-line character seen in unquoted field"): a NUL byte near the start says what it is. Text
+    # in UTF-16, which has NUL bytes, starts with its byte-order mark (decode_text).
+    nul = data.find(b"\x00", 0, BINARY_SNIFF_BYTES)
+    if nul >= 0 and data[:2] not in (b"\xff\xfe", b"\xfe\xff"):
+        raise _file_problem(f"binary content (a NUL byte at byte {nul + 1:,}), not text: a {fmt.upper()} runs file "
+                            "is UTF-8 text")
     longest, newlines = _longest_line(data)
     if longest > limits.max_line_bytes:
         raise _file_problem(f"a line is {format_size(longest)} long, more than the limit of "
