@@ -340,3 +340,58 @@ def test_a_refusal_counts_every_problem_and_invalid_row_as_the_pandas_engine_doe
     more = [int(m.group(1).replace(",", "")) for m in map(re.compile(r"([0-9,]+) more row\(s\) not listed").search,
                                                          lines) if m]
     assert len(listed) + sum(more) == pandas.total and not any(line.startswith("  ... and") for line in lines)
+
+
+# ----------------------------------------------------------------- what DuckDB's reader lets through (audit)
+
+PARITY_ROWS = ["r0,a,t1,completed,true,1000,0.01", "r1,a,t1,completed,true,1000,0.01"]
+
+
+def refusal_codes(load, path) -> list[str]:
+    with pytest.raises(RunsValidationError) as info:
+        load(path)
+    return [p.code for p in info.value.problems]
+
+
+@pytest.mark.parametrize("second", ["latency_ms", "LATENCY_MS", "Latency MS"])
+def test_a_csv_header_naming_a_column_twice_is_refused_by_both_engines(tmp_path, second):
+    # DuckDB renames the second copy latency_ms_1, no SPEC 1 column: the engine scored the first and dropped it.
+    path = tmp_path / "dup.csv"
+    path.write_text(f"{HEADER},{second}\n" + "".join(f"{r},9000\n" for r in PARITY_ROWS))
+    assert refusal_codes(load_runs, path) == refusal_codes(score_file_sql, path) == ["duplicate_column"]
+
+
+@pytest.mark.parametrize("second", ["latency_ms", "LATENCY_MS"])
+def test_a_parquet_file_naming_a_column_twice_is_refused_by_both_engines(tmp_path, second):
+    table = pa.table({"run_id": ["r0", "r1"], "agent_id": ["a", "a"], "task_id": ["t1", "t1"],
+                      "status": ["completed", "completed"], "success": [True, True],
+                      "latency_ms": [1000.0, 1000.0], "cost_usd": [0.01, 0.01]})
+    path = tmp_path / "dup.parquet"
+    pq.write_table(table.append_column(second, pa.array([9000.0, 9000.0])), path)
+    assert refusal_codes(load_runs, path) == refusal_codes(score_file_sql, path) == ["duplicate_column"]
+
+
+@pytest.mark.parametrize("end", ["\n", "", "\r\n"])
+def test_a_trailing_comma_on_the_last_line_is_refused_by_both_engines(tmp_path, end):
+    # DuckDB drops an empty extra field of the last line only (one on an earlier line it refuses).
+    path = tmp_path / "trailing.csv"
+    path.write_text(HEADER + "\n" + PARITY_ROWS[0] + "\n" + PARITY_ROWS[1] + "," + end, newline="")
+    assert refusal_codes(load_runs, path) == refusal_codes(score_file_sql, path) == ["file"]
+    with pytest.raises(RunsValidationError, match="the last line has 8 fields where the header has 7"):
+        score_file_sql(path)
+
+
+def test_a_last_line_whose_last_cell_is_empty_or_quoted_across_lines_is_read_by_both(tmp_path):
+    empty_cost = tmp_path / "empty-cost.csv"
+    empty_cost.write_text(HEADER + "\n" + PARITY_ROWS[0] + "\nr1,a,t1,completed,true,1000,\n")
+    quoted = tmp_path / "quoted.csv"  # the last cell spans lines and holds commas and quotes
+    quoted.write_text(HEADER + "\n" + PARITY_ROWS[0] + '\nr1,a,"t1, the ""second""\nline,,",completed,true,1,0.1\n')
+    for path in (empty_cost, quoted):
+        assert_same_report(*both(path))
+
+
+def test_a_header_line_past_a_mebibyte_is_refused_reading_only_that_much(tmp_path):
+    path = tmp_path / "one-line.csv"
+    path.write_bytes(b"run_id," + b"x" * (3 << 20))  # 3 MiB, no line break
+    with pytest.raises(RunsValidationError, match="the header line is longer than 1 MiB"):
+        score_file_sql(path)

@@ -18,8 +18,11 @@ bit. An agent with subnormal or tiny values has its sum taken by ``math.fsum`` o
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, fields
@@ -42,6 +45,7 @@ from scoring.contract.schema import (
     NUMBER_PATTERN,
     PASS_THROUGH_COLUMNS,
     PASS_THROUGH_LIMIT,
+    READ_COLUMNS,
     REQUIRED_COLUMNS,
     STATUSES,
     TERMINAL_STATUSES,
@@ -1035,8 +1039,69 @@ def _required(columns: set[str], source_name: str) -> None:
         raise RunsValidationError([Problem.of(Reason.MISSING_COLUMN, None, c) for c in missing], source=source_name)
 
 
+HEADER_BYTES = 1 << 20  # a CSV header must end within the file's first MiB (nine columns and a few more)
+TAIL_BYTES = 1 << 16  # the last line is checked when it ends within the file's last 64 KiB
+
+
+def _header_names(path: Path) -> list[str]:
+    """The column names as the file writes them: DuckDB renames a repeated name (``latency_ms_1``), which would
+    hide a column named twice that the pandas loader refuses. A Parquet file's are those the loader reads."""
+    if path.suffix.lower() in (".parquet", ".pq"):
+        import pyarrow.parquet as pq
+
+        try:
+            names = [str(n) for n in pq.read_schema(str(path)).names]
+        except Exception:  # unreadable: DuckDB's refusal says so
+            return []
+        return [n for n in names if normalize_column_name(n) in READ_COLUMNS]
+    with open(path, "rb") as handle:
+        head = handle.read(HEADER_BYTES)
+    if not re.search(rb"[\r\n]", head) and path.stat().st_size > HEADER_BYTES:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=f"the header line is longer than "
+                                                                  f"{HEADER_BYTES // (1 << 20)} MiB")],
+                                  source=path.name)
+    try:
+        return next(csv.reader(io.StringIO(head.decode("utf-8-sig", errors="replace"), newline="")), [])
+    except csv.Error:  # DuckDB's refusal says why
+        return []
+
+
+def _last_line_fields(path: Path) -> int | None:
+    """The fields of a CSV file's last line, where they can be counted from the line alone (None where the line
+    is longer than TAIL_BYTES, or its quotes leave open whether it ends a cell that spans lines)."""
+    size = path.stat().st_size
+    with open(path, "rb") as handle:
+        handle.seek(max(0, size - TAIL_BYTES))
+        tail = handle.read()
+    lines = re.split(rb"\r\n|\r|\n", tail.rstrip(b"\r\n"))
+    last = lines[-1]
+    if (len(lines) == 1 and size > TAIL_BYTES) or last.count(b'"') % 2:
+        return None
+    try:
+        return len(next(csv.reader([last.decode("utf-8", errors="replace")]), []))
+    except csv.Error:
+        return None
+
+
+def _check_shape(path: Path) -> None:
+    """What DuckDB's reader lets through and the pandas loader refuses: a column named twice, and (CSV) a last
+    line with a field more than the header (DuckDB drops an empty last field of the last line only; a ragged
+    line before it is refused by both)."""
+    header = _header_names(path)
+    try:
+        _normalize_names(header)
+    except RunsValidationError as exc:
+        raise RunsValidationError(exc.problems, source=path.name) from None
+    fields = _last_line_fields(path) if path.suffix.lower() == ".csv" and header else None
+    if fields is not None and fields > len(header):
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=(
+            f"the last line has {fields} fields where the header has {len(header)}: a comma too many, or a cell "
+            "holding a comma without quotes around it"))], source=path.name)
+
+
 def _duckdb_relation(con: Any, path: Path) -> tuple[Any, str]:
     """The file as a DuckDB relation (relational API: the path is a value, never SQL text), with row numbers."""
+    _check_shape(path)
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
         return con.read_parquet(str(path), file_row_number=True), "file_row_number + 1"
