@@ -192,6 +192,29 @@ def test_on_the_floor_only_success_can_overtake():
         assert not o.change(name).reachable and "zero-success floor" in str(o.change(name).fact)
 
 
+def test_under_a_zero_success_weight_one_success_still_lifts_the_floor_and_overtakes():
+    # A sandbox policy may weigh success 0 (the validator accepts it): the success rate then moves nothing, but an
+    # agent on the zero-success floor scores 0 until one completed run succeeds. It was told "not reachable: its
+    # weight is 0" while one flipped run puts it first (found by an audit that re-scored the flipped runs).
+    from scoring.contract.policy import policy_from_dict
+
+    policy = policy_from_dict({"success_weight": 0.0, "execution_weight": 0.5, "cost_weight": 0.5})
+
+    def rows(b_successes: int) -> list[dict]:
+        return ([run(f"a{i}", "a", success=i == 0, latency=9000.0, cost=0.15) for i in range(4)]
+                + [run(f"b{i}", "b", success=i < b_successes, latency=600.0, cost=0.002) for i in range(4)])
+
+    report = score_runs(runs_from_records(rows(0)), policy)
+    assert [a.agent_id for a in report.agents] == ["a", "b"] and report.agent("b").headline.zero_success_floor
+    change = overtake(report, "b").change("success")
+    assert change.reachable and change.runs_flipped == 1 and change.runs_added == 1
+    assert str(change.fact).startswith("The success rate has no weight, but a successful completed run lifts")
+    lifted = score_runs(runs_from_records(rows(1)), policy)  # the change, applied and re-scored
+    assert lifted.agents[0].agent_id == "b"
+    # Off the floor, a zero weight still leaves the success rate nothing to do.
+    assert not overtake(lifted, "a").change("success").reachable
+
+
 def changed_rows(rows, agent, change, h, scale=1.0):
     """The data with one component's change applied (``scale`` moves the target value, to test minimality)."""
     rows = [dict(r) for r in rows]

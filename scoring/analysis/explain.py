@@ -360,14 +360,17 @@ def _success_change(h: Headline, stats: HeadlineAggregates, top: float, w_needed
     rate = float(h.success_rate or 0.0)
     none = ComponentChange("success", False, rate, None, rate, None,
                            Fact("Not reachable by the success rate alone: its weight is 0."))
-    if top <= 0:
+    weightless = top <= 0  # a policy may weigh success 0: then only lifting the zero-success floor counts
+    if weightless and not h.zero_success_floor:
         return none
-    # The continuous threshold: the composite is affine in the success rate (slope = the component's max).
-    exec_score, cost_score = float(h.execution_score or 0.0), float(h.cost_score or 0.0)
-    policy = h.policy
-    guess = rate + (w_needed - float(h.weighted_score or 0.0)) / top
-    needed = _nudged(guess, math.inf, lambda r: composite(r, exec_score, cost_score, policy) >= w_needed)
-    needed = None if needed is None else max(needed, 0.0)
+    needed: float | None = None
+    if not weightless:
+        # The continuous threshold: the composite is affine in the success rate (slope = the component's max).
+        exec_score, cost_score = float(h.execution_score or 0.0), float(h.cost_score or 0.0)
+        policy = h.policy
+        guess = rate + (w_needed - float(h.weighted_score or 0.0)) / top
+        needed = _nudged(guess, math.inf, lambda r: composite(r, exec_score, cost_score, policy) >= w_needed)
+        needed = None if needed is None else max(needed, 0.0)
 
     def flipped(k: int) -> bool:
         return reaches(replace(stats, successful_runs=np.asarray(s + k, dtype=float)))
@@ -395,7 +398,9 @@ def _success_change(h: Headline, stats: HeadlineAggregates, top: float, w_needed
         ways.append("{flips:count} more successful run(s) among the same {n:count} completed runs")
     if adds is not None:
         ways.append("{adds:count} more successful completed run(s) (with every other factor unchanged)")
-    text = "Success rate at least {need:pct2} instead of {now:pct2}" + floor + ": " + ", or ".join(ways) + "."
+    text = ("The success rate has no weight, but a successful completed run lifts the zero-success floor: "
+            if weightless else "Success rate at least {need:pct2} instead of {now:pct2}" + floor + ": ") + \
+        ", or ".join(ways) + "."
     return ComponentChange("success", True, rate, needed, rate, needed, Fact(text, v), runs_flipped=flips,
                            runs_added=adds)
 
