@@ -267,6 +267,10 @@ def test_each_harness_note_on_unequal_trials_says_what_that_harness_computes(tmp
     assert "1 simulation(s) ended with infrastructure_error: failed here; tau2-bench leaves them out" in warnings
     assert "unequal trial counts (2 to 3 per task; expected 3 as info.num_trials); fewest: task(s) 2" in warnings
     assert "tau2-bench computes pass^k only up to k = 1" in warnings  # task 2: one simulation evaluated
+    more = [simulation(i, task_id="1", trial=i) for i in range(3)] + [simulation(9, task_id="2", trial=0)]
+    warnings = " | ".join(import_file(as_bytes(tau2_doc(more, num_trials=2, tasks=[{"id": "1"}, {"id": "2"}])),
+                                      "r.json").report.all_warnings())
+    assert "unequal trial counts (1 to 3 per task; expected 3; info.num_trials says 2)" in warnings
     # tau-bench: display_metrics divides every task by comb(distinct trials, k), k up to that count.
     results = [taubench_result(0, t) for t in range(4)] + [taubench_result(1, t) for t in range(3)]
     imported = import_file(as_bytes(results), "tb.json")

@@ -529,8 +529,9 @@ def trial_count_warnings(agents: list[str], tasks: list[str], expected: int | No
         want = high if expected is None else max(expected, high)
         if low < want:
             fewest = sorted(str(t) for t in n[n == low].index)
-            out.append(f"agent {agent!s}: unequal trial counts ({low} to {high} per task; expected {want}"
-                       + (" as info.num_trials" if expected is not None else "")
+            said = ("" if expected is None else " as info.num_trials" if expected >= high
+                    else f"; info.num_trials says {expected}")  # a task may have run more often than it says
+            out.append(f"agent {agent!s}: unequal trial counts ({low} to {high} per task; expected {want}{said}"
                        + f"); fewest: task(s) {', '.join(fewest[:5])}{' and more' if len(fewest) > 5 else ''}; "
                        + (harness_note.format(fewest=low) + "; " if harness_note else "")
                        + "the explorer computes every k and counts a task with fewer than k outcomes as 0")
