@@ -242,6 +242,22 @@ def test_nan_and_infinity_literals_in_json_are_refused_as_non_finite():
                                                              ("cost_usd", "not a finite number")}
 
 
+@pytest.mark.parametrize("name", ["x.json", "x.jsonl"])
+def test_a_json_record_giving_a_key_twice_is_refused_not_read_with_one_value_dropped(name):
+    # json keeps the last value of a repeated key: the record's 1 ms latency was dropped for 5 without a word,
+    # where a CSV or Parquet file naming a column twice is refused (SPEC audit).
+    good = ('{"run_id": "r2", "agent_id": "a", "task_id": "t", "status": "completed", "success": true, '
+            '"latency_ms": 1, "cost_usd": 0.1}')
+    twice = good.replace('"r2"', '"r1"').replace('"cost_usd": 0.1', '"cost_usd": 0.1, "latency_ms": 5')
+    text = f"[{twice}, {good}]" if name == "x.json" else f"{twice}\n{good}\n"
+    error = outcome(text.encode(), name)
+    assert isinstance(error, RunsValidationError) and error.invalid_rows == 1
+    (problem,) = error.problems
+    assert (problem.row, problem.code, problem.value) == (1, "duplicate_column", "latency_ms")
+    kept = load_runs(text.encode(), name=name, exclude_invalid=True)  # the record is excluded only when asked
+    assert kept.runs["run_id"].tolist() == ["r2"] and kept.excluded_rows == 1
+
+
 def test_parquet_nan_is_refused_but_parquet_null_is_an_empty_cell():
     base = dict(zip(HEADER.split(","), GOOD_ROW.split(",")))
     base.update(latency_ms=1000.0, cost_usd=0.01, steps=3, success=True)
