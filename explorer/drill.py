@@ -33,6 +33,7 @@ from scoring.analysis.fixes import Costliest, Fixes, costliest, fixes
 from scoring.contract.schema import STATUSES
 
 from . import data, state
+from . import format as fmt
 
 FILTER_KEY = "runs_filter"
 COHORT_LABELS = {"headline": "headline cohort (completed runs)",
@@ -127,7 +128,8 @@ def runs_link(runs_filter: RunsFilter, label: str) -> None:
 
     Rendering a link chooses nothing: a page calls :func:`choose` for the viewer's selection.
     """
-    data.page_link("runs", label, ":material/table_rows:", query_params=runs_filter.to_query())
+    # A page link's label is Markdown (images, links, KaTeX) and the callers' labels quote task ids: escaped here.
+    data.page_link("runs", fmt.plain(label), ":material/table_rows:", query_params=runs_filter.to_query())
 
 
 def focus(options: Sequence[str], key: str, default: str | None = None) -> None:

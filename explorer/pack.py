@@ -35,6 +35,7 @@ from scoring.analysis.sandbox import changed_constants, rank_diff
 from scoring.contract.extras import install_hint
 from scoring.contract.policy import FIELD_BY_NAME, FIELDS, policy_to_dict
 from scoring.measures.axes import AXIS_LABELS
+from scoring.outputs.badge import BIDI_CONTROLS
 from scoring.outputs.downloads import DatasetInfo, now_utc
 from scoring.outputs.methodology import anchor_rows, execution_formula, headline_formula, rules, worked_formula
 
@@ -63,7 +64,8 @@ class PackView:
 
 
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    """Escaped HTML; a bidi control becomes U+FFFD, as on the badge (a name's U+202E showed a score backwards)."""
+    return html.escape("".join("\ufffd" if ch in BIDI_CONTROLS else ch for ch in str(value)), quote=True)
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[object]], *, numeric: Collection[str] = (),

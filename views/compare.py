@@ -156,8 +156,8 @@ def two_agents() -> None:
     c = drill.comparison(scored, a, b, replicates, seed)
     pair = (a, b, replicates, seed)  # what the pair's charts and tables are kept by for every session (shared cache)
     cols = st.columns(3)
-    cols[0].metric(f"A: {a}", fmt.score(c.score_a))
-    cols[1].metric(f"B: {b}", fmt.score(c.score_b))
+    cols[0].metric(f"A: {fmt.plain(a)}", fmt.score(c.score_a))
+    cols[1].metric(f"B: {fmt.plain(b)}", fmt.score(c.score_b))
     cols[2].metric("A minus B", fmt.score(c.score_delta),
                    help=None if c.interval is None else f"{c.confidence:.0%} interval {fmt.score(c.interval.low)} to "
                                                         f"{fmt.score(c.interval.high)}")

@@ -259,11 +259,16 @@ def _short(name: str, width: int) -> str:
     return name if len(name) <= width else name[:width - 1] + "…"
 
 
-def _gate_line(d: Diff, threshold: float | None) -> str:
+def _md_text(name: str) -> str:
+    """A name as plain Markdown text on one line: every Markdown or HTML special backslash-escaped."""
+    return "".join("\\" + ch if ch in "\\`*_{}[]()<>#+-.!|~$&:" else ch for ch in fmt.one_line(name))
+
+
+def _gate_line(d: Diff, threshold: float | None, markdown: bool = False) -> str:
     if threshold is None:
         return "Gate: none (no --fail-on-drop)."
     failing = d.failing(threshold)
-    names = ", ".join(a.agent_id for a in failing)
+    names = ", ".join(_md_text(a.agent_id) if markdown else fmt.one_line(a.agent_id) for a in failing)
     return (f"Gate: fail on a real drop of {threshold:g} point{'' if threshold == 1 else 's'} or more: "
             + (f"FAILED ({names})." if failing else "passed."))
 
@@ -312,7 +317,7 @@ def _code(name: str, width: int) -> str:
     ``width`` + 2 characters."""
     keep = width
     while True:
-        text = _short(name, keep).replace("`", "'").replace("|", "\\|")
+        text = _short(fmt.one_line(name), keep).replace("`", "'").replace("|", "\\|")
         if len(text) <= width:
             return f"`{text}`"
         keep -= 1
@@ -343,13 +348,13 @@ def markdown_text(d: Diff, threshold: float | None = None) -> str:
     else:
         lines.append("No agent is in both sets.")
     lines.append("")
-    lines += _wrap(_gate_line(d, threshold))
+    lines += _wrap(_gate_line(d, threshold, markdown=True))
     for title, names in (("Only in the baseline", d.only_in_baseline), ("Only in the new set", d.only_in_new)):
         if names:
             lines += _wrap(", ".join(_code(n, 60) for n in names), f"- {title}: ")
     for a in d.agents:
         # Inside <summary> Markdown is not read: the name is escaped HTML in a <code> element.
-        summary = f"<code>{html.escape(_short(a.agent_id, 50))}</code>: {a.verdict}"
+        summary = f"<code>{html.escape(_short(fmt.one_line(a.agent_id), 50))}</code>: {a.verdict}"
         lines += ["", "<details>", f"<summary>{summary}</summary>", ""]
         lines += _md_table(["Measure", "Baseline", "New", "Change"], _detail_rows(a, decimals))
         lines.append("")

@@ -12,6 +12,7 @@ from scoring.analysis.diff import BASELINE, NEW, diff_runs, render
 from scoring.analysis.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
 from scoring.cli.options import limit_options
 from scoring.cli.shared import Refused, load_inputs, read_policy, write_stdout
+from scoring.contract import format as fmt
 from scoring.contract.limits import Limits
 from scoring.load.importers import KINDS
 
@@ -73,8 +74,9 @@ def run_diff(args: argparse.Namespace, limits: Limits) -> int:
                            new_name=args.new)
     except KeyError as exc:
         raise Refused(f"--agent: no agent {exc.args[0]!r} in either set") from None
-    write_stdout(render(result, args.format, threshold))
+    text = render(result, args.format, threshold)
+    write_stdout(fmt.terminal(text) if args.format == "table" else text)  # names: no control sequence
     for agent in result.failing(threshold):
-        print(f"gate: {agent.agent_id} dropped {agent.drop:.{policy.score_decimals}f} points (a real drop; "
-              f"--fail-on-drop {threshold:g})", file=sys.stderr)
+        print(f"gate: {fmt.one_line(agent.agent_id)} dropped {agent.drop:.{policy.score_decimals}f} points "
+              f"(a real drop; --fail-on-drop {threshold:g})", file=sys.stderr)
     return result.exit_code(threshold)

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from scoring.cli.options import limit_options
-from scoring.cli.shared import Refused, load_runs_file, read_policy, write_stdout
+from scoring.cli.shared import Refused, load_runs_file, print_warnings, read_policy, write_stdout
+from scoring.contract import format as fmt
 from scoring.contract.limits import Limits
 
 
@@ -32,12 +32,11 @@ def run_explain(args: argparse.Namespace, limits: Limits) -> int:
 
     policy = read_policy(args.policy)
     loaded = load_runs_file(args.runs_file, limits)
-    for warning in loaded.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+    print_warnings(loaded.warnings)
     if not (loaded.runs["agent_id"] == args.agent_id).any():
         raise Refused(f"no agent {args.agent_id!r} in {args.runs_file}")
     explanation = explain(loaded.runs, args.agent_id, policy=policy)
     top = max(args.top, 0)
     if args.format == "json":
         return write_stdout(json.dumps(explanation.to_json(top), indent=2, allow_nan=False) + "\n")
-    return write_stdout(explain_table_text(explanation, top) + "\n")
+    return write_stdout(fmt.terminal(explain_table_text(explanation, top)) + "\n")  # names: no control sequence

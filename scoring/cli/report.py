@@ -254,10 +254,10 @@ def table_text(report: Report) -> str:
     formats = {"rank": fmt.count, "score": lambda v: fmt.score(v, decimals), "success": fmt.rate,
                "execution": fmt.factor, "cost": fmt.factor, "completed": fmt.count,
                "profile": lambda v: fmt.score(v, decimals), **{f"pass^{k}": fmt.rate for k in levels},
-               "agent": fmt.text, "flags": fmt.text}
+               "agent": fmt.one_line, "flags": fmt.text}
     for column in frame.columns:
         frame[column] = [fmt.DASH if _missing(v) else formats[column](v) for v in frame[column]]
-    notes = [f"  {a.agent_id}: {note}" for a in report.agents for note in a.notes()]
+    notes = [f"  {fmt.one_line(a.agent_id)}: {fmt.one_line(note)}" for a in report.agents for note in a.notes()]
     return (f"policy {report.policy.version}\n" + frame.to_string(index=False)
             + ("\nnotes:\n" + "\n".join(notes) if notes else ""))
 
@@ -267,7 +267,8 @@ def scorecard_table_text(report: Report, card: Scorecard) -> str:
     from scoring.analysis.scorecard import apply_scorecard
 
     decimals = report.policy.score_decimals
-    rows = [{"profile rank": fmt.count(r.profile_rank) if r.profile_rank else fmt.DASH, "agent": fmt.text(r.agent_id),
+    rows = [{"profile rank": fmt.count(r.profile_rank) if r.profile_rank else fmt.DASH,
+             "agent": fmt.one_line(r.agent_id),
              "profile": fmt.DASH if r.profile_score is None else fmt.score(r.profile_score, decimals),
              "headline": fmt.DASH if r.headline_score is None else fmt.score(r.headline_score, decimals),
              "headline rank": fmt.count(r.headline_rank) if r.headline_rank else fmt.DASH}

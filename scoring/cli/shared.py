@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scoring.contract.format import one_line
 from scoring.contract.limits import Limits
 from scoring.contract.policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
 from scoring.load.importers import (
@@ -49,7 +50,7 @@ def write_stdout(text: str) -> int:
 
 def print_warnings(warnings: Iterable[object]) -> None:
     for warning in warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {one_line(warning)}", file=sys.stderr)
 
 
 def policy_from(path: str | None) -> Policy:
@@ -198,7 +199,7 @@ def load_inputs(args: argparse.Namespace, limits: Limits, *, exclude_invalid: bo
         return loaded
     imported = import_inputs(args, limits, skip_refused=exclude_invalid)
     for line in imported.report.text().splitlines():
-        print(f"import: {line}", file=sys.stderr)
+        print(f"import: {one_line(line)}", file=sys.stderr)
     try:
         loaded = check_work(imported.validate(exclude_invalid=exclude_invalid), limits)
     except RunsValidationError as exc:

@@ -20,6 +20,7 @@ person: an undefined value is a dash.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 DASH = "—"
@@ -102,6 +103,35 @@ def number(value: Cell) -> str:
 def text(value: object) -> str:
     """Text as it is (a name, a status)."""
     return DASH if value is None else str(value)
+
+
+# C0/C1 controls (ESC starts every terminal sequence; CR and newline end a line or a Markdown block), DEL, the
+# line/paragraph separators and the bidi controls (U+202E shows what follows backwards).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def one_line(value: object) -> str:
+    r"""A stranger's text (a name) for a terminal or one line of Markdown: every control, line separator and bidi
+    control shown as its escape, so it can neither drive the terminal, end the line nor reorder what follows.
+
+    >>> one_line("a\x1b[2J\nb\u202ec")
+    'a\\x1b[2J\\nb\\u202ec'
+    """
+    return _UNSAFE.sub(_escaped, str(value))
+
+
+def terminal(text: str) -> str:
+    r"""A whole text for a terminal (a table of strangers' names): as :func:`one_line`, but its own line breaks kept.
+
+    >>> print(terminal("a\x1b[2J\nb\tc"))
+    a\x1b[2J
+    b\tc
+    """
+    return "\n".join(one_line(line) for line in text.split("\n"))
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return match.group().encode("unicode_escape").decode("ascii")
 
 
 def steps(value: Cell) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from scoring.analysis.sandbox import PolicyError, constants_hash, is_sandbox, policy_from_dict, policy_to_dict
+from scoring.contract.format import one_line
 from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.contract.safejson import JsonRefused, load_json
 from scoring.measures.axes import RADAR_AXES
@@ -116,7 +117,7 @@ def receipt_markdown(receipt: dict[str, Any]) -> str:
     sandbox = "+sandbox-" in receipt["policy_version"]
 
     def code(v: Any) -> str:
-        return "`" + _fmt(v).replace("`", "'") + "`"
+        return "`" + one_line(_fmt(v)).replace("`", "'") + "`"
 
     lines = [
         f"# Score receipt for {code(receipt['agent_id'])}",
