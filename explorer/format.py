@@ -34,7 +34,7 @@ def render(fact: Fact) -> str:
 
 # Streamlit finds its icon directives (":material/home:") in the markdown source before any
 # escape is read, so an escaped colon is not enough: the slash is escaped too, which breaks the pattern.
-_MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:/"
+_MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:/&"  # & too: an entity (&#x202E;) would decode
 
 
 def plain(text: object) -> str:

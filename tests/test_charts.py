@@ -341,6 +341,9 @@ def test_plain_escapes_every_markdown_special():
     assert fmt.plain("<b>x</b>") == "\\<b\\>x\\<\\/b\\>"
     assert fmt.plain(":material/home:") == "\\:material\\/home\\:"  # no icon directive survives
     assert fmt.plain("plain words") == "plain words"
+    # An HTML entity would decode in Markdown (a name's &#x202E; back to the bidi override the audit reversed text
+    # with); an escaped ampersand is a literal one.
+    assert fmt.plain("gpt-4&#x202E;") == "gpt\\-4\\&\\#x202E;"
 
 
 def test_dollars_safe():
