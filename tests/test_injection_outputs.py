@@ -151,3 +151,24 @@ def test_a_runs_link_label_quoting_a_task_id_is_plain_text(monkeypatch):
     drill.runs_link(drill.RunsFilter(agents=("a",), tasks=(LEAK,)), f"Open its runs on task {LEAK}")
     (label,) = shown
     assert label == r"Open its runs on task \!\[leak\]\(http\:\/\/attacker\.example\/leak\.png\)"  # escaped
+
+
+# --------------------------------------------------------------------------- names that only look alike
+
+
+def test_agent_ids_that_only_look_alike_are_scored_apart_with_a_warning_in_both_engines(tmp_path):
+    from scoring import load_runs
+    from scoring.engines.sql_engine import score_file_sql
+
+    names = ["gpt-4", "gpt-4\u200b", "GPT-4", "caf\u00e9", "cafe\u0301", "\uff47pt-5", "gpt-5", "claude"]
+    path = tmp_path / "runs.csv"
+    path.write_bytes(_csv(names))
+    loaded = load_runs(path)
+    assert len(score_runs(loaded.runs).agents) == len(names)  # SPEC 1: ids compare as text
+    said = [w for w in loaded.warnings if "read alike" in w]
+    assert said == [w for w in score_file_sql(path).warnings if "read alike" in w]
+    assert len(said) == 3 and "'GPT-4', 'gpt-4', 'gpt-4\\u200b'" in said[0]  # the difference shows
+    assert not any("claude" in w for w in said)
+    distinct = tmp_path / "distinct.csv"
+    distinct.write_bytes(_csv(["gpt-4", "gpt-5"]))
+    assert not any("read alike" in w for w in load_runs(distinct).warnings)

@@ -9,6 +9,8 @@ found it, and a program can match the code rather than the words.
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from enum import Enum
@@ -140,6 +142,24 @@ def timestamp_micros(text: str) -> int | None:
     low = (date(1, 1, 1).toordinal() - _EPOCH_ORDINAL) * 86_400_000_000
     high = (date(9999, 12, 31).toordinal() + 1 - _EPOCH_ORDINAL) * 86_400_000_000 - 1
     return micros if low <= micros <= high else None
+
+
+def look_alike_warnings(names: Iterable[str], what: str = "agent") -> list[str]:
+    r"""A warning for ids that read alike but are distinct (explorer-defined; SPEC 1 compares ids as text, so they
+    are scored apart): equal once compatibility forms are folded (NFKC), case is folded and format characters
+    (zero-width spaces, bidi controls) are dropped. Each id is quoted as Python writes it, so the difference shows.
+
+    >>> print(look_alike_warnings(["gpt-4", "gpt-4​", "GPT-4", "claude"])[0])  # doctest: +ELLIPSIS
+    3 agent ids read alike but are scored apart (...): 'GPT-4', 'gpt-4', 'gpt-4​'
+    """
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        key = "".join(ch for ch in unicodedata.normalize("NFKC", name) if unicodedata.category(ch) != "Cf").casefold()
+        groups.setdefault(key, []).append(name)
+    return [f"{len(group)} {what} ids read alike but are scored apart (they differ only in case, invisible or "
+            f"compatibility characters): " + ", ".join(repr(n) for n in sorted(group)[:5])
+            + (f" and {len(group) - 5:,} more" if len(group) > 5 else "")
+            for group in groups.values() if len(group) > 1][:10]
 
 
 def normalize_column_name(name: object) -> str:

@@ -58,6 +58,7 @@ from scoring.contract.schema import (
     TRUE_TOKENS,
     WHITESPACE,
     Reason,
+    look_alike_warnings,
     normalize_column_name,
 )
 from scoring.load.database import (
@@ -959,7 +960,7 @@ class SqlScorer:
                                  radar_from_aggregates(agents, self.radar_aggregates(agents), p),
                                  repeatability_from_aggregates(agents, self.repeatability_aggregates(agents), p,
                                                                levels), p, weights)
-        return dataclasses.replace(report, warnings=tuple(self.warnings))
+        return dataclasses.replace(report, warnings=tuple(self.warnings + look_alike_warnings(agents)))
 
 
 @dataclass(frozen=True)

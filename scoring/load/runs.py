@@ -45,6 +45,7 @@ from scoring.contract.schema import (
     STATUSES,
     TRUE_TOKENS,
     Reason,
+    look_alike_warnings,
     normalize_column_name,
 )
 from scoring.load import arrow_runs
@@ -1236,5 +1237,6 @@ def _finish(out: _Collector, prior: list[Problem], prior_total: int, columns: ar
         columns = columns.take(~out.bad)
     if columns.finished_us is None and rows_read:
         warnings.append("No finished_at column: file order is used for the radar window (a later row is newer).")
+    warnings += look_alike_warnings(columns.agents)
     return LoadedRuns(runs=arrow_runs.canonical_frame(columns), source=source, format=format, rows_read=rows_read,
                       excluded_rows=excluded, excluded_problems=tuple(problems), warnings=tuple(warnings))
