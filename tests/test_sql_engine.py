@@ -207,6 +207,21 @@ def test_both_engines_refuse_the_same_malformed_cells(tmp_path, cell, column):
         assert [(p.row, p.column) for p in info.value.problems] == [(1, column)], load
 
 
+def test_a_refusal_quotes_each_value_as_written_as_the_pandas_engine_does(tmp_path):
+    # The SQL engine quoted an outcome lowered ('maybe' for 'Maybe') and a status untrimmed ('DONE ').
+    path = tmp_path / "values.csv"
+    path.write_text(HEADER + "\nr1,a,t,completed,Maybe,10,0.1\nr2,a,t,\u3000DONE ,true,10,0.1\n"
+                             "r3,a,t,completed, NA ,10,0.1\nr4,a,t,,true,10,0.1\n")
+    quoted = []
+    for load in (score_file_sql, load_runs):
+        with pytest.raises(RunsValidationError) as info:
+            load(path)
+        quoted.append([(p.row, p.column, p.value, p.code) for p in info.value.problems])
+    assert quoted[0] == quoted[1] == [(1, "success", "Maybe", "not_an_outcome"),
+                                      (2, "status", "DONE", "unknown_status"),
+                                      (3, "success", "NA", "not_an_outcome"), (4, "status", None, "missing_value")]
+
+
 def _duckdb_exact_sums(values_by_agent: dict[str, list[float]]) -> dict[str, float]:
     import duckdb
 

@@ -323,7 +323,7 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
     else:
         outcome = (f"CASE WHEN {success} IN ({_quote_list(sorted(TRUE_TOKENS))}) THEN TRUE "
                    f"WHEN {success} IN ({_quote_list(sorted(FALSE_TOKENS))}) THEN FALSE END")
-        outcome_text = success
+        outcome_text = d.trimmed(f"CAST(success AS {text})")  # as written (a refusal quotes it), but trimmed
     return f"""
     SELECT
       {d.trimmed(f'CAST(run_id AS {text})')} AS run_id,
@@ -373,8 +373,8 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
     rules = [(c, Reason.MISSING_VALUE, f"{c} IS NULL OR {c} = ''", c) for c in ("run_id", "agent_id", "task_id")]
     rules += [
         ("status", Reason.UNKNOWN_STATUS,
-         f"status IS NOT NULL AND status <> '' AND status NOT IN ({_quote_list(STATUSES)})", "status_text"),
-        ("status", Reason.MISSING_VALUE, "status IS NULL OR status = ''", "status_text"),
+         f"status IS NOT NULL AND status <> '' AND status NOT IN ({_quote_list(STATUSES)})", d.trimmed("status_text")),
+        ("status", Reason.MISSING_VALUE, "status IS NULL OR status = ''", d.trimmed("status_text")),
         ("success", Reason.NOT_AN_OUTCOME, "success IS NULL AND success_text IS NOT NULL AND success_text <> ''",
          "success_text"),
     ]
