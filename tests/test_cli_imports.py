@@ -9,6 +9,8 @@ saved mapping. Every report on stdout is compared with the library's own result 
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import subprocess
@@ -234,6 +236,12 @@ def test_exclude_invalid_works_for_imports(tmp_path):
     assert json.loads(result.stdout)["excluded_rows"] == 2
     assert "warning: 2 invalid row(s) of 10 excluded" in result.stderr
     assert json.loads(result.stdout)["agents"][0]["headline"]["completed_runs"] == 8
+    # Every format says how many rows its scores left out (SPEC 1), CSV in a first column (it said so on stderr only).
+    csv_rows = list(csv.DictReader(io.StringIO(ok(cli("report", path, "--exclude-invalid", "--format", "csv")).stdout)))
+    assert [(r["excluded_rows"], r["headline_completed_runs"]) for r in csv_rows] == [("2", "8")]
+    table = ok(cli("report", path, "--exclude-invalid", "--format", "table")).stdout
+    assert "(2 invalid row(s) of 10 excluded)" in table
+    assert "excluded_rows" not in ok(cli("report", GROK3, "--format", "csv")).stdout  # only when rows were left out
 
 
 # --------------------------------------------------------------------------- tau-bench, Inspect, mapping

@@ -132,6 +132,8 @@ def run_report(args: argparse.Namespace, limits: Limits, parser: argparse.Argume
         text = _json_text(doc, report, card)
     elif args.format == "json":
         text = _json_text(report.to_json(), report, card)
+    elif args.exclude_invalid and args.format == "csv":  # the count in the file too, not only on stderr
+        text = report.to_csv_text(excluded_rows=loaded.excluded_rows)
     elif args.exclude_invalid and args.format == "table":
         text = table_text(report) + f"\n({loaded.excluded_rows} invalid row(s) of {loaded.rows_read} excluded)\n"
     else:

@@ -169,11 +169,15 @@ class Report:
         # allow_nan=False: an undefined value must be null, never NaN (SPEC 6).
         return json.dumps(self.to_json(), indent=2, allow_nan=False) + "\n"
 
-    def to_csv_text(self) -> str:
-        """The flat report as CSV, with text cells neutralized against spreadsheet formula injection."""
+    def to_csv_text(self, excluded_rows: int | None = None) -> str:
+        """The flat report as CSV, with text cells neutralized against spreadsheet formula injection; with
+        ``excluded_rows`` (scores computed without the invalid rows, which SPEC 1 says are counted), a first column
+        gives that count on every row."""
         frame = self.to_frame()
         for column in ("agent_id", "flags"):
             frame[column] = frame[column].map(neutralize_cell)
+        if excluded_rows is not None:
+            frame.insert(0, "excluded_rows", excluded_rows)
         return frame.to_csv(index=False)
 
     def leaderboard(self) -> pd.DataFrame:
