@@ -139,8 +139,9 @@ def read_mapping(path: str | None) -> ImportMapping | None:
         raise Refused(f"{path}: {exc}") from None
 
 
-def read_prices(path: str) -> dict[str, tuple[float, float]]:
-    """--prices: model -> (USD per million input tokens, USD per million output tokens); refused with the place."""
+def read_prices(path: str) -> dict[str, tuple[float, ...]]:
+    """--prices: model -> (USD per million input tokens, output tokens[, cache reads, cache writes]); refused with
+    the place. Cache rates are optional, but a run that records cached tokens is priced only with both."""
     try:
         with open(path, "rb") as handle:
             data = handle.read(1_000_001)
@@ -151,13 +152,20 @@ def read_prices(path: str) -> dict[str, tuple[float, float]]:
         raise Refused(f"{path}: the prices are not valid JSON ({exc})") from None
     if not isinstance(doc, dict) or not doc:
         raise Refused(f"{path}: expected {{\"model\": {{\"input\": USD per million, \"output\": USD per million}}}}")
-    out = {}
+    out: dict[str, tuple[float, ...]] = {}
+
+    def rate(v: object) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e6
+
     for model, price in doc.items():
         values = [price.get(k) if isinstance(price, dict) else None for k in ("input", "output")]
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e6 for v in values):
-            raise Refused(f"{path}: {str(model)[:60]!r}: input and output must be USD per million tokens "
-                          "(numbers from 0)")
-        out[str(model)] = (float(values[0] or 0.0), float(values[1] or 0.0))
+        cache = [price.get(k) for k in ("cache_read", "cache_write")] if isinstance(price, dict) else [None, None]
+        if not all(rate(v) for v in values) or any(v is not None and not rate(v) for v in cache):
+            raise Refused(f"{path}: {str(model)[:60]!r}: input and output (and cache_read, cache_write when given) "
+                          "must be USD per million tokens (numbers from 0)")
+        if (cache[0] is None) != (cache[1] is None):
+            raise Refused(f"{path}: {str(model)[:60]!r}: give both cache_read and cache_write, or neither")
+        out[str(model)] = tuple(float(v) for v in values + ([] if cache[0] is None else cache))  # type: ignore[arg-type]
     return out
 
 

@@ -43,6 +43,9 @@ EXPERIMENT_COLUMN = "experiment"
 # Kept per run beside the SPEC 1 columns (the validator reads only SPEC 1 columns): what a harness records
 # that the runs table has no column for. Tokens and the model let --prices estimate a cost.
 TOKEN_COLUMNS = ("input_tokens", "output_tokens", "model")
+# Per run, each model's [model, input, output, cache read, cache write] tokens (JSON text) where a harness records
+# them by model (Inspect's model_usage): --prices prices each model at its own price, cached tokens at their rates.
+USAGE_COLUMN = "token_usage"
 NUMERIC_COLUMNS = ("latency_ms", "cost_usd", "steps", "input_tokens", "output_tokens")
 KINDS = ("tau2", "tau-bench", "inspect", "terminal-bench", "runs")
 TITLES = {
@@ -924,12 +927,39 @@ def _too_many_events(where: str, count: str, limits: Limits) -> RunsValidationEr
                              "(max_events)")
 
 
-def apply_prices(imported: Imported, prices: dict[str, tuple[float, float]]) -> Imported:
+Price = tuple[float, ...]  # USD per million tokens: (input, output) or (input, output, cache read, cache write)
+
+
+def _run_estimate(model: object, tokens_in: float, tokens_out: float, usage: object,
+                  prices: dict[str, Price]) -> tuple[float | None, str | None]:
+    """One run's estimated cost, or None and why not: each model of ``usage`` at its own price (cache reads and
+    writes at theirs), else the run's one ``model`` for its input and output tokens."""
+    if isinstance(usage, str) and usage:
+        usage = json.loads(usage)  # written by the importer (USAGE_COLUMN)
+    if isinstance(usage, list) and usage:
+        total = 0.0
+        for name, t_in, t_out, t_read, t_write in usage:
+            price = prices.get(name)
+            if price is None:
+                return None, f"no price for {name}"
+            if (t_read or t_write) and len(price) < 4:
+                return None, f"{name} records cached input tokens, and its price has no cache_read and cache_write"
+            total += t_in * price[0] + t_out * price[1] + (t_read * price[2] + t_write * price[3] if t_read or
+                                                           t_write else 0.0)
+        return total / 1e6, None
+    if not isinstance(model, str) or model not in prices:
+        return None, None  # an unpriced model: the run keeps its empty cost, as ever
+    return (tokens_in * prices[model][0] + tokens_out * prices[model][1]) / 1e6, None
+
+
+def apply_prices(imported: Imported, prices: dict[str, Price]) -> Imported:
     """Estimate ``cost_usd`` from token counts where a run records tokens but no cost (``--prices``).
 
-    ``prices``: model -> (USD per million input tokens, USD per million output tokens). Only empty
-    costs are filled, for runs whose ``model`` is priced; the import report says how many, with the
-    prices used, and the agents are listed in ``report.estimated_cost`` (labelled "estimated"
+    ``prices``: model -> (USD per million input tokens, USD per million output tokens[, cache read, cache
+    write]). A run whose tokens are recorded per model (:data:`USAGE_COLUMN`) is priced model by model, and only
+    when every one of its models is priced (a cached token only at a cache price); another run by its ``model``.
+    Only empty costs are filled; the import report says how many, with the prices used, and why any run that
+    records tokens was left unpriced; the agents are listed in ``report.estimated_cost`` (labelled "estimated"
     wherever their cost shows).
     """
     raw = imported.raw
@@ -938,25 +968,37 @@ def apply_prices(imported: Imported, prices: dict[str, tuple[float, float]]) -> 
     cost = pd.to_numeric(raw["cost_usd"], errors="coerce")
     tokens_in = pd.to_numeric(raw["input_tokens"], errors="coerce").fillna(0.0)
     tokens_out = pd.to_numeric(raw["output_tokens"], errors="coerce").fillna(0.0)
-    has_tokens = raw["input_tokens"].notna() | raw["output_tokens"].notna()
-    priced = raw["model"].map(lambda m: isinstance(m, str) and m in prices).astype(bool)
-    fill = cost.isna() & has_tokens & priced
+    usage = raw[USAGE_COLUMN] if USAGE_COLUMN in raw.columns else pd.Series([None] * len(raw), index=raw.index)
+    wanted = cost.isna() & (raw["input_tokens"].notna() | raw["output_tokens"].notna())
+    estimates = {i: _run_estimate(raw.at[i, "model"], tokens_in[i], tokens_out[i], usage[i], prices)
+                 for i in raw.index[wanted]}
+    fill = pd.Series(False, index=raw.index)
+    fill[[i for i, (value, _) in estimates.items() if value is not None]] = True
+    unpriced: dict[str, int] = {}
+    for _, why in estimates.values():
+        if why is not None:
+            unpriced[why] = unpriced.get(why, 0) + 1
+    notes = [f"{n:,} run(s) record tokens but get no estimated cost: {why}" for why, n in sorted(unpriced.items())]
     if not fill.any():
-        return imported
-    rate_in = raw["model"].map(lambda m: prices[m][0] if isinstance(m, str) and m in prices else 0.0)
-    rate_out = raw["model"].map(lambda m: prices[m][1] if isinstance(m, str) and m in prices else 0.0)
+        if not notes:
+            return imported
+        report = dataclasses.replace(imported.report, warnings=imported.report.warnings + tuple(notes))
+        return dataclasses.replace(imported, report=report)
     raw = raw.copy()
-    estimate = (tokens_in * rate_in.astype(float) + tokens_out * rate_out.astype(float)) / 1e6
-    raw["cost_usd"] = cost.where(~fill, estimate).astype("float64")
-    models = sorted({str(m) for m in raw.loc[fill, "model"]})
-    used = "; ".join(f"{m}: ${prices[m][0]:g} in, ${prices[m][1]:g} out per million tokens" for m in models)
+    estimate = pd.Series({i: value for i, (value, _) in estimates.items() if value is not None}, dtype="float64")
+    raw["cost_usd"] = cost.where(~fill, estimate.reindex(raw.index)).astype("float64")
+    models = sorted({str(m) for m in raw.loc[fill, "model"] if isinstance(m, str)}
+                    | {str(u[0]) for row in usage[fill] if isinstance(row, str) and row for u in json.loads(row)})
+    used = "; ".join(f"{m}: ${prices[m][0]:g} in, ${prices[m][1]:g} out"
+                     + (f", ${prices[m][2]:g} cache read, ${prices[m][3]:g} cache write" if len(prices[m]) >= 4 else "")
+                     + " per million tokens" for m in models)
     note = (f"{int(fill.sum()):,} run(s) have cost_usd ESTIMATED from tokens x --prices ({used}); "
             "the cost is labelled estimated wherever it shows")
-    line = MappedColumn("cost_usd", "ESTIMATED where empty: input_tokens x USD/M in + output_tokens x USD/M out "
-                                    "(--prices)")
+    line = MappedColumn("cost_usd", "ESTIMATED where empty: tokens x USD/M of each model (input, output, cache "
+                                    "read and write) (--prices)")
     agents = tuple(sorted({str(a) for a in raw.loc[fill, "agent_id"] if isinstance(a, str)}))
     files = tuple(dataclasses.replace(f, mapped=f.mapped + (line,)) if set(f.agents) & set(agents) else f
                   for f in imported.report.files)
-    report = dataclasses.replace(imported.report, files=files, warnings=imported.report.warnings + (note,),
+    report = dataclasses.replace(imported.report, files=files, warnings=imported.report.warnings + (note, *notes),
                                  estimated_cost=agents)
     return dataclasses.replace(imported, raw=raw, report=report)

@@ -10,6 +10,7 @@ of everything it would unpack to) against ``max_memory``, its sample count again
 from __future__ import annotations
 
 import io
+import json
 import math
 import tempfile
 import zipfile
@@ -22,6 +23,7 @@ from scoring.contract.schema import COMPLETED, FAILED, TIMEOUT
 from scoring.load.importers._base import (
     RUNS_COLUMNS,
     TOKEN_COLUMNS,
+    USAGE_COLUMN,
     Imported,
     MappedColumn,
     Records,
@@ -85,6 +87,8 @@ def mapping_lines(scorer: str, agent: str | None, experiment: str | None) -> lis
         MappedColumn("input_tokens", "sum of model_usage[*].input_tokens (count; pass-through: shown, and priced "
                                      "by --prices)"),
         MappedColumn("output_tokens", "sum of model_usage[*].output_tokens (count; pass-through)"),
+        MappedColumn(USAGE_COLUMN, "model_usage per model: input, output, cache read and cache write tokens "
+                                   "(priced by --prices, each model at its own price)"),
     ]
 
 
@@ -135,7 +139,7 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
     if others:
         unmapped.append(f"scores of {', '.join(repr(s) for s in others)}: the import uses the first scorer "
                         "(choose another one explicitly)")
-    return imported_from(records, RUNS_COLUMNS + TOKEN_COLUMNS + ("epoch",), name=name, kind=KIND,
+    return imported_from(records, RUNS_COLUMNS + TOKEN_COLUMNS + ("epoch", USAGE_COLUMN), name=name, kind=KIND,
                          mapped=mapping_lines(scorer, agent, experiment),
                          unmapped=unmapped, warnings=warnings, experiment=experiment, trials=trials,
                          scorer=None if scorer == NO_SCORER else scorer, reducer=_first_reducer(log))
@@ -156,6 +160,10 @@ def _trial(sample: Any, row: dict[str, Any], scorer: str) -> Trial:
     from inspect_ai.scorer import value_to_float
 
     score = (sample.scores or {}).get(scorer)
+    if score is not None and isinstance(score.value, (dict, list)):
+        # A dict or list value: Inspect reduces it per key (or index) and reports its metrics under the keys,
+        # never as one accuracy of the scorer (its accuracy() reads a container as 0 with a warning); no reading.
+        return Trial(row["agent_id"], row["task_id"], False, False, trial=sample.epoch)
     value = None if score is None else float(value_to_float()(score.value))
     raw = score.value if score is not None and isinstance(score.value, (str, int, float, bool)) else value
     return Trial(row["agent_id"], row["task_id"], value is not None, value == 1.0, value=value,
@@ -266,7 +274,12 @@ def _sample_row(sample: Any, run_id: str, agent_id: str, scorer: str, counts: di
     steps = sum(len(m.tool_calls or []) for m in agent_messages) if agent_messages else None
     counts["naive"] += is_naive_timestamp(sample.completed_at)
     usage = list(sample.model_usage.items())
+    # Each model's tokens, for --prices (a model-graded scorer's grader has usage of its own; Inspect's input_tokens
+    # leaves out cache reads and writes, which its own compute_model_cost adds): (model, in, out, cache read, write).
+    by_model = [[str(m), u.input_tokens or 0, u.output_tokens or 0, u.input_tokens_cache_read or 0,
+                 u.input_tokens_cache_write or 0] for m, u in usage]
     return {
+        USAGE_COLUMN: json.dumps(by_model) if by_model else None,
         "input_tokens": sum(u.input_tokens for _, u in usage) if usage else None,
         "output_tokens": sum(u.output_tokens for _, u in usage) if usage else None,
         "model": usage[0][0] if len(usage) == 1 else None,
