@@ -10,7 +10,6 @@
    (its own ``compute_model_cost`` adds them), and the estimate silently leaves them out.
 """
 
-from pathlib import Path
 
 import pytest
 

@@ -54,7 +54,9 @@ def main(argv: list[str] | None = None, prog: str = "python -m scoring") -> int:
         return _run(args, limits, parser)
     if args.command in TRUSTED_COMMANDS:  # no untrusted input: the app server must outlive any worker's limits
         return _run(args, limits, parser)
-    what = ", ".join(getattr(args, "inputs", None) or []) or getattr(args, "file", None) or "the input"
+    # verify reads a receipt before its runs: a hostile receipt is then what went over the limit
+    named = ([args.receipt] if getattr(args, "receipt", None) else []) + list(getattr(args, "inputs", None) or [])
+    what = ", ".join(named) or getattr(args, "file", None) or "the input"
     try:
         code, out, err = run_limited(_run_captured, (args, limits, parser), max_rss=limits.max_resident,
                                      max_cpu=limits.max_cpu_seconds, what=what,

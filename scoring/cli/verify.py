@@ -9,7 +9,17 @@ import sys
 
 from scoring.cli.options import import_options, limit_options
 from scoring.cli.shared import Refused, load_inputs
+from scoring.contract.format import one_line
 from scoring.contract.limits import Limits
+
+
+def _shown(text: object) -> str:
+    """A stranger's text (a receipt's key, agent id or policy label) for the terminal: escapes for controls, and
+    quoted as Python writes it when it holds an invisible (format) character, so a look-alike shows."""
+    import unicodedata
+
+    text = one_line(text)
+    return repr(text) if any(unicodedata.category(ch) == "Cf" for ch in text) else text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -36,12 +46,13 @@ def run_verify(args: argparse.Namespace, limits: Limits) -> int:
     try:
         receipt = parse_receipt(data)
     except ReceiptError as exc:
-        raise Refused(f"{args.receipt}: not a receipt that can be checked: {exc}") from None
+        raise Refused(f"{args.receipt}: not a receipt that can be checked: {_shown(exc)}") from None
     problems = verify(receipt, load_inputs(args, limits).runs)
     if problems:
-        print(f"does not reproduce: first difference at {problems[0]}", file=sys.stderr)
+        print(f"does not reproduce: first difference at {_shown(problems[0])}", file=sys.stderr)
         if len(problems) > 1:
             print(f"({len(problems) - 1} more difference(s))", file=sys.stderr)
         return 1
-    print(f"reproduces: {receipt['agent_id']} under {receipt['policy_version']}")
+    sandbox = " (a sandbox policy, not the canonical one)" if "+sandbox-" in receipt["policy_version"] else ""
+    print(f"reproduces: {_shown(receipt['agent_id'])} under {_shown(receipt['policy_version'])}{sandbox}")
     return 0

@@ -27,7 +27,23 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not allowed (not a finite number)")
 
 
-def load_json(data: str | bytes, *, what: str = "JSON", max_bytes: int = 1_000_000, max_depth: int = 32) -> Any:
+def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+class _DuplicateKey(ValueError):
+    def __init__(self, key: str):
+        self.key = key
+        super().__init__(f"the key {key!r} is given more than once (a reader could see either value)")
+
+
+def load_json(data: str | bytes, *, what: str = "JSON", max_bytes: int = 1_000_000, max_depth: int = 32,
+              unique_keys: bool = False) -> Any:
     """Parse ``data`` as JSON within bounds; raise :class:`JsonRefused` naming what and where.
 
     Examples
@@ -48,9 +64,12 @@ def load_json(data: str | bytes, *, what: str = "JSON", max_bytes: int = 1_000_0
         except UnicodeDecodeError as exc:
             raise JsonRefused(what, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
-        doc = json.loads(data, parse_constant=_no_constants)
+        doc = json.loads(data, parse_constant=_no_constants,
+                         object_pairs_hook=_refuse_duplicates if unique_keys else None)
     except RecursionError:
         raise JsonRefused(what, "", f"nested more than {max_depth} levels deep") from None
+    except _DuplicateKey as exc:
+        raise JsonRefused(what, "", str(exc)) from None
     except json.JSONDecodeError as exc:
         raise JsonRefused(what, "", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
     except ValueError as exc:  # NaN/Infinity literals, integers beyond Python's digit limit
@@ -60,18 +79,41 @@ def load_json(data: str | bytes, *, what: str = "JSON", max_bytes: int = 1_000_0
 
 
 def check_tree(doc: Any, *, what: str = "JSON", max_depth: int = 32) -> None:
-    """Refuse nesting deeper than ``max_depth`` and numbers no float holds exactly or at all."""
-    stack: list[tuple[Any, str, int]] = [(doc, "", 0)]
-    while stack:
-        value, where, depth = stack.pop()
-        if isinstance(value, (dict, list)):
-            if depth >= max_depth:
-                raise JsonRefused(what, where, f"nested more than {max_depth} levels deep")
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            for key, child in items:
-                path = f"{where}[{key}]" if isinstance(key, int) else (f"{where}.{key}" if where else str(key))
-                stack.append((child, path, depth + 1))
-        elif isinstance(value, float) and not math.isfinite(value):
+    """Refuse nesting deeper than ``max_depth`` and numbers no float holds exactly or at all.
+
+    Depth first with one iterator per open container, so the work space is the depth, not the number of
+    values (a stack of every pending value and its path took three times the parsed document).
+    """
+    def leaf(value: Any, where: str) -> None:
+        if isinstance(value, float) and not math.isfinite(value):
             raise JsonRefused(what, where, "not a finite number (too large for a float)")
-        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INT:
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_SAFE_INT:
             raise JsonRefused(what, where, f"the whole number is too large (more than {MAX_SAFE_INT:,})")
+
+    def items(value: Any) -> Any:
+        return iter(value.items()) if isinstance(value, dict) else enumerate(value)
+
+    if not isinstance(doc, (dict, list)):
+        leaf(doc, "")
+        return
+    if max_depth <= 0:
+        raise JsonRefused(what, "", f"nested more than {max_depth} levels deep")
+    stack: list[tuple[Any, str]] = [(items(doc), "")]
+    while stack:
+        iterator, where = stack[-1]
+        step = next(iterator, None)
+        if step is None:
+            stack.pop()
+            continue
+        key, child = step
+        if isinstance(child, (dict, list)):
+            path = f"{where}[{key}]" if isinstance(key, int) else (f"{where}.{key}" if where else str(key))
+            if len(stack) >= max_depth:
+                raise JsonRefused(what, path, f"nested more than {max_depth} levels deep")
+            stack.append((items(child), path))
+        elif isinstance(child, (int, float)):
+            try:
+                leaf(child, "")
+            except JsonRefused:
+                path = f"{where}[{key}]" if isinstance(key, int) else (f"{where}.{key}" if where else str(key))
+                leaf(child, path)

@@ -191,7 +191,8 @@ def parse_receipt(data: str | bytes) -> dict[str, Any]:
     Raises :class:`ReceiptError` naming the first field that makes it uncheckable.
     """
     try:
-        receipt = load_json(data, what="receipt", max_bytes=MAX_RECEIPT_BYTES, max_depth=16)
+        receipt = load_json(data, what="receipt", max_bytes=MAX_RECEIPT_BYTES, max_depth=16,
+                            unique_keys=True)
     except JsonRefused as exc:
         raise ReceiptError(exc.where or "receipt", exc.reason) from None
     problems = receipt_problems(receipt)
