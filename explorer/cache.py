@@ -37,6 +37,7 @@ class BoundedCache(Generic[V]):
     def __init__(self, max_bytes: int, idle_seconds: float, clock: Callable[[], float] = time.monotonic):
         self.max_bytes, self.idle_seconds, self.clock = max_bytes, idle_seconds, clock
         self._entries: OrderedDict[Hashable, _Entry[V]] = OrderedDict()
+        self._bytes = 0  # the sizes of the entries held, kept as they come and go (not summed on every insert)
         self._swept = float("-inf")
         self._lock = threading.Lock()
         self._computing: dict[Hashable, threading.Lock] = {}
@@ -73,7 +74,7 @@ class BoundedCache(Generic[V]):
             if entry is None:
                 return None
             if self._stale(entry, now):
-                del self._entries[key]
+                self._drop(key)
                 return None
             entry.last_used = now
             self._entries.move_to_end(key)
@@ -81,12 +82,21 @@ class BoundedCache(Generic[V]):
 
     def _put(self, key: Hashable, value: V, size: int, expires: float | None = None) -> None:
         with self._lock:
-            self._drop_idle()
+            # Swept at most every SWEEP_SECONDS here too: a sweep per insert made filling the cache with many small
+            # entries (every agent's explanations) quadratic, 48 % of a warm-up thread's time at 10,000 agents.
+            if self.clock() - self._swept >= self.SWEEP_SECONDS:
+                self._drop_idle()
             if size > self.max_bytes:
                 return  # larger than the whole budget: used by the session that computed it, never held
-            while self._entries and self.total_bytes + size > self.max_bytes:
-                self._entries.popitem(last=False)
+            if key in self._entries:
+                self._drop(key)
+            while self._entries and self._bytes + size > self.max_bytes:
+                self._drop(next(iter(self._entries)))
             self._entries[key] = _Entry(value, size, self.clock(), expires)
+            self._bytes += size
+
+    def _drop(self, key: Hashable) -> None:
+        self._bytes -= self._entries.pop(key).size
 
     def _stale(self, entry: _Entry[V], now: float) -> bool:
         """Unread for longer than the idle time, or past its life."""
@@ -95,11 +105,11 @@ class BoundedCache(Generic[V]):
     def _drop_idle(self) -> None:
         now = self._swept = self.clock()
         for key in [k for k, e in self._entries.items() if self._stale(e, now)]:
-            del self._entries[key]
+            self._drop(key)
 
     @property
     def total_bytes(self) -> int:
-        return sum(e.size for e in self._entries.values())
+        return self._bytes
 
     def __len__(self) -> int:
         return len(self._entries)

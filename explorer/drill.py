@@ -219,23 +219,24 @@ def headline_texts(scored: data.Scored, agent_id: str) -> HeadlineTexts:
 
 
 WARM_MAX_RUNS = 200_000  # larger datasets are explained agent by agent, when a page asks (explorer-defined)
+WARM_MAX_AGENTS = 100  # the leaderboard's top agents explained ahead of time; the rest when a page asks (ditto)
 
 
 def warm(dataset: data.Dataset, scored: data.Scored) -> threading.Thread | None:
     """Explain every ranked agent of a newly scored dataset on a thread of its own, in rank order: a link or a
     click to any agent's Headline page then finds its explanation, fixes and costliest tasks computed (once, for
-    every session, in the shared bounded cache). Datasets above :data:`WARM_MAX_RUNS` runs are not warmed."""
+    every session, in the shared bounded cache). Datasets above :data:`WARM_MAX_RUNS` runs are not warmed, and only
+    the first :data:`WARM_MAX_AGENTS` ranked agents are (10,000 agents kept a core busy for minutes)."""
     if len(scored.runs) > WARM_MAX_RUNS:
         return None
 
     def run() -> None:
-        for agent in scored.report.agents:
-            if agent.headline.ranked:
-                try:
-                    agent_fixes(scored, agent.agent_id, dataset)
-                    agent_costliest(scored, agent.agent_id, dataset)
-                except Exception:  # the page asking for this agent computes (and reports) it itself
-                    logging.getLogger(__name__).exception("explaining %r ahead of time failed", agent.agent_id)
+        for agent in [a for a in scored.report.agents if a.headline.ranked][:WARM_MAX_AGENTS]:
+            try:
+                agent_fixes(scored, agent.agent_id, dataset)
+                agent_costliest(scored, agent.agent_id, dataset)
+            except Exception:  # the page asking for this agent computes (and reports) it itself
+                logging.getLogger(__name__).exception("explaining %r ahead of time failed", agent.agent_id)
 
     thread = threading.Thread(target=run, name="explorer-warm-explanations", daemon=True)
     thread.start()

@@ -112,3 +112,34 @@ def test_a_read_never_returns_an_idle_or_expired_entry_between_sweeps():
     now[0] = 13.5
     cache._swept = now[0]
     assert cache.get("idle") is None and len(cache) == 0
+
+
+def test_filling_the_cache_costs_each_insert_no_pass_over_every_entry(monkeypatch):
+    # Every insert swept every entry and summed every size (a 10,000-agent upload's warm-up spent 48 % of its time
+    # there, holding the lock every session reads through): now at most one sweep a SWEEP_SECONDS and a running total.
+    now = [0.0]
+    cache: BoundedCache = BoundedCache(max_bytes=3_000, idle_seconds=60, clock=lambda: now[0])
+    looked_at = [0]
+    stale = BoundedCache._stale
+    monkeypatch.setattr(BoundedCache, "_stale", lambda self, e, t: looked_at.__setitem__(0, looked_at[0] + 1)
+                        or stale(self, e, t))
+    for i in range(2_000):
+        cache.get_or_compute(i, lambda i=i: i, lambda v: 2)
+    assert looked_at[0] < 2 * 2_000  # one sweep of an empty cache, then each read's own entry: linear
+    assert len(cache) == 1_500 and cache.total_bytes == 3_000  # the oldest 500 pushed out by the budget
+    now[0] = 61.0  # every entry idle: the next read's sweep drops them all, and the total follows
+    assert cache.get(1_999) is None and len(cache) == 0 and cache.total_bytes == 0
+    cache.get_or_compute("a", lambda: "a", lambda v: 7)
+    cache.get_or_compute("a", lambda: "x", lambda v: 7)  # held: not stored twice
+    assert cache.total_bytes == 7
+
+
+def test_only_the_leaderboards_top_agents_are_explained_ahead_of_time(scored, monkeypatch):
+    explained: list[str] = []
+    monkeypatch.setattr(drill, "WARM_MAX_AGENTS", 3)
+    monkeypatch.setattr(drill, "agent_fixes", lambda s, agent_id, d: explained.append(agent_id))
+    monkeypatch.setattr(drill, "agent_costliest", lambda s, agent_id, d: None)
+    thread = drill.warm(data.Dataset("runs.csv", "warm-test-top", "sample"), scored)
+    assert thread is not None
+    thread.join(timeout=60)
+    assert explained == [a.agent_id for a in scored.report.agents if a.headline.ranked][:3]
