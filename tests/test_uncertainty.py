@@ -3,6 +3,7 @@
 import json
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -176,7 +177,6 @@ def test_cli_intervals_flag_adds_intervals_and_keeps_the_canonical_numbers(tmp_p
 
 def test_resampled_sums_equal_the_sums_of_the_drawn_rows():
     """The gathered-record sums are the sums over the very indices the generator draws."""
-    import numpy as np
 
     from scoring.analysis.uncertainty import _draws, resampled_sums
 
@@ -191,7 +191,6 @@ def test_resampled_sums_equal_the_sums_of_the_drawn_rows():
 
 def test_headline_replicates_counts_are_exact_in_the_packed_and_the_plain_layout(monkeypatch):
     """The three counts packed into one column decode to the same counts as three columns."""
-    import numpy as np
 
     import scoring.analysis.uncertainty as u
 
@@ -210,8 +209,6 @@ def test_binomial_counts_by_inversion_follow_the_binomial_distribution():
     """Counts drawn by inverting each task's binomial distribution: every count in 0..n, the
     degenerate tasks exact, and the frequencies within sampling error of Binomial(n, c / n)."""
     from math import comb
-
-    import numpy as np
 
     from scoring.analysis.uncertainty import _binomial_counts
 
@@ -264,7 +261,6 @@ def test_the_intervals_do_not_depend_on_how_many_threads_share_the_agents():
 
 def test_resampled_sums_do_not_depend_on_the_block_size(monkeypatch):
     """The gathered block is a cache-size choice only: every replicate's sums are the same bits at any size."""
-    import numpy as np
 
     import scoring.analysis.uncertainty as u
 
@@ -275,3 +271,26 @@ def test_resampled_sums_do_not_depend_on_the_block_size(monkeypatch):
         monkeypatch.setattr(u, "_BLOCK_CELLS", 1 << bits)
         got[bits] = u.resampled_sums(np.random.default_rng(9), columns, 300)
     assert all(np.array_equal(got[15], other) for other in got.values())
+
+
+def test_the_pass_k_bootstrap_is_drawn_in_chunks_with_the_same_numbers(monkeypatch):
+    # One dense (replicates x tasks) array of draws took about 30 bytes a cell in the app's server (3.3 GB for one
+    # agent of 20,000 tasks at 5,000 replicates; resilience audit): the replicates now come in chunks of at most
+    # _MAX_CELLS draws, in the same order, so the replicates are the same to the bit.
+    import tracemalloc
+
+    from scoring.analysis import uncertainty
+
+    n, c = np.array([3, 5, 4, 7] * 50), np.array([1, 5, 0, 3] * 50)
+    whole = uncertainty.pass_k_replicates(n, c, (1, 3), replicates=300, rng=np.random.default_rng(5))
+    monkeypatch.setattr(uncertainty, "_MAX_CELLS", 1_000)  # 5 replicates a chunk
+    chunked = uncertainty.pass_k_replicates(n, c, (1, 3), replicates=300, rng=np.random.default_rng(5))
+    assert all(np.array_equal(whole[k], chunked[k]) for k in (1, 3))
+    monkeypatch.undo()
+    tasks, replicates = 10_000, 1_000  # 1e7 draws, 2.5 x _MAX_CELLS
+    tracemalloc.start()
+    uncertainty.pass_k_replicates(np.full(tasks, 3), np.full(tasks, 1), (1, 3, 5), replicates=replicates,
+                                  rng=np.random.default_rng(1))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak <= 4 * 8 * uncertainty._MAX_CELLS, f"{peak / 1e6:,.0f} MB"  # a few arrays of one chunk

@@ -195,11 +195,23 @@ def pass_k_replicates(n: np.ndarray, c: np.ndarray, levels: Sequence[int], *, re
     """
     n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
     tasks = len(n)
-    resampled = _binomial_counts(n, c, rng.random((replicates, tasks)))
     # Exact pass^k for every count 0..n of every task, then one lookup per replicate and task.
     offsets = np.concatenate(([0], np.cumsum(n + 1)[:-1]))
-    cells = offsets[None, :] + resampled
-    return {k: np.concatenate([_pass_row(int(t), k) for t in n])[cells].mean(axis=1) for k in levels}
+    rows = {k: np.concatenate([_pass_row(int(t), k) for t in n]) for k in levels}
+    inverse = _binomial_inverse(n, c)
+    out = {k: np.empty(replicates) for k in levels}
+    # Replicates in chunks of at most _MAX_CELLS draws (replicates x tasks), as the headline's bootstrap: one
+    # dense array of every draw took about 30 bytes a cell, 3.3 GB for one agent of 20,000 tasks at 5,000
+    # replicates, in the app's server. The uniform draws come in the same order, so the result is the same.
+    step = max(1, _MAX_CELLS // max(tasks, 1))
+    for start in range(0, replicates, step):
+        stop = min(replicates, start + step)
+        cells = _binomial_counts_at(inverse, rng.random((stop - start, tasks)))
+        cells += offsets[None, :]
+        for k in levels:
+            out[k][start:stop] = rows[k][cells].mean(axis=1)
+        del cells
+    return out
 
 
 @lru_cache(maxsize=4096)
@@ -213,6 +225,12 @@ def _pass_row(n: int, k: int) -> np.ndarray:
 def _binomial_counts(n: np.ndarray, c: np.ndarray, uniform: np.ndarray) -> np.ndarray:
     """Binomial(n_t, c_t / n_t) counts at the uniform draws (replicates x tasks), by inversion:
     the count is the number of j < n_t whose distribution function F_t(j) is at most the draw."""
+    return _binomial_counts_at(_binomial_inverse(n, c), uniform)
+
+
+def _binomial_inverse(n: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every task's distribution function, shifted by its index into one sorted array, and each task's start in
+    it: what :func:`_binomial_counts_at` searches (made once for every chunk of draws)."""
     p = c / n
     j = np.arange(int(n.sum())) - np.repeat(np.concatenate(([0], np.cumsum(n)[:-1])), n)  # 0..n_t-1 per task
     nn, pp = np.repeat(n, n), np.repeat(p, n)
@@ -228,9 +246,16 @@ def _binomial_counts(n: np.ndarray, c: np.ndarray, uniform: np.ndarray) -> np.nd
     task = np.repeat(np.arange(len(n)), n)
     shifted = task + np.minimum(cdf - np.repeat(before, n), 1.0)
     shifted = np.maximum.accumulate(shifted)  # rounding can never make it decrease
-    queries = np.arange(len(n))[None, :] + uniform
-    found = np.searchsorted(shifted, queries.ravel(), side="right").reshape(uniform.shape)
-    return found - starts[None, :]
+    return shifted, starts
+
+
+def _binomial_counts_at(inverse: tuple[np.ndarray, np.ndarray], uniform: np.ndarray) -> np.ndarray:
+    """The counts at the uniform draws (replicates x tasks; the draws are overwritten, to hold one copy less)."""
+    shifted, starts = inverse
+    uniform += np.arange(uniform.shape[1])[None, :]  # each task's draw, shifted into its own interval
+    found = np.searchsorted(shifted, uniform.ravel(), side="right").reshape(uniform.shape)
+    found -= starts[None, :]
+    return found
 
 
 @dataclass(frozen=True)
