@@ -259,6 +259,39 @@ def task_matrix(scored: data.Scored) -> pd.DataFrame:
 
 
 
+HEATMAP_MAX_AGENTS = 60  # the Tasks x agents heatmap's columns at most: the leaderboard's first (explorer-defined)
+HEATMAP_MAX_TASKS = 400  # its rows at most: the tasks those agents ran most, in text order (explorer-defined)
+
+
+@dataclass(frozen=True)
+class HeatmapView:
+    """What the heatmap shows: its cells, agents (leaderboard order) and tasks (text order), and of how many."""
+
+    cells: pd.DataFrame
+    agents: list[str]
+    tasks: list[str]
+    all_agents: int
+    all_tasks: int
+
+    @property
+    def cut(self) -> bool:
+        return len(self.agents) < self.all_agents or len(self.tasks) < self.all_tasks
+
+
+def heatmap_view(cells: pd.DataFrame, agents: Sequence[str], tasks: Sequence[str]) -> HeatmapView:
+    """At most HEATMAP_MAX_AGENTS x HEATMAP_MAX_TASKS pairs: a heatmap of every pair of 10,000 agents and 100,000
+    tasks (a 7 MB upload) would be a billion cells in the server and a page no one can read."""
+    shown = list(agents[:HEATMAP_MAX_AGENTS])
+    mine = cells[cells["agent_id"].isin(shown)]
+    rows = list(tasks)
+    if len(rows) > HEATMAP_MAX_TASKS:
+        runs = mine.groupby("task_id", observed=True)["runs"].sum()
+        ranked = sorted(((-int(n), str(t)) for t, n in runs.items()))[:HEATMAP_MAX_TASKS]
+        rows = sorted(t for _, t in ranked)
+        mine = mine[mine["task_id"].astype(str).isin(rows)]
+    return HeatmapView(mine.reset_index(drop=True), shown, rows, len(agents), len(tasks))
+
+
 def over_time(scored: data.Scored, agents: Sequence[str]) -> drilldown.OverTime:
     """The three measures as of each day, for the chosen agents only (``drilldown.score_over_time``)."""
     chosen = tuple(sorted(agents))

@@ -20,8 +20,16 @@ right.metric("Agent-task pairs with a run", fmt.count(len(cells)), help=f"of {le
 st.caption("Green: every known outcome a success; red: none; an empty cell: the agent has no run on the task, or "
            "none with a known outcome (hover to see which).")
 
-event = st.plotly_chart(charts.task_heatmap(cells, agents, tasks), width="stretch", key="task_heatmap",
-                        on_select="rerun", selection_mode="points")
+view = drill.heatmap_view(cells, agents, tasks)
+if view.cut:
+    st.info(f"Showing the leaderboard's first {fmt.count(len(view.agents))} of {fmt.count(view.all_agents)} agents "
+            f"and the {fmt.count(len(view.tasks))} of {fmt.count(view.all_tasks)} tasks they ran most (a heatmap "
+            f"shows at most {drill.HEATMAP_MAX_AGENTS} agents and {drill.HEATMAP_MAX_TASKS} tasks, explorer-defined). "
+            "Every run is on the Runs page.", icon=":material/grid_on:")
+    cells = view.cells
+# Built once per dataset for every session (the shared cache), not on every rerun.
+heatmap = data.figure("task_heatmap", None, lambda: charts.task_heatmap(view.cells, view.agents, view.tasks))
+event = st.plotly_chart(heatmap, width="stretch", key="task_heatmap", on_select="rerun", selection_mode="points")
 picked = ui.selected_point(event, curve=1, size=len(cells))
 if picked is None:
     st.info("Click a cell to open the runs of that agent on that task.", icon=":material/touch_app:")
