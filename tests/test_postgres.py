@@ -3,6 +3,7 @@
 Under CI=true a missing server fails the suite; elsewhere it skips with the command to install it.
 """
 
+import dataclasses
 import glob
 import json
 import os
@@ -17,7 +18,10 @@ from pathlib import Path
 import pytest
 
 from scoring import RunsValidationError, load_runs, score_runs
-from scoring.engines.sql_engine import score_postgres
+from scoring.contract.limits import DEFAULT_LIMITS
+from scoring.engines.sql_engine import load_postgres_runs, score_postgres
+from scoring.load import database
+from scoring.load.database import ConnectFailed, ConnectionSpec, SourceRefused, operator_connection, parse_viewer_url
 from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report, free_port, many_problems_csv
 
 # One server per test process: under xdist every postgres test runs on one worker (one group).
@@ -573,3 +577,93 @@ def test_a_refusal_counts_every_problem_and_invalid_row_as_the_pandas_engine_doe
     found = (info.value.total, info.value.invalid_rows, info.value.rows_read)
     assert (pandas_info.value.total, pandas_info.value.invalid_rows) == (538, 459)
     assert found == (538, 459 - 2, 900)
+
+
+# ------------------------------------------------------------ found by a security and correctness audit (2026-12-04)
+
+
+def _spec(pg) -> ConnectionSpec:
+    return ConnectionSpec("127.0.0.1", pg["port"], "postgres", "scorer", pg["password"], trusted=True)
+
+
+def _own_non_loopback_addresses() -> list[str]:
+    """This machine's interface addresses other than loopback (found without sending a packet)."""
+    found = set()
+    for family, probe in ((socket.AF_INET, "192.0.2.254"), (socket.AF_INET6, "2001:db8::1")):
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))
+                found.add(s.getsockname()[0])
+        except OSError:
+            pass
+    return sorted(a for a in found if not a.startswith("127.") and a != "::1")
+
+
+def test_viewer_url_cannot_name_this_server_by_its_interface_address(monkeypatch):
+    """README: 'Without a host list a viewer cannot name this server's own addresses'. Only loopback was
+    refused: the address of eth0 (or any other interface) reached a database listening on all interfaces."""
+    addresses = _own_non_loopback_addresses()
+    if not addresses:
+        pytest.skip("this machine has no non-loopback address")
+    import psycopg
+
+    reached = []
+    monkeypatch.setattr(psycopg, "connect", lambda **kw: reached.append(kw) or pytest.fail("connected"))
+    monkeypatch.setattr(database, "answer_after", lambda *a, **k: None)
+    for address in addresses:
+        host = f"[{address}]" if ":" in address else address
+        with pytest.raises((SourceRefused, ConnectFailed)):
+            database.connect(parse_viewer_url(f"postgresql://u:p@{host}:5432/db"))
+    assert reached == []
+
+
+def test_operator_options_keep_the_statement_timeout_and_read_only_default(postgres):
+    """An operator's libpq ``options`` (e.g. a search_path, a common setting) replaced the explorer's own
+    ``-c statement_timeout=60000 -c default_transaction_read_only=on``; load_postgres_runs sets no
+    statement_timeout of its own, so the app's reads ran with no statement timeout at all."""
+    connection = operator_connection("p", {"host": "127.0.0.1", "port": postgres["port"], "database": "postgres",
+                                           "username": "scorer", "password": postgres["password"],
+                                           "tables": ["runs"], "options": "-c search_path=public"})
+    conn = database.connect(connection.spec)
+    try:
+        timeout, read_only, path = conn.execute("SELECT current_setting('statement_timeout'), current_setting("
+                                                "'default_transaction_read_only'), current_setting('search_path')"
+                                                ).fetchone()
+    finally:
+        conn.close()
+    assert (timeout, read_only, path) == ("1min", "on", "public")
+
+
+def test_memory_budget_counts_array_and_json_cells(postgres):
+    """fetch_rows counted every value that is not str/bytes as 8 bytes: an int[] or jsonb cell of millions of
+    elements (hundreds of MB once decoded) passed a 20 MB budget."""
+    import psycopg
+
+    with psycopg.connect(postgres["url"], autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS audit_array_runs")
+        conn.execute("""CREATE TABLE audit_array_runs AS SELECT 'r' || g AS run_id, 'a' AS agent_id, 't' AS task_id,
+                        'completed' AS status, true AS success, 1.0::float8 AS latency_ms, 0.1::float8 AS cost_usd,
+                        1 AS steps, now() AS finished_at,
+                        (SELECT array_agg(x) FROM generate_series(1, 1000000) x) AS blob
+                        FROM generate_series(1, 3) g""")
+    limits = dataclasses.replace(DEFAULT_LIMITS, max_memory=20_000_000)
+    with pytest.raises(RunsValidationError, match="memory budget"):
+        load_postgres_runs(_spec(postgres), "audit_array_runs", limits=limits)
+
+
+def test_real_column_scores_the_same_in_the_cli_and_the_explorer(postgres):
+    """A ``real`` (float4) cost column: the explorer (load_postgres_runs, psycopg reads 0.1) and a CSV export
+    (0.1) gave avg_cost_usd 0.1, while score_postgres (``--db``, ``--engine sql``) widened the float4 to
+    double (0.10000000149011612): two reports of one table."""
+    import psycopg
+
+    with psycopg.connect(postgres["url"], autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS audit_real_runs")
+        conn.execute("""CREATE TABLE audit_real_runs AS SELECT 'r' || g AS run_id, 'a' || (g % 2) AS agent_id,
+                        't' || (g % 3) AS task_id, 'completed' AS status, (g % 2 = 0) AS success,
+                        (g * 1.5)::float8 AS latency_ms, 0.1::real AS cost_usd, 1 AS steps,
+                        timestamptz '2026-01-01 00:00:00+00' + g * interval '1 minute' AS finished_at
+                        FROM generate_series(1, 12) g""")
+    explorer_doc = json.loads(score_runs(load_postgres_runs(_spec(postgres), "audit_real_runs").runs).to_json_text())
+    cli_doc = json.loads(score_postgres(postgres["url"], "audit_real_runs").to_json_text())
+    assert cli_doc == explorer_doc

@@ -1207,7 +1207,9 @@ def score_postgres(source: str | ConnectionSpec, table: str, policy: Policy = CA
             for d in description:
                 info = conn.adapters.types.get(d.type_code)
                 types[d.name] = info.name if info else "other"
-            kinds = _kinds({c: {"float8": "DOUBLE", "float4": "REAL", "int4": "INTEGER", "int8": "BIGINT",
+            # A real (float4) is read as its text, as psycopg (the explorer) and a CSV export read it: widened
+            # to double it would be another number (0.1 -> 0.10000000149011612).
+            kinds = _kinds({c: {"float8": "DOUBLE", "float4": "TEXT", "int4": "INTEGER", "int8": "BIGINT",
                                 "int2": "SMALLINT", "numeric": "NUMERIC", "timestamptz": "TIMESTAMPTZ",
                                 "timestamp": "TIMESTAMP", "date": "DATE"}.get(t, t) for c, t in types.items()})
             source_sql, names = _renamed_source(qualified, columns, lambda c: sql.Identifier(c).as_string(conn))

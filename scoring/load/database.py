@@ -92,7 +92,10 @@ class ConnectionSpec:
         if self.password is not None:
             kwargs["password"] = self.password
         if self.trusted:
-            kwargs.update(dict(self.extra))
+            extra = dict(self.extra)
+            if "options" in extra:  # the operator's options after ours, never instead of them
+                extra["options"] = kwargs["options"] + " " + extra["options"]
+            kwargs.update(extra)
         else:
             # Nothing of the server's own is read for a stranger: no password file, no client
             # certificate, no Kerberos credential cache; TLS is used when the server offers it.
@@ -139,7 +142,19 @@ def _internal(address: str) -> bool:
         return address == "localhost" or address.endswith(".localhost")
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
-    return ip.is_loopback or ip.is_unspecified or ip.is_link_local or ip.is_multicast or ip.is_reserved
+    return (ip.is_loopback or ip.is_unspecified or ip.is_link_local or ip.is_multicast or ip.is_reserved
+            or _assigned_here(ip))
+
+
+def _assigned_here(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """True when ``ip`` is an address of one of this machine's interfaces (a socket can be bound to it)."""
+    family = socket.AF_INET6 if ip.version == 6 else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_DGRAM) as s:
+            s.bind((str(ip), 0))
+        return True
+    except OSError:
+        return False
 
 
 def parse_viewer_url(url: str, allowed_hosts: tuple[str, ...] = ()) -> ConnectionSpec:
@@ -287,7 +302,7 @@ def fetch_rows(cursor: Any, *, max_rows: int, max_bytes: int, batch: int = 10_00
         if not chunk:
             return
         rows += len(chunk)
-        size += sum(len(v) if isinstance(v, (str, bytes)) else 8 for r in chunk for v in r)
+        size += sum(_decoded_size(v) for r in chunk for v in r)
         if rows > max_rows:
             from scoring.contract.limits import row_limit_refusal
 
@@ -298,6 +313,17 @@ def fetch_rows(cursor: Any, *, max_rows: int, max_bytes: int, batch: int = 10_00
             raise SourceTooLarge(f"the first {rows:,} rows already take {format_size(size)}, more than the "
                                  f"memory budget of {format_size(max_bytes)}")
         yield chunk
+
+
+def _decoded_size(value: Any) -> int:
+    """Approximate decoded bytes of one cell: text and bytes by length, arrays and JSON by their elements."""
+    if isinstance(value, (str, bytes, bytearray, memoryview)):
+        return len(value)
+    if isinstance(value, (list, tuple)):
+        return 8 + sum(_decoded_size(v) for v in value)
+    if isinstance(value, dict):
+        return 8 + sum(_decoded_size(k) + _decoded_size(v) for k, v in value.items())
+    return 8
 
 
 class SourceTooLarge(ValueError):
