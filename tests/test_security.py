@@ -515,3 +515,22 @@ def test_a_connection_fingerprint_cannot_be_tested_against_password_guesses():
                                 "ConnectionSpec('db', 5432, 'platform', 'scorer', 'winter2026', trusted=True)"
                                 ".fingerprint())"], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert elsewhere.returncode == 0 and elsewhere.stdout.strip() != spec.fingerprint()  # another process's key
+
+
+def test_reading_a_table_stops_at_a_wall_clock_limit_as_well():
+    # Each batch is within the statement timeout, and the worker counts CPU time only: a view that sleeps a little
+    # on every row held a worker for 130 s over 30,000 rows (PostgreSQL audit), hours at the row limit.
+    from scoring.load.database import SourceTooLarge, fetch_rows
+
+    now = [0.0]
+
+    class SlowCursor:
+        def fetchmany(self, n: int) -> list[tuple]:
+            now[0] += 40.0  # every batch comes back 40 s later
+            return [("r", 1)] * n
+
+    rows = fetch_rows(SlowCursor(), max_rows=10**9, max_bytes=10**12, batch=10, max_seconds=100.0,
+                      clock=lambda: now[0])
+    assert len(next(rows)) == 10 and len(next(rows)) == 10  # 40 and 80 s in
+    with pytest.raises(SourceTooLarge, match="reading the table took more than 100 s"):
+        next(rows)

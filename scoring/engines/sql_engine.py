@@ -63,6 +63,7 @@ from scoring.contract.schema import (
 )
 from scoring.load.database import (
     CONNECT_TIMEOUT_S,
+    READ_SECONDS_PER_CPU_SECOND,
     STATEMENT_TIMEOUT_MS,
     ConnectionSpec,
     SourceRefused,
@@ -1273,7 +1274,8 @@ def load_postgres_runs(spec: ConnectionSpec, table: str, *, limits: Limits = DEF
             qualified = sql.SQL(".").join(sql.Identifier(p) for p in table.split("."))
             try:
                 cur.execute(sql.SQL("SELECT * FROM {}").format(qualified))
-                chunks = list(fetch_rows(cur, max_rows=limits.max_rows, max_bytes=limits.max_memory))
+                chunks = list(fetch_rows(cur, max_rows=limits.max_rows, max_bytes=limits.max_memory,
+                                         max_seconds=READ_SECONDS_PER_CPU_SECOND * limits.max_cpu_seconds))
             except SourceTooLarge as exc:
                 raise RunsValidationError([Problem.of(Reason.FILE, detail=f"{exc}; refused")], source=table) from None
             except psycopg.Error as exc:

@@ -293,14 +293,24 @@ def redact(text: str) -> str:
     return re.sub(r"(password\s*=\s*)\S+", r"\1***", text, flags=re.IGNORECASE)
 
 
-def fetch_rows(cursor: Any, *, max_rows: int, max_bytes: int, batch: int = 10_000) -> Iterator[list[tuple]]:
+READ_SECONDS_PER_CPU_SECOND = 5  # a table's whole read may take this many times the CPU limit in wall time
+
+
+def fetch_rows(cursor: Any, *, max_rows: int, max_bytes: int, batch: int = 10_000, max_seconds: float | None = None,
+               clock: Callable[[], float] = time.monotonic) -> Iterator[list[tuple]]:
     """Rows of an executed (server-side) cursor in batches, stopping with :class:`SourceTooLarge` as soon
-    as the rows or their approximate decoded size pass a limit, so a huge table is never held."""
+    as the rows or their approximate decoded size pass a limit, so a huge table is never held, or the whole read
+    has taken ``max_seconds`` (each batch is within the statement timeout, but a slow view or a stalling server
+    could hold a worker, which only counts CPU time, for hours)."""
     rows = size = 0
+    start = clock()
     while True:
         chunk = cursor.fetchmany(batch)
         if not chunk:
             return
+        if max_seconds is not None and clock() - start > max_seconds:
+            raise SourceTooLarge(f"reading the table took more than {max_seconds:,.0f} s (after {rows + len(chunk):,} "
+                                 "rows); refused")
         rows += len(chunk)
         size += sum(_decoded_size(v) for r in chunk for v in r)
         if rows > max_rows:
