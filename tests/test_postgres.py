@@ -667,3 +667,25 @@ def test_real_column_scores_the_same_in_the_cli_and_the_explorer(postgres):
     explorer_doc = json.loads(score_runs(load_postgres_runs(_spec(postgres), "audit_real_runs").runs).to_json_text())
     cli_doc = json.loads(score_postgres(postgres["url"], "audit_real_runs").to_json_text())
     assert cli_doc == explorer_doc
+
+
+def test_a_view_that_tries_to_write_as_it_is_read_is_refused_in_words_and_writes_nothing(postgres):
+    # The read-only transaction stopped the write, but --engine sql showed psycopg's ReadOnlySqlTransaction as a
+    # traceback where load_postgres_runs refused in words (PostgreSQL audit).
+    import psycopg
+
+    with psycopg.connect(postgres["url"], autocommit=True) as conn:
+        conn.execute("DROP VIEW IF EXISTS audit_writing_runs")
+        conn.execute("DROP TABLE IF EXISTS audit_log")
+        conn.execute("CREATE TABLE audit_log (n int)")
+        conn.execute("""CREATE OR REPLACE FUNCTION audit_note(x text) RETURNS text LANGUAGE plpgsql VOLATILE AS
+                        $$ BEGIN INSERT INTO audit_log VALUES (1); RETURN x; END $$""")
+        conn.execute("""CREATE VIEW audit_writing_runs AS SELECT audit_note('r' || g) AS run_id, 'a' AS agent_id,
+                        't' AS task_id, 'completed' AS status, true AS success, 1.0::float8 AS latency_ms,
+                        0.1::float8 AS cost_usd, timestamptz '2026-01-01 00:00:00+00' AS finished_at
+                        FROM generate_series(1, 3) g""")
+        conn.execute("GRANT SELECT ON audit_writing_runs, audit_log TO scorer")
+    with pytest.raises(RunsValidationError, match="PostgreSQL could not read the table"):
+        score_postgres(postgres["url"], "audit_writing_runs")
+    with psycopg.connect(postgres["url"]) as conn:
+        assert conn.execute("SELECT count(*) FROM audit_log").fetchone() == (0,)

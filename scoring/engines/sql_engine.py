@@ -1238,6 +1238,11 @@ def score_postgres(source: str | ConnectionSpec, table: str, policy: Policy = CA
                 raise RunsValidationError([Problem.of(Reason.FILE, detail=f"PostgreSQL could not read a value: "
                                                                           f"{first}")],
                                           source=table, can_exclude=False) from None
+            except psycopg.Error as exc:  # the table is a view that fails as it is read (a write it tries: refused)
+                first = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+                raise RunsValidationError([Problem.of(Reason.FILE, detail=f"PostgreSQL could not read the table: "
+                                                                          f"{first}")],
+                                          source=table, can_exclude=False) from None
     finally:
         conn.rollback()
         conn.close()
