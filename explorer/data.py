@@ -439,7 +439,10 @@ def use_viewer_url(url: str, table: str) -> Dataset:
         raise SourceRefused("this deployment does not accept database URLs from viewers")
     spec = parse_viewer_url(url, s.database_url_hosts)
     table = check_table_name(table)
-    digest = hashlib.sha256(f"url\n{url}\n{table}".encode()).hexdigest()
+    # Keyed by the connection's fingerprint (an HMAC under this process's key), never a plain hash of the URL:
+    # the password is in it, and a plain digest of guessable fields could be tested offline (a dataset's digest
+    # names its cache entries and is compared with links).
+    digest = hashlib.sha256(f"url\n{spec.fingerprint()}\n{table}".encode()).hexdigest()
     st.session_state.pop(UPLOAD_KEY, None)
     st.session_state.pop(IMPORT_KEY, None)
     st.session_state[URL_KEY] = url

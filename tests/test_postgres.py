@@ -367,6 +367,10 @@ def test_a_viewer_url_reads_a_table_when_the_operator_allows_it(postgres, monkey
     at = _read_url_in_the_app(postgres["url"], "runs", monkeypatch)
     text = _all_text(at)
     assert not at.exception and "2,796 runs" in text and postgres["password"] not in text
+    # The dataset's digest is no plain hash of the URL, whose password it would let anyone who sees it test offline.
+    import hashlib
+
+    assert at.session_state["dataset"].digest != hashlib.sha256(f"url\n{postgres['url']}\nruns".encode()).hexdigest()
 
 
 LOCAL = ("127.0.0.1",)  # the operator's host list naming the test server (loopback is refused otherwise)
