@@ -815,7 +815,11 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any]) -> N
 
     dataset, info = current_dataset(), dataset_info(scored_data)
     replicates, seed, changes = int(view["replicates"]), int(view["seed"]), dict(view.get("policy") or {})
-    weights = {a: w / 100 for a, w in zip(RADAR_AXES, view["weights"])}
+    # The weights in force, as the radar page applies them: a Team Scorecard's exact weights while it is in force
+    # (the sliders show them only to the nearest 5%), else the sliders'.
+    from .scorecards import applied_weights
+
+    weights = applied_weights({a: w / 100 for a, w in zip(RADAR_AXES, view["weights"])})
     sandbox = policy_from_dict({**policy_to_dict(CANONICAL_POLICY), **changes}) if changes else None
     from .tables import focus_and_neighbours
 

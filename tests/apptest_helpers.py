@@ -188,3 +188,14 @@ def plotly_array(value) -> list[float]:
 
         return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
     return [float(v) for v in value]
+
+
+def app_with_uploads(*files: tuple[str, bytes, str]) -> AppTest:
+    """The app through app.py with ``files`` uploaded (name, bytes, MIME type) and its first run over them."""
+    from pathlib import Path
+
+    at = run(AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=TIMEOUT))
+    at.radio(key="source_kind").set_value("Upload a file")
+    run(at)
+    at.file_uploader(key="upload").set_value(list(files))
+    return run(at)

@@ -26,7 +26,7 @@ from scoring.contract.limits import DEFAULT_LIMITS
 from scoring.contract.schema import normalize_column_name
 from scoring.load.importers import Mapping, SuccessRule, import_file, import_files, mapping_from_json, mapping_to_json
 from scoring.load.runs import RunsValidationError
-from tests.apptest_helpers import BAD_CSV, assert_clean, dataframe, display_frame, run
+from tests.apptest_helpers import BAD_CSV, app_with_uploads, assert_clean, dataframe, display_frame, run
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -44,14 +44,6 @@ HOSTILE_NAME = HOSTILE.replace("/", "_")  # as a file name
 
 def upload_file(path: Path, name: str | None = None) -> tuple[str, bytes, str]:
     return (name or path.name, path.read_bytes(), "application/octet-stream")
-
-
-def app_with_uploads(*files: tuple[str, bytes, str]) -> AppTest:
-    at = run(AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT))
-    at.radio(key="source_kind").set_value("Upload a file")
-    run(at)
-    at.file_uploader(key="upload").set_value(list(files))
-    return run(at)
 
 
 def markdown_texts(at: AppTest) -> list[str]:

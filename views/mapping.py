@@ -32,6 +32,7 @@ if st.session_state.get("map_form_for") != source.digest or form.column_key("run
         form.guess_form(columns), [])
     st.session_state.update(form.widget_state(values))
     st.session_state["map_form_for"] = source.digest
+    st.session_state["map_status_named"] = dict(values.status_values)  # kept even where no choice is drawn
 for key, value in form.widget_state(form.FormValues(columns={})).items():
     st.session_state.setdefault(key, value)  # a widget hidden on the last run (its state was dropped)
 
@@ -45,6 +46,7 @@ if saved is not None and st.session_state.get("map_loaded") != saved.file_id:
     else:
         values, notes = form.form_from_mapping(saved_mapping, columns)
         st.session_state.update(form.widget_state(values))
+        st.session_state["map_status_named"] = dict(values.status_values)
         st.session_state["map_loaded"] = saved.file_id
         st.session_state["map_notes"] = notes
 for note in st.session_state.get("map_notes", []) if saved is not None else []:
@@ -112,10 +114,21 @@ if picked["status"] is not None:
     st.caption("Each value of the status column becomes one of our statuses (terminal: completed, failed, timeout); "
                "a value left as written must already be one.")
     grid = st.columns(3)
-    for i, value in enumerate(seen):
+    # One choice per value in any case: the vocabulary matches source values in any case, and so do the keys.
+    one_per_key: dict[str, str] = {}
+    for value in seen:
+        one_per_key.setdefault(form.status_key(value), value)
+    for i, value in enumerate(one_per_key.values()):
         key = form.status_key(value)
         st.session_state.setdefault(key, form.default_status(value))
         status_values[value] = grid[i % 3].selectbox(fmt.plain(value), [form.AS_WRITTEN, *STATUSES], key=key)
+    # A loaded mapping may name values beyond the ones listed: they keep the status it gives them.
+    drawn = {form.status_key(v) for v in seen}
+    kept = {v: s for v, s in st.session_state.get("map_status_named", {}).items()
+            if form.status_key(v) not in drawn}
+    status_values.update(kept)
+    if kept:
+        st.caption(f"{len(kept):,} more value(s) named by the loaded mapping keep the status it gives them.")
     if total > len(seen):
         st.caption(f"The {len(seen)} most frequent of {total:,} distinct values are listed; the others are passed "
                    "on as written (the validator names any that is not a status).")

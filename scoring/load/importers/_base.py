@@ -246,7 +246,9 @@ class Imported:
                                    warnings=list(self.report.all_warnings()))
         except RunsValidationError as exc:
             located = [p if p in mine else self._located(p) for p in exc.problems]
-            raise RunsValidationError(located, rows_read=exc.rows_read, source=exc.source) from None
+            # Every count of the refusal kept, not recounted from the problems it keeps (at most MAX_PROBLEMS_KEPT).
+            raise RunsValidationError(located, rows_read=exc.rows_read, source=exc.source, can_exclude=exc.excludable,
+                                      total=exc.total, invalid_rows=exc.invalid_rows).with_lines(exc.lines) from None
         if loaded.excluded_problems:
             excluded = tuple(p if p in mine else self._located(p) for p in loaded.excluded_problems)
             loaded = dataclasses.replace(loaded, excluded_problems=excluded)
