@@ -679,8 +679,12 @@ def show_refusal(error: RunsValidationError, imported: ImportReport | None = Non
         what = "upload"
     listed = "" if len(error.problems) == error.total else f" (the first {len(error.problems):,} are listed)"
     excludable = bool(error.excludable and error.invalid_rows)
+    # Several files of which some are refused as a whole: the others can be scored without them (the same explicit
+    # exclusion as --exclude-invalid, which also leaves out any invalid row of the others, and says so).
+    skippable = bool(error.excludable and not error.invalid_rows and what == "upload")
     # One instruction: "exclude the invalid rows" only when a row can be excluded (never above "no row can be").
-    remedy = f"fix the {what} or exclude the invalid rows" if excludable else f"fix the {what}"
+    remedy = (f"fix the {what} or exclude the invalid rows" if excludable
+              else "fix the upload or skip the refused file(s)" if skippable else f"fix the {what}")
     st.error(f"The {what} '{fmt.plain(dataset.name)}' was refused: {error.total:,} problem(s) found{listed}. "
              f"Nothing was scored; {remedy}.", icon=":material/block:")
     problems = error.table()
@@ -701,6 +705,11 @@ def show_refusal(error: RunsValidationError, imported: ImportReport | None = Non
         st.button(f"Exclude the {error.invalid_rows:,} invalid row(s) of {error.rows_read:,} and score the rest",
                   on_click=exclude_invalid_rows, type="primary", key="exclude_invalid")
         st.caption("Scores computed that way say how many rows were excluded.")
+    elif skippable:
+        st.button("Skip the refused file(s) and score the others", on_click=exclude_invalid_rows, type="primary",
+                  key="skip_refused")
+        st.caption("The import report then names the files left out; any invalid row of the others is excluded too, "
+                   "and the scores say how many.")
     else:
         st.caption(f"This problem concerns the whole {what}, so no row can be excluded to rescue it.")
     if dataset.kind == "upload" and any(p.code == "missing_column" for p in error.problems):

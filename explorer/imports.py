@@ -88,6 +88,10 @@ def report_markdown(report: ImportReport) -> list[str]:
         blocks.append("\n\n".join(parts))
     if report.warnings:
         blocks.append("**Across files:**\n" + "\n".join(f"- {_line(w)}" for w in report.warnings))
+    if report.skipped:  # refused files left out on the viewer's request: named, never dropped silently
+        blocks.append(f"**Skipped {counted(len(report.skipped), 'refused file', 'refused files')}** (left out on "
+                      "request; the rest is scored):\n" + "\n".join(f"- {_line(name)}: {_line(why)}"
+                                                                    for name, why in report.skipped))
     return blocks
 
 

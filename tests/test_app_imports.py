@@ -526,3 +526,20 @@ def test_a_link_made_before_the_identity_rule_still_finds_its_one_harness_file()
     assert explorer.data.link_hashes(dataset) == (hashlib.sha256(GROK3.read_bytes()).hexdigest(), dataset.digest)
     assert state.encode_source("import", sha256=explorer.data.link_hashes(dataset)[0])["sha"] == \
         hashlib.sha256(GROK3.read_bytes()).hexdigest()[:16]
+
+
+def test_a_file_refused_whole_among_others_can_be_skipped_with_one_click():
+    # The refusal said "skip them explicitly (--exclude-invalid, or the app's exclude button)" but the app offered
+    # no button when no row, only a whole file, was refused.
+    good = b"run_id,agent_id,task_id,status,success,latency_ms,cost_usd\nr1,a,t,completed,true,10,0.01\n"
+    no_cost = b"run_id,agent_id,task_id,status,success,latency_ms\nr2,b,t,completed,true,10\n"
+    at = app_with_uploads(("no-cost.csv", no_cost, "text/csv"), ("good.csv", good, "text/csv"))
+    (error,) = at.error
+    assert "skip the refused file(s)" in error.body
+    (skip,) = [b for b in at.button if b.key == "skip_refused"]
+    skip.click()
+    run(at)
+    assert not at.error and dataframe(at, "leaderboard").value["Agent"].tolist() == ["a"]
+    # Named as left out in the import report (it was in the downloadable JSON only).
+    assert any("Skipped 1 refused file" in t and "no-cost.csv: required column is missing" in t.replace("\\", "")
+               for t in markdown_texts(at))
