@@ -35,7 +35,7 @@ from scoring.contract import format as fmt
 from scoring.contract.filenames import file_slug
 from scoring.contract.policy import RADAR_AXES
 from scoring.contract.resources import SCORECARDS_DIR
-from scoring.contract.safejson import JsonRefused, load_json
+from scoring.contract.safejson import JsonRefused, load_json, object_noting_repeats, repeated_keys
 from scoring.measures.report import Report
 
 FIELDS = ("name", "description", "weights")
@@ -182,31 +182,11 @@ def scorecard_from_dict(doc: Any, duplicates: tuple[str, ...] = ()) -> Scorecard
     return Scorecard(doc["name"], doc["description"], dict(doc["weights"]))
 
 
-class _Object(dict):
-    """A JSON object that remembers which of its keys were given more than once."""
-
-    duplicates: tuple[str, ...] = ()
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> _Object:
-    obj, seen = _Object(pairs), set()
-    twice: dict[str, None] = {}
-    for key, _ in pairs:
-        if key in seen:
-            twice[key] = None
-        seen.add(key)
-    obj.duplicates = tuple(twice)
-    return obj
-
-
 def _duplicate_keys(text: str) -> tuple[str, ...]:
     """Keys given twice at the top level or in ``weights`` (``json.loads`` silently keeps the last)."""
-    doc = json.loads(text, object_pairs_hook=_pairs)
-    if not isinstance(doc, _Object):
-        return ()
-    weights = doc.get("weights")
-    inner = weights.duplicates if isinstance(weights, _Object) else ()
-    return doc.duplicates + tuple(f"weights.{k}" for k in inner)
+    doc = json.loads(text, object_pairs_hook=object_noting_repeats)
+    weights = doc.get("weights") if isinstance(doc, dict) else None
+    return repeated_keys(doc) + tuple(f"weights.{k}" for k in repeated_keys(weights))
 
 
 def scorecard_from_json(data: str | bytes) -> Scorecard:

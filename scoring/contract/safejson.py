@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from typing import Any
 
 MAX_SAFE_INT = 2**53  # beyond this an integer is not exactly a float
@@ -27,13 +28,33 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not allowed (not a finite number)")
 
 
+class RepeatedKeys(dict[str, Any]):
+    """A JSON object that gives a key more than once (``json`` keeps the last value), with those keys."""
+
+    repeated: tuple[str, ...] = ()
+
+
+def object_noting_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook`` that keeps a reader's word: an object repeating a key comes back as a
+    :class:`RepeatedKeys` naming them (the caller refuses it), any other as a plain dict (one length check)."""
+    record = dict(pairs)
+    if len(record) == len(pairs):
+        return record
+    marked = RepeatedKeys(record)
+    marked.repeated = tuple(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
+    return marked
+
+
+def repeated_keys(value: Any) -> tuple[str, ...]:
+    """The keys a parsed JSON object gave more than once (() for anything else)."""
+    return value.repeated if isinstance(value, RepeatedKeys) else ()
+
+
 def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise _DuplicateKey(key)
-        seen.add(key)
-    return dict(pairs)
+    record = object_noting_repeats(pairs)
+    if repeated_keys(record):
+        raise _DuplicateKey(repeated_keys(record)[0])
+    return record
 
 
 class _DuplicateKey(ValueError):

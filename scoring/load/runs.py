@@ -20,7 +20,6 @@ import io
 import json
 import mmap
 import os
-from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -34,6 +33,7 @@ from numpy.typing import ArrayLike
 from pandas.api import types as ptypes
 
 from scoring.contract.limits import DEFAULT_LIMITS, Limits, format_size, row_limit_refusal
+from scoring.contract.safejson import object_noting_repeats, repeated_keys
 from scoring.contract.schema import (
     FALSE_TOKENS,
     NONFINITE_TOKENS,
@@ -426,9 +426,9 @@ def _records_frame(records: list, rows: np.ndarray, problems: _Structural,
     for i in sorted(bad):
         problems.add(int(rows[i]), _preview(records[i]), Reason.NOT_AN_OBJECT)
     for i, r in enumerate(records):
-        if isinstance(r, _RepeatedKeys):  # as a file that names a column twice, for this record
+        if repeated_keys(r):  # as a file that names a column twice, for this record
             bad.add(i)
-            for key in r.repeated:
+            for key in repeated_keys(r):
                 problems.add(int(rows[i]), key, Reason.DUPLICATE_COLUMN, first=key, second=key, name=key)
     clean = [{} if i in bad else r for i, r in enumerate(records)]
     keys = set().union(*clean) if clean else set()
@@ -447,26 +447,11 @@ def _preview(value: object) -> str:
     return json.dumps(value, default=str)[:200]
 
 
-class _RepeatedKeys(dict[str, object]):
-    """A JSON object that gives a key more than once (``json`` keeps the last value): its repeated keys, so that
-    the record is refused as a CSV header naming a column twice is, never read with one of its values dropped."""
-
-    repeated: tuple[str, ...] = ()
-
-
-def _json_object(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    record = dict(pairs)
-    if len(record) == len(pairs):
-        return record
-    repeated = _RepeatedKeys(record)
-    repeated.repeated = tuple(k for k, n in Counter(k for k, _ in pairs).items() if n > 1)
-    return repeated
-
-
 def _json_value(text: str) -> object:
     """json.loads with NaN / Infinity kept as text (validation refuses them as non-finite numbers) and an object
-    that repeats a key marked (:class:`_RepeatedKeys`)."""
-    return json.loads(text, parse_constant=str, object_pairs_hook=_json_object)
+    that repeats a key marked (``safejson.RepeatedKeys``: the record is refused as a CSV header naming a column
+    twice is, never read with one of its values dropped)."""
+    return json.loads(text, parse_constant=str, object_pairs_hook=object_noting_repeats)
 
 
 def _read_json(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
