@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import io
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -61,6 +60,7 @@ from scoring.contract.schema import (
     look_alike_warnings,
     normalize_column_name,
 )
+from scoring.load.arrow_runs import csv_header
 from scoring.load.database import (
     CONNECT_TIMEOUT_S,
     READ_SECONDS_PER_CPU_SECOND,
@@ -1062,10 +1062,7 @@ def _header_names(path: Path) -> list[str]:
         raise RunsValidationError([Problem.of(Reason.FILE, detail=f"the header line is longer than "
                                                                   f"{HEADER_BYTES // (1 << 20)} MiB")],
                                   source=path.name)
-    try:
-        return next(csv.reader(io.StringIO(head.decode("utf-8-sig", errors="replace"), newline="")), [])
-    except csv.Error:  # DuckDB's refusal says why
-        return []
+    return csv_header(head) or []  # a header the plain reader cannot read: DuckDB's refusal says why
 
 
 def _last_line_fields(path: Path) -> int | None:
