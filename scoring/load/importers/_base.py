@@ -23,6 +23,7 @@ import re
 import struct
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -946,8 +947,8 @@ def _run_estimate(model: object, tokens_in: float, tokens_out: float, usage: obj
                 return None, f"no price for {name}"
             if (t_read or t_write) and len(price) < 4:
                 return None, f"{name} records cached input tokens, and its price has no cache_read and cache_write"
-            total += t_in * price[0] + t_out * price[1] + (t_read * price[2] + t_write * price[3] if t_read or
-                                                           t_write else 0.0)
+            total += t_in * price[0] + t_out * price[1] + (t_read * price[2] + t_write * price[3] if len(price) >= 4
+                                                           else 0.0)  # no cache price: no cached token (above)
         return total / 1e6, None
     if not isinstance(model, str) or model not in prices:
         return None, None  # an unpriced model: the run keeps its empty cost, as ever
@@ -976,10 +977,7 @@ def apply_prices(imported: Imported, prices: dict[str, Price]) -> Imported:
                  for i in raw.index[wanted]}
     fill = pd.Series(False, index=raw.index)
     fill[[i for i, (value, _) in estimates.items() if value is not None]] = True
-    unpriced: dict[str, int] = {}
-    for _, why in estimates.values():
-        if why is not None:
-            unpriced[why] = unpriced.get(why, 0) + 1
+    unpriced = Counter(why for _, why in estimates.values() if why is not None)
     notes = [f"{n:,} run(s) record tokens but get no estimated cost: {why}" for why, n in sorted(unpriced.items())]
     if not fill.any():
         if not notes:
