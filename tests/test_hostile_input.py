@@ -256,6 +256,11 @@ def test_a_json_record_giving_a_key_twice_is_refused_not_read_with_one_value_dro
     assert (problem.row, problem.code, problem.value) == (1, "duplicate_column", "latency_ms")
     kept = load_runs(text.encode(), name=name, exclude_invalid=True)  # the record is excluded only when asked
     assert kept.runs["run_id"].tolist() == ["r2"] and kept.excluded_rows == 1
+    # A file whose every record repeats a key still has its columns: each row is refused for the key, none as missing.
+    other = twice.replace('"r1"', '"r3"')
+    every = f"[{twice}, {other}]" if name == "x.json" else f"{twice}\n{other}\n"
+    error = outcome(every.encode(), name)
+    assert [(p.row, p.code) for p in error.problems] == [(1, "duplicate_column"), (2, "duplicate_column")]
 
 
 def test_parquet_nan_is_refused_but_parquet_null_is_an_empty_cell():

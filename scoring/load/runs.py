@@ -426,8 +426,9 @@ def _records_frame(records: list, rows: np.ndarray, problems: _Structural,
     for i in sorted(bad):
         problems.add(int(rows[i]), _preview(records[i]), Reason.NOT_AN_OBJECT)
     for i, r in enumerate(records):
-        if repeated_keys(r):  # as a file that names a column twice, for this record
-            bad.add(i)
+        # As a file that names a column twice, for this record: refused by its row, its columns kept (a file whose
+        # every record repeats a key is not a file without columns).
+        if repeated_keys(r):
             for key in repeated_keys(r):
                 problems.add(int(rows[i]), key, Reason.DUPLICATE_COLUMN, first=key, second=key, name=key)
     clean = [{} if i in bad else r for i, r in enumerate(records)]
