@@ -3,12 +3,13 @@
 Generates the runs straight to Parquet with DuckDB (as bench_sql.py does), then in one Spark session
 (local mode, or ``--master``) times the full report (``score_spark``) against a bare Spark
 ``groupBy("agent_id").avg("latency_ms", "cost_usd")`` on the same file, taken in turn (report, floor,
-report, ...), each the median of a few repeats, and prints their ratio; with ``--ab-persist``, each round
+report, ...), each the median of a few repeats after a warm-up round left out of both medians (``--warmup``: a
+session's first report compiles every query's code), and prints their ratio; with ``--ab-persist``, each round
 also times a report that keeps the normalized runs (``SCORING_SPARK_PERSIST=1``); with ``--queries``, one more
 report with the time of each Spark query (each statement and each collect, in order); then the DuckDB
 engine on the same file for reference, and whether its report is the same text. Nothing is asserted.
 
-    python bench/bench_spark.py [--runs 10000000] [--agents 500] [--repeat 3] [--driver-memory 4g]
+    python bench/bench_spark.py [--runs 10000000] [--agents 500] [--warmup 1] [--repeat 3] [--driver-memory 4g]
                                 [--master local[2]] [--queries] [--ab-persist] [--keep runs.parquet] [--no-duckdb]
                                 [--conf KEY=VALUE ...]
 """
@@ -35,11 +36,11 @@ from scoring.engines.sql_engine import score_file_sql  # noqa: E402
 
 
 def query_times(spark: Any, fn: Callable[[], Any]) -> list[tuple[float, str]]:
-    """Run ``fn`` with every statement (``spark.sql``, eager for CACHE TABLE) and every collect timed."""
+    """Run ``fn`` with every statement (``spark.sql``, eager for CACHE TABLE), every collect and toArrow timed."""
     DataFrame = type(spark.range(1))  # the session's own class (classic or Connect), which defines collect
     times: list[tuple[float, str]] = []
     last = {"query": ""}
-    sql, collect = spark.sql, DataFrame.collect
+    sql, collect, to_arrow = spark.sql, DataFrame.collect, getattr(DataFrame, "toArrow", None)
 
     def timed_sql(query: str, *args: Any, **kwargs: Any) -> Any:
         t0 = time.perf_counter()
@@ -54,12 +55,23 @@ def query_times(spark: Any, fn: Callable[[], Any]) -> list[tuple[float, str]]:
         times.append((time.perf_counter() - t0, "collect " + " ".join(last["query"].split())))
         return rows
 
+    def timed_arrow(frame: Any) -> Any:
+        assert to_arrow is not None
+        t0 = time.perf_counter()
+        table = to_arrow(frame)
+        times.append((time.perf_counter() - t0, "toArrow " + " ".join(last["query"].split())))
+        return table
+
     spark.sql, DataFrame.collect = timed_sql, timed_collect
+    if to_arrow is not None:
+        DataFrame.toArrow = timed_arrow
     try:
         fn()
     finally:
         del spark.sql
         DataFrame.collect = collect
+        if to_arrow is not None:
+            DataFrame.toArrow = to_arrow
     return times
 
 
@@ -68,6 +80,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10_000_000)
     parser.add_argument("--agents", type=int, default=500)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=1,
+                        help="rounds (report, then floor) run first and left out of the medians: the JVM compiles "
+                             "each query's code on its first runs, the report's and the floor's alike")
     parser.add_argument("--driver-memory", default="4g", help="the local-mode JVM's heap (spark.driver.memory)")
     parser.add_argument("--keep", default=None, help="write the Parquet file here and keep it (or read it if there)")
     parser.add_argument("--master", default="local[2]", help="local[N], or a cluster's spark://host:port")
@@ -110,6 +125,14 @@ def main() -> None:
         base_times: list[float] = []
         kept_times: list[float] = []
         report = None
+        for i in range(args.warmup):
+            t0 = time.perf_counter()
+            score_spark(path, spark=spark)
+            warm_report = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            bare()
+            print(f"  warm-up {i + 1} (not in the medians): report {warm_report:.1f} s, "
+                  f"floor {time.perf_counter() - t0:.1f} s")
         for _ in range(args.repeat):
             t0 = time.perf_counter()
             report = score_spark(path, spark=spark)

@@ -1,6 +1,7 @@
 """The SQL engine gives the same report as the pandas engine: DuckDB here, PostgreSQL in test_postgres.py."""
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from scoring import RunsValidationError, load_runs, score_runs
 from scoring.contract.schema import WHITESPACE
-from scoring.engines.sql_engine import redact, score_file_sql
+from scoring.engines.sql_engine import LIMB_LOW, LIMB_TOP, redact, score_file_sql
 from tests.helpers import EDGE_CSV, SAMPLE, assert_same_report, many_problems_csv, run_tables, write_parquet
 from tests.helpers import REQUIRED_HEADER as HEADER
 
@@ -293,6 +294,98 @@ def test_run_id_hashes_shared_with_the_empty_id_or_with_each_other_change_no_rep
         path.write_text(EDGE_CSV)
     sql, pandas = both(path)
     assert_same_report(sql, pandas)
+
+
+def _limb_range_values():
+    """Doubles within the exact sums' limbs (sql_engine.LIMB_LOW to LIMB_TOP: 53-bit mantissas at every exponent
+    there, the top and bottom limbs' edges among them), and any double >= 0 besides (outside: summed per exponent)."""
+    inside = st.builds(lambda m, e: math.ldexp(m, e), st.integers(1, 2 ** 53 - 1), st.integers(LIMB_LOW, LIMB_TOP - 53))
+    edges = st.sampled_from([math.ldexp(1.0, LIMB_LOW), math.ldexp(2 ** 53 - 1, LIMB_TOP - 53),
+                             math.ldexp(2 ** 28 - 1, LIMB_LOW), math.ldexp(2 ** 28 - 1, LIMB_TOP - 28),
+                             math.ldexp(1.0, LIMB_LOW - 1), math.ldexp(1.0, LIMB_TOP), 0.0])
+    # Within the range, but with bits below its lowest limb.
+    straddling = st.builds(lambda m, e: math.ldexp(m, e), st.integers(2 ** 52, 2 ** 53 - 1).map(lambda m: m | 1),
+                           st.integers(LIMB_LOW - 52, LIMB_LOW - 1))
+    return st.one_of(inside, inside, edges, straddling, st.floats(min_value=0.0, max_value=1e300, allow_nan=False))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.sampled_from(["a", "b", "c", "d"]), st.lists(_limb_range_values(), min_size=1, max_size=40),
+                       min_size=1))
+def test_exact_sums_as_limbs_are_fsum_whatever_the_values(values):
+    # SqlScorer's limb sums (Dialect.limb_sums; Spark's, run here on DuckDB): every agent's sum is math.fsum's, the
+    # values within the limbs summed as limbs, an agent with a value outside them summed again per exponent.
+    import duckdb
+
+    from scoring.engines.sql_engine import DUCKDB, SqlScorer
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t (agent_id VARCHAR, v DOUBLE)")
+    con.executemany("INSERT INTO t VALUES (?, ?)", [[a, v] for a, vs in values.items() for v in vs])
+    queries = []
+
+    def execute(query):
+        queries.append(query)
+        found = con.execute(query)
+        return [c[0] for c in found.description], found.fetchall()
+
+    scorer = SqlScorer(execute, DUCKDB, "t", has_finished_at=False, has_row_numbers=False)
+    for limbs in (True, False):
+        got = scorer.exact_sums_of([("v", "v IS NOT NULL")], limbs=limbs)[0]
+        assert {a: got.get(a, 0.0) for a in values} == {a: math.fsum(vs) for a, vs in values.items()}, limbs
+    # Values within the limbs need no sum per exponent.
+    del queries[:]
+    inside = all(2.0 ** LIMB_LOW <= v < 2.0 ** LIMB_TOP and
+                 math.ldexp(v, -LIMB_LOW).is_integer() for vs in values.values() for v in vs if v > 0)
+    scorer.exact_sums_of([("v", "v IS NOT NULL")], limbs=True)
+    assert (len(queries) == 1) == inside
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(["", "a", "b", "c", "dd", "eee", "r1", "r22"])),
+                min_size=1, max_size=40),
+       st.sampled_from(["xxhash", "length % 3", "constant"]))
+def test_the_duplicate_check_on_hashes_read_whole_counts_as_the_grouped_count(ids, hash_kind):
+    # SqlScorer._repeated_hashes (the hashes read whole and sorted in Python, as Spark does below HASHES_HERE rows)
+    # gives the grouped count's three numbers, whatever the ids (NULL, empty, repeated) and however weak the hash
+    # (ids sharing it with each other and with the empty id).
+    import duckdb
+
+    from scoring.engines import sql_engine
+    from scoring.engines.sql_engine import DUCKDB, SqlScorer, validation_queries
+
+    hash64 = {"xxhash": lambda e: f"CAST(hash({e}) >> 1 AS BIGINT)",
+              "length % 3": lambda e: f"CAST(length({e}) % 3 AS BIGINT)",
+              "constant": lambda e: "CAST(7 AS BIGINT)"}[hash_kind]
+    con = duckdb.connect()
+    con.execute("CREATE TABLE runs (run_id VARCHAR)")
+    con.executemany("INSERT INTO runs VALUES (?)", [[i] for i in ids])
+
+    def execute(query):
+        found = con.execute(query)
+        return [c[0] for c in found.description], found.fetchall()
+
+    def read_bigints(query):
+        column = con.execute(query).to_arrow_table().column(0)
+        return column.drop_null().to_numpy(), column.null_count
+
+    counts = []
+    for reader in (None, read_bigints):
+        scorer = SqlScorer(execute, DUCKDB, "runs", has_finished_at=False, has_row_numbers=False)
+        scorer.read_bigints = reader
+        original = DUCKDB.hash64
+        try:
+            object.__setattr__(DUCKDB, "hash64", hash64)
+            counts.append(scorer._repeated_run_ids(validation_queries(DUCKDB), len(ids)))
+        finally:
+            object.__setattr__(DUCKDB, "hash64", original)
+    named = [i for i in ids if i]
+    assert counts[0] == counts[1]
+    # Repeats are counted on the ids themselves; the missing ids read off the hashes may count ids that hash like
+    # the empty one (the rules are then counted row by row): never fewer than there are.
+    assert counts[0][:2] == (len({i for i in named if named.count(i) > 1}), len(named) - len(set(named)))
+    assert counts[0][2] >= len(ids) - len(named) and (hash_kind != "xxhash" or counts[0][2] == len(ids) - len(named))
+    assert len(ids) <= sql_engine.HASHES_HERE
 
 
 @pytest.mark.parametrize("hashed", [False, True])
