@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from scoring import RunsValidationError, load_runs, score_runs
 from scoring.contract.schema import WHITESPACE
-from scoring.engines.sql_engine import LIMB_LOW, LIMB_TOP, redact, score_file_sql
+from scoring.engines.sql_engine import LIMB_BITS, LIMB_LOW, LIMB_TOP, redact, score_file_sql
 from tests.helpers import EDGE_CSV, SAMPLE, assert_same_report, many_problems_csv, run_tables, write_parquet
 from tests.helpers import REQUIRED_HEADER as HEADER
 
@@ -301,7 +301,8 @@ def _limb_range_values():
     there, the top and bottom limbs' edges among them), and any double >= 0 besides (outside: summed per exponent)."""
     inside = st.builds(lambda m, e: math.ldexp(m, e), st.integers(1, 2 ** 53 - 1), st.integers(LIMB_LOW, LIMB_TOP - 53))
     edges = st.sampled_from([math.ldexp(1.0, LIMB_LOW), math.ldexp(2 ** 53 - 1, LIMB_TOP - 53),
-                             math.ldexp(2 ** 28 - 1, LIMB_LOW), math.ldexp(2 ** 28 - 1, LIMB_TOP - 28),
+                             math.ldexp(2 ** LIMB_BITS - 1, LIMB_LOW),
+                             math.ldexp(2 ** LIMB_BITS - 1, LIMB_TOP - LIMB_BITS),
                              math.ldexp(1.0, LIMB_LOW - 1), math.ldexp(1.0, LIMB_TOP), 0.0])
     # Within the range, but with bits below its lowest limb.
     straddling = st.builds(lambda m, e: math.ldexp(m, e), st.integers(2 ** 52, 2 ** 53 - 1).map(lambda m: m | 1),

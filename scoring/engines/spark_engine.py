@@ -461,7 +461,8 @@ def _bigints_reader(spark: Any) -> Callable[[str], tuple[Any, int]] | None:
 
     def read(query: str) -> tuple[Any, int]:
         column = spark.sql(query).toArrow().column(0)
-        return column.drop_null().to_numpy(), column.null_count
+        missing = column.null_count
+        return (column.drop_null() if missing else column).to_numpy(), missing
 
     return read
 
