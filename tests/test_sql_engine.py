@@ -27,6 +27,21 @@ def both(path: Path):
 def test_sample_csv_gives_the_same_report():
     assert_same_report(*both(SAMPLE))
 
+@pytest.mark.parametrize("source", ["sample", "edge"])
+def test_spark_s_query_plan_run_by_duckdb_gives_the_same_report(monkeypatch, tmp_path, source):
+    # Spark's choices (sums as limbs in a pass per agent, the counts per task with the spread, a boolean column per
+    # status) are the scorer's, not Spark's: DuckDB run with them gives the pandas engine's report to the bit.
+    from scoring.engines import sql_engine
+
+    for flag in ("limb_sums", "status_flags"):
+        monkeypatch.setattr(sql_engine.DUCKDB, flag, True, raising=False)
+    path = SAMPLE
+    if source == "edge":
+        path = tmp_path / "edge.csv"
+        path.write_text(EDGE_CSV)
+    assert_same_report(*both(path))
+
+
 
 def test_sample_parquet_gives_the_same_report(tmp_path):
     frame = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
@@ -71,6 +86,23 @@ def test_random_tables_give_the_same_report(tmp_path, rows):
     path = tmp_path / "random.parquet"
     write_parquet(rows, path)
     assert_same_report(*both(path))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                   HealthCheck.function_scoped_fixture])
+@given(run_tables(min_size=1, max_size=80))
+def test_random_tables_give_the_same_report_with_spark_s_query_plan(tmp_path, rows):
+    # As test_spark_s_query_plan_run_by_duckdb_gives_the_same_report, on random tables (every status, missing values).
+    from scoring.engines import sql_engine
+
+    path = tmp_path / "random.parquet"
+    write_parquet(rows, path)
+    original = sql_engine.DUCKDB.limb_sums, sql_engine.DUCKDB.status_flags
+    sql_engine.DUCKDB.limb_sums = sql_engine.DUCKDB.status_flags = True
+    try:
+        assert_same_report(*both(path))
+    finally:
+        sql_engine.DUCKDB.limb_sums, sql_engine.DUCKDB.status_flags = original
 
 
 def test_the_sql_engine_refuses_invalid_rows_with_row_numbers(tmp_path):

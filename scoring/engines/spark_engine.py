@@ -94,6 +94,7 @@ class Spark(Dialect):
     # Sums as fixed-point limbs (SqlScorer._limbs), the headline's in the pass per agent and task. 10M runs,
     # local[2]: the spread 2.0 -> 1.7-1.9 s; the headline's sums, a query of 2.7 s, now 1.5-2.2 s more of that pass.
     limb_sums = True
+    status_flags = True
 
     def literal(self, value: object) -> str:
         # A quote or a backslash is spelled chr(39), chr(92): never an escape, whose reading depends on the
