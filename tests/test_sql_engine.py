@@ -79,26 +79,18 @@ def test_small_window_policy_uses_the_run_id_tie_break(tmp_path):
     assert ties["radar"]["axes"]["correctness"] == round(100 * 2 / 3, 2)
 
 
+@pytest.mark.parametrize("plan", ["duckdb", "spark"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(run_tables(min_size=1, max_size=80))
-def test_random_tables_give_the_same_report(tmp_path, rows):
-    path = tmp_path / "random.parquet"
-    write_parquet(rows, path)
-    assert_same_report(*both(path))
-
-
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                   HealthCheck.function_scoped_fixture])
-@given(run_tables(min_size=1, max_size=80))
-def test_random_tables_give_the_same_report_with_spark_s_query_plan(tmp_path, rows):
-    # As test_spark_s_query_plan_run_by_duckdb_gives_the_same_report, on random tables (every status, missing values).
+def test_random_tables_give_the_same_report(tmp_path, plan, rows):
+    # plan "spark": as test_spark_s_query_plan_run_by_duckdb_gives_the_same_report, on random tables.
     from scoring.engines import sql_engine
 
     path = tmp_path / "random.parquet"
     write_parquet(rows, path)
     original = sql_engine.DUCKDB.limb_sums, sql_engine.DUCKDB.status_flags
-    sql_engine.DUCKDB.limb_sums = sql_engine.DUCKDB.status_flags = True
+    sql_engine.DUCKDB.limb_sums = sql_engine.DUCKDB.status_flags = plan == "spark"
     try:
         assert_same_report(*both(path))
     finally:
