@@ -88,13 +88,13 @@ class Spark(Dialect):
     text_type = "STRING"  # binary collation (UTF8_BINARY): text compares by code point, as in Python
     double_type = "DOUBLE"
     timestamp_type = "TIMESTAMP"  # an instant (TIMESTAMP_LTZ); TIMESTAMPTZ is not a Spark type
-    # The counts per agent and task and the radar window (a few rows per agent) are cached (CACHE TABLE), each
-    # read by several queries.
+    # The counts per agent and task (with the spread's limbs) and the radar window (a few rows per agent) are
+    # cached (CACHE TABLE): the window is read by two queries.
     materialize = True
-    # Sums as fixed-point limbs (SqlScorer._limbs), the headline's in the pass per agent and task. 10M runs,
-    # local[2]: the spread 2.0 -> 1.7-1.9 s; the headline's sums, a query of 2.7 s, now 1.5-2.2 s more of that pass.
+    # Sums as fixed-point limbs (SqlScorer._limbs), the headline's in the pass per agent, the spread's with the
+    # counts per task (10M runs, local[2]: the report 15.7 -> 9.6-10.8 s with the changes of 2026-12-04; README).
     limb_sums = True
-    status_flags = True
+    status_flags = True  # a boolean column per status (SqlScorer._flagged): the pass per agent 3.4 -> 2.5 s
 
     def literal(self, value: object) -> str:
         # A quote or a backslash is spelled chr(39), chr(92): never an escape, whose reading depends on the

@@ -879,7 +879,8 @@ class SqlScorer:
             if self.d.limb_sums:  # summed by the pass per agent
                 rows = self._agent_rows_named()
                 summed = [(row["agent_id"], p, row[f"sum_{p}_odd"],
-                           *(row[f"sum_{p}_limb_{j}"] for j in range(LIMB_COUNT))) for row in rows for p in range(3)]
+                           *(row[f"sum_{p}_limb_{j}"] for j in range(LIMB_COUNT)))
+                          for row in rows for p, _ in enumerate(parts)]
                 self._sums = self._sums_from_limbs(summed, parts, self._flagged(self.runs), by_agent, disjoint=True)
             else:
                 self._sums = self.exact_sums_of(parts, self._flagged(self.runs), shifts=by_agent, disjoint=True)
