@@ -80,6 +80,24 @@ def test_small_window_policy_uses_the_run_id_tie_break(tmp_path):
 
 
 @pytest.mark.parametrize("plan", ["duckdb", "spark"])
+def test_no_completed_latency_anywhere_gives_the_same_report(monkeypatch, tmp_path, plan):
+    # No agent has a mean latency, so there is no spread to take: Spark's plan then counts the tasks for pass^k in a
+    # query of their own (they otherwise come with the spread's scan).
+    from scoring.engines import sql_engine
+
+    for flag in ("limb_sums", "status_flags"):
+        monkeypatch.setattr(sql_engine.DUCKDB, flag, plan == "spark", raising=False)
+    rows = [f"r{i},{'ab'[i % 2]},t{i % 3},{('failed', 'timeout', 'completed')[i % 3]},{'true' if i % 4 else 'false'},"
+            f"{'' if i % 3 == 2 else 1000 + i},0.01" for i in range(24)]
+    path = tmp_path / "no_latency.csv"
+    path.write_text(HEADER + "\n" + "\n".join(rows) + "\n")
+    sql, pandas = both(path)
+    assert_same_report(sql, pandas)
+    assert all(a["headline"]["avg_latency_ms"] is None for a in pandas["agents"])
+    assert all(a["repeatability"]["qualifying_tasks"] == 3 for a in pandas["agents"])
+
+
+@pytest.mark.parametrize("plan", ["duckdb", "spark"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                                    HealthCheck.function_scoped_fixture])
 @given(run_tables(min_size=1, max_size=80))
