@@ -681,7 +681,7 @@ class SqlScorer:
             limbs = d.limb_sums
         if limbs:
             return self._limb_sums(parts, inputs, source, shifts)
-        normal = f"v >= CAST('2.2250738585072014e-308' AS {d.double_type}) AND e >= -960"
+        normal = f"v >= {d.double(2.2250738585072014e-308)} AND e >= -960"
         mantissas = f"""
             SELECT agent_id, part, e, CASE WHEN {normal} THEN CAST(v * {d.pow2('53 - e')} AS BIGINT) END AS m
             FROM (SELECT agent_id, part, v, {d.log2_floor('v')} AS e FROM ({inputs}) AS x WHERE v > 0) AS t"""
@@ -919,24 +919,27 @@ class SqlScorer:
         # The spread: sum of (x - mean)^2 with the mean computed above (the same double as pandas uses).
         # Each mean and scale travels as its shortest round-trip text, which every engine parses to the same double.
         shift = scale(counts["latency_max"], SPREAD_SCALE_AT, SPREAD_SCALE_BY)
-        double = self.d.double_type
-        means = ", ".join(f"({self.d.literal(a)}, CAST({_quote_list([repr(float(m))])} AS {double}), "
-                          f"CAST({_quote_list([repr(math.ldexp(1.0, -int(k)))])} AS {double}))"
+        means = ", ".join(f"({self.d.literal(a)}, {self.d.double(float(m))}, {self.d.double(math.ldexp(1.0, -int(k)))})"
                           for a, m, k in zip(agents, latency_mean, shift) if not np.isnan(m))
         squares: dict[str, float] = {}
         if means:
-            deviation = "((r.latency_ms - m.mean) * m.factor)"
-            deviations = (f"(SELECT r.agent_id, r.status, {deviation} * {deviation} AS d2 "
-                          f"FROM {self._aliased('r')} JOIN (VALUES {means}) AS m(agent_id, mean, factor) "
-                          f"ON r.agent_id = m.agent_id) AS dev")
             if self.d.limb_sums and self.d.materialize:
                 squares = self._spread_and_tasks(means)
             else:
-                squares = self.exact_sums("d2", f"{completed} AND d2 IS NOT NULL", source=deviations)
+                squares = self.exact_sums("d2", f"{completed} AND d2 IS NOT NULL",
+                                          source=self._deviations(means, self.runs, "JOIN"))
         pstdev = np.ldexp(np.sqrt(_divide([squares.get(a, 0.0) for a in agents], counts["latency_runs"])), shift)
         return HeadlineAggregates(completed_runs=counts["completed_runs"], successful_runs=counts["successful_runs"],
                                   latency_runs=counts["latency_runs"], latency_mean=latency_mean,
                                   latency_pstdev=pstdev, cost_runs=counts["cost_runs"], cost_mean=cost_mean)
+
+    def _deviations(self, means: str, runs: str, join: str) -> str:
+        """A FROM item: the columns of ``runs`` and each run's squared scaled deviation from its agent's mean,
+        ``d2`` (``means``: VALUES rows of agent, mean, scale factor; ``join``: JOIN keeps only the agents with a
+        mean, LEFT JOIN every run, d2 NULL where there is no mean)."""
+        deviation = "((r.latency_ms - m.mean) * m.factor)"
+        return (f"(SELECT r.*, {deviation} * {deviation} AS d2 FROM {self._aliased('r', runs)} "
+                f"{join} (VALUES {means}) AS m(agent_id, mean, factor) ON r.agent_id = m.agent_id) AS dev")
 
     def _spread_and_tasks(self, means: str) -> dict[str, float]:
         """The spread's exact sums (exact_sums of ``d2`` over the completed runs), as limbs, from a scan that also
@@ -945,11 +948,7 @@ class SqlScorer:
         with a latency) has no d2, and its tasks are counted all the same."""
         known = f"{self._statuses(TERMINAL_STATUSES)} AND success IS NOT NULL"
         where = f"{self._statuses(HEADLINE_STATUSES)} AND d2 IS NOT NULL"
-        deviation = "((r.latency_ms - m.mean) * m.factor)"
-        deviations = (f"(SELECT r.*, {deviation} * {deviation} AS d2 "
-                      f"FROM {self._aliased('r', self._flagged(self.runs))} "
-                      f"LEFT JOIN (VALUES {means}) AS m(agent_id, mean, factor) "
-                      f"ON r.agent_id = m.agent_id) AS dev")
+        deviations = self._deviations(means, self._flagged(self.runs), "LEFT JOIN")
         limbs = ", ".join(f"SUM(d2_limb_{j}) FILTER (WHERE {where} AND d2 > 0) AS limb_{j}" for j in range(LIMB_COUNT))
         self.execute(self.d.store(self.groups_table, f"""
             SELECT agent_id, task_id, COUNT(*) FILTER (WHERE {known}) AS task_n,
