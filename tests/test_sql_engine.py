@@ -1,5 +1,6 @@
 """The SQL engine gives the same report as the pandas engine: DuckDB here, PostgreSQL in test_postgres.py."""
 
+import contextlib
 import json
 import math
 import re
@@ -27,20 +28,61 @@ def both(path: Path):
 def test_sample_csv_gives_the_same_report():
     assert_same_report(*both(SAMPLE))
 
-@pytest.mark.parametrize("source", ["sample", "edge"])
-def test_spark_s_query_plan_run_by_duckdb_gives_the_same_report(monkeypatch, tmp_path, source):
-    # Spark's choices (sums as limbs in a pass per agent, the counts per task with the spread, a boolean column per
-    # status) are the scorer's, not Spark's: DuckDB run with them gives the pandas engine's report to the bit.
-    from scoring.engines import sql_engine
+def _xxhash(expr):
+    return f"CAST(hash({expr}) >> 1 AS BIGINT)"  # a BIGINT hash as Spark's xxhash64 is
 
-    for flag in ("limb_sums", "status_flags"):
-        monkeypatch.setattr(sql_engine.DUCKDB, flag, True, raising=False)
+
+@contextlib.contextmanager
+def spark_plan(on=True, hash64=_xxhash):
+    """DuckDB with Spark's choices (Dialect flags): sums as limbs in a pass per agent, the counts per task with the
+    spread, a boolean column per status, the spread joined on the agents' hashes (``hash64``)."""
+    from scoring.engines.sql_engine import DUCKDB
+
+    choices = {"limb_sums": True, "status_flags": True, "hashed_join": True, "hash64": hash64} if on else {}
+    saved = dict(vars(DUCKDB))
+    try:
+        vars(DUCKDB).update(choices)
+        yield
+    finally:
+        vars(DUCKDB).clear()
+        vars(DUCKDB).update(saved)
+
+
+@pytest.mark.parametrize("source", ["sample", "edge"])
+def test_spark_s_query_plan_run_by_duckdb_gives_the_same_report(tmp_path, source):
+    # Spark's choices (spark_plan) are the scorer's, not Spark's: DuckDB run with them gives the pandas engine's
+    # report to the bit.
     path = SAMPLE
     if source == "edge":
         path = tmp_path / "edge.csv"
         path.write_text(EDGE_CSV)
-    assert_same_report(*both(path))
+    with spark_plan():
+        assert_same_report(*both(path))
 
+
+@pytest.mark.parametrize("hashes", ["distinct", "length % 3", "infra as floor"])
+def test_the_spread_joins_on_the_agents_hashes_only_where_every_agent_s_differs(monkeypatch, tmp_path, hashes):
+    # Spark joins each run to its agent's mean on xxhash64(agent_id) (Dialect.hashed_join) where no two agents share
+    # a hash, on the text otherwise; the same report either way. "infra as floor": the agent with no mean (no
+    # completed latency) shares its hash with one that has one.
+    from scoring.engines.sql_engine import SqlScorer
+
+    hash64 = {"distinct": _xxhash, "length % 3": lambda e: f"CAST(length({e}) % 3 AS BIGINT)",
+              "infra as floor": lambda e: _xxhash(f"(CASE WHEN {e} = 'infra' THEN 'floor' ELSE {e} END)")}[hashes]
+    joined_on = []
+    deviations = SqlScorer._deviations
+
+    def spied(self, means, runs, join):
+        joined_on.append(means[1])
+        return deviations(self, means, runs, join)
+
+    monkeypatch.setattr(SqlScorer, "_deviations", spied)
+    path = tmp_path / "edge.csv"
+    path.write_text(EDGE_CSV)
+    with spark_plan(hash64=hash64):
+        assert_same_report(*both(path))
+    assert joined_on == ["CAST(hash(r.agent_id) >> 1 AS BIGINT) = m.agent_key" if hashes == "distinct"
+                         else "r.agent_id = m.agent_key"]
 
 
 def test_sample_parquet_gives_the_same_report(tmp_path):
@@ -80,18 +122,15 @@ def test_small_window_policy_uses_the_run_id_tie_break(tmp_path):
 
 
 @pytest.mark.parametrize("plan", ["duckdb", "spark"])
-def test_no_completed_latency_anywhere_gives_the_same_report(monkeypatch, tmp_path, plan):
+def test_no_completed_latency_anywhere_gives_the_same_report(tmp_path, plan):
     # No agent has a mean latency, so there is no spread to take: Spark's plan then counts the tasks for pass^k in a
     # query of their own (they otherwise come with the spread's scan).
-    from scoring.engines import sql_engine
-
-    for flag in ("limb_sums", "status_flags"):
-        monkeypatch.setattr(sql_engine.DUCKDB, flag, plan == "spark", raising=False)
     rows = [f"r{i},{'ab'[i % 2]},t{i % 3},{('failed', 'timeout', 'completed')[i % 3]},{'true' if i % 4 else 'false'},"
             f"{'' if i % 3 == 2 else 1000 + i},0.01" for i in range(24)]
     path = tmp_path / "no_latency.csv"
     path.write_text(HEADER + "\n" + "\n".join(rows) + "\n")
-    sql, pandas = both(path)
+    with spark_plan(plan == "spark"):
+        sql, pandas = both(path)
     assert_same_report(sql, pandas)
     assert all(a["headline"]["avg_latency_ms"] is None for a in pandas["agents"])
     assert all(a["repeatability"]["qualifying_tasks"] == 3 for a in pandas["agents"])
@@ -103,16 +142,10 @@ def test_no_completed_latency_anywhere_gives_the_same_report(monkeypatch, tmp_pa
 @given(run_tables(min_size=1, max_size=80))
 def test_random_tables_give_the_same_report(tmp_path, plan, rows):
     # plan "spark": as test_spark_s_query_plan_run_by_duckdb_gives_the_same_report, on random tables.
-    from scoring.engines import sql_engine
-
     path = tmp_path / "random.parquet"
     write_parquet(rows, path)
-    original = sql_engine.DUCKDB.limb_sums, sql_engine.DUCKDB.status_flags
-    sql_engine.DUCKDB.limb_sums = sql_engine.DUCKDB.status_flags = plan == "spark"
-    try:
+    with spark_plan(plan == "spark"):
         assert_same_report(*both(path))
-    finally:
-        sql_engine.DUCKDB.limb_sums, sql_engine.DUCKDB.status_flags = original
 
 
 def test_the_sql_engine_refuses_invalid_rows_with_row_numbers(tmp_path):

@@ -131,6 +131,10 @@ class Dialect:
     # each filter on a status: Spark compares the text again for every aggregate (10M runs, the pass per agent
     # 3.4 -> 2.5 s).
     status_flags = False
+    # The spread's deviations join each run to its agent's mean on the 64-bit hash of agent_id (hash64, a BIGINT
+    # key) rather than on the text, where every agent's hash differs (SqlScorer._means); Spark's join on the text
+    # compares strings a row (10M runs, local[2], A/B medians of 5 in one session: the report 9.64 -> 8.89 s).
+    hashed_join = False
 
     def double(self, value: float) -> str:
         """A DOUBLE literal of ``value`` (its shortest round-trip text, which every engine parses to it)."""
@@ -839,6 +843,9 @@ class SqlScorer:
             broken = " OR ".join(f"({c})" for column, _, c, _ in validation_queries(self.d, self.kinds)
                                  if column != "run_id") or "FALSE"
             columns.append((f"COUNT(*) FILTER (WHERE {broken})", "rows_refused", "SUM"))
+            # Each agent's hash, where the spread joins on it (_means): computed once a group, not once a row.
+            hashed = self.d.hash64("agent_id") if self.d.hashed_join else None
+            head = "SELECT agent_id, " + (f"{hashed} AS agent_hash, " if hashed else "")
             runs = self._flagged(self.runs)
             if self.d.limb_sums:  # the headline's exact sums (_exact_sums) as limbs, in the same scan
                 runs = self._limbs(runs, ["latency_ms", "cost_usd"])
@@ -852,7 +859,7 @@ class SqlScorer:
                 # pass per agent keeps its ~70 sums of a group in a few hundred groups, not one per task
                 # (10M runs in Spark: 5.2 -> 3.6 s).
                 self._agent_rows = self.execute(
-                    "SELECT agent_id, " + ", ".join(f"{aggregate} AS {name}" for aggregate, name, _ in columns)
+                    head + ", ".join(f"{aggregate} AS {name}" for aggregate, name, _ in columns)
                     + f" FROM {runs} GROUP BY agent_id")
                 return self._agent_rows
             known = f"{terminal} AND success IS NOT NULL"
@@ -862,7 +869,7 @@ class SqlScorer:
                 f"{aggregate} AS {name}" for aggregate, name, _ in columns) + f" FROM {runs} "
                 "GROUP BY agent_id, task_id"))
             self._agent_rows = self.execute(
-                "SELECT agent_id, " + ", ".join(f"{total}({name}) AS {name}" for _, name, total in columns if total)
+                head + ", ".join(f"{total}({name}) AS {name}" for _, name, total in columns if total)
                 + f" FROM {self.groups_table} GROUP BY agent_id")
         return self._agent_rows
 
@@ -919,8 +926,8 @@ class SqlScorer:
         # The spread: sum of (x - mean)^2 with the mean computed above (the same double as pandas uses).
         # Each mean and scale travels as its shortest round-trip text, which every engine parses to the same double.
         shift = scale(counts["latency_max"], SPREAD_SCALE_AT, SPREAD_SCALE_BY)
-        means = ", ".join(f"({self.d.literal(a)}, {self.d.double(float(m))}, {self.d.double(math.ldexp(1.0, -int(k)))})"
-                          for a, m, k in zip(agents, latency_mean, shift) if not np.isnan(m))
+        means = self._means({a: (float(m), math.ldexp(1.0, -int(k)))
+                             for a, m, k in zip(agents, latency_mean, shift) if not np.isnan(m)})
         squares: dict[str, float] = {}
         if means:
             if self.d.limb_sums and self.d.materialize:
@@ -933,15 +940,35 @@ class SqlScorer:
                                   latency_runs=counts["latency_runs"], latency_mean=latency_mean,
                                   latency_pstdev=pstdev, cost_runs=counts["cost_runs"], cost_mean=cost_mean)
 
-    def _deviations(self, means: str, runs: str, join: str) -> str:
-        """A FROM item: the columns of ``runs`` and each run's squared scaled deviation from its agent's mean,
-        ``d2`` (``means``: VALUES rows of agent, mean, scale factor; ``join``: JOIN keeps only the agents with a
-        mean, LEFT JOIN every run, d2 NULL where there is no mean)."""
-        deviation = "((r.latency_ms - m.mean) * m.factor)"
-        return (f"(SELECT r.*, {deviation} * {deviation} AS d2 FROM {self._aliased('r', runs)} "
-                f"{join} (VALUES {means}) AS m(agent_id, mean, factor) ON r.agent_id = m.agent_id) AS dev")
+    def _means(self, means: Mapping[str, tuple[float, float]]) -> tuple[str, str] | None:
+        """The agents' means and scale factors (agent -> (mean, factor)) as a FROM item aliased ``m`` (columns
+        ``agent_key``, ``mean``, ``factor``) and the condition that joins a run ``r`` to its agent's row; None for no
+        agent. The key is agent_id, or its hash (Dialect.hashed_join) where every agent's hash differs: all the
+        agents' hashes, those without a mean too, as the pass per agent gives them, so a run's hash matches its
+        own agent's row or none. Each number travels as its shortest round-trip text (Dialect.double)."""
+        if not means:
+            return None
+        d = self.d
+        hashes = {str(r["agent_id"]): r.get("agent_hash") for r in self._agent_rows_named()}
+        distinct = {int(h) for h in hashes.values() if h is not None}
+        if d.hashed_join and len(distinct) == len(hashes):
+            keys = {a: f"CAST({int(h)} AS BIGINT)" for a, h in hashes.items() if h is not None}
+            on = f"{d.hash64('r.agent_id')} = m.agent_key"
+        else:
+            keys, on = {a: d.literal(a) for a in means}, "r.agent_id = m.agent_key"
+        rows = ", ".join(f"({keys[a]}, {d.double(mean)}, {d.double(factor)})" for a, (mean, factor) in means.items())
+        return f"(VALUES {rows}) AS m(agent_key, mean, factor)", on
 
-    def _spread_and_tasks(self, means: str) -> dict[str, float]:
+    def _deviations(self, means: tuple[str, str], runs: str, join: str) -> str:
+        """A FROM item: the columns of ``runs`` and each run's squared scaled deviation from its agent's mean,
+        ``d2`` (``means``: _means; ``join``: JOIN keeps only the agents with a mean, LEFT JOIN every run, d2 NULL
+        where there is no mean)."""
+        deviation = "((r.latency_ms - m.mean) * m.factor)"
+        table, on = means
+        return (f"(SELECT r.*, {deviation} * {deviation} AS d2 FROM {self._aliased('r', runs)} "
+                f"{join} {table} ON {on}) AS dev")
+
+    def _spread_and_tasks(self, means: tuple[str, str]) -> dict[str, float]:
         """The spread's exact sums (exact_sums of ``d2`` over the completed runs), as limbs, from a scan that also
         counts each (agent, task)'s known terminal outcomes and successes for repeatability (``task_n``, ``task_c``),
         stored as ``groups_table``: the runs are read once for both. An agent with no mean (no completed run
