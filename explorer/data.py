@@ -732,27 +732,26 @@ def source_caption(result: Scored | Refused) -> str:
             f"{fmt.counted(len(result.report.agents), 'agent', 'agents')} · {loaded.excluded_rows:,} excluded row(s)")
 
 
-def intervals(scored_data: Scored, replicates: int, seed: int) -> Intervals:
-    """Bootstrap intervals of the current dataset, computed once per (replicates, seed) in the shared
-    bounded cache, with a progress bar while they are computed."""
-    from scoring.analysis.uncertainty import bootstrap_intervals
+def _bootstrapped(scored_data: Scored, dataset: Dataset, replicates: int, seed: int) -> Intervals:
+    """Bootstrap intervals of a dataset, computed once per (replicates, seed) in the shared bounded cache, each in
+    a worker under the deployment's limits (untrusted.bootstrap: BootstrapStopped past one)."""
+    limits = settings_module.current().limits
+    return _cache().get_or_compute(
+        ("intervals", dataset.kind, dataset.digest, dataset.exclude_invalid, replicates, seed),
+        lambda: untrusted.bootstrap(scored_data.runs, scored_data.report, replicates, seed, limits),
+        lambda iv: 2_000 * (len(iv.agents) + 1))  # a few small objects per agent
 
-    dataset = current_dataset()
-    bar = st.empty()
 
-    def progress(done: int, total: int) -> None:
-        if done == total or done % max(1, total // 40) == 0:
-            bar.progress(done / total, text=f"Bootstrapping intervals: {done:,} of {total:,} agents "
-                                            f"({replicates:,} replicates each)")
-
-    key = ("intervals", dataset.kind, dataset.digest, dataset.exclude_invalid, replicates, seed)
+def intervals(scored_data: Scored, replicates: int, seed: int) -> Intervals | None:
+    """Bootstrap intervals of the current dataset (_bootstrapped), with a spinner while they are computed; None,
+    with the reason shown, where the bootstrap went past a limit and was stopped."""
+    agents = len(scored_data.report.agents)
     try:
-        return _cache().get_or_compute(
-            key, lambda: bootstrap_intervals(scored_data.runs, scored_data.report, replicates=replicates, seed=seed,
-                                             progress=progress),
-            lambda iv: 2_000 * (len(iv.agents) + 1))  # a few small objects per agent
-    finally:
-        bar.empty()
+        with st.spinner(f"Bootstrapping intervals: {agents:,} agents, {replicates:,} replicates each"):
+            return _bootstrapped(scored_data, current_dataset(), replicates, seed)
+    except untrusted.BootstrapStopped as exc:
+        st.error(f"No intervals: {exc}", icon=":material/block:")
+        return None
 
 
 def report_size(report: Report) -> int:
@@ -817,7 +816,6 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any]) -> N
     bootstrap settings and the sandbox's changed constants all go into the pack.
     """
     from scoring import RADAR_AXES
-    from scoring.analysis.uncertainty import bootstrap_intervals
     from scoring.contract.policy import policy_from_dict, policy_to_dict
 
     from .pack import PackView, build_pack, chromium_for_the_app, pack_pdf
@@ -838,10 +836,10 @@ def pack_downloads(scored_data: Scored, link: str, view: Mapping[str, Any]) -> N
     pack_view = PackView(weights=weights, radar_agents=tuple(radar_agents), agent=view.get("agent"), link=link)
 
     def document() -> str:  # runs on the click: everything it reads was captured above
-        intervals = _cache().get_or_compute(
-            ("intervals", dataset.kind, dataset.digest, dataset.exclude_invalid, replicates, seed),
-            lambda: bootstrap_intervals(scored_data.runs, scored_data.report, replicates=replicates, seed=seed),
-            lambda iv: 2_000 * (len(iv.agents) + 1))
+        try:
+            intervals = _bootstrapped(scored_data, dataset, replicates, seed)
+        except untrusted.BootstrapStopped:
+            intervals = None  # the pack says it has none
         return build_pack(scored_data.report, info, intervals=intervals, view=pack_view, runs=scored_data.runs,
                           sandbox=score_runs(scored_data.runs, sandbox) if sandbox is not None else None)
 

@@ -9,7 +9,7 @@ A viewer can change none of this. Environment variables win over ``[explorer]`` 
 | rows per file or table | `EXPLORER_MAX_ROWS` | `max_rows` | 5,000,000 |
 | agents / tasks per dataset | `EXPLORER_MAX_AGENTS` / `_TASKS` | `max_agents` / `max_tasks` | 10,000 / 100,000 |
 | events per Inspect sample | `EXPLORER_MAX_EVENTS` | `max_events` | 100,000 |
-| CPU seconds to read, validate and score one input | `EXPLORER_MAX_CPU_SECONDS` | `max_cpu_seconds` | 60 |
+| CPU seconds to read, check and score an input, or bootstrap it | `EXPLORER_MAX_CPU_SECONDS` | `max_cpu_seconds` | 60 |
 | resident memory the worker may use beyond the budget | `EXPLORER_WORKER_OVERHEAD` | `worker_overhead` | 350MB |
 | memory all cached datasets may hold | `EXPLORER_CACHE_MEMORY` | `cache_memory` | 2GB |
 | idle minutes before a cached dataset is dropped | `EXPLORER_CACHE_IDLE_MINUTES` | `cache_idle_minutes` | 30 |

@@ -64,3 +64,29 @@ def test_the_leaderboard_can_show_intervals_and_tie_groups_without_moving_a_scor
     assert (ranked["Score low"] <= ranked["Score"]).all() and (ranked["Score"] <= ranked["Score high"]).all()
     assert ranked["Tie group"].iloc[0] == 1 and ranked["Tie group"].is_monotonic_increasing
     assert len(at.get("plotly_chart")) == 1
+
+
+def test_a_bootstrap_stopped_at_a_limit_says_why_and_leaves_the_leaderboard(monkeypatch):
+    # The bootstrap runs in a worker under the deployment's limits (explorer.untrusted.bootstrap); stopped, the page
+    # says so in words and keeps the leaderboard without intervals, and the Uncertainty page keeps its other views.
+    from explorer import data, untrusted
+
+    monkeypatch.setattr(data, "_DATASETS", None)  # a cache of its own: no intervals computed by another test
+
+    def stopped(*args):
+        raise untrusted.BootstrapStopped("The bootstrap of 1,000 replicates over 30 runs took more than the limit.")
+
+    monkeypatch.setattr(untrusted, "bootstrap", stopped)
+    at = AppTest.from_file(str(PAGE_BY_NAME["leaderboard"].path), default_timeout=120).run()
+    at.toggle(key="leaderboard_intervals").set_value(True).run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["No intervals: The bootstrap of 1,000 replicates over 30 runs took more "
+                                          "than the limit."]
+    board = frame_with(at, "Flags")
+    assert "Tie group" not in board.columns and len(board) > 0
+    at = AppTest.from_file(str(PAGE_BY_NAME["uncertainty"].path), default_timeout=120).run()
+    assert not at.exception and len(at.error) == 1 and at.error[0].value.startswith("No intervals: The bootstrap")
+    assert not [d for d in at.dataframe if "Tie group" in getattr(d.value, "columns", [])]
+    assert [s.value for s in at.subheader][:3] == ["Intervals and tie groups",
+                                                   "Cost–accuracy and latency–accuracy frontiers",
+                                                   "Sensitivity of one agent"]

@@ -294,3 +294,37 @@ def test_the_pass_k_bootstrap_is_drawn_in_chunks_with_the_same_numbers(monkeypat
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak <= 4 * 8 * uncertainty._MAX_CELLS, f"{peak / 1e6:,.0f} MB"  # a few arrays of one chunk
+
+
+def test_the_app_s_bootstrap_runs_in_a_worker_with_the_same_intervals():
+    # The app bootstraps in a worker under the deployment's limits (explorer.untrusted.bootstrap): the same
+    # intervals as in process, to the bit.
+    from explorer import untrusted
+    from scoring import load_runs
+    from scoring.contract.limits import Limits
+    from scoring.contract.resources import SAMPLE_RUNS
+
+    runs = load_runs(SAMPLE_RUNS).runs
+    report = score_runs(runs)
+    here = bootstrap_intervals(runs, report, replicates=300, seed=11)
+    there = untrusted.bootstrap(runs, report, 300, 11, Limits())
+    assert there.agents == here.agents and len(here.agents) == len(report.agents)
+
+
+def test_a_bootstrap_past_the_cpu_limit_is_stopped_with_what_to_do():
+    # 400,000 runs x 5,000 replicates is about 2 billion draws (several seconds of CPU on any machine here): the
+    # worker is stopped at the deployment's 1 s of CPU, and the text says which limit, its setting and the remedy.
+    from explorer import untrusted
+    from scoring.contract.limits import Limits
+
+    n = 400_000
+    rows = [{"run_id": f"r{i}", "agent_id": f"a{i % 4}", "task_id": f"t{i % 1000}", "status": "completed",
+             "success": bool(i % 3), "latency_ms": 1000.0 + i % 997, "cost_usd": 0.01 + (i % 13) / 1000}
+            for i in range(n)]
+    runs = runs_from_records(rows)
+    report = score_runs(runs)
+    with pytest.raises(untrusted.BootstrapStopped) as stopped:
+        untrusted.bootstrap(runs, report, 5000, 1, Limits(max_cpu_seconds=1))
+    assert str(stopped.value) == ("The bootstrap of 5,000 replicates over 400,000 runs took more than the limit of "
+                                  "1 s of CPU time (EXPLORER_MAX_CPU_SECONDS) and was stopped: fewer replicates "
+                                  "take proportionally less.")

@@ -46,7 +46,8 @@ board = data.table_frame("leaderboard", None, lambda: tables.leaderboard(report)
 iv = None
 if show_intervals:
     replicates, seed = state.get("replicates"), state.get("seed")
-    iv = data.intervals(scored, replicates, seed)
+    iv = data.intervals(scored, replicates, seed)  # None where a limit stopped the bootstrap (the reason is shown)
+if iv is not None:
     shown_iv: Intervals = iv
     board = data.table_frame("leaderboard_intervals", (replicates, seed),
                              lambda: tables.with_intervals(tables.leaderboard(report), shown_iv))

@@ -19,32 +19,33 @@ replicates = left.number_input("Bootstrap replicates", 100, 5000, step=100,
                                help=glossary.tooltip("bootstrap", "replicates"),
                                **state.bound("replicates", "replicates"))
 seed = right.number_input("Seed", 0, 2**31 - 1, step=1, help=glossary.tooltip("seed"), **state.bound("seed", "seed"))
-iv = data.intervals(scored, int(replicates), int(seed))
 
 st.subheader("Intervals and tie groups", help=glossary.tooltip("percentile interval", "tie group"))
 st.caption("95% percentile intervals: each agent's completed runs resampled with replacement for the headline; "
            "outcomes resampled within each task for pass^k. Walking down the leaderboard, an agent joins the "
            "current tie group while its upper bound reaches the lower bound of the group's first agent. "
            "Agents in one group are not clearly separated by these data.")
-st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv), floored=tables.floored(report),
-                                      theme=ui.chart_theme()), width="stretch", key="interval_chart")
-rows = []
-for a in report.agents:
-    x = iv.agents[a.agent_id]
-    row = {"Rank": a.rank, "Agent": a.agent_id, "Tie group": x.tie_group, "Score": a.headline.score,
-           "Score low": None if x.headline is None else x.headline.low,
-           "Score high": None if x.headline is None else x.headline.high}
-    for k in policy.pass_k_levels:
-        point = None if a.repeatability.pass_k is None else a.repeatability.pass_k[k]
-        row[f"pass^{k}"] = None if x.pass_k is None else f"{fmt.pct(point)} " \
-            f"({fmt.pct(x.pass_k[k].low)}–{fmt.pct(x.pass_k[k].high)})"
-    rows.append(row)
-table = pd.DataFrame(rows)
-for column in ("Rank", "Tie group"):
-    table[column] = table[column].astype("Int64")
-for column in ("Score", "Score low", "Score high"):
-    table[column] = table[column].astype("Float64")
-ui.table(table, {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score}, key="interval_table")
+iv = data.intervals(scored, int(replicates), int(seed))  # None where a limit stopped it (the reason is shown)
+if iv is not None:
+    st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv), floored=tables.floored(report),
+                                          theme=ui.chart_theme()), width="stretch", key="interval_chart")
+    rows = []
+    for a in report.agents:
+        x = iv.agents[a.agent_id]
+        row = {"Rank": a.rank, "Agent": a.agent_id, "Tie group": x.tie_group, "Score": a.headline.score,
+               "Score low": None if x.headline is None else x.headline.low,
+               "Score high": None if x.headline is None else x.headline.high}
+        for k in policy.pass_k_levels:
+            point = None if a.repeatability.pass_k is None else a.repeatability.pass_k[k]
+            row[f"pass^{k}"] = None if x.pass_k is None else f"{fmt.pct(point)} " \
+                f"({fmt.pct(x.pass_k[k].low)}–{fmt.pct(x.pass_k[k].high)})"
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    for column in ("Rank", "Tie group"):
+        table[column] = table[column].astype("Int64")
+    for column in ("Score", "Score low", "Score high"):
+        table[column] = table[column].astype("Float64")
+    ui.table(table, {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score}, key="interval_table")
 
 st.subheader("Cost–accuracy and latency–accuracy frontiers", help=glossary.tooltip("Pareto frontier"))
 st.caption("An agent is on the Pareto frontier when no other agent has both a success rate at least as high "

@@ -38,7 +38,7 @@ class Limits:
     max_agents: int = 10_000  # distinct agent ids in one dataset
     max_tasks: int = 100_000  # distinct task ids in one dataset
     max_events: int = 100_000  # events in one Inspect sample
-    max_cpu_seconds: int = 60  # CPU time to read, validate and score one input (the worker's limit)
+    max_cpu_seconds: int = 60  # CPU time to read, validate and score one input, or bootstrap it (a worker's limit)
     worker_overhead: int = WORKER_OVERHEAD  # resident memory the worker may use beyond max_memory
 
     def __post_init__(self) -> None:
