@@ -734,12 +734,25 @@ def source_caption(result: Scored | Refused) -> str:
 
 def _bootstrapped(scored_data: Scored, dataset: Dataset, replicates: int, seed: int) -> Intervals:
     """Bootstrap intervals of a dataset, computed once per (replicates, seed) in the shared bounded cache, each in
-    a worker under the deployment's limits (untrusted.bootstrap: BootstrapStopped past one)."""
+    a worker under the deployment's limits (untrusted.bootstrap: BootstrapStopped past one). A stop is kept in the
+    cache too: a rerun of the page, or another session asking the same, is told again without a worker spending
+    the limit again."""
+    from scoring.analysis.uncertainty import Intervals
+
     limits = settings_module.current().limits
-    return _cache().get_or_compute(
-        ("intervals", dataset.kind, dataset.digest, dataset.exclude_invalid, replicates, seed),
-        lambda: untrusted.bootstrap(scored_data.runs, scored_data.report, replicates, seed, limits),
-        lambda iv: 2_000 * (len(iv.agents) + 1))  # a few small objects per agent
+
+    def compute() -> Intervals | str:
+        try:
+            return untrusted.bootstrap(scored_data.runs, scored_data.report, replicates, seed, limits)
+        except untrusted.BootstrapStopped as exc:
+            return str(exc)
+
+    found = _cache().get_or_compute(
+        ("intervals", dataset.kind, dataset.digest, dataset.exclude_invalid, replicates, seed), compute,
+        lambda got: 2_000 * (len(got.agents) + 1) if isinstance(got, Intervals) else 1_000)  # a few objects an agent
+    if isinstance(found, str):
+        raise untrusted.BootstrapStopped(found)
+    return found
 
 
 def intervals(scored_data: Scored, replicates: int, seed: int) -> Intervals | None:

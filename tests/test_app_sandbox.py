@@ -73,7 +73,10 @@ def test_a_bootstrap_stopped_at_a_limit_says_why_and_leaves_the_leaderboard(monk
 
     monkeypatch.setattr(data, "_DATASETS", None)  # a cache of its own: no intervals computed by another test
 
+    calls = []
+
     def stopped(*args):
+        calls.append(args[2:4])
         raise untrusted.BootstrapStopped("The bootstrap of 1,000 replicates over 30 runs took more than the limit.")
 
     monkeypatch.setattr(untrusted, "bootstrap", stopped)
@@ -84,6 +87,8 @@ def test_a_bootstrap_stopped_at_a_limit_says_why_and_leaves_the_leaderboard(monk
                                           "than the limit."]
     board = frame_with(at, "Flags")
     assert "Tie group" not in board.columns and len(board) > 0
+    at.run()  # a rerun (any widget) is told again from the shared cache: no second worker spends the limit
+    assert len(at.error) == 1 and calls == [(1000, 20260701)]
     at = AppTest.from_file(str(PAGE_BY_NAME["uncertainty"].path), default_timeout=120).run()
     assert not at.exception and len(at.error) == 1 and at.error[0].value.startswith("No intervals: The bootstrap")
     assert not [d for d in at.dataframe if "Tie group" in getattr(d.value, "columns", [])]
