@@ -32,7 +32,7 @@ from scoring.analysis.explain import Accounting, Explanation, accounting, explai
 from scoring.analysis.fixes import Costliest, Fixes, costliest, fixes
 from scoring.contract.schema import STATUSES
 
-from . import data, state
+from . import data, settings, state, untrusted
 from . import format as fmt
 
 FILTER_KEY = "runs_filter"
@@ -300,11 +300,24 @@ def over_time(scored: data.Scored, agents: Sequence[str]) -> drilldown.OverTime:
         spinner="Scoring each day…")
 
 
-def comparison(scored: data.Scored, a: str, b: str, replicates: int, seed: int) -> drilldown.Comparison:
-    """Agent ``a`` against ``b`` (``scoring.analysis.drilldown.compare``)."""
-    return data.derived("compare", (a, b, replicates, seed), lambda: drilldown.compare(
-        scored.runs, a, b, scored.report.policy, replicates=replicates, seed=seed),
-        lambda c: _frame_bytes(c.components, c.tasks), spinner="Bootstrapping the difference…")
+def comparison(scored: data.Scored, a: str, b: str, replicates: int,
+               seed: int) -> tuple[drilldown.Comparison, str | None]:
+    """Agent ``a`` against ``b`` (``scoring.analysis.drilldown.compare``), its bootstrap in a worker under the
+    deployment's limits (``untrusted.compare``), and None; where a limit stopped the bootstrap, the comparison
+    without intervals (computed here: its work is the two agents' runs) and the reason. Either is kept in the
+    shared cache, so a rerun does not spend the limit again."""
+    limits = settings.current().limits
+
+    def compute() -> tuple[drilldown.Comparison, str | None]:
+        try:
+            return untrusted.compare(scored.runs, a, b, scored.report.policy, replicates, seed, limits), None
+        except untrusted.BootstrapStopped as exc:
+            return drilldown.compare(scored.runs, a, b, scored.report.policy, replicates=replicates, seed=seed,
+                                     bootstrap=False), str(exc)
+
+    return data.derived("compare", (a, b, replicates, seed), compute,
+                        lambda got: _frame_bytes(got[0].components, got[0].tasks),
+                        spinner="Bootstrapping the difference…")
 
 
 # --------------------------------------------------------------------------- the Runs page's filter widgets

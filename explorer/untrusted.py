@@ -23,6 +23,8 @@ from . import imports
 if TYPE_CHECKING:
     import pandas as pd
 
+    from scoring import Policy
+    from scoring.analysis.drilldown import Comparison
     from scoring.analysis.uncertainty import Intervals
 
 T = TypeVar("T")
@@ -110,24 +112,17 @@ def read_table(data: bytes, name: str, limits: Limits) -> RawRuns | RunsValidati
 
 
 class BootstrapStopped(Exception):
-    """The bootstrap went past a limit of the deployment and was stopped; the text says which and what to do."""
+    """A bootstrap went past a limit of the deployment and was stopped; the text says which and what to do."""
 
 
-def _bootstrap(runs: pd.DataFrame, report: Report, replicates: int, seed: int) -> Intervals:
-    from scoring.analysis.uncertainty import bootstrap_intervals
-
-    return bootstrap_intervals(runs, report, replicates=replicates, seed=seed)
-
-
-def bootstrap(runs: pd.DataFrame, report: Report, replicates: int, seed: int, limits: Limits) -> Intervals:
-    """Bootstrap intervals (scoring.analysis.uncertainty) in a worker under the deployment's memory and CPU limits,
-    as an upload is read: the viewer chooses the replicates and the seed, and the work is replicates x runs (5,000
-    x 5,000,000 within every other limit: about 80 s of CPU at the 1M x 1,000 bench's rate). Past a limit the
-    worker is stopped and :class:`BootstrapStopped` says so; the server and every other session go on."""
-    what = f"the bootstrap of {replicates:,} replicates over {len(runs):,} runs"
+def _in_worker(fn: Callable[..., T], args: tuple, limits: Limits, what: str) -> T:
+    """``fn(*args)``, a bootstrap a viewer asked for (``what``), in a worker under the deployment's memory and CPU
+    limits, as an upload is read: the viewer chooses the replicates and the seed, and the work is replicates x runs.
+    Past a limit the worker is stopped and :class:`BootstrapStopped` says so; the server and every other session
+    go on."""
     try:
-        return run_limited(_bootstrap, (runs, report, replicates, seed), max_rss=limits.max_resident,
-                           max_cpu=limits.max_cpu_seconds, what=what, method="forkserver")
+        return run_limited(fn, args, max_rss=limits.max_resident, max_cpu=limits.max_cpu_seconds, what=what,
+                           method="forkserver")
     except LimitExceeded as exc:
         if exc.limit == "cpu":
             reached = f"more than the limit of {exc.allowed:g} s of CPU time (EXPLORER_MAX_CPU_SECONDS)"
@@ -138,6 +133,34 @@ def bootstrap(runs: pd.DataFrame, report: Report, replicates: int, seed: int, li
                                "take proportionally less.") from None
     except WorkerFailed as exc:
         raise BootstrapStopped(str(exc)) from None
+
+
+def _bootstrap(runs: pd.DataFrame, report: Report, replicates: int, seed: int) -> Intervals:
+    from scoring.analysis.uncertainty import bootstrap_intervals
+
+    return bootstrap_intervals(runs, report, replicates=replicates, seed=seed)
+
+
+def bootstrap(runs: pd.DataFrame, report: Report, replicates: int, seed: int, limits: Limits) -> Intervals:
+    """Bootstrap intervals of every agent (scoring.analysis.uncertainty) in a worker (_in_worker: 5,000 replicates
+    of a 5,000,000-run upload is about 80 s of CPU at the 1M x 1,000 bench's rate)."""
+    return _in_worker(_bootstrap, (runs, report, replicates, seed), limits,
+                      f"the bootstrap of {replicates:,} replicates over {len(runs):,} runs")
+
+
+def _compare(runs: pd.DataFrame, a: str, b: str, policy: Policy, replicates: int, seed: int) -> Comparison:
+    from scoring.analysis.drilldown import compare as compare_agents
+
+    return compare_agents(runs, a, b, policy, replicates=replicates, seed=seed)
+
+
+def compare(runs: pd.DataFrame, a: str, b: str, policy: Policy, replicates: int, seed: int,
+            limits: Limits) -> Comparison:
+    """Agent ``a`` against ``b`` with their bootstrap intervals (scoring.analysis.drilldown.compare) in a worker
+    (_in_worker: two agents of 500,000 runs each at 5,000 replicates took 120 s of CPU in process)."""
+    pair = runs[runs["agent_id"].isin([a, b])]  # only their runs travel to the worker
+    return _in_worker(_compare, (pair, a, b, policy, replicates, seed), limits,
+                      f"the bootstrap of {replicates:,} replicates of {a} against {b} ({len(pair):,} runs)")
 
 
 def run(fn: Callable[..., T], args: tuple, limits: Limits, what: str, usage: list[Usage] | None = None) -> T:

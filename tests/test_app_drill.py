@@ -371,6 +371,35 @@ def test_compare_page_numbers_are_the_core_comparison(sample):
     assert_clean(at, "compare page")
 
 
+def test_compare_page_with_its_bootstrap_stopped_at_a_limit_keeps_the_rest(sample, monkeypatch):
+    # The difference's bootstrap runs in a worker under the deployment's limits (explorer.untrusted.compare); stopped,
+    # the page says why where the interval would be and keeps the points per component and the tasks, computed
+    # without it; a rerun is told again from the shared cache, without a second worker.
+    runs, report = sample
+    from explorer import data, untrusted
+    from scoring.analysis.drilldown import compare
+
+    monkeypatch.setattr(data, "_DATASETS", None)  # a cache of its own: nothing another test computed
+    calls = []
+
+    def stopped(*args):
+        calls.append(args[1:3])
+        raise untrusted.BootstrapStopped("The bootstrap of 1,000 replicates of a against b took too long.")
+
+    monkeypatch.setattr(untrusted, "compare", stopped)
+    at = page("compare")
+    at.session_state[state.STORE] = {"agent": "crashy-runner"}
+    run(at)
+    assert [e.value for e in at.error] == ["No interval: The bootstrap of 1,000 replicates of a against b took too "
+                                          "long."]
+    c = compare(runs, "crashy-runner", "blackbox-api", report.policy)
+    assert metrics(at)["A minus B"] == fmt.score(c.score_delta)
+    assert list(frame_with(at, "Success rate A")["Task"]) == list(c.tasks["task_id"])
+    assert not [x for x in at.caption if x.value.startswith("The rule")]
+    run(at)
+    assert calls == [("crashy-runner", "blackbox-api")] and len(at.error) == 1
+
+
 def test_compare_page_a_bar_opens_both_agents_runs_on_its_task(sample):
     runs, report = sample
     from scoring.analysis.drilldown import compare

@@ -266,6 +266,51 @@ def test_compare_is_deterministic_for_a_seed():
     assert first.interval != other.interval
 
 
+def test_compare_without_the_bootstrap_keeps_every_other_part_and_has_no_interval():
+    runs, _ = sample()
+    full = compare(runs, "swift-lite", "crashy-runner", replicates=200, seed=3)
+    bare = compare(runs, "swift-lite", "crashy-runner", replicates=200, seed=3, bootstrap=False)
+    assert (bare.interval, bare.share_a_ahead, bare.independent_interval) == (None, None, None)
+    pd.testing.assert_frame_equal(bare.components, full.components)
+    pd.testing.assert_frame_equal(bare.tasks, full.tasks)
+    same = ("score_a", "score_b", "score_delta", "solved_only_by_a", "solved_only_by_b", "tasks_only_a", "tasks_only_b")
+    assert [getattr(bare, f) for f in same] == [getattr(full, f) for f in same]
+
+
+def _comparison_parts(c):
+    return (c.interval, c.share_a_ahead, c.independent_interval, c.undefined_replicates, c.score_delta,
+            c.components.to_dict("list"), c.tasks.to_dict("list"), c.solved_only_by_a, c.tasks_only_b)
+
+
+def test_the_app_s_comparison_runs_in_a_worker_with_the_same_numbers():
+    # The app bootstraps the difference in a worker under the deployment's limits (explorer.untrusted.compare),
+    # sending only the two agents' runs: the same comparison as in process over every run.
+    from explorer import untrusted
+    from scoring.contract.limits import Limits
+
+    runs, report = sample()
+    here = compare(runs, "two-speed", "old-reliable", report.policy, replicates=300, seed=5)
+    there = untrusted.compare(runs, "two-speed", "old-reliable", report.policy, 300, 5, Limits())
+    assert _comparison_parts(there) == _comparison_parts(here) and here.interval is not None
+
+
+def test_a_comparison_past_the_cpu_limit_is_stopped_with_what_to_do():
+    # Two agents of 200,000 runs each at 5,000 replicates: about 50 s of CPU in process (two of 500,000 took 120 s);
+    # the worker is stopped at the deployment's 1 s of CPU.
+    from explorer import untrusted
+    from scoring.contract.limits import Limits
+
+    n = 400_000
+    runs = runs_from_records([{"run_id": f"r{i}", "agent_id": f"a{i % 2}", "task_id": f"t{i % 1000}",
+                               "status": "completed", "success": bool(i % 3), "latency_ms": 1000.0 + i % 997,
+                               "cost_usd": 0.01} for i in range(n)])
+    with pytest.raises(untrusted.BootstrapStopped) as stopped:
+        untrusted.compare(runs, "a0", "a1", score_runs(runs).policy, 5000, 1, Limits(max_cpu_seconds=1))
+    assert str(stopped.value) == ("The bootstrap of 5,000 replicates of a0 against a1 (400,000 runs) took more than "
+                                  "the limit of 1 s of CPU time (EXPLORER_MAX_CPU_SECONDS) and was stopped: fewer "
+                                  "replicates take proportionally less.")
+
+
 def test_compare_by_hand():
     rows = [run("a1", "a", task="t1"), run("a2", "a", task="t1", success=False), run("a3", "a", task="t2"),
             run("a4", "a", task="t3", success=False),

@@ -153,7 +153,7 @@ def two_agents() -> None:
     right.selectbox("Agent B", others, key="compare_b", format_func=label, on_change=b_chosen,
                     help="Opens on the agent above A on the leaderboard (the one A has to overtake)")
     replicates, seed = bootstrap_settings()
-    c = drill.comparison(scored, a, b, replicates, seed)
+    c, stopped = drill.comparison(scored, a, b, replicates, seed)  # stopped: why a limit stopped its bootstrap
     pair = (a, b, replicates, seed)  # what the pair's charts and tables are kept by for every session (shared cache)
     cols = st.columns(3)
     cols[0].metric(f"A: {fmt.plain(a)}", fmt.score(c.score_a))
@@ -162,7 +162,9 @@ def two_agents() -> None:
                    help=None if c.interval is None else f"{c.confidence:.0%} interval {fmt.score(c.interval.low)} to "
                                                         f"{fmt.score(c.interval.high)}")
     st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in c.facts()))
-    if c.interval is None:
+    if stopped is not None:
+        st.error(f"No interval: {stopped}", icon=":material/block:")
+    elif c.interval is None:
         st.info("One of the two has no completed run, so it has no headline score: no difference to bootstrap.",
                 icon=":material/info:")
     else:

@@ -554,9 +554,11 @@ class Comparison:
 
 def compare(runs: pd.DataFrame, a: str, b: str, policy: Policy = CANONICAL_POLICY, *,
             replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
-            confidence: float = DEFAULT_CONFIDENCE) -> Comparison:
+            confidence: float = DEFAULT_CONFIDENCE, bootstrap: bool = True) -> Comparison:
     """Agent ``a`` against agent ``b`` (deltas are a minus b), deterministic for a seed.
 
+    ``bootstrap=False``: no intervals (``interval``, ``share_a_ahead`` and ``independent_interval`` None), only the
+    parts whose work is the runs' (the bootstrap's is replicates x runs).
     KeyError for an agent with no run; ValueError for replicates below 1 or a confidence outside (0, 1).
     """
     if replicates < 1:
@@ -591,7 +593,7 @@ def compare(runs: pd.DataFrame, a: str, b: str, policy: Policy = CANONICAL_POLIC
     solved_b = tuple(tasks.loc[(tasks["successes_b"] > 0) & (tasks["successes_a"] == 0), "task_id"])
     interval, ahead, independent, undefined = None, None, None, 0
     ha, hb = heads[a], heads[b]
-    if ha.score is not None and hb.score is not None:
+    if bootstrap and ha.score is not None and hb.score is not None:
         observed = round(ha.score - hb.score, policy.score_decimals)
         completed = {x: rows[x][headline_cohort(rows[x])[0]] for x in (a, b)}
         # Paired by task: the tasks either agent completed a run on, resampled; both keep their runs on each.
