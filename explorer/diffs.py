@@ -18,10 +18,9 @@ from typing import Any, Literal
 
 import streamlit as st
 
-from scoring import CANONICAL_POLICY
-from scoring.analysis.diff import Diff, diff_runs
+from scoring.analysis.diff import Diff
 
-from . import data, state
+from . import data, state, untrusted
 from . import format as fmt
 from . import settings as settings_module
 
@@ -134,17 +133,22 @@ def diff_size(d: Diff) -> int:
 
 
 def compare(baseline: Side, base: data.Scored, new: Side, scored_new: data.Scored, replicates: int,
-            seed: int) -> Diff:
-    """``scoring.analysis.diff.diff_runs`` of the two datasets under the canonical policy, once per pair of
-    datasets and bootstrap settings, in the shared bounded cache."""
+            seed: int) -> Diff | str:
+    """``scoring.analysis.diff.diff_runs`` of the two datasets under the canonical policy, in a worker under the
+    deployment's limits (``untrusted.diff``), once per pair of datasets and bootstrap settings, in the shared bounded
+    cache; where a limit stopped it, the reason (kept the same way: a rerun does not spend the limit again)."""
     assert baseline.dataset is not None and new.dataset is not None
     b, n = baseline.dataset, new.dataset
+    limits = settings_module.current().limits
 
-    def compute() -> Diff:
-        return diff_runs(base.runs, scored_new.runs, CANONICAL_POLICY, replicates=replicates, seed=seed,
-                         baseline_name=b.name, new_name=n.name)
+    def compute() -> Diff | str:
+        try:
+            return untrusted.diff(base.runs, scored_new.runs, replicates, seed, (b.name, n.name), limits)
+        except untrusted.BootstrapStopped as exc:
+            return str(exc)
 
-    return data.derived("diff", (n.kind, n.digest, n.exclude_invalid, replicates, seed), compute, diff_size,
+    return data.derived("diff", (n.kind, n.digest, n.exclude_invalid, replicates, seed), compute,
+                        lambda got: diff_size(got) if isinstance(got, Diff) else 1_000,
                         f"Comparing the two datasets agent by agent ({replicates:,} bootstrap replicates each)…",
                         dataset=b)
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from scoring import Policy
+    from scoring.analysis.diff import Diff
     from scoring.analysis.drilldown import Comparison
     from scoring.analysis.uncertainty import Intervals
 
@@ -161,6 +162,23 @@ def compare(runs: pd.DataFrame, a: str, b: str, policy: Policy, replicates: int,
     pair = runs[runs["agent_id"].isin([a, b])]  # only their runs travel to the worker
     return _in_worker(_compare, (pair, a, b, policy, replicates, seed), limits,
                       f"the bootstrap of {replicates:,} replicates of {a} against {b} ({len(pair):,} runs)")
+
+
+def _diff(baseline: pd.DataFrame, new: pd.DataFrame, replicates: int, seed: int, names: tuple[str, str]) -> Diff:
+    from scoring.analysis.diff import diff_runs
+
+    return diff_runs(baseline, new, CANONICAL_POLICY, replicates=replicates, seed=seed, baseline_name=names[0],
+                     new_name=names[1])
+
+
+def diff(baseline: pd.DataFrame, new: pd.DataFrame, replicates: int, seed: int, names: tuple[str, str],
+         limits: Limits) -> Diff:
+    """Two datasets compared agent by agent (scoring.analysis.diff.diff_runs, the canonical policy; ``names``: the
+    baseline's and the new dataset's) in a worker (_in_worker: each agent's difference bootstrapped over both
+    datasets' runs)."""
+    return _in_worker(_diff, (baseline, new, replicates, seed, names), limits,
+                      f"the bootstrap of {replicates:,} replicates of each agent across the two datasets "
+                      f"({len(baseline) + len(new):,} runs)")
 
 
 def run(fn: Callable[..., T], args: tuple, limits: Limits, what: str, usage: list[Usage] | None = None) -> T:

@@ -199,3 +199,20 @@ def app_with_uploads(*files: tuple[str, bytes, str]) -> AppTest:
     run(at)
     at.file_uploader(key="upload").set_value(list(files))
     return run(at)
+
+
+def stop_bootstraps(monkeypatch, name: str, message: str) -> list[tuple]:
+    """``explorer.untrusted.<name>`` (bootstrap, compare or diff: the app's bootstraps in a worker) replaced by one
+    that records its arguments and raises BootstrapStopped(``message``), as a limit would stop it; the shared cache is
+    the test's own (nothing another test computed). Returns the calls, as they come."""
+    from explorer import data, untrusted
+
+    monkeypatch.setattr(data, "_DATASETS", None)
+    calls: list[tuple] = []
+
+    def stopped(*args):
+        calls.append(args)
+        raise untrusted.BootstrapStopped(message)
+
+    monkeypatch.setattr(untrusted, name, stopped)
+    return calls

@@ -5,6 +5,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from explorer.pages import PAGE_BY_NAME
+from tests.apptest_helpers import stop_bootstraps
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = str(PAGE_BY_NAME["sandbox"].path)
@@ -69,17 +70,8 @@ def test_the_leaderboard_can_show_intervals_and_tie_groups_without_moving_a_scor
 def test_a_bootstrap_stopped_at_a_limit_says_why_and_leaves_the_leaderboard(monkeypatch):
     # The bootstrap runs in a worker under the deployment's limits (explorer.untrusted.bootstrap); stopped, the page
     # says so in words and keeps the leaderboard without intervals, and the Uncertainty page keeps its other views.
-    from explorer import data, untrusted
-
-    monkeypatch.setattr(data, "_DATASETS", None)  # a cache of its own: no intervals computed by another test
-
-    calls = []
-
-    def stopped(*args):
-        calls.append(args[2:4])
-        raise untrusted.BootstrapStopped("The bootstrap of 1,000 replicates over 30 runs took more than the limit.")
-
-    monkeypatch.setattr(untrusted, "bootstrap", stopped)
+    calls = stop_bootstraps(monkeypatch, "bootstrap",
+                            "The bootstrap of 1,000 replicates over 30 runs took more than the limit.")
     at = AppTest.from_file(str(PAGE_BY_NAME["leaderboard"].path), default_timeout=120).run()
     at.toggle(key="leaderboard_intervals").set_value(True).run()
     assert not at.exception
@@ -88,7 +80,7 @@ def test_a_bootstrap_stopped_at_a_limit_says_why_and_leaves_the_leaderboard(monk
     board = frame_with(at, "Flags")
     assert "Tie group" not in board.columns and len(board) > 0
     at.run()  # a rerun (any widget) is told again from the shared cache: no second worker spends the limit
-    assert len(at.error) == 1 and calls == [(1000, 20260701)]
+    assert len(at.error) == 1 and [c[2:4] for c in calls] == [(1000, 20260701)]
     at = AppTest.from_file(str(PAGE_BY_NAME["uncertainty"].path), default_timeout=120).run()
     assert not at.exception and len(at.error) == 1 and at.error[0].value.startswith("No intervals: The bootstrap")
     assert not [d for d in at.dataframe if "Tie group" in getattr(d.value, "columns", [])]

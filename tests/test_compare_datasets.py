@@ -11,7 +11,7 @@ from explorer import data, diffs, state, tables
 from scoring.analysis.diff import diff_runs
 from scoring.contract.resources import SAMPLE_RUNS
 from scoring.load.runs import load_runs
-from tests.apptest_helpers import PAGES, TIMEOUT, leaks, texts
+from tests.apptest_helpers import PAGES, TIMEOUT, leaks, stop_bootstraps, texts
 
 SHA = "0123456789abcdef"
 
@@ -132,6 +132,22 @@ def test_the_pass_k_table_keeps_rates_and_the_newly_solved_lists_come_from_the_d
     assert list(frame["Change"]) == pytest.approx([-0.25] * len(a.pass_k))
 
 
+def test_the_app_s_diff_runs_in_a_worker_with_the_same_numbers():
+    # The app compares the two datasets in a worker under the deployment's limits (explorer.untrusted.diff): the
+    # same verdicts, changes and intervals as in process.
+    from explorer import untrusted
+    from scoring.contract.limits import Limits
+
+    baseline = runs({"kept": [True] * 8, "dropped": [True] * 8})
+    new = runs({"kept": [True] * 8, "dropped": [True] * 6 + [False] * 2})
+    here = diff_runs(baseline, new, replicates=200, seed=1, baseline_name="b.csv", new_name="n.csv")
+    there = untrusted.diff(baseline, new, 200, 1, ("b.csv", "n.csv"), Limits())
+    assert tables.diff_verdicts(there).equals(tables.diff_verdicts(here))
+    assert [a.comparison.independent_interval for a in there.agents] == \
+        [a.comparison.independent_interval for a in here.agents]
+    assert (there.baseline_name, there.new_name) == ("b.csv", "n.csv")
+
+
 # --------------------------------------------------------------------------- the page (AppTest)
 
 
@@ -162,6 +178,18 @@ def test_the_sample_against_itself_is_no_real_change_for_every_agent():
     assert "Only in the baseline** (0): none" in shown and "Newly failed** (0): none" in shown
     assert not leaks(shown)
     assert at.session_state[state.STORE]["baseline"] == "sample" and at.session_state[state.STORE]["new"] == "sample"
+
+
+def test_a_diff_stopped_at_a_limit_says_why_and_shows_nothing_half_done(monkeypatch):
+    # Stopped by a limit (explorer.untrusted.diff in a worker), the page says why where the verdicts would be, shows
+    # no verdict, and a rerun is told again from the shared cache without a second worker.
+    calls = stop_bootstraps(monkeypatch, "diff", "The bootstrap of 1,000 replicates of each agent took too long.")
+    at = compare_page({"compare": "datasets"})
+    assert [e.value for e in at.error] == ["No comparison: The bootstrap of 1,000 replicates of each agent took too "
+                                          "long."]
+    assert not [d for d in at.dataframe if "Verdict" in d.value.columns]
+    at.run()
+    assert [c[2:4] for c in calls] == [(1000, 20260701)] and len(at.error) == 1
 
 
 def test_the_pass_k_changes_are_written_in_percentage_points():

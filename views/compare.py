@@ -68,6 +68,9 @@ def two_datasets() -> None:
         st.info("The comparison appears once both datasets are chosen and scored.", icon=":material/info:")
         return
     d = diffs.compare(sides[0], base, sides[1], new, replicates, seed)
+    if isinstance(d, str):  # a limit stopped its bootstrap: why, and nothing half-done
+        st.error(f"No comparison: {d}", icon=":material/block:")
+        return
 
     st.subheader("Verdict per agent")
     interval = f"{d.confidence:.0%} paired-bootstrap interval of the change"
