@@ -3,6 +3,8 @@
 Each function reads, validates and scores what a viewer chose (an uploaded file, several files, a
 database table) and returns an :class:`Outcome` of plain values that travels back to the server
 cheaply; ``explorer.data`` runs them through :func:`run` under the deployment's memory and CPU limits.
+The bootstraps a viewer asks for (:func:`bootstrap`, :func:`compare`, :func:`diff`: replicates x runs of work, both
+the viewer's choice) run the same way, and raise :class:`BootstrapStopped` past a limit.
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ class BootstrapStopped(Exception):
     """A bootstrap went past a limit of the deployment and was stopped; the text says which and what to do."""
 
 
-def _in_worker(fn: Callable[..., T], args: tuple, limits: Limits, what: str) -> T:
+def _bounded(fn: Callable[..., T], args: tuple, limits: Limits, what: str) -> T:
     """``fn(*args)``, a bootstrap a viewer asked for (``what``), in a worker under the deployment's memory and CPU
     limits, as an upload is read: the viewer chooses the replicates and the seed, and the work is replicates x runs.
     Past a limit the worker is stopped and :class:`BootstrapStopped` says so; the server and every other session
@@ -143,9 +145,9 @@ def _bootstrap(runs: pd.DataFrame, report: Report, replicates: int, seed: int) -
 
 
 def bootstrap(runs: pd.DataFrame, report: Report, replicates: int, seed: int, limits: Limits) -> Intervals:
-    """Bootstrap intervals of every agent (scoring.analysis.uncertainty) in a worker (_in_worker: 5,000 replicates
+    """Bootstrap intervals of every agent (scoring.analysis.uncertainty) in a worker (_bounded: 5,000 replicates
     of a 5,000,000-run upload is about 80 s of CPU at the 1M x 1,000 bench's rate)."""
-    return _in_worker(_bootstrap, (runs, report, replicates, seed), limits,
+    return _bounded(_bootstrap, (runs, report, replicates, seed), limits,
                       f"the bootstrap of {replicates:,} replicates over {len(runs):,} runs")
 
 
@@ -158,9 +160,9 @@ def _compare(runs: pd.DataFrame, a: str, b: str, policy: Policy, replicates: int
 def compare(runs: pd.DataFrame, a: str, b: str, policy: Policy, replicates: int, seed: int,
             limits: Limits) -> Comparison:
     """Agent ``a`` against ``b`` with their bootstrap intervals (scoring.analysis.drilldown.compare) in a worker
-    (_in_worker: two agents of 500,000 runs each at 5,000 replicates took 120 s of CPU in process)."""
+    (_bounded: two agents of 500,000 runs each at 5,000 replicates took 120 s of CPU in process)."""
     pair = runs[runs["agent_id"].isin([a, b])]  # only their runs travel to the worker
-    return _in_worker(_compare, (pair, a, b, policy, replicates, seed), limits,
+    return _bounded(_compare, (pair, a, b, policy, replicates, seed), limits,
                       f"the bootstrap of {replicates:,} replicates of {a} against {b} ({len(pair):,} runs)")
 
 
@@ -174,9 +176,9 @@ def _diff(baseline: pd.DataFrame, new: pd.DataFrame, replicates: int, seed: int,
 def diff(baseline: pd.DataFrame, new: pd.DataFrame, replicates: int, seed: int, names: tuple[str, str],
          limits: Limits) -> Diff:
     """Two datasets compared agent by agent (scoring.analysis.diff.diff_runs, the canonical policy; ``names``: the
-    baseline's and the new dataset's) in a worker (_in_worker: each agent's difference bootstrapped over both
+    baseline's and the new dataset's) in a worker (_bounded: each agent's difference bootstrapped over both
     datasets' runs)."""
-    return _in_worker(_diff, (baseline, new, replicates, seed, names), limits,
+    return _bounded(_diff, (baseline, new, replicates, seed, names), limits,
                       f"the bootstrap of {replicates:,} replicates of each agent across the two datasets "
                       f"({len(baseline) + len(new):,} runs)")
 
