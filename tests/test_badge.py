@@ -189,6 +189,16 @@ def test_one_more_visible_character_widens_the_label(name, extra):
     assert text_width(badge_label(name + extra)) > text_width(badge_label(name))
 
 
+@pytest.mark.parametrize("invisible", ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u2064"])
+def test_a_name_with_an_invisible_character_never_draws_like_the_plain_one(invisible):
+    # 'gpt-4' + a zero-width character prints exactly like 'gpt-4', and a badge travels without the report's
+    # look-alike warning: the character is drawn as U+FFFD on the badge and in its title.
+    plain = parse(badge_svg(named("gpt-4"), policy_version=VERSION, dataset_sha256=SHA))
+    odd = parse(badge_svg(named("gpt-4" + invisible), policy_version=VERSION, dataset_sha256=SHA))
+    assert texts(plain)[0] == "gpt-4" and texts(odd)[0] == "gpt-4\ufffd"
+    assert odd.find(f"{SVG}title").text.startswith("gpt-4\ufffd: headline score ")
+
+
 def test_long_names_are_cut_on_the_badge_and_kept_whole_in_the_title():
     name = "agent-" + "x" * 200
     root = parse(badge_svg(named(name), policy_version=VERSION, dataset_sha256=SHA))

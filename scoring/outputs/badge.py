@@ -8,8 +8,8 @@ the colour scale (:data:`COLOUR_SCALE`), the layout (shields.io's "flat" style: 
 with the agent id, a coloured value, rounded corners, a faint gradient) and the width estimate.
 
 An agent id is text from a stranger and an SVG is XML, so every name goes through
-:func:`safe_text` (characters XML 1.0 forbids, and bidi controls that could reorder the
-tooltip, become U+FFFD) and :func:`escape_xml` before it is written.
+:func:`safe_text` (characters XML 1.0 forbids, bidi controls that could reorder the tooltip, and
+every other invisible format character, become U+FFFD) and :func:`escape_xml` before it is written.
 """
 
 from __future__ import annotations
@@ -123,13 +123,18 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206
 
 def _unsafe(ch: str) -> bool:
     cp = ord(ch)
-    return (unicodedata.category(ch) in ("Cc", "Cs")  # C0/C1 controls, DEL, lone surrogates
+    # Format characters (Cf): the bidi controls above, and the invisible ones (zero-width space and joiners, word
+    # joiner, soft hyphen, byte order mark...). A badge travels without the report's look-alike warning
+    # (schema.look_alike_warnings drops the same characters to compare ids), so 'gpt-4\u200b' must not draw as
+    # 'gpt-4' does.
+    return (unicodedata.category(ch) in ("Cc", "Cs", "Cf")  # controls, DEL, lone surrogates, format characters
             or 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE  # noncharacters (U+FFFE/FFFF: not XML)
             or ch in BIDI_CONTROLS)
 
 
 def safe_text(text: str) -> str:
-    r"""``text`` with every character XML 1.0 forbids, every control and bidi control replaced by U+FFFD.
+    r"""``text`` with every character XML 1.0 forbids, every control, bidi control and other format character
+    (zero-width ones among them) replaced by U+FFFD.
 
     Tab, newline and carriage return are allowed by XML but replaced too: an agent id is one
     line, and a visible U+FFFD says something odd is in the name where a space would hide it.
@@ -138,6 +143,8 @@ def safe_text(text: str) -> str:
     --------
     >>> safe_text("ok\x00\ud800\u202eend")
     'ok\ufffd\ufffd\ufffdend'
+    >>> safe_text("gpt-4\u200b")
+    'gpt-4\ufffd'
     """
     return "".join(REPLACEMENT if _unsafe(ch) else ch for ch in text)
 
