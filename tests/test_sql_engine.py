@@ -148,6 +148,43 @@ def test_random_tables_give_the_same_report(tmp_path, plan, rows):
         assert_same_report(*both(path))
 
 
+LINES_CSV = (HEADER + "\n\nr1,a,t1,completed,true,100,0.01\nr2,a,\"t\n2\",completed,true,100,0.01\n"
+             "r3,a,t3,done,true,-5,0.01\n\nr4,b,t1,completed,maybe,100,0.01\n")
+
+
+def test_the_sql_engine_says_each_refused_row_s_file_line_as_the_pandas_engine_does(tmp_path):
+    # A blank line after the header and one later, a cell over two lines: row 3 is line 6, row 4 line 8. The SQL
+    # engine's refusal says the same rows and lines, in the same words, as the pandas engine's.
+    path = tmp_path / "lines.csv"
+    path.write_text(LINES_CSV)
+    with pytest.raises(RunsValidationError) as sql:
+        score_file_sql(path)
+    with pytest.raises(RunsValidationError) as pandas:
+        load_runs(path)
+    assert sql.value.lines == pandas.value.lines == {3: 6, 4: 8}
+    said = [line for line in sql.value.report().splitlines() if line.startswith("  - ")]
+    assert said == [line for line in pandas.value.report().splitlines() if line.startswith("  - ")]
+    assert said[0].startswith("  - row 3 (line 6), column 'status', value 'done'")
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "latin-1"])
+def test_a_file_s_record_lines_are_read_a_line_at_a_time_as_from_its_bytes(tmp_path, encoding):
+    # The SQL engine reads files of any size: the lines of its refused rows are read off the file, a line at a time,
+    # decoded as the loader decodes bytes; the same lines as csv_record_lines finds in the bytes, up to a bound.
+    from scoring.load.runs import csv_file_record_lines, csv_record_lines
+
+    # Lines end in \n, \r\n and once a lone \r (a line of its own only where the bytes' reader makes it one).
+    tail = "\r\n".join(f"x{i},a,t,completed,true,1,0" for i in range(5)) + "\rx5,a,t,completed,true,1,0\nx6,a,t"
+    text = LINES_CSV.replace("r4,b", "r4,\u00e9") + tail + ",completed,true,1,0\n"
+    path = tmp_path / "lines.csv"
+    path.write_bytes(text.encode(encoding))
+    rows = {1, 2, 3, 4, 6, 9, 10, 11}
+    assert csv_file_record_lines(path, rows) == csv_record_lines(text.encode(encoding), rows)
+    # Python's csv reader stops at the lone \r (a new line inside an unquoted cell): the rows after it keep no line.
+    assert csv_file_record_lines(path, rows) == {1: 3, 2: 4, 3: 6, 4: 8, 6: 10}
+    assert csv_file_record_lines(path, rows, up_to_row=4) == {1: 3, 2: 4, 3: 6, 4: 8}
+
+
 def test_the_sql_engine_refuses_invalid_rows_with_row_numbers(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text(EDGE_CSV.replace("w2,few,t1,completed", "w2,few,t1,done").replace(",2500,", ",-3,"))

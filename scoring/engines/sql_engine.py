@@ -77,7 +77,7 @@ from scoring.load.database import (
     log,
     redact,
 )
-from scoring.load.runs import LoadedRuns, Problem, RunsValidationError
+from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, csv_file_record_lines
 from scoring.measures._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, SPREAD_SCALE_AT, SPREAD_SCALE_BY
 from scoring.measures.headline import (
     LEFT_OUT_STATUSES,
@@ -1397,7 +1397,14 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
 
         scorer = SqlScorer(execute, DUCKDB, "runs_normalized AS runs", has_finished_at="finished_at" in names,
                            has_row_numbers=True, policy=policy, kinds=renamed_kinds)
-        scorer.validate(path.name)
+        try:
+            scorer.validate(path.name)
+        except RunsValidationError as exc:
+            if path.suffix.lower() != ".csv":
+                raise
+            # A person counts the file's lines: each problem row's line beside it, as the pandas engine says it.
+            raise exc.with_lines(csv_file_record_lines(path, {p.row for p in exc.problems if p.row is not None})) \
+                from None
         return scorer.report(weights, levels)
     finally:
         con.close()

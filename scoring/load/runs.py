@@ -20,7 +20,7 @@ import io
 import json
 import mmap
 import os
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -265,8 +265,8 @@ class _Lines:
     """The lines of a text for a csv.reader, the last one read kept: whether a record is blank depends on
     its characters as written (``""`` and an empty line both read as one empty field)."""
 
-    def __init__(self, text: str) -> None:
-        self._lines = io.StringIO(text)
+    def __init__(self, lines: Iterator[str]) -> None:
+        self._lines = lines
         self.last = ""
 
     def __iter__(self) -> _Lines:
@@ -289,7 +289,7 @@ def _unreadable_csv(text: str) -> str:
     it starts on, as a person counts lines, and its row: the n-th record after the header), or a quote never
     closed (the record that opens it runs to the end of the file)."""
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
-    lines = _Lines(text)
+    lines = _Lines(io.StringIO(text))
     reader = csv.reader(lines)
     header: int | None = None
     row, start, last = 0, 1, "the header (line 1)"
@@ -320,15 +320,47 @@ def csv_record_lines(data: bytes, rows: Collection[int]) -> dict[int, int]:
     >>> csv_record_lines(b'h,v\\n\\nr1,1\\n"r\\n2",2\\nr3,3\\n', {1, 2, 3})
     {1: 3, 2: 4, 3: 6}
     """
-    wanted, found = set(rows), dict[int, int]()
-    if not wanted:
-        return found
+    if not rows:
+        return {}
     try:
         text, _ = decode_text(data)
     except RunsValidationError:
-        return found
+        return {}
+    return _record_lines(_Lines(io.StringIO(text)), rows)
+
+
+# A file the SQL engine refused: its problem rows' lines are read off the file for rows up to this one (a pass of
+# Python's csv reader, about a second per million rows); a row further on is said without its line.
+LINES_UP_TO_ROW = 5_000_000
+
+
+def csv_file_record_lines(path: Path, rows: Collection[int], up_to_row: int = LINES_UP_TO_ROW) -> dict[int, int]:
+    """:func:`csv_record_lines` of a file on disk, read a line at a time (the SQL engine reads files of any size,
+    out of core): the rows up to ``up_to_row``, the file decoded as :func:`decode_text` decodes it (a byte order
+    mark, else UTF-8, else Latin-1)."""
+    wanted = {r for r in rows if r <= up_to_row}
+    if not wanted:
+        return {}
+    with open(path, "rb") as raw:
+        head = raw.read(3)
+    encoding = ("utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else
+                "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8")
+    for attempt in (encoding, "latin-1"):
+        try:
+            # newline="\n": lines end at \n only, kept as written, as io.StringIO gives them to csv_record_lines.
+            with open(path, encoding=attempt, newline="\n") as text:
+                return _record_lines(_Lines(text), wanted)
+        except UnicodeError:
+            if attempt != "utf-8":
+                return {}
+    return {}
+
+
+def _record_lines(lines: _Lines, rows: Collection[int]) -> dict[int, int]:
+    """The file line each of ``rows`` starts on, reading ``lines`` (the whole file's, the header first) only as
+    far as the last of them."""
+    wanted, found = set(rows), dict[int, int]()
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))
-    lines = _Lines(text)
     reader = csv.reader(lines)
     row, start, last = -1, 1, max(wanted)  # row -1: the header is still to come
     try:
@@ -351,7 +383,7 @@ def _fields_per_record(text: str) -> list[int]:
         # A blank line is skipped (as the reader skips it); a line of commas is a record of empty cells.
         return [line.count(",") + 1 for line in text.splitlines() if line.strip(" \t")]
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))  # pandas read it: so may the counter
-    lines = _Lines(text)
+    lines = _Lines(io.StringIO(text))
     try:
         return [len(r) for r in csv.reader(lines) if _is_row(r, lines.last)]
     except csv.Error as exc:
