@@ -129,6 +129,7 @@ def _cache() -> BoundedCache:
         if _DATASETS is None:
             s = settings_module.current()
             _DATASETS = BoundedCache(s.cache_memory, s.cache_idle_seconds)
+            untrusted.SLOTS.allow(s.max_workers)  # workers at once in this process (the rest wait for one)
             threading.Thread(target=_sweep, args=(_DATASETS,), name="explorer-cache-sweeper", daemon=True).start()
             # The workers that read uploads fork from one server process, started now rather than at the first
             # upload (it loads pandas, pyarrow and scoring once).

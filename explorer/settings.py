@@ -13,12 +13,14 @@ A viewer can change none of this. Environment variables win over ``[explorer]`` 
 | resident memory the worker may use beyond the budget | `EXPLORER_WORKER_OVERHEAD` | `worker_overhead` | 350MB |
 | memory all cached datasets may hold | `EXPLORER_CACHE_MEMORY` | `cache_memory` | 2GB |
 | idle minutes before a cached dataset is dropped | `EXPLORER_CACHE_IDLE_MINUTES` | `cache_idle_minutes` | 30 |
+| workers at once in one server process (others wait) | `EXPLORER_MAX_WORKERS` | `max_workers` | its cores |
 | viewers may type a database URL | `EXPLORER_ALLOW_DATABASE_URL` | `allow_database_url` | false |
 | hosts such a URL may name (empty: any) | `EXPLORER_DATABASE_URL_HOSTS` | `database_url_hosts` | (any) |
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -33,6 +35,9 @@ class Settings:
     limits: Limits = DEFAULT_LIMITS
     cache_memory: int = 2 * 10**9
     cache_idle_seconds: float = 30 * 60
+    # Workers (uploads read, bootstraps) one server process runs at once: each may hold the memory budget + the
+    # worker's overhead, and more than one a core only share the cores; a request past it waits for a free one.
+    max_workers: int = dataclasses.field(default_factory=lambda: max(1, os.cpu_count() or 1))
     allow_database_url: bool = False
     database_url_hosts: tuple[str, ...] = ()
     connections: tuple[NamedConnection, ...] = ()
@@ -86,6 +91,16 @@ def read_settings(environ: Mapping[str, str], secrets: Mapping[str, Any]) -> Set
             settings = replace(settings, cache_memory=parse_size(value))
         except ValueError as exc:
             problems.append(f"EXPLORER_CACHE_MEMORY / cache_memory: {exc}; the default is used")
+    value = pick("EXPLORER_MAX_WORKERS", "max_workers")
+    if value is not None:
+        try:
+            workers = int(value)
+            if isinstance(value, bool) or workers < 1:
+                raise ValueError
+            settings = replace(settings, max_workers=workers)
+        except (TypeError, ValueError):
+            problems.append(f"EXPLORER_MAX_WORKERS / max_workers: not a whole number of at least 1: {value!r}; "
+                            "the default is used")
     value = pick("EXPLORER_CACHE_IDLE_MINUTES", "cache_idle_minutes")
     if value is not None:
         try:

@@ -9,7 +9,10 @@ the viewer's choice) run the same way, and raise :class:`BootstrapStopped` past 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -114,6 +117,35 @@ def read_table(data: bytes, name: str, limits: Limits) -> RawRuns | RunsValidati
         return error
 
 
+class _Slots:
+    """How many workers this server process runs at once (Settings.max_workers, set by explorer.data when the server
+    starts; the cores until then): each may hold the memory budget plus the worker's overhead, so the process tree
+    holds at most that many times it, however many viewers upload or bootstrap at the same moment. A request past
+    it waits, under its spinner, for a worker to finish."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._free: threading.BoundedSemaphore | None = None
+        self.count = 0
+
+    def allow(self, count: int) -> None:
+        """Set the count (the first call sets it; the process keeps it)."""
+        with self._lock:
+            if self._free is None:
+                self.count = max(1, int(count))
+                self._free = threading.BoundedSemaphore(self.count)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        self.allow(os.cpu_count() or 1)
+        assert self._free is not None
+        with self._free:
+            yield
+
+
+SLOTS = _Slots()
+
+
 class BootstrapStopped(Exception):
     """A bootstrap went past a limit of the deployment and was stopped; the text says which and what to do."""
 
@@ -124,8 +156,9 @@ def _bounded(fn: Callable[..., T], args: tuple, limits: Limits, what: str) -> T:
     Past a limit the worker is stopped and :class:`BootstrapStopped` says so; the server and every other session
     go on."""
     try:
-        return run_limited(fn, args, max_rss=limits.max_resident, max_cpu=limits.max_cpu_seconds, what=what,
-                           method="forkserver")
+        with SLOTS.held():
+            return run_limited(fn, args, max_rss=limits.max_resident, max_cpu=limits.max_cpu_seconds, what=what,
+                               method="forkserver")
     except LimitExceeded as exc:
         if exc.limit == "cpu":
             reached = f"more than the limit of {exc.allowed:g} s of CPU time (EXPLORER_MAX_CPU_SECONDS)"
@@ -187,10 +220,11 @@ def run(fn: Callable[..., T], args: tuple, limits: Limits, what: str, usage: lis
     """``fn(*args)`` in a worker under the deployment's limits; a breach comes back as a RunsValidationError.
     ``usage`` receives what the worker used and the size of its answer."""
     try:
-        return run_limited(fn, args, max_rss=limits.max_resident, max_cpu=limits.max_cpu_seconds, what=what,
-                           method="forkserver", usage=usage,
-                           memory_setting=f"EXPLORER_MAX_MEMORY {format_size(limits.max_memory)} + "
-                                          f"{format_size(limits.max_resident - limits.max_memory)} for the worker",
-                           cpu_setting="EXPLORER_MAX_CPU_SECONDS")
+        with SLOTS.held():
+            return run_limited(fn, args, max_rss=limits.max_resident, max_cpu=limits.max_cpu_seconds, what=what,
+                               method="forkserver", usage=usage,
+                               memory_setting=f"EXPLORER_MAX_MEMORY {format_size(limits.max_memory)} + "
+                                              f"{format_size(limits.max_resident - limits.max_memory)} for the worker",
+                               cpu_setting="EXPLORER_MAX_CPU_SECONDS")
     except (LimitExceeded, WorkerFailed) as exc:
         raise RunsValidationError([Problem(None, None, None, str(exc))], source=what, can_exclude=False) from None

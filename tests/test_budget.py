@@ -153,6 +153,37 @@ def test_a_worker_past_its_cpu_limit_is_stopped():
     assert "s of CPU time, more than the limit of 1 s" in str(info.value)
 
 
+def _stay(folder: str, pause: float) -> int:
+    """A worker's stay: its start and end on the machine's monotonic clock, in a file of its own."""
+    import time
+
+    start = time.monotonic()
+    time.sleep(pause)
+    Path(folder, str(os.getpid())).write_text(f"{start} {time.monotonic()}")
+    return os.getpid()
+
+
+def test_a_server_process_runs_at_most_its_workers_at_once(monkeypatch, tmp_path):
+    # explorer.untrusted runs every upload and bootstrap in a worker; at most Settings.max_workers at once in one
+    # server process (each may hold the budget + the overhead), the others waiting: three requests at the same moment
+    # with one slot, three stays one after the other.
+    import threading
+
+    from explorer import untrusted
+
+    slots = untrusted._Slots()
+    slots.allow(1)
+    monkeypatch.setattr(untrusted, "SLOTS", slots)
+    asked = [threading.Thread(target=untrusted.run, args=(_stay, (str(tmp_path), 0.5), Limits(), "x"))
+             for _ in range(3)]
+    for thread in asked:
+        thread.start()
+    for thread in asked:
+        thread.join(120)
+    stays = sorted(tuple(map(float, f.read_text().split())) for f in tmp_path.iterdir())
+    assert len(stays) == 3 and all(first[1] <= second[0] for first, second in zip(stays, stays[1:])), stays
+
+
 @pytest.mark.parametrize("method", ["fork", "forkserver"])
 def test_a_refusal_and_a_frame_come_back_whole(method: str):
     with pytest.raises(RunsValidationError) as info:

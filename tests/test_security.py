@@ -121,6 +121,17 @@ def test_settings_from_the_environment_win_over_secrets():
     assert bad.limits.max_memory == Limits().max_memory and "EXPLORER_MAX_MEMORY" in bad.problems[0]
 
 
+def test_the_workers_at_once_are_the_cores_unless_the_operator_says_otherwise():
+    import os
+
+    assert read_settings({}, {}).max_workers == max(1, os.cpu_count() or 1)
+    assert read_settings({"EXPLORER_MAX_WORKERS": "3"}, {"explorer": {"max_workers": 8}}).max_workers == 3
+    assert read_settings({}, {"explorer": {"max_workers": 8}}).max_workers == 8
+    for bad in ("0", "-1", "two", "1.5"):
+        s = read_settings({"EXPLORER_MAX_WORKERS": bad}, {})
+        assert s.max_workers == max(1, os.cpu_count() or 1) and "EXPLORER_MAX_WORKERS" in s.problems[0], bad
+
+
 # --------------------------------------------------------------------------- decompression bombs and shapes
 
 BOMB = """
