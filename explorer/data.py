@@ -764,7 +764,7 @@ def intervals(scored_data: Scored, replicates: int, seed: int) -> Intervals | No
         with st.spinner(f"Bootstrapping intervals: {agents:,} agents, {replicates:,} replicates each"):
             return _bootstrapped(scored_data, current_dataset(), replicates, seed)
     except untrusted.BootstrapStopped as exc:
-        st.error(f"No intervals: {exc}", icon=":material/block:")
+        st.error(f"No intervals: {fmt.plain(exc)}", icon=":material/block:")
         return None
 
 

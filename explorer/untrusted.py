@@ -181,7 +181,7 @@ def bootstrap(runs: pd.DataFrame, report: Report, replicates: int, seed: int, li
     """Bootstrap intervals of every agent (scoring.analysis.uncertainty) in a worker (_bounded: 5,000 replicates
     of a 5,000,000-run upload is about 80 s of CPU at the 1M x 1,000 bench's rate)."""
     return _bounded(_bootstrap, (runs, report, replicates, seed), limits,
-                      f"the bootstrap of {replicates:,} replicates over {len(runs):,} runs")
+                    f"the bootstrap of {replicates:,} replicates over {len(runs):,} runs")
 
 
 def _compare(runs: pd.DataFrame, a: str, b: str, policy: Policy, replicates: int, seed: int) -> Comparison:
@@ -196,7 +196,7 @@ def compare(runs: pd.DataFrame, a: str, b: str, policy: Policy, replicates: int,
     (_bounded: two agents of 500,000 runs each at 5,000 replicates took 120 s of CPU in process)."""
     pair = runs[runs["agent_id"].isin([a, b])]  # only their runs travel to the worker
     return _bounded(_compare, (pair, a, b, policy, replicates, seed), limits,
-                      f"the bootstrap of {replicates:,} replicates of {a} against {b} ({len(pair):,} runs)")
+                    f"the bootstrap of {replicates:,} replicates of {a} against {b} ({len(pair):,} runs)")
 
 
 def _diff(baseline: pd.DataFrame, new: pd.DataFrame, replicates: int, seed: int, names: tuple[str, str]) -> Diff:
@@ -212,8 +212,8 @@ def diff(baseline: pd.DataFrame, new: pd.DataFrame, replicates: int, seed: int, 
     baseline's and the new dataset's) in a worker (_bounded: each agent's difference bootstrapped over both
     datasets' runs)."""
     return _bounded(_diff, (baseline, new, replicates, seed, names), limits,
-                      f"the bootstrap of {replicates:,} replicates of each agent across the two datasets "
-                      f"({len(baseline) + len(new):,} runs)")
+                    f"the bootstrap of {replicates:,} replicates of each agent across the two datasets "
+                    f"({len(baseline) + len(new):,} runs)")
 
 
 def run(fn: Callable[..., T], args: tuple, limits: Limits, what: str, usage: list[Usage] | None = None) -> T:

@@ -388,12 +388,14 @@ def test_compare_page_with_its_bootstrap_stopped_at_a_limit_keeps_the_rest(sampl
     runs, report = sample
     from scoring.analysis.drilldown import compare
 
-    calls = stop_bootstraps(monkeypatch, "compare", "The bootstrap of 1,000 replicates of a against b took too long.")
+    # The message names the two agents, text from a stranger: a link spelled in one stays text on the page.
+    calls = stop_bootstraps(monkeypatch, "compare",
+                            "The bootstrap of 1,000 replicates of [a](https://example.com) against b took too long.")
     at = page("compare")
     at.session_state[state.STORE] = {"agent": "crashy-runner"}
     run(at)
-    assert [e.value for e in at.error] == ["No interval: The bootstrap of 1,000 replicates of a against b took too "
-                                          "long."]
+    assert [e.value for e in at.error] == ["No interval: The bootstrap of 1,000 replicates of \\[a\\]\\(https\\:\\/\\/"
+                                          "example\\.com\\) against b took too long\\."]
     c = compare(runs, "crashy-runner", "blackbox-api", report.policy)
     assert metrics(at)["A minus B"] == fmt.score(c.score_delta)
     assert list(frame_with(at, "Success rate A")["Task"]) == list(c.tasks["task_id"])

@@ -69,7 +69,7 @@ def two_datasets() -> None:
         return
     d = diffs.compare(sides[0], base, sides[1], new, replicates, seed)
     if isinstance(d, str):  # a limit stopped its bootstrap: why, and nothing half-done
-        st.error(f"No comparison: {d}", icon=":material/block:")
+        st.error(f"No comparison: {fmt.plain(d)}", icon=":material/block:")
         return
 
     st.subheader("Verdict per agent")
@@ -166,7 +166,7 @@ def two_agents() -> None:
                                                         f"{fmt.score(c.interval.high)}")
     st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in c.facts()))
     if stopped is not None:
-        st.error(f"No interval: {stopped}", icon=":material/block:")
+        st.error(f"No interval: {fmt.plain(stopped)}", icon=":material/block:")
     elif c.interval is None:
         st.info("One of the two has no completed run, so it has no headline score: no difference to bootstrap.",
                 icon=":material/info:")
