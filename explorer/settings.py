@@ -13,7 +13,7 @@ A viewer can change none of this. Environment variables win over ``[explorer]`` 
 | resident memory the worker may use beyond the budget | `EXPLORER_WORKER_OVERHEAD` | `worker_overhead` | 350MB |
 | memory all cached datasets may hold | `EXPLORER_CACHE_MEMORY` | `cache_memory` | 2GB |
 | idle minutes before a cached dataset is dropped | `EXPLORER_CACHE_IDLE_MINUTES` | `cache_idle_minutes` | 30 |
-| workers at once in one server process (others wait) | `EXPLORER_MAX_WORKERS` | `max_workers` | its cores |
+| workers at once in one server process (others wait) | `EXPLORER_MAX_WORKERS` | `max_workers` | usable cores |
 | viewers may type a database URL | `EXPLORER_ALLOW_DATABASE_URL` | `allow_database_url` | false |
 | hosts such a URL may name (empty: any) | `EXPLORER_DATABASE_URL_HOSTS` | `database_url_hosts` | (any) |
 """
@@ -37,7 +37,7 @@ class Settings:
     cache_idle_seconds: float = 30 * 60
     # Workers (uploads read, bootstraps) one server process runs at once: each may hold the memory budget + the
     # worker's overhead, and more than one a core only share the cores; a request past it waits for a free one.
-    max_workers: int = dataclasses.field(default_factory=lambda: max(1, os.cpu_count() or 1))
+    max_workers: int = dataclasses.field(default_factory=lambda: usable_cores())
     allow_database_url: bool = False
     database_url_hosts: tuple[str, ...] = ()
     connections: tuple[NamedConnection, ...] = ()
@@ -50,6 +50,14 @@ class Settings:
     def database_source(self) -> bool:
         """Whether the app offers a database source at all."""
         return bool(self.connections) or self.allow_database_url
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity: a container's cpuset, not the host's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def _flag(value: Any) -> bool:

@@ -10,7 +10,6 @@ the viewer's choice) run the same way, and raise :class:`BootstrapStopped` past 
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from scoring.load.runs import Problem, RawRuns, check_work
 from scoring.load.worker import LimitExceeded, Usage, WorkerFailed, run_limited
 
 from . import imports
+from .settings import usable_cores
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -137,7 +137,7 @@ class _Slots:
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
-        self.allow(os.cpu_count() or 1)
+        self.allow(usable_cores())
         assert self._free is not None
         with self._free:
             yield

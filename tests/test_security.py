@@ -124,12 +124,15 @@ def test_settings_from_the_environment_win_over_secrets():
 def test_the_workers_at_once_are_the_cores_unless_the_operator_says_otherwise():
     import os
 
-    assert read_settings({}, {}).max_workers == max(1, os.cpu_count() or 1)
+    from explorer.settings import usable_cores
+
+    assert usable_cores() == len(os.sched_getaffinity(0)) >= 1  # the cores it may run on (a container's cpuset)
+    assert read_settings({}, {}).max_workers == usable_cores()
     assert read_settings({"EXPLORER_MAX_WORKERS": "3"}, {"explorer": {"max_workers": 8}}).max_workers == 3
     assert read_settings({}, {"explorer": {"max_workers": 8}}).max_workers == 8
     for bad in ("0", "-1", "two", "1.5"):
         s = read_settings({"EXPLORER_MAX_WORKERS": bad}, {})
-        assert s.max_workers == max(1, os.cpu_count() or 1) and "EXPLORER_MAX_WORKERS" in s.problems[0], bad
+        assert s.max_workers == usable_cores() and "EXPLORER_MAX_WORKERS" in s.problems[0], bad
 
 
 # --------------------------------------------------------------------------- decompression bombs and shapes
