@@ -13,7 +13,7 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
 from scoring.contract.limits import Limits, format_size
@@ -126,14 +126,12 @@ class _Slots:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._free: threading.BoundedSemaphore | None = None
-        self.count = 0
 
     def allow(self, count: int) -> None:
         """Set the count (the first call sets it; the process keeps it)."""
         with self._lock:
             if self._free is None:
-                self.count = max(1, int(count))
-                self._free = threading.BoundedSemaphore(self.count)
+                self._free = threading.BoundedSemaphore(max(1, int(count)))
 
     @contextlib.contextmanager
     def held(self) -> Iterator[None]:
@@ -146,6 +144,14 @@ class _Slots:
 SLOTS = _Slots()
 
 
+def _in_slot(fn: Callable[..., T], args: tuple, limits: Limits, what: str, **settings: Any) -> T:
+    """``fn(*args)`` in a worker (``run_limited``: ``settings`` are its names for the limits' settings and the usage),
+    under the deployment's memory and CPU limits, once one of this process's SLOTS is free."""
+    with SLOTS.held():
+        return run_limited(fn, args, max_rss=limits.max_resident, max_cpu=limits.max_cpu_seconds, what=what,
+                           method="forkserver", **settings)
+
+
 class BootstrapStopped(Exception):
     """A bootstrap went past a limit of the deployment and was stopped; the text says which and what to do."""
 
@@ -156,9 +162,7 @@ def _bounded(fn: Callable[..., T], args: tuple, limits: Limits, what: str) -> T:
     Past a limit the worker is stopped and :class:`BootstrapStopped` says so; the server and every other session
     go on."""
     try:
-        with SLOTS.held():
-            return run_limited(fn, args, max_rss=limits.max_resident, max_cpu=limits.max_cpu_seconds, what=what,
-                               method="forkserver")
+        return _in_slot(fn, args, limits, what)
     except LimitExceeded as exc:
         if exc.limit == "cpu":
             reached = f"more than the limit of {exc.allowed:g} s of CPU time (EXPLORER_MAX_CPU_SECONDS)"
@@ -220,11 +224,9 @@ def run(fn: Callable[..., T], args: tuple, limits: Limits, what: str, usage: lis
     """``fn(*args)`` in a worker under the deployment's limits; a breach comes back as a RunsValidationError.
     ``usage`` receives what the worker used and the size of its answer."""
     try:
-        with SLOTS.held():
-            return run_limited(fn, args, max_rss=limits.max_resident, max_cpu=limits.max_cpu_seconds, what=what,
-                               method="forkserver", usage=usage,
-                               memory_setting=f"EXPLORER_MAX_MEMORY {format_size(limits.max_memory)} + "
-                                              f"{format_size(limits.max_resident - limits.max_memory)} for the worker",
-                               cpu_setting="EXPLORER_MAX_CPU_SECONDS")
+        return _in_slot(fn, args, limits, what, usage=usage,
+                        memory_setting=f"EXPLORER_MAX_MEMORY {format_size(limits.max_memory)} + "
+                                       f"{format_size(limits.max_resident - limits.max_memory)} for the worker",
+                        cpu_setting="EXPLORER_MAX_CPU_SECONDS")
     except (LimitExceeded, WorkerFailed) as exc:
         raise RunsValidationError([Problem(None, None, None, str(exc))], source=what, can_exclude=False) from None

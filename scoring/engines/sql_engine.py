@@ -949,10 +949,10 @@ class SqlScorer:
         if not means:
             return None
         d = self.d
-        hashes = {str(r["agent_id"]): r.get("agent_hash") for r in self._agent_rows_named()}
-        distinct = {int(h) for h in hashes.values() if h is not None}
-        if d.hashed_join and len(distinct) == len(hashes):
-            keys = {a: f"CAST({int(h)} AS BIGINT)" for a, h in hashes.items() if h is not None}
+        agents = self._agent_rows_named()
+        hashes = {str(r["agent_id"]): int(r["agent_hash"]) for r in agents if r.get("agent_hash") is not None}
+        if d.hashed_join and len(hashes) == len(agents) == len(set(hashes.values())):
+            keys = {a: f"CAST({hashes[a]} AS BIGINT)" for a in means}
             on = f"{d.hash64('r.agent_id')} = m.agent_key"
         else:
             keys, on = {a: d.literal(a) for a in means}, "r.agent_id = m.agent_key"
@@ -1403,8 +1403,7 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
             if path.suffix.lower() != ".csv":
                 raise
             # A person counts the file's lines: each problem row's line beside it, as the pandas engine says it.
-            raise exc.with_lines(csv_file_record_lines(path, {p.row for p in exc.problems if p.row is not None})) \
-                from None
+            raise exc.with_lines(csv_file_record_lines(path, exc.problem_rows)) from None
         return scorer.report(weights, levels)
     finally:
         con.close()

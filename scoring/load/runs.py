@@ -102,14 +102,18 @@ class RunsValidationError(ValueError):
         self.total = len(problems) if total is None else total
         self.rows_read = rows_read
         self.source = source
-        self.invalid_rows = (len({p.row for p in problems if p.row is not None}) if invalid_rows is None
-                             else invalid_rows)
+        self.invalid_rows = len(self.problem_rows) if invalid_rows is None else invalid_rows
         # Only row-level problems can be excluded; a file-level one refuses the file.
         self.excludable = can_exclude and all(p.row is not None for p in problems)
         # A CSV's rows are records after the header; a person counts the file's lines (row 57 may be line 58, or
         # further on after blank lines or cells over several lines): row -> line, when the loader could tell.
         self.lines: dict[int, int] = {}
         super().__init__(self.report())
+
+    @property
+    def problem_rows(self) -> set[int]:
+        """The rows the listed problems name."""
+        return {p.row for p in self.problems if p.row is not None}
 
     def with_lines(self, lines: Mapping[int, int]) -> RunsValidationError:
         """This refusal with the file line of each problem row (``csv_record_lines``) said beside the row."""
@@ -206,11 +210,19 @@ def detect_format(name: str) -> str:
     return FORMATS[suffix]
 
 
+def _marked_encoding(head: bytes) -> str | None:
+    """The encoding a byte order mark at the start of ``head`` names (its codec reads the mark off), or None."""
+    if head.startswith(b"\xef\xbb\xbf"):
+        return "utf-8-sig"
+    return "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else None
+
+
 def decode_text(data: bytes) -> tuple[str, list[str]]:
     """Decode bytes as UTF-8 (with or without BOM) or UTF-16 (BOM); fall back to Latin-1 with a warning."""
-    if data.startswith(b"\xef\xbb\xbf"):
+    marked = _marked_encoding(data[:3])
+    if marked == "utf-8-sig":
         return data[3:].decode("utf-8", errors="strict"), []
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    if marked == "utf-16":
         try:
             return data.decode("utf-16"), []
         except UnicodeDecodeError as exc:
@@ -342,9 +354,7 @@ def csv_file_record_lines(path: Path, rows: Collection[int], up_to_row: int = LI
     if not wanted:
         return {}
     with open(path, "rb") as raw:
-        head = raw.read(3)
-    encoding = ("utf-8-sig" if head.startswith(b"\xef\xbb\xbf") else
-                "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else "utf-8")
+        encoding = _marked_encoding(raw.read(3)) or "utf-8"
     for attempt in (encoding, "latin-1"):
         try:
             # newline="\n": lines end at \n only, kept as written, as io.StringIO gives them to csv_record_lines.
@@ -781,7 +791,7 @@ def load_runs(
         data = path.read_bytes() if path is not None else source if isinstance(source, bytes) else None
         if fmt != "csv" or data is None:
             raise
-        raise error.with_lines(csv_record_lines(data, {p.row for p in error.problems if p.row is not None})) \
+        raise error.with_lines(csv_record_lines(data, error.problem_rows)) \
             from None
 
 

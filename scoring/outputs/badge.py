@@ -123,13 +123,12 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206
 
 def _unsafe(ch: str) -> bool:
     cp = ord(ch)
-    # Format characters (Cf): the bidi controls above, and the invisible ones (zero-width space and joiners, word
-    # joiner, soft hyphen, byte order mark...). A badge travels without the report's look-alike warning
-    # (schema.look_alike_warnings drops the same characters to compare ids), so 'gpt-4\u200b' must not draw as
-    # 'gpt-4' does.
+    # Format characters (Cf): the bidi controls above (every one of them is Cf), and the invisible ones (zero-width
+    # space and joiners, word joiner, soft hyphen, byte order mark...). A badge travels without the report's
+    # look-alike warning (schema.look_alike_warnings drops the same characters to compare ids), so 'gpt-4\u200b'
+    # must not draw as 'gpt-4' does.
     return (unicodedata.category(ch) in ("Cc", "Cs", "Cf")  # controls, DEL, lone surrogates, format characters
-            or 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE  # noncharacters (U+FFFE/FFFF: not XML)
-            or ch in BIDI_CONTROLS)
+            or 0xFDD0 <= cp <= 0xFDEF or (cp & 0xFFFE) == 0xFFFE)  # noncharacters (U+FFFE/FFFF: not XML)
 
 
 def safe_text(text: str) -> str:
