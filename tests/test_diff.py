@@ -232,3 +232,21 @@ def test_cli_agent_filter_table(capsys):
     assert code == 0
     assert "newcomer: no real change" in out and "two-speed: no real change" in out and "steady-pro" not in out
     assert math.isfinite(float(out.splitlines()[2].split()[1]))
+
+
+@pytest.mark.parametrize("name", ["tau-bench", "taubench", "TAU_BENCH"])
+def test_cli_from_reads_the_names_report_reads(name, capsys):
+    """`diff --from` takes a kind by any name `report --from` takes (README: both read inputs alike)."""
+    results = ROOT / "tests" / "fixtures" / "tau-bench" / "sonnet-retail.json"
+    code = main(["diff", str(results), str(results), "--from", name, "--replicates", "50"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "sonnet-retail: no real change" in out
+
+
+def test_cli_from_refuses_an_unknown_kind_with_the_names_it_takes(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["diff", str(SAMPLE), str(SAMPLE), "--from", "nonsense"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown kind 'nonsense'" in err and "taubench" in err
