@@ -143,6 +143,19 @@ def test_the_plain_utc_shortcut_accepts_exactly_the_twenty_byte_spelling():
     assert not plain(pa.array([None], pa.string()))  # nothing to read: the general path decides
 
 
+@pytest.mark.parametrize("empty", [False, True])  # every cell present (one matrix), or cells gathered by offset
+@pytest.mark.parametrize("at", [0, 2, 3, 4, 6])
+def test_the_plain_utc_shortcut_reads_every_block(at, empty):
+    """Compared a block at a time: a cell that is not the plain spelling is found in any block, the last
+    (short) one included, and a column of plain cells passes whatever the block size."""
+    from scoring.load.arrow_runs import _every_cell_is_plain_utc as plain
+
+    cells = ["2026-07-01T00:00:00Z"] * 7 + ([None] if empty else [])
+    assert all(plain(pa.array(cells), block=size) for size in (1, 2, 3, 7, 100))
+    cells[at] = "2026-07-01 00:00:00Z"
+    assert not any(plain(pa.array(cells), block=size) for size in (1, 2, 3, 7, 100)), at
+
+
 def test_an_impossible_date_in_the_plain_spelling_gets_the_per_cell_report():
     header = ",".join(HEADER)
     for bad in ("2026-02-30T00:00:00Z", "2026-07-01T24:00:00Z", "2026-06-30T23:59:60Z", "2026-00-10T00:00:00Z"):

@@ -362,9 +362,16 @@ _PLAIN_UTC_LOW = np.frombuffer(b"0000-00-00T00:00:00Z", dtype=np.uint8)
 _PLAIN_UTC_SPAN = np.where(np.frombuffer(b"0000-00-00T00:00:00Z", dtype=np.uint8) == ord("0"), 9, 0).astype(np.uint8)
 
 
-def _every_cell_is_plain_utc(values: pa.Array) -> bool:
+_PLAIN_UTC_BLOCK = 1 << 16  # cells compared at a time: a block's temporaries (1.3 MB) are reused, never fresh memory
+
+
+def _every_cell_is_plain_utc(values: pa.Array, block: int = _PLAIN_UTC_BLOCK) -> bool:
     """Whether every non-empty cell is exactly ``YYYY-MM-DDThh:mm:ssZ`` (20 ASCII bytes: digits, and
-    '-', 'T', ':', 'Z' in their places), the spelling Arrow and pandas read alike (no regular expression)."""
+    '-', 'T', ':', 'Z' in their places), the spelling Arrow and pandas read alike (no regular expression).
+
+    Compared ``block`` cells at a time: the whole column at once made two temporaries of 20 bytes a cell, and
+    memory that large is fresh on these machines (bench/bench_fresh_memory.py): 1M cells 0.05-0.10 s at once,
+    0.02 s in blocks (2026-12-04)."""
     if not pa.types.is_string(values.type) or len(values) == 0:
         return False
     offsets = np.frombuffer(values.buffers()[1], dtype=np.int32, count=len(values) + 1, offset=4 * values.offset)
@@ -373,12 +380,15 @@ def _every_cell_is_plain_utc(values: pa.Array) -> bool:
     if not (lengths[present] == 20).all() or not present.any():
         return False
     data = np.frombuffer(values.buffers()[2], dtype=np.uint8)
-    starts = offsets[:-1][present].astype(np.int64)
-    if len(starts) * 20 == offsets[-1] - offsets[0] and len(data) >= offsets[-1]:
-        cells = data[offsets[0]:offsets[-1]].reshape(-1, 20)  # every cell present and 20 bytes: one matrix
+    cells = int(np.count_nonzero(present))
+    if cells * 20 == offsets[-1] - offsets[0] and len(data) >= offsets[-1]:
+        matrix = data[offsets[0]:offsets[-1]].reshape(-1, 20)  # every cell present and 20 bytes: one matrix
+        blocks = (matrix[i:i + block] for i in range(0, cells, block))
     else:
-        cells = data[starts[:, None] + np.arange(20)]
-    return bool(((cells - _PLAIN_UTC_LOW) <= _PLAIN_UTC_SPAN).all())  # uint8 wraps: below the lowest fails too
+        starts = offsets[:-1][present].astype(np.int64)
+        blocks = (data[starts[i:i + block, None] + np.arange(20)] for i in range(0, cells, block))
+    # uint8 wraps: a byte below the lowest allowed fails too
+    return all(bool(((part - _PLAIN_UTC_LOW) <= _PLAIN_UTC_SPAN).all()) for part in blocks)
 
 
 _HASHED_WORDS = 4  # run_ids of up to 32 bytes are compared by a 64-bit hash of one fixed-width copy first
