@@ -422,3 +422,34 @@ def test_the_bucketed_order_is_the_global_sorts(rows):
             orders.append(arrow_runs.canonical_order(agents, finished, position, run_id).tolist())
     assert orders[0] == orders[1]
     assert sorted(orders[0]) == list(range(len(rows)))
+
+
+_TEXT_CELLS = st.lists(st.one_of(st.none(), st.text(alphabet=st.sampled_from(list(WHITESPACE) + list("ab-_0é€𝄞")),
+                                                    max_size=4)), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cells=_TEXT_CELLS, cut=st.integers(0, 3), block=st.sampled_from([1, 2, 3, 1 << 16]))
+def test_a_text_column_is_trimmed_as_python_strips_whatever_the_shortcut_decides(cells, cut, block):
+    """_trimmed_text keeps a column as it is only where no cell would change (_as_read): every cell equals
+    Python's strip of WHITESPACE, an empty one missing, on slices and any block size."""
+    from unittest import mock
+
+    from scoring.load import arrow_runs
+
+    values = pa.array(["  x"] * cut + cells, pa.string()).slice(cut)  # a slice: offsets not from 0
+    expected = [None if c is None or not c.strip(WHITESPACE) else c.strip(WHITESPACE) for c in cells]
+    with mock.patch.object(arrow_runs, "_EDGE_BLOCK", block):
+        assert arrow_runs._trimmed_text(values).to_pylist() == expected
+        if arrow_runs._as_read(values):
+            assert expected == cells
+
+
+def test_the_shortcut_keeps_a_clean_column_and_sends_each_kind_of_edge_to_the_trim():
+    from scoring.load import arrow_runs
+
+    clean = pa.array(["run-1", None, "é-x-é"[1:-1], "r 2"], pa.string())
+    assert arrow_runs._as_read(clean) and arrow_runs._trimmed_text(clean) is clean  # no copy
+    for edge in ("", " a", "a ", "\ta", "a\x1f", "\u3000a", "a\xa0", "é"):
+        assert not arrow_runs._as_read(pa.array(["a", edge], pa.string())), repr(edge)
+    assert not arrow_runs._as_read(pa.array(["a"], pa.large_string()))  # 64-bit offsets: the general path

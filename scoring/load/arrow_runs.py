@@ -188,8 +188,40 @@ def _trimmed_text(column: pa.Array) -> pa.Array | None:
         column = column.cast(pa.string())  # an integer id reads as its digits, as str(5) does
     if not _is_text(column.type):
         return None
+    if _as_read(column):
+        return column
     trimmed = pc.utf8_trim(column, characters=WHITESPACE)
     return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, trimmed.type), trimmed)
+
+
+# Bytes that may begin or end a whitespace character (WHITESPACE): its ASCII ones, and every byte past ASCII (each
+# character past ASCII is bytes of 0x80 and more in UTF-8).
+_EDGE_BYTES = np.zeros(256, dtype=bool)
+_EDGE_BYTES[[ord(c) for c in WHITESPACE if ord(c) < 0x80]] = True
+_EDGE_BYTES[0x80:] = True
+_EDGE_BLOCK = 1 << 16  # cells at a time: small temporaries, reused (no fresh memory; bench/bench_fresh_memory.py)
+
+
+def _as_read(values: pa.Array) -> bool:
+    """Whether no cell of a text column needs trimming or is empty: no present cell is empty, and none begins or
+    ends with a byte of _EDGE_BYTES. Then _trimmed_text keeps the column as it is rather than making two copies
+    of it (trimmed, then empty as null), each fresh memory the size of the column. False where unsure."""
+    if not pa.types.is_string(values.type):
+        return False  # large_string: 64-bit offsets; the general path
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32, count=len(values) + 1, offset=4 * values.offset)
+    data = values.buffers()[2]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8)
+    valid = np.asarray(pc.is_valid(values), dtype=bool) if values.null_count else None
+    for i in range(0, len(values), _EDGE_BLOCK):
+        j = min(i + _EDGE_BLOCK, len(values))
+        starts, ends = offsets[i:j], offsets[i + 1:j + 1]
+        if valid is not None:
+            starts, ends = starts[valid[i:j]], ends[valid[i:j]]
+        if not (ends > starts).all():
+            return False  # an empty cell: read as missing
+        if _EDGE_BYTES[data[starts]].any() or _EDGE_BYTES[data[ends - 1]].any():
+            return False
+    return True
 
 
 def _no_nulls(column: pa.Array) -> bool:
