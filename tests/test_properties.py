@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -124,6 +125,30 @@ def test_exact_totals_equal_fsum_over_long_and_adversarial_segments():
         for i, (start, size) in enumerate(zip(starts, sizes)):
             chunk = values[start:start + size][mask[start:start + size]]
             assert got[i] == math.fsum(chunk.tolist()), (trial, i, size)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 2048])
+def test_the_pairwise_sums_chunk_by_chunk_are_those_of_the_whole_column_bit_for_bit(chunk, monkeypatch):
+    """The first level's blocks summed a chunk at a time (each chunk masked and widened on its own) give the
+    extended-precision sums of the whole widened column, bit for bit: segments of 1 to 300 rows, so chunks end
+    inside an agent and between agents, and a column of one row per agent (no level at all)."""
+    import numpy as np
+
+    from scoring.measures import _groups
+
+    rng = np.random.default_rng(11)
+    monkeypatch.setattr(_groups, "_CHUNK_BLOCKS", chunk)
+    for sizes in (rng.integers(1, 300, size=40), np.ones(5, dtype=np.int64)):
+        codes = np.repeat(np.arange(len(sizes)), sizes)
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        values = np.ldexp(rng.random(len(codes)), rng.integers(-40, 40, size=len(codes)))
+        mask = rng.random(len(codes)) < 0.8
+        levels = _groups._pairwise_levels(codes, starts)
+        whole = np.where(mask, values, 0.0).astype(np.longdouble)  # the sums as they were taken before
+        for first in levels:
+            whole = np.add.reduceat(whole, first)
+        got = _groups._pairwise_segment_sums(mask, values, levels)
+        assert got.dtype == np.longdouble and np.array_equal(got, whole)
 
 
 def test_an_exact_midpoint_hidden_below_extended_precision_is_rounded_as_fsum_rounds_it():
