@@ -360,7 +360,9 @@ def headline_aggregates(runs: pd.DataFrame, groups: AgentGroups) -> HeadlineAggr
     # Two-pass population standard deviation (no cancellation), its sum correctly rounded like the means;
     # an agent with huge latencies has its deviations scaled so that their squares stay finite.
     scale = groups.scale(has_latency, latency, at=SPREAD_SCALE_AT, by=SPREAD_SCALE_BY)
-    deviation = np.ldexp(np.where(has_latency, latency - mean_latency[groups.codes], 0.0), -scale[groups.codes])
+    deviation = np.where(has_latency, latency - mean_latency[groups.codes], 0.0)
+    if scale.any():  # almost never: no per-row ldexp of zero (two temporaries of every row fewer)
+        deviation = np.ldexp(deviation, -scale[groups.codes])
     spread = safe_divide(groups.exact_total(has_latency, deviation * deviation), n_latency)
     pstdev = np.ldexp(np.sqrt(spread), scale)
     cost = runs["cost_usd"].to_numpy(dtype=float)
