@@ -334,3 +334,27 @@ def test_axes_are_rounded_to_two_decimals():
     r = radar([run("r1", success=True), run("r2", success=False), run("r3", success=False)])
     # 100/3 = 33.3333 -> 33.33
     assert r.axes["correctness"] == 33.33
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_window_read_agent_by_agent_is_the_window_numbered_at_once(seed, monkeypatch):
+    """window_rows reads each agent's slice on its own up to a few thousand agents and numbers every terminal row
+    at once past that: both give the same rows (agents with no terminal run, fewer than a window, and more)."""
+    import numpy as np
+
+    from scoring.measures import radar as radar_module
+    from scoring.measures._groups import agent_groups
+
+    rng = random.Random(seed)
+    statuses = ["completed", "failed", "timeout", "queued", "running", "cancelled"]
+    records = [run(f"r{i}", agent=f"a{rng.randrange(6)}", status=rng.choice(statuses),
+                   finished_at=ts(rng.randrange(500))) for i in range(rng.randrange(0 if seed else 1200, 1500))]
+    for i in range(3):  # one agent with no terminal run at all
+        records.append(run(f"q{i}", agent="idle", status="queued", finished_at=ts(i)))
+    groups = agent_groups(runs_from_records(records))
+    per_agent = radar_module.window_rows(groups)
+    monkeypatch.setattr(radar_module, "_WINDOW_LOOP_UP_TO", 0)
+    at_once = radar_module.window_rows(groups)
+    assert per_agent.dtype == at_once.dtype and np.array_equal(per_agent, at_once)
+    assert len(per_agent) == sum(min(100, int(n)) for n in np.bincount(groups.codes[groups.terminal],
+                                                                       minlength=groups.size))

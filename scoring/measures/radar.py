@@ -124,10 +124,22 @@ def window_positions(groups: AgentGroups, mask: np.ndarray) -> tuple[np.ndarray,
     return idx, np.arange(len(idx)) - starts[codes]
 
 
+_WINDOW_LOOP_UP_TO = 4096  # agents: up to this many, each agent's slice is read on its own (below)
+
+
 def window_rows(groups: AgentGroups, policy: Policy = CANONICAL_POLICY) -> np.ndarray:
-    """Row indices of each agent's latest ``policy.radar_window`` terminal runs (SPEC 4)."""
-    idx, position = window_positions(groups, groups.terminal)
-    return idx[position < policy.radar_window]
+    """Row indices of each agent's latest ``policy.radar_window`` terminal runs (SPEC 4).
+
+    The frame is sorted by agent, newest first: an agent's window is the first terminal rows of its slice. For a
+    few thousand agents, each slice is read on its own (10,000,000 runs: 0.13 -> 0.02 s, without the four
+    row-long temporaries of window_positions); for more, window_positions numbers every terminal row at once."""
+    if groups.size > _WINDOW_LOOP_UP_TO:
+        idx, position = window_positions(groups, groups.terminal)
+        return idx[position < policy.radar_window]
+    ends = np.append(groups.starts[1:], len(groups.codes)).tolist()
+    parts = [start + np.flatnonzero(groups.terminal[start:end])[:policy.radar_window]
+             for start, end in zip(groups.starts.tolist(), ends)]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
 
 
 def _medians(values: np.ndarray, codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
