@@ -546,10 +546,14 @@ def canonical_order(agent_codes: np.ndarray, finished_us: np.ndarray | None, row
         age = rows.max(initial=0) - rows.astype(np.int64)
     else:
         valid = finished_us != NAT
-        newest = finished_us[valid].max(initial=0)
-        span = newest - finished_us[valid].min(initial=0)
-        # Older is larger; an empty timestamp is older than every recorded one.
-        age = np.where(valid, newest - finished_us, span + 1)
+        if valid.all():  # the usual case: no copy of the recorded times, no choice per row
+            age = finished_us.max(initial=0) - finished_us
+        else:
+            recorded = finished_us[valid]
+            newest = recorded.max(initial=0)
+            span = newest - recorded.min(initial=0)
+            # Older is larger; an empty timestamp is older than every recorded one.
+            age = np.where(valid, newest - finished_us, span + 1)
     span_bits = int(age.max(initial=0)).bit_length()
     agent_bits = int(agents.max(initial=0)).bit_length()
     if span_bits + agent_bits <= 62:  # one integer key: a single sort
