@@ -439,7 +439,7 @@ def test_a_text_column_is_trimmed_as_python_strips_whatever_the_shortcut_decides
 
     values = pa.array(["  x"] * cut + cells, pa.string()).slice(cut)  # a slice: offsets not from 0
     expected = [None if c is None or not c.strip(WHITESPACE) else c.strip(WHITESPACE) for c in cells]
-    with mock.patch.object(arrow_runs, "_EDGE_BLOCK", block):
+    with mock.patch.object(arrow_runs, "CELLS_AT_A_TIME", block):
         assert arrow_runs._trimmed_text(values).to_pylist() == expected
         if arrow_runs._as_read(values):
             assert expected == cells

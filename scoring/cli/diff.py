@@ -10,11 +10,10 @@ import sys
 
 from scoring.analysis.diff import BASELINE, NEW, diff_runs, render
 from scoring.analysis.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
-from scoring.cli.options import kind_name, limit_options
+from scoring.cli.options import from_option, limit_options
 from scoring.cli.shared import Refused, load_inputs, read_policy, write_stdout
 from scoring.contract import format as fmt
 from scoring.contract.limits import Limits
-from scoring.load.importers import KINDS
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -40,9 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                                                                               "sets")
     command.add_argument("--replicates", type=int, default=None, help="bootstrap replicates (default 1000)")
     command.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed)")
-    command.add_argument("--from", dest="kind", type=kind_name, default=None, metavar="KIND",
-                         help=f"both inputs' kind instead of detecting it from their content: {', '.join(KINDS)} "
-                              "(also tau2-bench, taubench, inspect-ai, tbench)")
+    from_option(command, "both inputs'")
     command.add_argument("--mapping", default=None, metavar="MAP_JSON", help="a column mapping for both inputs")
     command.add_argument("--scorer", default=None, metavar="NAME", help="Inspect AI logs: the scorer whose value "
                                                                        "is the outcome (default: the first)")

@@ -27,11 +27,16 @@ def parse_weights(text: str) -> dict[str, float]:
     return weights
 
 
+def from_option(command: argparse.ArgumentParser, whose: str = "the inputs'") -> None:
+    """``--from KIND``: a kind by any name :func:`kind_name` reads (``report``, ``pack``, ``diff``...)."""
+    command.add_argument("--from", dest="kind", type=kind_name, default=None, metavar="KIND",
+                         help=f"{whose} kind instead of detecting it from their content: "
+                              f"{', '.join(KINDS)} (also tau2-bench, taubench, inspect-ai, tbench)")
+
+
 def import_options(command: argparse.ArgumentParser) -> None:
     """The options of a harness import (SPEC 7), for a subcommand that reads inputs as ``report`` does."""
-    command.add_argument("--from", dest="kind", type=kind_name, default=None, metavar="KIND",
-                         help=f"the inputs' kind instead of detecting it from their content: "
-                              f"{', '.join(KINDS)} (also tau2-bench, taubench, inspect-ai, tbench)")
+    from_option(command)
     command.add_argument("--agent", action="append", default=None, metavar="NAME",
                          help="agent id for harness files instead of the one the import builds (tau-bench: instead "
                               "of the file stem); once for every input, or once per input in order")

@@ -199,7 +199,16 @@ def _trimmed_text(column: pa.Array) -> pa.Array | None:
 _EDGE_BYTES = np.zeros(256, dtype=bool)
 _EDGE_BYTES[[ord(c) for c in WHITESPACE if ord(c) < 0x80]] = True
 _EDGE_BYTES[0x80:] = True
-_EDGE_BLOCK = 1 << 16  # cells at a time: small temporaries, reused (no fresh memory; bench/bench_fresh_memory.py)
+# Cells a column-wide check looks at a time: its temporaries stay small and are reused, where temporaries the size
+# of the column are fresh memory on these machines (bench/bench_fresh_memory.py).
+CELLS_AT_A_TIME = 1 << 16
+
+
+def _text_buffers(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A text array's (offsets: len + 1 of them, from its own offset; bytes), as numpy views of its buffers."""
+    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32, count=len(values) + 1, offset=4 * values.offset)
+    data = values.buffers()[2]
+    return offsets, np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8)
 
 
 def _as_read(values: pa.Array) -> bool:
@@ -208,12 +217,10 @@ def _as_read(values: pa.Array) -> bool:
     of it (trimmed, then empty as null), each fresh memory the size of the column. False where unsure."""
     if not pa.types.is_string(values.type):
         return False  # large_string: 64-bit offsets; the general path
-    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32, count=len(values) + 1, offset=4 * values.offset)
-    data = values.buffers()[2]
-    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8)
+    offsets, data = _text_buffers(values)
     valid = np.asarray(pc.is_valid(values), dtype=bool) if values.null_count else None
-    for i in range(0, len(values), _EDGE_BLOCK):
-        j = min(i + _EDGE_BLOCK, len(values))
+    for i in range(0, len(values), CELLS_AT_A_TIME):
+        j = min(i + CELLS_AT_A_TIME, len(values))
         starts, ends = offsets[i:j], offsets[i + 1:j + 1]
         if valid is not None:
             starts, ends = starts[valid[i:j]], ends[valid[i:j]]
@@ -394,10 +401,7 @@ _PLAIN_UTC_LOW = np.frombuffer(b"0000-00-00T00:00:00Z", dtype=np.uint8)
 _PLAIN_UTC_SPAN = np.where(np.frombuffer(b"0000-00-00T00:00:00Z", dtype=np.uint8) == ord("0"), 9, 0).astype(np.uint8)
 
 
-_PLAIN_UTC_BLOCK = 1 << 16  # cells compared at a time: a block's temporaries (1.3 MB) are reused, never fresh memory
-
-
-def _every_cell_is_plain_utc(values: pa.Array, block: int = _PLAIN_UTC_BLOCK) -> bool:
+def _every_cell_is_plain_utc(values: pa.Array, block: int = CELLS_AT_A_TIME) -> bool:
     """Whether every non-empty cell is exactly ``YYYY-MM-DDThh:mm:ssZ`` (20 ASCII bytes: digits, and
     '-', 'T', ':', 'Z' in their places), the spelling Arrow and pandas read alike (no regular expression).
 
@@ -406,12 +410,11 @@ def _every_cell_is_plain_utc(values: pa.Array, block: int = _PLAIN_UTC_BLOCK) ->
     0.02 s in blocks (2026-12-04)."""
     if not pa.types.is_string(values.type) or len(values) == 0:
         return False
-    offsets = np.frombuffer(values.buffers()[1], dtype=np.int32, count=len(values) + 1, offset=4 * values.offset)
+    offsets, data = _text_buffers(values)
     lengths = np.diff(offsets)
     present = np.asarray(pc.is_valid(values), dtype=bool)
     if not (lengths[present] == 20).all() or not present.any():
         return False
-    data = np.frombuffer(values.buffers()[2], dtype=np.uint8)
     cells = int(np.count_nonzero(present))
     if cells * 20 == offsets[-1] - offsets[0] and len(data) >= offsets[-1]:
         matrix = data[offsets[0]:offsets[-1]].reshape(-1, 20)  # every cell present and 20 bytes: one matrix
@@ -444,7 +447,7 @@ def has_duplicates(run_id: pa.Array) -> bool:
     return len(pc.unique(run_id)) != len(run_id)
 
 
-def _fixed_width_hashes(values: pa.Array, chunk: int = 1 << 16) -> np.ndarray | None:
+def _fixed_width_hashes(values: pa.Array, chunk: int = CELLS_AT_A_TIME) -> np.ndarray | None:
     """A 64-bit hash of each value from its bytes padded to a multiple of 8 (None when it cannot be done cheaply).
     The value's length is hashed too, so a value and the same with trailing NULs hash apart. Padded ``chunk``
     values at a time: the padded copies stay in the caches and never take more than a few megabytes beside
