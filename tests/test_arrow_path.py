@@ -168,8 +168,8 @@ def test_an_impossible_date_in_the_plain_spelling_gets_the_per_cell_report():
 
 
 def test_a_parquet_file_of_many_row_groups_reads_as_one_group_does():
-    """Row groups are read one by one (each checked against the memory budget) and then combined column
-    by column; the report and the validation report are those of the same rows in one group."""
+    """Row groups are read one by one (each checked against the memory budget) and kept as the chunks of
+    each column; the report and the validation report are those of the same rows in one group."""
     from pathlib import Path
 
     sample = Path(__file__).resolve().parents[1] / "sample_data" / "runs.csv"
@@ -453,3 +453,97 @@ def test_the_shortcut_keeps_a_clean_column_and_sends_each_kind_of_edge_to_the_tr
     for edge in ("", " a", "a ", "\ta", "a\x1f", "\u3000a", "a\xa0", "é"):
         assert not arrow_runs._as_read(pa.array(["a", edge], pa.string())), repr(edge)
     assert not arrow_runs._as_read(pa.array(["a"], pa.large_string()))  # 64-bit offsets: the general path
+
+
+# --------------------------------------------------------------------------- chunked columns
+# A CSV that Arrow reads in blocks and a Parquet file of several row groups give chunked columns; the checks read
+# them chunk by chunk (nothing is combined first). Whatever the cuts, each check says what it says of the same
+# cells in one array.
+
+
+def _cut(cells: list, cuts: list[int], type_: pa.DataType) -> pa.ChunkedArray:
+    bounds = sorted({min(c, len(cells)) for c in cuts})
+    edges = [0, *bounds, len(cells)]
+    return pa.chunked_array([pa.array(cells[a:b], type_) for a, b in zip(edges, edges[1:])], type_)
+
+
+def _plain(value):
+    """A check's answer in a form compared with ==."""
+    import numpy as np
+
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    if isinstance(value, (pa.Array, pa.ChunkedArray)):
+        return ("arrow", value.type, value.to_pylist())
+    if isinstance(value, pd.api.extensions.ExtensionArray):
+        return ("pandas", list(value.astype(object)))
+    if isinstance(value, np.ndarray):
+        return ("numpy", value.dtype.str, value.tobytes())  # bit for bit: NaN equals NaN, -0.0 is not 0.0
+    return value
+
+
+_CHUNK_CELLS = {
+    "id": IDS + ["", " ", "İ", "a\u3000"],
+    "run_id": [f"r{i}" for i in range(6)] + ["run-000000000001", "run-000000000002", "x" * 33, " r0"],
+    "status": STATUSES + ["done", "", " Completed "],
+    "success": SUCCESS + ["maybe", "2", ""],
+    "number": NUMBERS + BAD_NUMBERS + [""],
+    "time": TIMES + BAD_TIMES + ["2026-07-01T00:00:00Z"] * 6 + ["", "2026-07-01 00:00:00Z"],
+}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), kind=st.sampled_from(sorted(_CHUNK_CELLS)),
+       cuts=st.lists(st.integers(0, 12), max_size=4), block=st.sampled_from([1, 2, 1 << 16]))
+def test_every_check_reads_a_chunked_column_as_the_same_cells_in_one_array(data, kind, cuts, block):
+    from unittest import mock
+
+    from scoring.load import arrow_runs
+
+    cells = data.draw(st.lists(st.sampled_from([*_CHUNK_CELLS[kind], None]), max_size=12))
+    chunked, whole = _cut(cells, cuts, pa.string()), pa.array(cells, pa.string())
+    checks = {
+        "id": [arrow_runs.ids, arrow_runs.run_ids, arrow_runs.has_duplicates, arrow_runs._fixed_width_hashes],
+        "run_id": [arrow_runs.run_ids, arrow_runs.has_duplicates, arrow_runs._fixed_width_hashes],
+        "status": [arrow_runs.statuses],
+        "success": [arrow_runs.outcomes],
+        "number": [arrow_runs.numbers, lambda c: arrow_runs.numbers(c, whole=True, below=1e6)],
+        "time": [arrow_runs.timestamps, arrow_runs._every_cell_is_plain_utc],
+    }[kind] + [arrow_runs._as_read, arrow_runs._trimmed_text]
+    with mock.patch.object(arrow_runs, "CELLS_AT_A_TIME", block):
+        for check in checks:  # a check never raises: it answers None for what it does not accept
+            assert _plain(check(chunked)) == _plain(check(whole)), (check, cells, cuts)
+
+
+def test_the_chunked_checks_see_a_problem_in_any_chunk():
+    """By hand: one cell that needs the per-cell parser, in the last chunk of three, is seen."""
+    from scoring.load import arrow_runs
+
+    def three(cells: list[str]) -> pa.ChunkedArray:
+        return pa.chunked_array([pa.array(cells[:2]), pa.array(cells[2:3]), pa.array(cells[3:])])
+
+    plain = ["2026-07-01T00:00:00Z"] * 4
+    assert arrow_runs._every_cell_is_plain_utc(three(plain))
+    assert not arrow_runs._every_cell_is_plain_utc(three(plain[:3] + ["2026-07-01 00:00:00Z"]))
+    assert arrow_runs._as_read(three(["a", "b", "c", "d"])) and not arrow_runs._as_read(three(["a", "b", "c", "d "]))
+    assert arrow_runs.has_duplicates(three(["a", "b", "c", "a"])) and not arrow_runs.has_duplicates(
+        three(["a", "b", "c", "d"]))
+    assert arrow_runs.numbers(three(["1", "2", "3", "-4"])) is None
+    assert arrow_runs.ids(three(["b", "a", "c", "a"]))[1] == ["a", "b", "c"]
+    assert arrow_runs.ids(three(["b", "a", "c", "a"]))[0].tolist() == [1, 0, 2, 0]
+    hashes = arrow_runs._fixed_width_hashes(three(["a", "b", "c", "d"]))
+    assert hashes.tolist() == arrow_runs._fixed_width_hashes(pa.array(["a", "b", "c", "d"])).tolist()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables(bad=True), st.integers(1, 6))
+def test_a_parquet_file_of_row_groups_of_any_size_reads_as_one_group(rows, group_size):
+    """End to end: the row groups stay chunks of the columns the checks read; the report, the frame and any
+    refusal are those of the same rows in one group."""
+    made = files(rows)
+    grouped = io.BytesIO()
+    pq.write_table(pq.read_table(io.BytesIO(made["x.parquet"])), grouped, row_group_size=group_size)
+    got, reference = outcome(grouped.getvalue(), "x.parquet"), outcome(made["x.parquet"], "x.parquet")
+    assert got[:2] == reference[:2]
+    if got[0] == "scored":
+        pd.testing.assert_frame_equal(got[2], reference[2])

@@ -15,7 +15,7 @@ import io
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pandas as pd
@@ -42,6 +42,15 @@ from scoring.contract.schema import (
 )
 
 NAT = np.iinfo(np.int64).min
+# A column as Arrow read it: one array, or (a CSV read in blocks, a Parquet file's row groups) a chunked array.
+# The checks read chunked text chunk by chunk rather than combining it first: combining copies the whole column
+# into fresh memory, the slowest memory on these machines (bench/bench_fresh_memory.py).
+Column: TypeAlias = "pa.Array | pa.ChunkedArray"
+
+
+def chunks_of(column: Column) -> list[pa.Array]:
+    """A column's arrays: its chunks, or itself."""
+    return column.chunks if isinstance(column, pa.ChunkedArray) else [column]
 
 
 def _named_groups(pattern: str, names: tuple[str, ...]) -> str:
@@ -62,7 +71,7 @@ _LOWEST_US, _HIGHEST_US = timestamp_micros(TIMESTAMP_MIN), timestamp_micros(TIME
 class Columns:
     """Validated runs in file order, as codes and numbers (the form the canonical frame is built from)."""
 
-    run_id: pa.Array  # text
+    run_id: Column  # text
     agent_codes: np.ndarray
     agents: list[str]  # in text order: agent_codes index into it
     task_codes: np.ndarray
@@ -151,36 +160,24 @@ def read_csv_table(data: bytes, columns: Collection[str] = SPEC_COLUMNS, *, sour
         return None
     if table.column_names != wanted:
         return None
-    return one_chunk_per_column(table.rename_columns([normalize_column_name(n) for n in wanted]))
+    return table.rename_columns([normalize_column_name(n) for n in wanted])
 
 
 # --------------------------------------------------------------------------- column checks
 
 
-def _combined(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+def _combined(column: Column) -> pa.Array:
     """One array; a single chunk is used as it is (``combine_chunks`` would copy it)."""
     if not isinstance(column, pa.ChunkedArray):
         return column
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
-def one_chunk_per_column(table: pa.Table) -> pa.Table:
-    """The table with each column in one chunk, combined column by column: each column's chunks are
-    released as soon as it is combined, so the table is never held twice."""
-    names, arrays = table.column_names, []
-    for _ in names:
-        column = table.column(0)
-        arrays.append(_combined(column))
-        table = table.remove_column(0)
-        del column
-    return pa.table(arrays, names=names)
-
-
 def _is_text(t: pa.DataType) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t)
 
 
-def _trimmed_text(column: pa.Array) -> pa.Array | None:
+def _trimmed_text(column: Column) -> Column | None:
     """Text cells stripped as Python strips them, empty -> null; None for a column that is not text."""
     if pa.types.is_dictionary(column.type) and _is_text(column.type.value_type):
         column = column.cast(column.type.value_type)
@@ -211,12 +208,16 @@ def _text_buffers(values: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     return offsets, np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, dtype=np.uint8)
 
 
-def _as_read(values: pa.Array) -> bool:
+def _as_read(column: Column) -> bool:
     """Whether no cell of a text column needs trimming or is empty: no present cell is empty, and none begins or
     ends with a byte of _EDGE_BYTES. Then _trimmed_text keeps the column as it is rather than making two copies
     of it (trimmed, then empty as null), each fresh memory the size of the column. False where unsure."""
-    if not pa.types.is_string(values.type):
+    if not pa.types.is_string(column.type):
         return False  # large_string: 64-bit offsets; the general path
+    return all(_chunk_as_read(values) for values in chunks_of(column))
+
+
+def _chunk_as_read(values: pa.Array) -> bool:
     offsets, data = _text_buffers(values)
     valid = np.asarray(pc.is_valid(values), dtype=bool) if values.null_count else None
     for i in range(0, len(values), CELLS_AT_A_TIME):
@@ -235,14 +236,14 @@ def _no_nulls(column: pa.Array) -> bool:
     return column.null_count == 0
 
 
-def ids(column: pa.Array) -> tuple[np.ndarray, list[str]] | None:
+def ids(column: Column) -> tuple[np.ndarray, list[str]] | None:
     """(code per row, distinct values in text order) for a clean id column, else None."""
-    found = _encoded_ids(column) if pa.types.is_dictionary(column.type) else None
+    found = _encoded_ids(_combined(column)) if pa.types.is_dictionary(column.type) else None
     if found is None:
         values = _trimmed_text(column)
         if values is None or not _no_nulls(values):
             return None
-        encoded = pc.dictionary_encode(values)
+        encoded = _combined(pc.dictionary_encode(values))  # chunks share one dictionary: their codes are joined
         codes, distinct = encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
     else:
         codes, distinct = found
@@ -269,13 +270,13 @@ def _encoded_ids(column: pa.DictionaryArray) -> tuple[np.ndarray, pa.Array] | No
     return renumber[codes], merged.dictionary.filter(pa.array(used))
 
 
-def run_ids(column: pa.Array) -> pa.Array | None:
+def run_ids(column: Column) -> Column | None:
     """The run_id column stripped, when no cell is empty (duplicates are checked separately)."""
     values = _trimmed_text(column)
     return values if values is not None and _no_nulls(values) else None
 
 
-def statuses(column: pa.Array) -> np.ndarray | None:
+def statuses(column: Column) -> np.ndarray | None:
     """Codes into STATUSES when every cell names one (ASCII, any case, spaces ignored), else None."""
     found = ids(column)
     if found is None:
@@ -287,7 +288,7 @@ def statuses(column: pa.Array) -> np.ndarray | None:
     return np.array([STATUSES.index(n) for n in lowered], dtype=np.int8)[codes]
 
 
-def outcomes(column: pa.Array) -> pd.arrays.BooleanArray | None:
+def outcomes(column: Column) -> pd.arrays.BooleanArray | None:
     """The success column when every cell is a recognised outcome or empty, else None."""
     if pa.types.is_boolean(column.type):
         known = ~np.asarray(pc.is_null(column), dtype=bool)
@@ -301,7 +302,7 @@ def outcomes(column: pa.Array) -> pd.arrays.BooleanArray | None:
     text = _trimmed_text(column)
     if text is None:
         return None
-    encoded = pc.dictionary_encode(text)
+    encoded = _combined(pc.dictionary_encode(text))
     words = [w.lower() if w.isascii() else None for w in encoded.dictionary.to_pylist()]
     if any(w not in TRUE_TOKENS and w not in FALSE_TOKENS for w in words):
         return None
@@ -310,7 +311,7 @@ def outcomes(column: pa.Array) -> pd.arrays.BooleanArray | None:
     return pd.arrays.BooleanArray(truth[codes], np.asarray(pc.is_null(encoded.indices), dtype=bool))
 
 
-def numbers(column: pa.Array, *, whole: bool = False, below: float | None = None) -> np.ndarray | None:
+def numbers(column: Column, *, whole: bool = False, below: float | None = None) -> np.ndarray | None:
     """Finite numbers >= 0 (whole ones for steps; below ``below`` when given) with NaN for empty, else None."""
     if pa.types.is_integer(column.type) or pa.types.is_floating(column.type) or pa.types.is_decimal(column.type):
         # Unchecked: a whole number above 2^53 becomes its nearest double, as the CSV path reads it
@@ -334,7 +335,7 @@ def numbers(column: pa.Array, *, whole: bool = False, below: float | None = None
     return out + 0.0  # -0 is zero, as in the per-cell parser
 
 
-def timestamps(column: pa.Array) -> np.ndarray | None:
+def timestamps(column: Column) -> np.ndarray | None:
     """Microseconds since the epoch in UTC (a value without a zone is UTC), NAT for empty, else None."""
     if pa.types.is_timestamp(column.type):
         stamps = column if column.type.tz is not None else pc.assume_timezone(column, "UTC")
@@ -360,7 +361,7 @@ def timestamps(column: pa.Array) -> np.ndarray | None:
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return None
         return np.asarray(pc.fill_null(stamps.cast(pa.int64()), NAT))
-    micros = grammar_timestamps(values)
+    micros = grammar_timestamps(_combined(values))
     return micros if (micros[np.asarray(pc.is_valid(values), dtype=bool)] != NAT).all() else None
 
 
@@ -401,21 +402,29 @@ _PLAIN_UTC_LOW = np.frombuffer(b"0000-00-00T00:00:00Z", dtype=np.uint8)
 _PLAIN_UTC_SPAN = np.where(np.frombuffer(b"0000-00-00T00:00:00Z", dtype=np.uint8) == ord("0"), 9, 0).astype(np.uint8)
 
 
-def _every_cell_is_plain_utc(values: pa.Array, block: int = CELLS_AT_A_TIME) -> bool:
+def _every_cell_is_plain_utc(column: Column, block: int = CELLS_AT_A_TIME) -> bool:
     """Whether every non-empty cell is exactly ``YYYY-MM-DDThh:mm:ssZ`` (20 ASCII bytes: digits, and
     '-', 'T', ':', 'Z' in their places), the spelling Arrow and pandas read alike (no regular expression).
 
     Compared ``block`` cells at a time: the whole column at once made two temporaries of 20 bytes a cell, and
     memory that large is fresh on these machines (bench/bench_fresh_memory.py): 1M cells 0.05-0.10 s at once,
     0.02 s in blocks (2026-12-04)."""
-    if not pa.types.is_string(values.type) or len(values) == 0:
+    if not pa.types.is_string(column.type) or len(column) == 0:
         return False
+    present = [_plain_utc_cells(values, block) for values in chunks_of(column)]
+    return None not in present and sum(present) > 0  # type: ignore[arg-type]
+
+
+def _plain_utc_cells(values: pa.Array, block: int) -> int | None:
+    """The present cells of one array when each is plain UTC (see above), else None."""
     offsets, data = _text_buffers(values)
     lengths = np.diff(offsets)
     present = np.asarray(pc.is_valid(values), dtype=bool)
-    if not (lengths[present] == 20).all() or not present.any():
-        return False
+    if not (lengths[present] == 20).all():
+        return None
     cells = int(np.count_nonzero(present))
+    if not cells:
+        return 0
     if cells * 20 == offsets[-1] - offsets[0] and len(data) >= offsets[-1]:
         matrix = data[offsets[0]:offsets[-1]].reshape(-1, 20)  # every cell present and 20 bytes: one matrix
         blocks = (matrix[i:i + block] for i in range(0, cells, block))
@@ -423,14 +432,14 @@ def _every_cell_is_plain_utc(values: pa.Array, block: int = CELLS_AT_A_TIME) -> 
         starts = offsets[:-1][present].astype(np.int64)
         blocks = (data[starts[i:i + block, None] + np.arange(20)] for i in range(0, cells, block))
     # uint8 wraps: a byte below the lowest allowed fails too
-    return all(bool(((part - _PLAIN_UTC_LOW) <= _PLAIN_UTC_SPAN).all()) for part in blocks)
+    return cells if all(bool(((part - _PLAIN_UTC_LOW) <= _PLAIN_UTC_SPAN).all()) for part in blocks) else None
 
 
 _HASHED_WORDS = 4  # run_ids of up to 32 bytes are compared by a 64-bit hash of one fixed-width copy first
 _MIX_1, _MIX_2, _GOLDEN = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB), np.uint64(0x9E3779B97F4A7C15)
 
 
-def has_duplicates(run_id: pa.Array) -> bool:
+def has_duplicates(run_id: Column) -> bool:
     """Whether a value repeats (the rows and the first occurrences are found only if so).
 
     Equal values have equal 64-bit hashes, so when no hash repeats no value does: the hashes are sorted
@@ -447,7 +456,7 @@ def has_duplicates(run_id: pa.Array) -> bool:
     return len(pc.unique(run_id)) != len(run_id)
 
 
-def _fixed_width_hashes(values: pa.Array, chunk: int = CELLS_AT_A_TIME) -> np.ndarray | None:
+def _fixed_width_hashes(values: Column, chunk: int = CELLS_AT_A_TIME) -> np.ndarray | None:
     """A 64-bit hash of each value from its bytes padded to a multiple of 8 (None when it cannot be done cheaply).
     The value's length is hashed too, so a value and the same with trailing NULs hash apart. Padded ``chunk``
     values at a time: the padded copies stay in the caches and never take more than a few megabytes beside
@@ -459,15 +468,16 @@ def _fixed_width_hashes(values: pa.Array, chunk: int = CELLS_AT_A_TIME) -> np.nd
     if words > _HASHED_WORDS:
         return None
     hashed = np.empty(len(values), dtype=np.uint64)
-    for start in range(0, len(values), chunk):
-        part = values.slice(start, chunk)
+    pieces = ((at + start, array.slice(start, chunk)) for at, array in _placed(values)
+              for start in range(0, len(array), chunk))
+    for start, part in pieces:
         try:  # utf8_rpad counts characters: multi-byte text comes out wider and the cast refuses it
             fixed = pc.utf8_rpad(part, width=8 * words, padding="\0").cast(pa.binary(8 * words))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
             return None
         matrix = np.frombuffer(fixed.buffers()[1], dtype=np.uint64)
         matrix = matrix[fixed.offset * words:(fixed.offset + len(fixed)) * words].reshape(-1, words)
-        h = lengths.slice(start, chunk).to_numpy(zero_copy_only=False).astype(np.uint64)
+        h = _combined(lengths.slice(start, len(part))).to_numpy(zero_copy_only=False).astype(np.uint64)
         for k in range(words):  # splitmix64's finalizer after each word: a wrapping multiply-xorshift mix
             h ^= matrix[:, k]
             h *= _GOLDEN
@@ -478,6 +488,13 @@ def _fixed_width_hashes(values: pa.Array, chunk: int = CELLS_AT_A_TIME) -> np.nd
             h ^= h >> np.uint64(31)
         hashed[start:start + len(h)] = h
     return hashed
+
+
+def _placed(column: Column) -> list[tuple[int, pa.Array]]:
+    """Each array of a column with the row it starts at."""
+    arrays = chunks_of(column)
+    starts = np.concatenate(([0], np.cumsum([len(a) for a in arrays]))).tolist()
+    return list(zip(starts, arrays))
 
 
 # --------------------------------------------------------------------------- the canonical frame
@@ -540,7 +557,7 @@ def canonical_frame(cols: Columns) -> pd.DataFrame:
 
 
 def canonical_order(agent_codes: np.ndarray, finished_us: np.ndarray | None, rows: np.ndarray,
-                    run_id: pa.Array) -> np.ndarray:
+                    run_id: Column) -> np.ndarray:
     """Row order: agent (text order) ascending, then finished_at descending with an empty one oldest,
     then run_id descending as text, compared only where agent and time tie; without a finished_at
     column, a later file row is newer (SPEC 1, SPEC 4)."""
@@ -613,7 +630,7 @@ def _bucketed_order(agent_codes: np.ndarray, age: np.ndarray) -> np.ndarray | No
     return order
 
 
-def _break_ties(order: np.ndarray, tied: np.ndarray, run_id: pa.Array) -> np.ndarray:
+def _break_ties(order: np.ndarray, tied: np.ndarray, run_id: Column) -> np.ndarray:
     # A run of True in ``tied`` from j to k - 1 is one group of sorted positions j..k.
     edges = np.diff(np.concatenate(([0], tied.astype(np.int8), [0])))
     starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
@@ -621,14 +638,16 @@ def _break_ties(order: np.ndarray, tied: np.ndarray, run_id: pa.Array) -> np.nda
     group = np.repeat(np.arange(len(starts)), sizes)
     members = np.repeat(starts, sizes) + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
     rows = order[members]
-    table = pa.table({"group": group, "run_id": run_id.take(pa.array(rows))})
+    table = pa.table({"group": group, "run_id": _combined(run_id.take(pa.array(rows)))})
     within = pc.sort_indices(table, sort_keys=[("group", "ascending"), ("run_id", "descending")]).to_numpy()
     out = order.copy()
     out[members] = rows[within]
     return out
 
 
-def column_arrays(table: pa.Table) -> dict[str, Any]:
-    """The table's columns as single arrays (chunks combined)."""
-    return {name: _combined(table.column(name)) for name in table.column_names}
+def column_arrays(table: pa.Table) -> dict[str, Column]:
+    """The table's columns for the checks: dictionary-encoded ones combined (their codes joined under one
+    dictionary, a few bytes a row), the rest as read (the checks read their chunks in turn)."""
+    return {name: _combined(column) if pa.types.is_dictionary(column.type) else column
+            for name, column in zip(table.column_names, table.columns)}
 

@@ -629,8 +629,7 @@ def _read_parquet(source: Any, limits: Limits = DEFAULT_LIMITS, wanted: Collecti
         # batches' dictionaries are unified into one per column.
         table = (pa.concat_tables(batches).unify_dictionaries() if batches
                  else parquet.schema_arrow.empty_table().select(chosen))
-        del batches
-        table = arrow_runs.one_chunk_per_column(table)
+        del batches  # the row groups stay chunks of the table: the checks read them in turn, nothing is combined
     except RunsValidationError:
         raise
     except (pa.ArrowException, OSError, ValueError) as exc:
