@@ -333,8 +333,9 @@ def test_the_duplicate_check_by_hand():
     assert _duplicated(["r1", "r2", "r1"])
     assert not _duplicated(["a", "a\0", "a\0\0"])  # trailing NULs: the padding must not make them equal
     assert _duplicated(["a\0", "b", "a\0"])
-    long = "x" * 40  # wider than 32 bytes: Arrow's exact unique decides
-    assert _duplicated([long, "y", long]) and not _duplicated([long, long + "z"])
+    for long in ("x" * 40, "x" * 64, "x" * 65):  # hashed up to 64 bytes (a UUID is 36); wider: Arrow's unique
+        assert _duplicated([long, "y", long]) and not _duplicated([long, long + "z"])
+        assert not _duplicated([long, long[:-1] + "y", long + "\0"]) and _duplicated([long + "\0", "y", long + "\0"])
     assert _duplicated(["é-1", "é-2", "é-1"]) and not _duplicated(["é-1", "é-2", "e-1"])  # multi-byte text
     assert not _duplicated(["only"]) and not _duplicated([])
     sliced = pa.array(["q", "r1", "r2", "r1", "s"], pa.string()).slice(1, 2)  # an offset into shared buffers
@@ -484,12 +485,23 @@ def _plain(value):
 
 _CHUNK_CELLS = {
     "id": IDS + ["", " ", "İ", "a\u3000"],
-    "run_id": [f"r{i}" for i in range(6)] + ["run-000000000001", "run-000000000002", "x" * 33, " r0"],
+    "run_id": [f"r{i}" for i in range(6)] + ["run-000000000001", "run-000000000002", "x" * 33, "y" * 64, "z" * 65,
+                                             " r0"],
     "status": STATUSES + ["done", "", " Completed "],
     "success": SUCCESS + ["maybe", "2", ""],
     "number": NUMBERS + BAD_NUMBERS + [""],
     "time": TIMES + BAD_TIMES + ["2026-07-01T00:00:00Z"] * 6 + ["", "2026-07-01 00:00:00Z"],
 }
+
+
+def _takes_any_column():
+    from scoring.load import arrow_runs
+
+    return (arrow_runs.ids, arrow_runs.run_ids, arrow_runs.statuses, arrow_runs.outcomes, arrow_runs.numbers,
+            arrow_runs.timestamps)
+
+
+_TAKES_ANY_COLUMN = _takes_any_column()  # the checks a column of any type reaches as read (the rest take text)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -513,6 +525,13 @@ def test_every_check_reads_a_chunked_column_as_the_same_cells_in_one_array(data,
     with mock.patch.object(arrow_runs, "CELLS_AT_A_TIME", block):
         for check in checks:  # a check never raises: it answers None for what it does not accept
             assert _plain(check(chunked)) == _plain(check(whole)), (check, cells, cuts)
+        # Dictionary-encoded (Parquet text): each chunk with a dictionary of its own, or all sharing one.
+        encoded = pa.chunked_array([c.dictionary_encode() for c in chunked.chunks], pa.dictionary(pa.int32(),
+                                                                                                 pa.string()))
+        shared = pa.table({"c": encoded}).unify_dictionaries().column("c")
+        for check in [c for c in checks if c in _TAKES_ANY_COLUMN]:
+            expected = _plain(check(whole.dictionary_encode()))
+            assert _plain(check(encoded)) == expected and _plain(check(shared)) == expected, (check, cells, cuts)
 
 
 def test_the_chunked_checks_see_a_problem_in_any_chunk():
