@@ -403,16 +403,20 @@ def test_the_canonical_frame_is_the_same_gathered_on_two_threads(monkeypatch, wi
 
 
 @SETTINGS
-@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6) | st.none()), min_size=1, max_size=400))
-def test_the_bucketed_order_is_the_global_sorts(rows):
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 6) | st.none()), min_size=1, max_size=400),
+       st.sampled_from([1_000_000, 2**58, None]))
+def test_the_bucketed_order_is_the_global_sorts(rows, unit):
     """Large files are ordered agent by agent (a radix sort by agent, then each agent's times, on two threads):
-    the order, ties on time broken by run_id and empty times included, is the one sort of the whole key's."""
+    the order, ties on time broken by run_id and empty times included, is the one sort of the whole key's
+    (times 2^58 apart: too wide for one integer key, a sort by agent and time), or without finished_at the
+    file's order."""
     import numpy as np
 
     from scoring.load import arrow_runs
 
     agents = np.array([a for a, _ in rows], dtype=np.int32)
-    finished = np.array([arrow_runs.NAT if t is None else 1_000_000 * t for _, t in rows], dtype=np.int64)
+    finished = None if unit is None else np.array([arrow_runs.NAT if t is None else unit * t for _, t in rows],
+                                                  dtype=np.int64)
     run_id = pa.array([f"r{(i * 7919) % 1000:03d}-{i}" for i in range(len(rows))])
     position = np.arange(1, len(rows) + 1)
     orders = []

@@ -609,7 +609,6 @@ def canonical_order(agent_codes: np.ndarray, finished_us: np.ndarray | None, row
     """Row order: agent (text order) ascending, then finished_at descending with an empty one oldest,
     then run_id descending as text, compared only where agent and time tie; without a finished_at
     column, a later file row is newer (SPEC 1, SPEC 4)."""
-    agents = agent_codes.astype(np.int64)
     if finished_us is None:
         age = rows.max(initial=0) - rows.astype(np.int64)
     else:
@@ -622,30 +621,31 @@ def canonical_order(agent_codes: np.ndarray, finished_us: np.ndarray | None, row
             span = newest - recorded.min(initial=0)
             # Older is larger; an empty timestamp is older than every recorded one.
             age = np.where(valid, newest - finished_us, span + 1)
+    ties = finished_us is not None  # file rows never tie
+    bucketed = _bucketed_order(agent_codes, age, ties) if len(age) >= _BUCKETS_FROM else None
+    agents = agent_codes.astype(np.int64) if bucketed is None else agent_codes
     span_bits = int(age.max(initial=0)).bit_length()
     agent_bits = int(agents.max(initial=0)).bit_length()
-    if span_bits + agent_bits <= 62:  # one integer key: a single sort
+    if bucketed is not None:
+        order, tied = bucketed
+    elif span_bits + agent_bits <= 62:  # one integer key: a single sort
         key = (agents << span_bits) | age
         # Not a stable sort: keys tie only on (agent, time), and those ties are ordered by run_id below
         # (run ids are unique by then); without a finished_at column every key is distinct.
-        order = _bucketed_order(agent_codes, age) if len(key) >= _BUCKETS_FROM else None
-        if order is None:
-            order = np.argsort(key)
-        sorted_key = key[order]
+        order = np.argsort(key)
+        tied = _repeats(key[order]) if ties else None
     else:
         order = np.lexsort((age, agents))
-        sorted_key = None
-    if finished_us is None:
-        return order  # file rows never tie
+        tied = _repeats(agents[order]) & _repeats(age[order]) if ties else None
     # Ties on (agent, time): newest first means run_id descending, compared as text.
-    if sorted_key is not None:
-        tied = sorted_key[1:] == sorted_key[:-1]
-    else:
-        a, g = agents[order], age[order]
-        tied = (a[1:] == a[:-1]) & (g[1:] == g[:-1])
-    if tied.any():
+    if tied is not None and tied.any():
         order = _break_ties(order, tied, run_id)
     return order
+
+
+def _repeats(values: np.ndarray) -> np.ndarray:
+    """Whether each value but the last equals the next."""
+    return values[1:] == values[:-1]
 
 
 _BUCKETS_FROM = 2_000_000  # runs: below, one sort of the whole key is faster (1M: 0.11 s against 0.12 s; 10M: 2.07
@@ -653,11 +653,14 @@ _BUCKETS_FROM = 2_000_000  # runs: below, one sort of the whole key is faster (1
 _ROWS_PER_AGENT = 256  # fewer on average: a Python-level sort per agent would cost more than it saves
 
 
-def _bucketed_order(agent_codes: np.ndarray, age: np.ndarray) -> np.ndarray | None:
+def _bucketed_order(agent_codes: np.ndarray, age: np.ndarray,
+                    ties: bool) -> tuple[np.ndarray, np.ndarray | None] | None:
     """The rows by agent, then age, as one sort of (agent, age) orders them up to ties: the rows bucketed by
     agent with a radix sort (numpy's stable sort of 16-bit codes), then each agent's ages sorted, the agents
     shared between two threads (the sorts release the interpreter lock; each agent's rows fit the caches).
-    None when the agents are too many or too small for a sort each to pay (one global sort then)."""
+    With ``ties``, also whether each sorted row has the next one's agent and age (found agent by agent, where
+    the ages are in the caches: no key of the whole column is made). None when the agents are too many or too
+    small for a sort each to pay (one global sort then)."""
     agents = int(agent_codes.max(initial=0)) + 1
     if agents > 1 << 16 or agents * _ROWS_PER_AGENT > len(agent_codes):
         return None
@@ -666,22 +669,31 @@ def _bucketed_order(agent_codes: np.ndarray, age: np.ndarray) -> np.ndarray | No
     bounds = np.concatenate(([0], np.cumsum(np.bincount(codes, minlength=agents))))
     aged = age[by_agent]
     order = np.empty(len(by_agent), dtype=np.int64)
+    tied = np.zeros(max(len(by_agent) - 1, 0), dtype=bool) if ties else None  # False across agents
 
     def sort(first: int, last: int) -> None:
         for a in range(first, last):
             start, end = int(bounds[a]), int(bounds[a + 1])
-            order[start:end] = by_agent[start:end][np.argsort(aged[start:end])]
+            within = np.argsort(aged[start:end])
+            order[start:end] = by_agent[start:end][within]
+            if tied is not None and end - start > 1:
+                tied[start:end - 1] = _repeats(aged[start:end][within])
 
     middle = int(np.searchsorted(bounds, bounds[-1] // 2))  # about half the rows on each thread
     run_all({"first half": lambda: sort(0, middle), "second half": lambda: sort(middle, agents)}, threads=True,
             name="canonical-order")
-    return order
+    return order, tied
 
 
 def _break_ties(order: np.ndarray, tied: np.ndarray, run_id: Column) -> np.ndarray:
-    # A run of True in ``tied`` from j to k - 1 is one group of sorted positions j..k.
-    edges = np.diff(np.concatenate(([0], tied.astype(np.int8), [0])))
-    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
+    # A run of True in ``tied`` from j to k - 1 is one group of sorted positions j..k; found from the positions
+    # that tie (few), never from a copy of the whole column.
+    at = np.flatnonzero(tied)
+    first = np.ones(len(at), dtype=bool)
+    first[1:] = at[1:] != at[:-1] + 1
+    last = np.ones(len(at), dtype=bool)
+    last[:-1] = first[1:]
+    starts, ends = at[first], at[last] + 1
     sizes = ends - starts + 1
     group = np.repeat(np.arange(len(starts)), sizes)
     members = np.repeat(starts, sizes) + (np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes))
