@@ -548,3 +548,35 @@ def test_reading_a_table_stops_at_a_wall_clock_limit_as_well():
     assert len(next(rows)) == 10 and len(next(rows)) == 10  # 40 and 80 s in
     with pytest.raises(SourceTooLarge, match="reading the table took more than 100 s"):
         next(rows)
+
+
+def test_left_out_costs_past_the_largest_double_are_said_so_not_called_unrecorded(tmp_path):
+    """Left-out runs whose recorded costs sum past the largest double (each cost valid on its own): the total is
+    null in the JSON of every engine (no double holds it, as SPEC 6 has undefined fields), and the words say why,
+    never that they recorded no cost; nothing warns on the way."""
+    from scoring.engines.sql_engine import score_file_sql
+
+    path = tmp_path / "left_out.csv"
+    rows = [f"r{i},a,t,completed,true,1000,0.5,,2026-07-01T00:00:0{i}Z" for i in range(2)]
+    rows += [f"r{i},a,t,timeout,false,1000,1.5e308,,2026-07-01T00:00:0{i}Z" for i in range(2, 4)]
+    path.write_text(HEADER + "\n" + "\n".join(rows) + "\n")
+    h = score_runs(load_runs(path).runs).agent("a").headline
+    assert h.left_out.to_json() == {"runs": 2, "by_status": {"failed": 0, "timeout": 2}, "cost_usd": None}
+    words = h.left_out_words()
+    assert "recorded no cost" not in words and "the 2 costs they recorded add up to more than the largest" in words
+    assert h.left_out_spend_share is None  # never 0% of a spend no double holds
+    from scoring.measures.report import unseen_reading
+
+    loaded = load_runs(path).runs
+    assert unseen_reading(loaded, score_runs(loaded))["left_out_spend_share"].isna().all()
+    assert json.loads(score_file_sql(path).to_json_text()) == json.loads(score_runs(load_runs(path).runs)
+                                                                         .to_json_text())
+    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-m", "scoring", "report", str(path)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0 and "RuntimeWarning" not in out.stderr, out.stderr
+    assert json.loads(out.stdout)["agents"][0]["headline"]["left_out"]["cost_usd"] is None
+    # One left-out cost near the largest double with an ordinary completed spend: a share, never "0.0%" of an
+    # infinite spend.
+    one = tmp_path / "one.csv"
+    one.write_text(HEADER + "\n" + "\n".join(rows[:3]) + "\n")
+    assert "(100.0% of the recorded spend)" in score_runs(load_runs(one).runs).agent("a").headline.left_out_words()

@@ -6,6 +6,7 @@ Cohort: every ``completed`` run of the agent, with no window.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -174,11 +175,24 @@ class Headline:
         parts = ", ".join(f"{n:,} {status}" for status, n in lo.status_counts if n)
         text = (f"{lo.runs:,} of {self.terminal_runs:,} terminal runs left out of the headline by the published "
                 f"rule (completed runs only): {parts}")
+        if lo.cost_usd is None and lo.cost_runs:  # (null in the JSON: no double holds the sum)
+            return text + (f"; the {lo.cost_runs:,} costs they recorded add up to more than the largest number a "
+                           "double holds (about 1.8e308), so their total is not given")
         if lo.cost_usd is None:
             return text + "; they recorded no cost"
-        spend = lo.cost_usd + (self.avg_cost_usd or 0.0) * self.cost_runs
-        share = f" ({100 * lo.cost_usd / spend:.1f}% of the recorded spend)" if spend > 0 else ""
-        return text + f"; they cost ${lo.cost_usd:,.2f}{share}"
+        share = self.left_out_spend_share
+        share_words = "" if share is None else f" ({100 * share:.1f}% of the recorded spend)"
+        return text + f"; they cost ${lo.cost_usd:,.2f}{share_words}"
+
+    @property
+    def left_out_spend_share(self) -> float | None:
+        """The left-out runs' share of the recorded spend (theirs and the completed runs'); None where nothing was
+        spent, or where a total is past the largest double (no share of it can be told)."""
+        lo = self.left_out
+        if lo.cost_usd is None and lo.cost_runs:
+            return None
+        spend = (lo.cost_usd or 0.0) + (self.avg_cost_usd or 0.0) * self.cost_runs
+        return (lo.cost_usd or 0.0) / spend if 0 < spend < math.inf else None
 
     @property
     def flags(self) -> tuple[str, ...]:

@@ -300,12 +300,11 @@ def unseen_reading(runs: pd.DataFrame, report: Report) -> pd.DataFrame:
     for a in report.agents:
         h = a.headline
         other = counted.agent(a.agent_id)
-        spend = (h.left_out.cost_usd or 0.0) + (h.avg_cost_usd or 0.0) * h.cost_runs
         rows.append({
             "agent_id": a.agent_id, "terminal_runs": h.terminal_runs, "left_out_runs": h.left_out.runs,
             "left_out_share": h.left_out.runs / h.terminal_runs if h.terminal_runs else None,
             "left_out_cost_usd": h.left_out.cost_usd,
-            "left_out_spend_share": (h.left_out.cost_usd or 0.0) / spend if spend > 0 else None,
+            "left_out_spend_share": h.left_out_spend_share,
             "headline_score": h.score, "headline_rank": a.rank,
             "counted_score": other.headline.score, "counted_rank": other.rank,
             "rank_depends": a.rank != other.rank,
