@@ -516,9 +516,10 @@ def _fixed_width_hashes(values: Column, chunk: int = CELLS_AT_A_TIME) -> np.ndar
     if words > _HASHED_WORDS:
         return None
     hashed = np.empty(len(values), dtype=np.uint64)
-    pieces = ((at + start, array.slice(start, chunk)) for at, array in _placed(values)
-              for start in range(0, len(array), chunk))
-    for start, part in pieces:
+    # Pieces of ``chunk`` values, whatever the column's chunks: a piece across several small chunks (a CSV's blocks)
+    # is joined, a copy the size of the piece that stays in the caches.
+    for start in range(0, len(values), chunk):
+        part = _combined(values.slice(start, chunk))
         try:  # utf8_rpad counts characters: multi-byte text comes out wider and the cast refuses it
             fixed = pc.utf8_rpad(part, width=8 * words, padding="\0").cast(pa.binary(8 * words))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
