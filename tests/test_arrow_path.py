@@ -558,6 +558,17 @@ def test_the_chunked_checks_see_a_problem_in_any_chunk():
     assert hashes.tolist() == arrow_runs._fixed_width_hashes(pa.array(["a", "b", "c", "d"])).tolist()
 
 
+def test_a_dictionary_column_without_rows_has_no_ids():
+    """No row uses any entry of the dictionary (a table sliced to nothing): no codes, no names, no error."""
+    from scoring.load import arrow_runs
+
+    empty = pa.DictionaryArray.from_arrays(pa.array([], pa.int32()), pa.array(["a", "completed"]))
+    for column in (empty, pa.chunked_array([empty, empty]), pa.array(["a"]).dictionary_encode().slice(0, 0)):
+        codes, names = arrow_runs.ids(column)
+        assert codes.tolist() == [] and names == []
+        assert arrow_runs.statuses(column).tolist() == []
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(bad=True), st.integers(1, 6))
 def test_a_parquet_file_of_row_groups_of_any_size_reads_as_one_group(rows, group_size):

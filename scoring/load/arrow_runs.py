@@ -78,7 +78,7 @@ class Columns:
     tasks: list[str]
     status_codes: np.ndarray  # index into STATUSES
     success: pd.arrays.BooleanArray
-    latency_ms: np.ndarray
+    latency_ms: np.ndarray  # the numbers may be read-only views of the table's buffers (numbers()): read, never written
     cost_usd: np.ndarray
     steps: np.ndarray
     finished_us: np.ndarray | None  # microseconds since the epoch, UTC; NAT for empty; None without the column
@@ -261,7 +261,9 @@ def _id_map(column: Column) -> tuple[np.ndarray, list[str], Column] | None:
     order = pc.array_sort_indices(distinct).to_numpy()  # UTF-8 byte order = Python's text order
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    return rank if entry_codes is None else rank[entry_codes], distinct.take(pa.array(order)).to_pylist(), encoded
+    if entry_codes is not None:  # (no row at all: every entry unused, no distinct value, nothing gathered)
+        rank = rank[entry_codes] if len(rank) else np.zeros(len(entry_codes), dtype=np.int32)
+    return rank, distinct.take(pa.array(order)).to_pylist(), encoded
 
 
 def _one_dictionary(column: Column) -> Column:
@@ -325,6 +327,8 @@ def statuses(column: Column) -> np.ndarray | None:
     lowered = [n.lower() if n.isascii() else None for n in names]
     if any(n not in STATUSES for n in lowered):
         return None
+    if not names:  # no rows
+        return np.zeros(0, dtype=np.int8)
     return _gathered(np.array([STATUSES.index(n) for n in lowered], dtype=np.int8)[mapping], encoded)
 
 
