@@ -4,9 +4,10 @@ A well-formed file never goes through Python object cells: Arrow reads it (CSV c
 Parquet as typed columns with text dictionary-encoded), each column is checked and converted with
 Arrow compute kernels (ids and statuses on their distinct values) chunk by chunk as Arrow read it (a
 CSV's blocks, a Parquet file's row groups: never combined into a copy first), and the canonical order
-is one integer sort (large files: a radix sort by agent, then each agent's times). The rules themselves live in ``scoring.load.runs``: whenever a column has anything the
-fast checks do not accept as plainly valid, that column (and only it) is handed to the same
-per-cell parser the other formats use, so a refused file gets exactly the report it always got.
+is one integer sort (large files: a radix sort by agent, then each agent's times). The rules
+themselves live in ``scoring.load.runs``: whenever a column has anything the fast checks do not
+accept as plainly valid, that column (and only it) is handed to the same per-cell parser the other
+formats use, so a refused file gets exactly the report it always got.
 """
 
 from __future__ import annotations
