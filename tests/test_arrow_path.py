@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from scoring import RunsValidationError, load_runs, score_runs
 from scoring.contract.schema import WHITESPACE
+from scoring.load import arrow_runs
 from scoring.load.arrow_runs import canonical_order
 from tests.spellings import (
     BAD_NUMBERS,
@@ -498,14 +499,9 @@ _CHUNK_CELLS = {
 }
 
 
-def _takes_any_column():
-    from scoring.load import arrow_runs
-
-    return (arrow_runs.ids, arrow_runs.run_ids, arrow_runs.statuses, arrow_runs.outcomes, arrow_runs.numbers,
-            arrow_runs.timestamps)
-
-
-_TAKES_ANY_COLUMN = _takes_any_column()  # the checks a column of any type reaches as read (the rest take text)
+# The checks a column of any type reaches as read (the rest take text).
+_TAKES_ANY_COLUMN = (arrow_runs.ids, arrow_runs.run_ids, arrow_runs.statuses, arrow_runs.outcomes,
+                     arrow_runs.numbers, arrow_runs.timestamps)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

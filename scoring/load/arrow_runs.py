@@ -263,8 +263,8 @@ def _id_map(column: Column) -> tuple[np.ndarray, list[str], Column] | None:
     order = pc.array_sort_indices(distinct).to_numpy()  # UTF-8 byte order = Python's text order
     rank = np.empty(len(order), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
-    if entry_codes is not None:  # (no row at all: every entry unused, no distinct value, nothing gathered)
-        rank = rank[entry_codes] if len(rank) else np.zeros(len(entry_codes), dtype=np.int32)
+    if entry_codes is not None:  # (no row at all: every entry unused, no distinct value, nothing to gather)
+        rank = rank[entry_codes] if len(rank) else rank
     return rank, distinct.take(pa.array(order)).to_pylist(), encoded
 
 
@@ -286,8 +286,10 @@ def _dictionary_of(column: Column) -> pa.Array:
 def _gathered(mapping: np.ndarray, encoded: Column) -> np.ndarray:
     """``mapping`` read at each row's dictionary index (no row is null), chunk by chunk into one array."""
     out = np.empty(len(encoded), dtype=mapping.dtype)
-    for at, chunk in _placed(encoded):
+    at = 0
+    for chunk in chunks_of(encoded):
         out[at:at + len(chunk)] = mapping[chunk.indices.to_numpy(zero_copy_only=False)]
+        at += len(chunk)
     return out
 
 
@@ -329,8 +331,6 @@ def statuses(column: Column) -> np.ndarray | None:
     lowered = [n.lower() if n.isascii() else None for n in names]
     if any(n not in STATUSES for n in lowered):
         return None
-    if not names:  # no rows
-        return np.zeros(0, dtype=np.int8)
     return _gathered(np.array([STATUSES.index(n) for n in lowered], dtype=np.int8)[mapping], encoded)
 
 
@@ -463,8 +463,8 @@ def _every_cell_is_plain_utc(column: Column, block: int = CELLS_AT_A_TIME) -> bo
     0.02 s in blocks (2026-12-04)."""
     if not pa.types.is_string(column.type) or len(column) == 0:
         return False
-    present = [_plain_utc_cells(values, block) for values in chunks_of(column)]
-    return None not in present and sum(present) > 0  # type: ignore[arg-type]
+    counts = [_plain_utc_cells(values, block) for values in chunks_of(column)]
+    return None not in counts and any(counts)  # and at least one cell to read
 
 
 def _plain_utc_cells(values: pa.Array, block: int) -> int | None:
@@ -545,13 +545,6 @@ def _fixed_width_hashes(values: Column, chunk: int = CELLS_AT_A_TIME) -> np.ndar
     return hashed
 
 
-def _placed(column: Column) -> list[tuple[int, pa.Array]]:
-    """Each array of a column with the row it starts at."""
-    arrays = chunks_of(column)
-    starts = np.concatenate(([0], np.cumsum([len(a) for a in arrays]))).tolist()
-    return list(zip(starts, arrays))
-
-
 # --------------------------------------------------------------------------- the canonical frame
 
 
@@ -630,24 +623,28 @@ def canonical_order(agent_codes: np.ndarray, finished_us: np.ndarray | None, row
             age = np.where(valid, newest - finished_us, span + 1)
     ties = finished_us is not None  # file rows never tie
     bucketed = _bucketed_order(agent_codes, age, ties) if len(age) >= _BUCKETS_FROM else None
-    agents = agent_codes.astype(np.int64) if bucketed is None else agent_codes
-    span_bits = int(age.max(initial=0)).bit_length()
-    agent_bits = int(agents.max(initial=0)).bit_length()
     if bucketed is not None:
         order, tied = bucketed
-    elif span_bits + agent_bits <= 62:  # one integer key: a single sort
-        key = (agents << span_bits) | age
-        # Not a stable sort: keys tie only on (agent, time), and those ties are ordered by run_id below
-        # (run ids are unique by then); without a finished_at column every key is distinct.
-        order = np.argsort(key)
-        tied = _repeats(key[order]) if ties else None
     else:
-        order = np.lexsort((age, agents))
-        tied = _repeats(agents[order]) & _repeats(age[order]) if ties else None
+        order, tied = _sorted_order(agent_codes.astype(np.int64), age, ties)
     # Ties on (agent, time): newest first means run_id descending, compared as text.
     if tied is not None and tied.any():
         order = _break_ties(order, tied, run_id)
     return order
+
+
+def _sorted_order(agents: np.ndarray, age: np.ndarray, ties: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """The rows by agent, then age, in one sort of the whole column (and with ``ties``, which neighbours tie)."""
+    span_bits = int(age.max(initial=0)).bit_length()
+    agent_bits = int(agents.max(initial=0)).bit_length()
+    if span_bits + agent_bits <= 62:  # one integer key: a single sort
+        key = (agents << span_bits) | age
+        # Not a stable sort: keys tie only on (agent, time), and those ties are ordered by run_id below
+        # (run ids are unique by then); without a finished_at column every key is distinct.
+        order = np.argsort(key)
+        return order, _repeats(key[order]) if ties else None
+    order = np.lexsort((age, agents))
+    return order, _repeats(agents[order]) & _repeats(age[order]) if ties else None
 
 
 def _repeats(values: np.ndarray) -> np.ndarray:

@@ -87,16 +87,16 @@ class AgentGroups:
         if not len(mask):
             return np.zeros(self.size)
         sums = _pairwise_segment_sums(mask, values, self.pairwise_levels)
-        with np.errstate(over="ignore"):  # a sum past the largest double is inf, as every engine gives it
-            rounded = sums.astype(np.float64)
         rows = np.diff(np.append(self.starts, len(values))).astype(np.float64)
         # Error bound gamma_k * sum: k = (BLOCK - 1) additions in a block, then one per pairwise level.
         levels = (_BLOCK - 1) + np.ceil(np.log2(np.maximum(np.ceil(rows / _BLOCK), 1.0)))
         unit = np.finfo(np.longdouble).eps / 2
         error = (levels * unit / (1 - levels * unit) * 1.0001).astype(np.longdouble) * sums
-        # The midpoint between ``rounded`` and its neighbour on the side of the extended sum.
-        below = sums < rounded.astype(np.longdouble)
-        with np.errstate(over="ignore"):  # (the neighbour of inf)
+        # A sum past the largest double is inf, as every engine gives it (and inf's neighbour is inf).
+        with np.errstate(over="ignore"):
+            rounded = sums.astype(np.float64)
+            # The midpoint between ``rounded`` and its neighbour on the side of the extended sum.
+            below = sums < rounded.astype(np.longdouble)
             neighbour = np.where(below, np.nextafter(rounded, -np.inf), np.nextafter(rounded, np.inf))
         midpoint = (rounded.astype(np.longdouble) + neighbour.astype(np.longdouble)) / 2
         doubtful = np.abs(sums - midpoint) <= error
