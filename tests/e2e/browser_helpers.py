@@ -414,12 +414,32 @@ def download(app: AppSession, label: str, *, reruns: bool = False) -> tuple[str,
     a button made with the default ``on_click="rerun"`` also reruns the script: ``reruns=True`` waits for that
     rerun, so the next step never reads a page in the middle of it.
     """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     button = app.page.locator("[data-testid='stDownloadButton']", has_text=label).locator("button, a").first
     button.wait_for(state="visible", timeout=TIMEOUT_MS)
     before = app.runs_finished()
-    with app.page.expect_download(timeout=TIMEOUT_MS) as info:
-        button.click(timeout=TIMEOUT_MS)
-    result = info.value
+    # What the page asked of the server meanwhile: a download that never starts (seen once in a full suite,
+    # 2026-12-04, never alone) then says whether its file was requested and what came back.
+    seen: list[str] = []
+
+    def note(response: Any) -> None:
+        if "/media/" in response.url:
+            seen.append(f"{response.status} {response.url}")
+
+    app.page.on("response", note)
+    try:
+        with app.page.expect_download(timeout=TIMEOUT_MS) as info:
+            button.click(timeout=TIMEOUT_MS)
+        result = info.value
+    except PlaywrightTimeout as exc:
+        shot = app.screenshot(f"download-never-started-{re.sub(r'[^a-z0-9]+', '-', label.lower())}")
+        raise AssertionError(
+            f"clicking {label!r} started no download in {TIMEOUT_MS / 1000:.0f} s; media responses meanwhile: "
+            f"{seen or 'none'}; button disabled: {button.is_disabled()}; page errors: {app.page_errors or 'none'}; "
+            f"script runs finished {before} -> {app.runs_finished()}; screenshot {shot}") from exc
+    finally:
+        app.page.remove_listener("response", note)
     text = Path(result.path()).read_text(encoding="utf-8")  # waits for the whole file
     if reruns:
         app.wait_for_rerun(before, f"the download {label!r}")
