@@ -6,7 +6,8 @@ takes a :class:`~scoring.contract.policy.Policy`, defaulting to :data:`~scoring.
 sufficient statistics, which any engine can supply) and a compute step (``*_from_aggregates``).
 """
 
-from scoring.analysis.notebook import score
+from typing import TYPE_CHECKING
+
 from scoring.contract.policy import CANONICAL_POLICY, Anchors, Policy
 from scoring.contract.resources import SAMPLE_RUNS
 from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, load_runs, runs_from_records, validate_runs
@@ -22,3 +23,16 @@ __all__ = [
     "composite", "fitness_radar", "headline_scores", "leaderboard_order", "load_runs", "pass_hat_k", "profile_score",
     "repeatability", "runs_from_records", "score", "score_runs", "task_outcomes", "validate_runs",
 ]
+
+if TYPE_CHECKING:
+    from scoring.analysis.notebook import score
+
+
+def __getattr__(name: str) -> object:
+    """``score`` is imported when first asked for: it brings the importers and the analyses (explain, diff), which
+    the command line's ``report`` and the app's loader do not need (a process scoring one file starts faster)."""
+    if name == "score":
+        from scoring.analysis.notebook import score
+
+        return score
+    raise AttributeError(f"module 'scoring' has no attribute {name!r}")

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,7 @@ import scoring.cli.commands as commands
 from scoring.cli.dispatch import SUBCOMMANDS, build_parser
 
 CLI = Path(__file__).resolve().parents[1] / "scoring" / "cli"
+SAMPLE = CLI.parents[1] / "sample_data" / "runs.csv"
 MAX_LINES = 300
 
 
@@ -34,7 +37,7 @@ def test_the_parser_names_every_subcommand_the_help_has_always_listed():
 def test_each_subcommand_has_its_own_module_with_its_options_and_its_run_function(name):
     assert (CLI / f"{name}.py").is_file(), f"scoring/cli/{name}.py is missing"
     module = importlib.import_module(f"scoring.cli.{name}")
-    assert module in SUBCOMMANDS
+    assert name in SUBCOMMANDS and module.__name__ == f"scoring.cli.{name}"
     parser = argparse.ArgumentParser()
     module.add_parser(parser.add_subparsers(dest="command"))
     assert list(_subcommands(parser)) == [name]  # it registers itself and nothing else
@@ -73,3 +76,57 @@ def test_commands_keeps_every_public_name_it_had():
     commands.add_diff_command(sub)
     commands.add_console_commands(sub)
     assert list(_subcommands(parser)) == ["diff", "serve", "sample", "methodology"]
+
+
+_WATCH_IMPORTS = """
+import os, runpy, sys
+class Watch:  # asked first for every module not yet imported, by an import statement or importlib.import_module
+    def find_spec(self, name, path=None, target=None):
+        os.write(2, f"imported {name}\\n".encode())  # past sys.stderr, which the report's worker captures
+sys.meta_path.insert(0, Watch())  # the worker is a fork: the finder goes with it
+sys.argv = sys.argv[1:]
+if sys.argv[0] == "-m":
+    sys.argv = ["scoring", *sys.argv[2:]]
+    runpy.run_module("scoring", run_name="__main__")
+else:
+    exec(sys.argv[0])
+"""
+
+
+def _imported(*args: str) -> set[str]:
+    """The modules a fresh interpreter imports to run ``args``: ``-m scoring ARG...``, or one line of code."""
+    done = subprocess.run([sys.executable, "-c", _WATCH_IMPORTS, *args], cwd=CLI.parents[1], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return {line.split()[1] for line in done.stderr.splitlines() if line.startswith("imported ")}
+
+
+def test_a_report_imports_its_own_subcommand_and_no_analysis():
+    """``python -m scoring report FILE`` imports the report's module alone of the subcommands, and none of the
+    analyses (explain, diff, uncertainty...) that other subcommands and ``scoring.score`` use: they start sooner."""
+    modules = _imported("-m", "scoring", "report", str(SAMPLE))
+    assert "scoring.cli.report" in modules and "scoring.measures.report" in modules  # the list is read right
+    assert {m for m in modules if m.startswith("scoring.cli.")} == {f"scoring.cli.{m}" for m in (
+        "dispatch", "options", "report", "shared")}
+    assert not {m for m in modules if m.startswith("scoring.analysis")}
+
+
+def test_import_scoring_leaves_the_analyses_until_scoring_score_is_asked_for():
+    modules = _imported("import scoring")
+    assert "scoring.measures.report" in modules and not {m for m in modules if m.startswith("scoring.analysis")}
+    import scoring
+    from scoring.analysis.notebook import score
+
+    assert scoring.score is score and "score" in scoring.__all__
+    with pytest.raises(AttributeError, match="no attribute 'scores'"):
+        scoring.scores  # noqa: B018 (the attribute access is the test)
+
+
+def test_a_command_line_parsed_with_its_subcommand_alone_reads_as_with_all_of_them():
+    """main() builds the parser of the named subcommand only: its usage (in every refusal) and its options are those
+    of the parser of all of them."""
+    whole, alone = build_parser(), build_parser(names=["report"])
+    assert alone.format_usage() == whole.format_usage()
+    assert _subcommands(alone)["report"].format_help() == _subcommands(whole)["report"].format_help()
+    argv = ["report", str(SAMPLE), "--format", "table"]
+    assert vars(alone.parse_args(argv)) == vars(whole.parse_args(argv))

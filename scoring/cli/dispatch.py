@@ -6,10 +6,11 @@ subcommand's ``run_*`` function, in a worker that bounds the memory and CPU of u
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import sys
+from collections.abc import Sequence
 
-from scoring.cli import badge, diff, explain, methodology, pack, receipt, report, sample, serve, verify
 from scoring.cli.options import limits_from
 from scoring.cli.shared import Refused, write_stdout
 from scoring.contract.extras import missing_module_message
@@ -25,8 +26,9 @@ DESCRIPTION = (  # what --help says first; read by people, so no SPEC section nu
     "goes to stderr as ``import:`` lines, so stdout keeps the pure report.\n"
 )
 
-# One module per subcommand, each with add_parser(sub) (its options, and its run_* function as the default `run`).
-SUBCOMMANDS = (report, verify, receipt, badge, pack, explain, diff, serve, sample, methodology)
+# One module per subcommand, scoring.cli.<name>, each with add_parser(sub) (its options, and its run_* function as
+# the default `run`), in the order of the help. A command line naming one imports that one alone (main).
+SUBCOMMANDS = ("report", "verify", "receipt", "badge", "pack", "explain", "diff", "serve", "sample", "methodology")
 
 # The subcommands whose run_* takes the parser too, to refuse a combination of options as argparse refuses one.
 WITH_PARSER = frozenset({"report", "pack"})
@@ -36,17 +38,20 @@ WITH_PARSER = frozenset({"report", "pack"})
 TRUSTED_COMMANDS = frozenset({"serve", "sample", "methodology"})
 
 
-def build_parser(prog: str = "python -m scoring") -> argparse.ArgumentParser:
+def build_parser(prog: str = "python -m scoring", names: Sequence[str] = SUBCOMMANDS) -> argparse.ArgumentParser:
+    """The parser of the subcommands ``names`` (all of them unless told); its usage names them all whichever."""
     parser = argparse.ArgumentParser(prog=prog, description=DESCRIPTION)
-    sub = parser.add_subparsers(dest="command", required=True)
-    for command in SUBCOMMANDS:
-        command.add_parser(sub)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{" + ",".join(SUBCOMMANDS) + "}")
+    for name in names:
+        importlib.import_module(f"scoring.cli.{name}").add_parser(sub)
     return parser
 
 
 def main(argv: list[str] | None = None, prog: str = "python -m scoring") -> int:
-    parser = build_parser(prog)
     argv = list(sys.argv[1:] if argv is None else argv)
+    # A command line that begins with a subcommand's name needs that subcommand's module alone: the others (the
+    # analyses of explain and diff among them) are not imported, and a report starts that much sooner.
+    parser = build_parser(prog, argv[:1] if argv[:1] and argv[0] in SUBCOMMANDS else SUBCOMMANDS)
     args = parser.parse_args(argv)
     args.argv = argv[1:]
     limits = limits_from(args, parser)
