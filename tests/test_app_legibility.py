@@ -105,3 +105,23 @@ def test_a_file_no_row_of_which_can_be_excluded_is_not_offered_the_exclusion():
     assert "was refused" in refusal and "exclude" not in refusal and refusal.endswith("fix the file.")
     assert any("no row can be excluded" in c.value for c in at.caption)
     assert not [b for b in at.button if b.key == "exclude_invalid"]
+
+
+def test_a_huge_valid_cost_or_latency_reads_in_powers_of_ten_not_hundreds_of_digits():
+    """Any finite number >= 0 is a valid cost or latency, so a hostile file may give 1e300: fmt.ms and fmt.usd (the
+    leaderboard's, the pack's and every page's), the headline's sentences and the CLI's table show it as
+    1.0000e+300, not as 301 digits of which all but 16 are noise; an amount below fmt.HUGE keeps its usual spelling."""
+    from scoring import runs_from_records
+    from scoring.cli.commands import table_text
+
+    runs = [{"run_id": f"r{i}", "agent_id": agent, "task_id": f"t{i}", "status": "completed", "success": True,
+             "latency_ms": latency, "cost_usd": cost, "finished_at": f"2026-07-01T00:00:0{i}Z"}
+            for i, (agent, latency, cost) in enumerate([("huge", 1e300, 3e299), ("huge", 1e300, 3e299),
+                                                        ("plain", 999_999_999_999_999.0, 12_345.5)])]
+    report = score_runs(runs_from_records(runs))
+    huge, plain = report.agent("huge").headline, report.agent("plain").headline
+    assert (fmt.ms(huge.avg_latency_ms), fmt.usd(huge.avg_cost_usd)) == ("1.0000e+300 ms", "$3.0000e+299")
+    assert (fmt.ms(plain.avg_latency_ms), fmt.usd(plain.avg_cost_usd)) == ("999,999,999,999,999 ms", "$12,345.50")
+    assert max(len(line) for line in table_text(report).splitlines()) < 200
+    text = " ".join(str(f) for f in huge.explain())
+    assert "1.0000e+300 ms" in text and "0000000000" not in text

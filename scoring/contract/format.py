@@ -64,16 +64,37 @@ def factor(value: Cell) -> str:
     return DASH if _missing(value) else f"{value:.4f}"
 
 
+# From here on a double's digits before the point are no longer all its own (2**53 is about 9.0e15): 1e23 would print
+# as 99,999,999,999,999,991,611,392 and 1e308 as 309 digits. No real run costs or lasts that much, but a hostile
+# file may say so (any finite number >= 0 is valid): such an amount is shown in powers of ten.
+HUGE = 1e15
+
+
+def _huge(value: float, unit: str) -> str | None:
+    """``value`` in powers of ten with four decimals when it is at least :data:`HUGE` (else None)."""
+    return f"{unit}{value:.4e}" if abs(value) >= HUGE else None
+
+
 def ms(value: Cell) -> str:
-    """Milliseconds with a thousands separator: 1,446 ms."""
-    return DASH if _missing(value) else f"{value:,.0f} ms"
+    """Milliseconds with a thousands separator: 1,446 ms (1.0000e+308 ms from :data:`HUGE` on).
+
+    >>> ms(1446.4), ms(2.0**53), ms(1e308)
+    ('1,446 ms', '9.0072e+15 ms', '1.0000e+308 ms')
+    """
+    if _missing(value):
+        return DASH
+    return f"{_huge(value, '') or f'{value:,.0f}'} ms"
 
 
 def usd(value: Cell) -> str:
-    """Dollars with enough decimals for per-run costs: $0.0123, $0.1500."""
+    """Dollars with enough decimals for per-run costs: $0.0123, $0.1500 ($1.0000e+23 from :data:`HUGE` on).
+
+    >>> usd(0.0123), usd(1234.5), usd(1e23)
+    ('$0.0123', '$1,234.50', '$1.0000e+23')
+    """
     if _missing(value):
         return DASH
-    return f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}"
+    return _huge(value, "$") or (f"${value:,.4f}" if abs(value) < 1 else f"${value:,.2f}")
 
 
 def count(value: Cell) -> str:
