@@ -250,3 +250,145 @@ def test_cli_from_refuses_an_unknown_kind_with_the_names_it_takes(capsys):
     assert stop.value.code == 2
     err = capsys.readouterr().err
     assert "unknown kind 'nonsense'" in err and "taubench" in err
+
+
+TAU_BENCH = ROOT / "tests" / "fixtures" / "tau-bench" / "sonnet-retail.json"
+
+
+@pytest.fixture
+def renamed_tau_bench(tmp_path) -> tuple[Path, Path]:
+    """One tau-bench results list under two file names: tau-bench names the agent after the file, so the two sets
+    share no agent id (base-1205, new-1206)."""
+    base, new = tmp_path / "base-1205.json", tmp_path / "new-1206.json"
+    base.write_bytes(TAU_BENCH.read_bytes())
+    new.write_bytes(TAU_BENCH.read_bytes())
+    return base, new
+
+
+def test_cli_a_gate_that_compares_no_agent_neither_passes_nor_fails_but_exits_2(renamed_tau_bench, capsys):
+    """A regression gate between two sets with no agent in both checked nothing: before, it passed (exit 0), so
+    a renamed agent let any drop through. Without a gate the diff is a listing and exits 0."""
+    base, new = (str(p) for p in renamed_tau_bench)
+    code = main(["diff", base, new, "--fail-on-drop", "1", "--format", "json", "--replicates", "50"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert code == 2 and doc["gate"] == "nothing compared" and doc["agents"] == []
+    assert (doc["only_in_baseline"], doc["only_in_new"]) == (["base-1205"], ["new-1206"])
+    assert "gate: compared nothing, so it neither passed nor failed. No agent is in both sets." in err
+    assert "--pair BASELINE_ID NEW_ID" in err
+    assert main(["diff", base, new, "--fail-on-drop", "1", "--replicates", "50"]) == 2
+    table = capsys.readouterr().out
+    assert "No agent is in both sets. An agent renamed between them" in table
+    assert "NOTHING COMPARED, neither passed nor failed (exit status 2)" in table
+    assert main(["diff", base, new, "--format", "markdown", "--replicates", "50"]) == 0
+    markdown = capsys.readouterr().out
+    assert "No agent is in both sets." in markdown and "Gate: none" in markdown
+    assert max(len(line) for line in markdown.splitlines()) <= MARKDOWN_WIDTH
+
+
+def test_cli_pair_compares_an_agent_renamed_between_the_sets(renamed_tau_bench, capsys):
+    base, new = (str(p) for p in renamed_tau_bench)
+    code = main(["diff", base, new, "--pair", "base-1205", "new-1206", "--fail-on-drop", "1", "--format", "json",
+                 "--replicates", "50"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["gate"] == "pass" and doc["paired"] == [{"baseline": "base-1205", "new": "new-1206"}]
+    [agent] = doc["agents"]
+    assert (agent["agent_id"], agent["verdict"], agent["headline"]["change"]) == ("new-1206", "no real change", 0.0)
+    assert (doc["only_in_baseline"], doc["only_in_new"]) == ([], [])
+    assert main(["diff", base, new, "--pair", "base-1205", "new-1206", "--replicates", "50"]) == 0
+    assert "paired (--pair): the baseline's base-1205 compared as new-1206" in capsys.readouterr().out
+    assert main(["diff", base, new, "--pair", "base-1205", "new-1206", "--replicates", "50", "--format",
+                 "markdown"]) == 0
+    assert "Paired (--pair): the baseline's `base-1205` compared as `new-1206`." in capsys.readouterr().out
+
+
+def test_cli_pair_gates_a_renamed_agent_that_got_worse(tmp_path, capsys):
+    """steady-pro, renamed steady-pro-v2 in the new set and a quarter of its successes lost: paired, it is worse and
+    fails the gate, with the baseline's own numbers (as if it had kept its name)."""
+    import pandas as pd
+
+    new = quarter_of_successes_lost(tmp_path / "new.csv")
+    raw = pd.read_csv(new, dtype=str, keep_default_na=False)
+    raw.loc[raw["agent_id"] == "steady-pro", "agent_id"] = "steady-pro-v2"
+    raw.to_csv(new, index=False)
+    code = main(["diff", str(SAMPLE), str(new), "--pair", "steady-pro", "steady-pro-v2", "--fail-on-drop", "1",
+                 "--format", "json"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    steady = next(a for a in doc["agents"] if a["agent_id"] == "steady-pro-v2")
+    assert code == 1 and doc["gate"] == "fail" and steady["verdict"] == "worse"
+    assert steady["headline"]["baseline"] == load_runs_score("steady-pro")
+    assert len(doc["agents"]) == 10 and "gate: steady-pro-v2 dropped" in err
+
+
+@pytest.mark.parametrize("pair, message", [
+    (["nobody", "steady-pro"], "--pair: no agent 'nobody' in the baseline"),
+    (["steady-pro", "nobody"], "--pair: no agent 'nobody' in the new set"),
+    (["steady-pro", "swift-lite"], "--pair: the baseline has an agent 'swift-lite' of its own"),
+    (["steady-pro", "swift-lite", "steady-pro", "newcomer"], "--pair: one baseline agent paired twice"),
+    (["steady-pro", "swift-lite", "swift-lite", "swift-lite"], "--pair: two baseline agents paired with"),
+])
+def test_cli_pair_refuses_what_the_sets_do_not_allow_in_words(pair, message, capsys):
+    argv = ["diff", str(SAMPLE), str(SAMPLE), "--replicates", "20"]
+    for i in range(0, len(pair), 2):
+        argv += ["--pair", pair[i], pair[i + 1]]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and message in err and "Traceback" not in err
+
+
+def test_cli_pair_swapping_two_agents_swaps_their_baselines(capsys):
+    """Pairs may exchange names: each baseline agent is compared under the other's id."""
+    code = main(["diff", str(SAMPLE), str(SAMPLE), "--pair", "steady-pro", "swift-lite", "--pair", "swift-lite",
+                 "steady-pro", "--agent", "swift-lite", "--format", "json", "--replicates", "50"])
+    doc = json.loads(capsys.readouterr().out)
+    [agent] = doc["agents"]
+    assert code == 0 and agent["headline"]["baseline"] == load_runs_score("steady-pro")
+    assert agent["headline"]["new"] == load_runs_score("swift-lite")
+
+
+def test_paired_keeps_every_run_its_file_row_and_the_canonical_order():
+    from scoring.analysis.diff import paired
+
+    runs = load_runs(SAMPLE).runs
+    new = runs.assign(agent_id=runs["agent_id"].astype(str).replace({"steady-pro": "a-first"}))
+    out = paired(runs, new, {"steady-pro": "a-first"})
+    assert out["agent_id"].cat.categories[0] == "a-first" and str(out["agent_id"].iloc[0]) == "a-first"
+    before = runs.set_index("run_id")["source_row"]
+    assert len(out) == len(runs) and out.set_index("run_id")["source_row"].equals(before.loc[out["run_id"]])
+    assert out["source_row"].dtype == runs["source_row"].dtype
+    agents = out["agent_id"].astype(str).tolist()
+    assert agents == sorted(agents)  # still grouped by agent in text order
+
+
+@pytest.mark.xdist_group("inspect_audit")
+def test_cli_prices_estimate_both_sets_costs_as_report_prices_does(tmp_path, capsys):
+    """An Inspect log records tokens and no cost: with --prices the diff's numbers are the report's with --prices
+    (a gate and the published report agree); without it, no cost is recorded on either side."""
+    from inspect_ai import Task
+    from inspect_ai.dataset import Sample
+    from inspect_ai.model import ModelOutput, ModelUsage
+    from inspect_ai.scorer import match
+    from inspect_ai.solver import generate
+
+    from tests.helpers import run_inspect
+
+    def outputs(messages, tools, tool_choice, config):
+        out = ModelOutput.from_content("mockllm/model", "answer")
+        out.usage = ModelUsage(input_tokens=1_000, output_tokens=500, total_tokens=1_500)
+        return out
+
+    task = Task(name="priced", dataset=[Sample(input="q", target="answer", id=f"s{i}") for i in range(6)],
+                solver=generate(), scorer=match())
+    log = str(run_inspect(task, outputs, tmp_path / "logs"))
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"mockllm/model": {"input": 3, "output": 15}}), encoding="utf-8")
+    assert main(["report", log, "--prices", str(prices), "--format", "json"]) == 0
+    [reported] = json.loads(capsys.readouterr().out)["agents"]
+    assert main(["diff", log, log, "--prices", str(prices), "--format", "json", "--replicates", "20"]) == 0
+    [priced] = json.loads(capsys.readouterr().out)["agents"]
+    assert priced["headline"]["baseline"] == priced["headline"]["new"] == reported["headline"]["score"]
+    assert priced["components"]["cost"]["new"] > 0  # 1,000 x $3 + 500 x $15 per million tokens: $0.0105 a run
+    assert main(["diff", log, log, "--format", "json", "--replicates", "20"]) == 0
+    [unpriced] = json.loads(capsys.readouterr().out)["agents"]
+    assert unpriced["components"]["cost"]["new"] == 0 and unpriced["headline"]["new"] < reported["headline"]["score"]

@@ -14,7 +14,10 @@ the same one, stated in :data:`RULE`:
   completed run) is "worse" (the score was lost: a drop of the whole baseline score) or "better";
   with none in either, "no real change".
 - **Gate** (``--fail-on-drop POINTS``): an agent fails it when its verdict is "worse" and its drop
-  is at least POINTS headline points.
+  is at least POINTS headline points. A gate with no agent in both sets compared nothing: it neither
+  passes nor fails (exit status 2), so a renamed agent never lets a drop through unseen.
+- **Pairs** (``--pair BASELINE_ID NEW_ID``): an agent renamed between the sets (tau-bench names its agent
+  after the results file) is compared under its new id; the pairing is stated in every rendering.
 - **Newly solved / newly failed**: tasks both sets have a known terminal outcome on that the new
   set solved at least once and the baseline never (newly solved), or the reverse (newly failed).
 
@@ -27,7 +30,7 @@ from __future__ import annotations
 import html
 import json
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -161,20 +164,33 @@ class Diff:
     confidence: float
     baseline_name: str = BASELINE
     new_name: str = NEW
+    pairs: tuple[tuple[str, str], ...] = ()  # (the baseline's id, the new set's id) of each agent renamed between them
 
     def failing(self, threshold: float | None) -> list[AgentDiff]:
         return [a for a in self.agents if a.fails(threshold)]
 
+    def compared_nothing(self, threshold: float | None) -> bool:
+        """A gate was asked for and no agent is in both sets: it checked nothing, so it cannot pass."""
+        return threshold is not None and not self.agents
+
+    def gate(self, threshold: float | None) -> str | None:
+        """"pass", "fail", "nothing compared", or None without a threshold."""
+        if threshold is None:
+            return None
+        return "nothing compared" if self.compared_nothing(threshold) else "fail" if self.failing(threshold) \
+            else "pass"
+
     def exit_code(self, threshold: float | None) -> int:
-        """0 when nothing fails the gate, 1 when an agent's real drop reaches ``threshold`` points."""
-        return 1 if self.failing(threshold) else 0
+        """0 when nothing fails the gate, 1 when an agent's real drop reaches ``threshold`` points, 2 when the gate
+        compared no agent (an input error: no agent id is in both sets)."""
+        return {"fail": 1, "nothing compared": 2}.get(self.gate(threshold) or "pass", 0)
 
     def to_json(self, threshold: float | None = None) -> dict[str, Any]:
         return {"policy_version": self.policy.version, "baseline": self.baseline_name, "new": self.new_name,
                 "rule": RULE, "bootstrap": {"replicates": self.replicates, "seed": self.seed,
                                             "confidence": self.confidence},
-                "fail_on_drop": threshold,
-                "gate": None if threshold is None else ("fail" if self.failing(threshold) else "pass"),
+                "fail_on_drop": threshold, "gate": self.gate(threshold),
+                "paired": [{"baseline": old, "new": new} for old, new in self.pairs],
                 "agents": [a.to_json(threshold) for a in self.agents],
                 "only_in_baseline": list(self.only_in_baseline), "only_in_new": list(self.only_in_new)}
 
@@ -207,14 +223,50 @@ def _pair(baseline: pd.DataFrame, new: pd.DataFrame, agent_id: str) -> pd.DataFr
     return pd.concat(parts, ignore_index=True)
 
 
+def paired(baseline: pd.DataFrame, new: pd.DataFrame, pairs: Mapping[str, str]) -> pd.DataFrame:
+    """The baseline's runs with each agent of ``pairs`` (the baseline's id -> the new set's id) under its new id,
+    validated again (so in canonical order, the renamed agent among the others by its new id).
+
+    ValueError, in words, for a baseline id the baseline does not have, a new id the new set does not have, a new
+    id the baseline already gives an agent of its own, or two baseline agents paired with one new id.
+    """
+    from scoring.load.runs import validate_runs
+
+    had, has = set(baseline["agent_id"].astype(str)), set(new["agent_id"].astype(str))
+    for old, name in pairs.items():
+        if old not in had:
+            raise ValueError(f"--pair: no agent {old!r} in the baseline")
+        if name not in has:
+            raise ValueError(f"--pair: no agent {name!r} in the new set")
+        if name in had and name not in pairs:
+            raise ValueError(f"--pair: the baseline has an agent {name!r} of its own; pair that one too, or "
+                             f"compare {old!r} under another id")
+    taken = [name for name in pairs.values() if list(pairs.values()).count(name) > 1]
+    if taken:
+        raise ValueError(f"--pair: two baseline agents paired with {taken[0]!r}")
+    if all(old == name for old, name in pairs.items()):
+        return baseline
+    ids = baseline["agent_id"].astype(str)
+    renamed = baseline.drop(columns="source_row").assign(agent_id=ids.where(~ids.isin(list(pairs)), ids.map(pairs)))
+    runs = validate_runs(renamed, source="the baseline, paired", format="frame").runs
+    # Each run keeps the row of the file it was read from (run_ids are unique in a validated set).
+    rows = runs["run_id"].map(dict(zip(baseline["run_id"], baseline["source_row"])))
+    return runs.assign(source_row=rows.astype(baseline["source_row"].dtype))
+
+
 def diff_runs(baseline: pd.DataFrame, new: pd.DataFrame, policy: Policy = CANONICAL_POLICY, *,
               agents: Iterable[str] | None = None, replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
               confidence: float = DEFAULT_CONFIDENCE, baseline_name: str = BASELINE,
-              new_name: str = NEW) -> Diff:
+              new_name: str = NEW, pairs: Mapping[str, str] | None = None) -> Diff:
     """Two canonical runs frames scored under one policy and compared agent by agent (new minus baseline).
 
-    ``agents`` limits the comparison to those agents (KeyError for a name in neither set).
+    ``agents`` limits the comparison to those agents (KeyError for a name in neither set); ``pairs`` compares
+    each baseline agent it names with the new set's agent it names (:func:`paired`; ``agents`` then names the new
+    ids).
     """
+    pairs = dict(pairs or {})
+    if pairs:
+        baseline = paired(baseline, new, pairs)
     reports = score_runs(baseline, policy), score_runs(new, policy)
     ids = [[a.agent_id for a in r.agents] for r in reports]
     if agents is not None:
@@ -233,7 +285,7 @@ def diff_runs(baseline: pd.DataFrame, new: pd.DataFrame, policy: Policy = CANONI
                                   verdict(c.score_b, c.score_a, c.interval)))
     return Diff(policy, tuple(compared), tuple(a for a in ids[0] if a not in in_new),
                 tuple(a for a in ids[1] if a not in set(ids[0])), replicates, seed, confidence, baseline_name,
-                new_name)
+                new_name, tuple(pairs.items()))
 
 
 # --------------------------------------------------------------------------- rendering
@@ -264,9 +316,16 @@ def _md_text(name: str) -> str:
     return "".join("\\" + ch if ch in "\\`*_{}[]()<>#+-.!|~$&:" else ch for ch in fmt.one_line(name))
 
 
+NO_AGENT_IN_BOTH = ("No agent is in both sets. An agent renamed between them (tau-bench names its agent after "
+                    "the results file) is compared with --pair BASELINE_ID NEW_ID.")
+
+
 def _gate_line(d: Diff, threshold: float | None, markdown: bool = False) -> str:
     if threshold is None:
         return "Gate: none (no --fail-on-drop)."
+    if d.compared_nothing(threshold):
+        return (f"Gate: fail on a real drop of {threshold:g} point{'' if threshold == 1 else 's'} or more: "
+                f"NOTHING COMPARED, neither passed nor failed (exit status 2). {NO_AGENT_IN_BOTH}")
     failing = d.failing(threshold)
     names = ", ".join(_md_text(a.agent_id) if markdown else fmt.one_line(a.agent_id) for a in failing)
     return (f"Gate: fail on a real drop of {threshold:g} point{'' if threshold == 1 else 's'} or more: "
@@ -291,6 +350,8 @@ def table_text(d: Diff, threshold: float | None = None) -> str:
     """The diff for a terminal: one summary table, then each agent's details."""
     decimals = d.policy.score_decimals
     lines = [f"policy {d.policy.version}: {d.baseline_name} -> {d.new_name} (every change is new minus baseline)"]
+    lines += [f"paired (--pair): the baseline's {fmt.one_line(old)} compared as {fmt.one_line(new)}"
+              for old, new in d.pairs]
     if d.agents:
         summary = pd.DataFrame([{"agent": a.agent_id, "baseline": fmt.score(a.headline.baseline, decimals),
                                  "new": fmt.score(a.headline.new, decimals),
@@ -305,7 +366,7 @@ def table_text(d: Diff, threshold: float | None = None) -> str:
             lines += [f"  newly solved ({len(a.newly_solved):,}): {', '.join(a.newly_solved) or 'none'}",
                       f"  newly failed ({len(a.newly_failed):,}): {', '.join(a.newly_failed) or 'none'}", ""]
     else:
-        lines += ["(no agent in both sets)", ""]
+        lines += [NO_AGENT_IN_BOTH, ""]
     lines += [f"only in the baseline: {', '.join(d.only_in_baseline) or 'none'}",
               f"only in the new set: {', '.join(d.only_in_new) or 'none'}",
               f"rule ({d.replicates:,} replicates, seed {d.seed}): {RULE}", _gate_line(d, threshold)]
@@ -339,6 +400,8 @@ def markdown_text(d: Diff, threshold: float | None = None) -> str:
     icon = {"better": "better", "worse": "**worse**", "no real change": "no real change"}
     lines = ["### Agent scores: new against baseline", ""]
     lines += _wrap(f"Policy {_code(d.policy.version, 60)}; every change is new minus baseline, in headline points.")
+    for old, new in d.pairs:
+        lines += _wrap(f"Paired (--pair): the baseline's {_code(old, 40)} compared as {_code(new, 40)}.")
     lines.append("")
     if d.agents:
         lines += _md_table(["Agent", "Baseline", "New", "Change", f"{d.confidence:.0%} interval", "Verdict"],
@@ -346,7 +409,7 @@ def markdown_text(d: Diff, threshold: float | None = None) -> str:
                              fmt.score(a.headline.new, decimals), _signed(a.headline.change, decimals),
                              _interval_text(a.interval, decimals), icon[a.verdict]] for a in d.agents))
     else:
-        lines.append("No agent is in both sets.")
+        lines += _wrap(NO_AGENT_IN_BOTH)
     lines.append("")
     lines += _wrap(_gate_line(d, threshold, markdown=True))
     for title, names in (("Only in the baseline", d.only_in_baseline), ("Only in the new set", d.only_in_new)):

@@ -8,7 +8,7 @@ import argparse
 import math
 import sys
 
-from scoring.analysis.diff import BASELINE, NEW, diff_runs, render
+from scoring.analysis.diff import BASELINE, NEW, NO_AGENT_IN_BOTH, diff_runs, render
 from scoring.analysis.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
 from scoring.cli.options import from_option, limit_options
 from scoring.cli.shared import Refused, load_inputs, read_policy, write_stdout
@@ -30,6 +30,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     command.add_argument("new", metavar="NEW", help="the new result set, read the same way")
     command.add_argument("--agent", action="append", default=None, metavar="NAME",
                          help="compare only this agent (repeat for several; default: every agent)")
+    command.add_argument("--pair", nargs=2, action="append", default=None, metavar=("BASELINE_ID", "NEW_ID"),
+                         help="compare the baseline's agent BASELINE_ID with the new set's NEW_ID: an agent renamed "
+                              "between the sets (tau-bench names its agent after the results file); repeatable")
     command.add_argument("--fail-on-drop", type=float, default=None, metavar="POINTS",
                          help="exit 1 when an agent's headline drops by at least POINTS and the drop is real "
                               "(its interval lies below 0)")
@@ -41,6 +44,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     command.add_argument("--seed", type=int, default=None, help="bootstrap seed (default fixed)")
     from_option(command, "both inputs'")
     command.add_argument("--mapping", default=None, metavar="MAP_JSON", help="a column mapping for both inputs")
+    command.add_argument("--prices", default=None, metavar="PRICES_JSON",
+                         help="estimate cost_usd from token counts where a harness file records none, in both inputs "
+                              "(as report --prices)")
     command.add_argument("--scorer", default=None, metavar="NAME", help="Inspect AI logs: the scorer whose value "
                                                                        "is the outcome (default: the first)")
     limit_options(command)
@@ -60,21 +66,28 @@ def run_diff(args: argparse.Namespace, limits: Limits) -> int:
     sides = []
     for side, path in ((BASELINE, args.baseline), (NEW, args.new)):
         inputs = argparse.Namespace(inputs=[path], kind=args.kind, agent=None, experiment=None, mapping=args.mapping,
-                                    scorer=args.scorer)
+                                    scorer=args.scorer, prices=args.prices)
         try:
             sides.append(load_inputs(inputs, limits).runs)
         except Refused as exc:
             raise Refused(f"{side} {path}: cannot be scored:\n{exc}") from None
+    pairs = dict(args.pair or [])
+    if len(pairs) != len(args.pair or []):
+        raise Refused("--pair: one baseline agent paired twice")
     try:
         result = diff_runs(sides[0], sides[1], policy, agents=args.agent,
                            replicates=DEFAULT_REPLICATES if args.replicates is None else args.replicates,
                            seed=DEFAULT_SEED if args.seed is None else args.seed, baseline_name=args.baseline,
-                           new_name=args.new)
+                           new_name=args.new, pairs=pairs)
     except KeyError as exc:
         raise Refused(f"--agent: no agent {exc.args[0]!r} in either set") from None
+    except ValueError as exc:  # a --pair the sets do not allow, in words
+        raise Refused(fmt.one_line(exc)) from None
     text = render(result, args.format, threshold)
     write_stdout(fmt.terminal(text) if args.format == "table" else text)  # names: no control sequence
     for agent in result.failing(threshold):
         print(f"gate: {fmt.one_line(agent.agent_id)} dropped {agent.drop:.{policy.score_decimals}f} points "
               f"(a real drop; --fail-on-drop {threshold:g})", file=sys.stderr)
+    if result.compared_nothing(threshold):
+        print(f"gate: compared nothing, so it neither passed nor failed. {NO_AGENT_IN_BOTH}", file=sys.stderr)
     return result.exit_code(threshold)
