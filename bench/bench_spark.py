@@ -84,7 +84,9 @@ def main() -> None:
                         help="rounds (report, then floor) run first and left out of the medians: the JVM compiles "
                              "each query's code on its first runs, the report's and the floor's alike")
     parser.add_argument("--driver-memory", default="4g", help="the local-mode JVM's heap (spark.driver.memory)")
-    parser.add_argument("--keep", default=None, help="write the Parquet file here and keep it (or read it if there)")
+    parser.add_argument("--keep", default=None, metavar="RUNS.parquet",
+                        help="write the Parquet file here and keep it (or read it if there); its name ends in .parquet "
+                             "(the DuckDB reference run reads a file by its suffix)")
     parser.add_argument("--master", default="local[2]", help="local[N], or a cluster's spark://host:port")
     parser.add_argument("--queries", action="store_true", help="one more report, with each query's time")
     parser.add_argument("--ab-persist", action="store_true",
@@ -93,6 +95,8 @@ def main() -> None:
     parser.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
                         help="a Spark setting for the session (repeatable), e.g. spark.sql.shuffle.partitions=8")
     args = parser.parse_args()
+    if args.keep and Path(args.keep).suffix.lower() != ".parquet":  # refused now, not after minutes of Spark
+        parser.error(f"--keep: a file name ending in .parquet, not {args.keep!r}")
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(line_buffering=True)  # each figure as soon as it is measured, even into a file
 
