@@ -71,6 +71,14 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
 def _styler(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]]) -> Any:
     """The frame's Styler: every cell's text by its format (a dash for a missing value)."""
     formats = dict(formats)
+    # Streamlit draws a number of 2^53 or more (past it every double is whole) as an error cell, its raw value with
+    # "larger than the maximum supported integer", whatever the Styler says. Only a hostile file's amounts get
+    # there (a latency of 1e300 ms is valid): such a column is shown as its formatted text, and sorts as text.
+    huge = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c]) and (frame[c].abs() >= 2.0**53).any()]
+    if huge:
+        frame = frame.assign(**{c: frame[c].map(_dash_for_missing(formats.get(c) or _default_format(frame[c])))
+                                .astype(object) for c in huge})
+        formats = {c: f for c, f in formats.items() if c not in huge}
     # Text columns: a missing cell becomes the dash itself (Streamlit shows a raw None in text columns
     # whatever the Styler says); numeric columns keep their numbers so that sorting stays numeric.
     text_columns = [c for c in frame.columns if frame[c].dtype == object or pd.api.types.is_string_dtype(frame[c])]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from explorer import format as fmt
@@ -125,3 +126,20 @@ def test_a_huge_valid_cost_or_latency_reads_in_powers_of_ten_not_hundreds_of_dig
     assert max(len(line) for line in table_text(report).splitlines()) < 200
     text = " ".join(str(f) for f in huge.explain())
     assert "1.0000e+300 ms" in text and "0000000000" not in text
+
+
+def test_a_leaderboard_column_holding_a_number_past_2_53_is_shown_as_its_text():
+    """Streamlit draws a number of 2^53 or more as an error cell (its raw 1e+300 and "larger than the maximum
+    supported integer") whatever the Styler says: such a column is sent as its formatted text instead, and a
+    column of ordinary numbers stays numeric (it sorts as numbers)."""
+    huge = (ROOT / "sample_data" / "runs.csv").read_text(encoding="utf-8") + "".join(
+        f"huge-{i},hostile-huge,task-0{i},completed,true,1e300,3e299,,2026-06-01T00:00:0{i}Z\n" for i in range(6))
+    board = dataframe(run(page("leaderboard", huge.encode())), "leaderboard")
+    sent, shown = board.value.set_index("Agent"), display_frame(board).set_index("Agent")
+    assert shown.loc["hostile-huge", "Avg latency (ms)"] == "1.0000e+300 ms"
+    assert shown.loc["hostile-huge", "Avg cost (USD)"] == "$3.0000e+299"
+    assert sent.loc["hostile-huge", "Avg latency (ms)"] == "1.0000e+300 ms"  # text, not a number Streamlit refuses
+    assert sent.loc["steady-pro", "Avg latency (ms)"] == "1,446 ms"
+    assert pd.api.types.is_float_dtype(sent["Score"])  # the other numeric columns are numbers still
+    plain = dataframe(run(page("leaderboard")), "leaderboard").value
+    assert all(pd.api.types.is_float_dtype(plain[c]) for c in ("Avg latency (ms)", "Avg cost (USD)"))
