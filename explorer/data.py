@@ -317,7 +317,7 @@ def source_table(source: MappingSource) -> RawRuns | Refused:
     def size(value: RawRuns | Refused) -> int:
         if isinstance(value, Refused):
             return _size_of(value)
-        return int(value.frame.memory_usage(deep=True, index=False).sum()) + 8 * len(value.rows) + 10_000
+        return int(value.frame.memory_usage(deep=True, index=False).sum()) + 8 * len(value) + 10_000
 
     return _cache().get_or_compute(("table", source.digest, source.name), compute, size)
 

@@ -285,7 +285,7 @@ class Preview:
 def preview(table: RawRuns, mapping: Mapping, name: str) -> Preview:
     """Apply ``mapping`` to the whole table and validate it with the one validator (SPEC 1)."""
     try:
-        imported = apply_mapping(table.frame, mapping, rows=table.rows, name=name, problems=table.problems,
+        imported = apply_mapping(table.frame, mapping, rows=table.file_rows(), name=name, problems=table.problems,
                                  warnings=table.warnings)
     except RunsValidationError as error:  # a source column the table lacks
         return Preview(pd.DataFrame(), None, error)

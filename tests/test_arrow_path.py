@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -598,3 +599,31 @@ def test_a_parquet_file_of_thousands_of_one_row_groups_is_read_in_one_call(monke
     assert calls == [2_000, 1]  # the tiny file's 2,000 groups in one batch, then the reference's one group
     assert got[:2] == reference[:2] and got[0] == "scored"
     pd.testing.assert_frame_equal(got[2], reference[2])
+
+
+@pytest.mark.parametrize("with_times", [True, False])
+def test_a_table_read_whole_gives_each_run_its_file_row_without_an_array_of_rows(monkeypatch, with_times):
+    """A CSV or Parquet table read whole numbers its records by position (Columns.rows is None, no array of 8 bytes
+    a run): each run's source_row is still its record's row, after the canonical order and after invalid rows are
+    excluded, and a refusal names the row. Hand-worked: r3 is invalid; agent a's newest is r4, then r1."""
+    header = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd" + (",finished_at" if with_times else "")
+    records = [("r1", "a", "true"), ("r2", "b", "true"), ("r3", "a", "maybe"), ("r4", "a", "false"),
+               ("r5", "b", "true")]
+    lines = [f"{r},{agent},t{i},completed,{ok},1,0.1" + (f",2026-01-01T00:00:0{i}Z" if with_times else "")
+             for i, (r, agent, ok) in enumerate(records, start=1)]
+    data = "\n".join([header, *lines]).encode()
+    made: list[np.ndarray | None] = []
+    checked = arrow_runs.Columns.take
+
+    def take(self, keep):  # the columns the checks built, before the exclusion
+        made.append(self.rows)
+        return checked(self, keep)
+
+    monkeypatch.setattr(arrow_runs.Columns, "take", take)
+    runs = load_runs(data, name="runs.csv", exclude_invalid=True).runs
+    assert made == [None]  # read whole: no array of rows was made
+    assert runs["run_id"].tolist() == ["r4", "r1", "r5", "r2"] and runs["source_row"].tolist() == [4, 1, 5, 2]
+    assert runs["source_row"].dtype == "int64"
+    with pytest.raises(RunsValidationError) as refused:
+        load_runs(data, name="runs.csv")
+    assert [p.row for p in refused.value.problems] == [3]

@@ -84,20 +84,23 @@ class Columns:
     cost_usd: np.ndarray
     steps: np.ndarray
     finished_us: np.ndarray | None  # microseconds since the epoch, UTC; NAT for empty; None without the column
-    rows: np.ndarray
+    # The file row of each run; None where run i is row i + 1 (a table read whole): no array of 8 bytes a run is
+    # made for it (fresh memory is slow on these machines, docs/measurements.md) and source_row is the order + 1.
+    rows: np.ndarray | None
     # The pass-through columns the input has (schema.PASS_THROUGH_COLUMNS), validated whole numbers; NaN empty.
     extras: dict[str, np.ndarray] = field(default_factory=dict)
 
     def take(self, keep: np.ndarray) -> Columns:
         """The rows ``keep`` selects; agents and tasks that no kept row names are dropped."""
         idx = np.flatnonzero(keep)
+        rows = idx + 1 if self.rows is None else self.rows[idx]
         agent_codes, agents = _compact(self.agent_codes[idx], self.agents)
         task_codes, tasks = _compact(self.task_codes[idx], self.tasks)
         return replace(self, run_id=self.run_id.take(pa.array(idx)), agent_codes=agent_codes, agents=agents,
                        task_codes=task_codes, tasks=tasks, status_codes=self.status_codes[idx],
                        success=self.success[idx], latency_ms=self.latency_ms[idx], cost_usd=self.cost_usd[idx],
                        steps=self.steps[idx],
-                       finished_us=None if self.finished_us is None else self.finished_us[idx], rows=self.rows[idx],
+                       finished_us=None if self.finished_us is None else self.finished_us[idx], rows=rows,
                        extras={name: values[idx] for name, values in self.extras.items()})
 
 
@@ -577,7 +580,7 @@ def canonical_frame(cols: Columns) -> pd.DataFrame:
         "cost_usd": lambda: cols.cost_usd[order],
         "steps": lambda: cols.steps[order],
         "finished_at": lambda: None if cols.finished_us is None else cols.finished_us[order],
-        "source_row": lambda: cols.rows[order].astype(np.int64, copy=False),
+        "source_row": lambda: order + 1 if cols.rows is None else cols.rows[order].astype(np.int64, copy=False),
     }
     got = run_all(gathers, threads=len(order) >= _GATHER_IN_THREADS_FROM, name="canonical-frame")
     finished = (pd.Series(pd.array(np.full(len(order), NAT, dtype=np.int64).view("datetime64[us]")))
@@ -604,13 +607,16 @@ def canonical_frame(cols: Columns) -> pd.DataFrame:
     return frame
 
 
-def canonical_order(agent_codes: np.ndarray, finished_us: np.ndarray | None, rows: np.ndarray,
+def canonical_order(agent_codes: np.ndarray, finished_us: np.ndarray | None, rows: np.ndarray | None,
                     run_id: Column) -> np.ndarray:
     """Row order: agent (text order) ascending, then finished_at descending with an empty one oldest,
     then run_id descending as text, compared only where agent and time tie; without a finished_at
-    column, a later file row is newer (SPEC 1, SPEC 4)."""
+    column, a later file row is newer (SPEC 1, SPEC 4). ``rows``: each run's file row (None: run i is row i + 1)."""
     if finished_us is None:
-        age = rows.max(initial=0) - rows.astype(np.int64)
+        if rows is None:
+            age = np.arange(len(agent_codes) - 1, -1, -1, dtype=np.int64)  # the last row is the newest
+        else:
+            age = rows.max(initial=0) - rows.astype(np.int64)
     else:
         valid = finished_us != NAT
         if valid.all():  # the usual case: no copy of the recorded times, no choice per row

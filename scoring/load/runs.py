@@ -696,7 +696,7 @@ class RawRuns:
     row of each record, the records refused as a whole (the first few in words, every row number) and
     the reader's warnings."""
 
-    rows: np.ndarray
+    rows: np.ndarray | None  # None for a table Arrow read whole, whose record i is row i + 1 (file_rows())
     problems: tuple[Problem, ...]
     problem_rows: tuple[int, ...]
     warnings: tuple[str, ...]
@@ -710,7 +710,13 @@ class RawRuns:
         return self.cells if self.cells is not None else _legacy_frame(self.table)
 
     def __len__(self) -> int:
-        return len(self.rows)
+        if self.rows is not None:
+            return len(self.rows)
+        return len(self.table) if self.table is not None else 0
+
+    def file_rows(self) -> np.ndarray:
+        """The file row of each record (1-based), made here where ``rows`` is None."""
+        return self.rows if self.rows is not None else np.arange(1, len(self) + 1)
 
     def validate(self, source: str, *, exclude_invalid: bool = False) -> LoadedRuns:
         """The one validator (SPEC 1) on this table."""
@@ -766,7 +772,7 @@ def read_runs(source: str | Path | bytes | BinaryIO, *, name: str | None = None,
     if count > limits.max_rows:
         raise RunsValidationError([_too_many_rows(count, limits).problems[0]], source=name)
     if table is not None:
-        return RawRuns(np.arange(1, count + 1), (), (), tuple(warnings), fmt, table=table)
+        return RawRuns(None, (), (), tuple(warnings), fmt, table=table)
     return RawRuns(np.asarray(rows), tuple(problems.problems), tuple(problems.rows), tuple(warnings), fmt, cells=raw)
 
 
@@ -1005,8 +1011,8 @@ class _Collector:
     Rows already refused as a whole (``skip``) get no cell problems of their own.
     """
 
-    def __init__(self, rows: np.ndarray, skip: np.ndarray):
-        self.rows, self.skip = rows, skip
+    def __init__(self, rows: np.ndarray | None, skip: np.ndarray):
+        self.rows, self.skip = rows, skip  # rows None: record i is row i + 1
         self.bad = skip.copy()
         self.total = 0
         self.problems: list[Problem] = []
@@ -1025,7 +1031,8 @@ class _Collector:
                 value = value.decode("utf-8", "backslashreplace")
             text = None if value is None or (isinstance(value, float) and np.isnan(value)) else str(value)
             values_i = {k: (v(i) if callable(v) else v) for k, v in fields.items()}
-            self.problems.append(Problem.of(reason, int(self.rows[i]), column, text, **values_i))
+            row = int(i) + 1 if self.rows is None else int(self.rows[i])
+            self.problems.append(Problem.of(reason, row, column, text, **values_i))
 
 
 def _parse_ids(raw: pd.Series, column: str, out: _Collector) -> pd.Series:
@@ -1171,7 +1178,7 @@ def checked_table(table: pa.Table, *, source: str = "input", format: str = "tabl
     """:func:`validate_table` in two steps: the checks now, and a function that refuses (or excludes) and builds
     the canonical frame, which holds no reference to ``table`` (its caller can free the table in between)."""
     n = len(table)
-    rows = np.arange(1, n + 1)
+    rows = None  # record i is row i + 1 (Columns.rows)
     require_columns(table.column_names, n, source, [], 0)
     cols = arrow_runs.column_arrays(table)
     out = _Collector(rows, np.zeros(n, dtype=bool))
@@ -1229,7 +1236,7 @@ def checked_table(table: pa.Table, *, source: str = "input", format: str = "tabl
     if parsed_run_id is None and run_id is not None and duplicated:
         parsed_run_id = pd.Series(run_id.to_pandas(), dtype="str")
     if parsed_run_id is not None:
-        _check_duplicates(parsed_run_id, rows, out)
+        _check_duplicates(parsed_run_id, np.arange(1, n + 1), out)
         run_id = pa.array(parsed_run_id.astype(object).where(parsed_run_id.notna(), None), type=pa.string())
     columns = arrow_runs.Columns(run_id, agents[0], agents[1], tasks[0], tasks[1], status, success,
                                  numbers["latency_ms"], numbers["cost_usd"], numbers["steps"], finished, rows,

@@ -323,7 +323,7 @@ def _read_runs_table(data: bytes, name: str, *, experiment: str | None, mapping:
         data, fmt = _records_at(data, name, mapping.records, limits), "json"
     table = read_runs(data, name=name, format=fmt, limits=limits,
                       columns=mapping.sources() if mapping is not None else ())
-    raw, rows, problems, warnings = table.frame, table.rows, table.problems, table.warnings
+    raw, rows, problems, warnings = table.frame, table.file_rows(), table.problems, table.warnings
     if len(raw.columns) > limits.max_columns:
         raise file_error(name, f"{len(raw.columns):,} columns is more than the limit of {limits.max_columns:,}")
     if mapping is not None:
