@@ -88,8 +88,8 @@ class Spark(Dialect):
     text_type = "STRING"  # binary collation (UTF8_BINARY): text compares by code point, as in Python
     double_type = "DOUBLE"
     timestamp_type = "TIMESTAMP"  # an instant (TIMESTAMP_LTZ); TIMESTAMPTZ is not a Spark type
-    # The counts per agent and task (with the spread's limbs) and the radar window (a few rows per agent) are
-    # cached (CACHE TABLE): the window is read by two queries.
+    # The radar window (a few rows per agent) is cached (CACHE TABLE): two queries read it. The counts per agent and
+    # task (with the spread's limbs) are read once, as their query gives them.
     materialize = True
     # Sums as fixed-point limbs (SqlScorer._limbs), the headline's in the pass per agent, the spread's with the
     # counts per task (10M runs, local[2]: the report 15.7 -> 9.6-10.8 s with the changes of 2026-12-04; README).

@@ -970,25 +970,22 @@ class SqlScorer:
 
     def _spread_and_tasks(self, means: tuple[str, str]) -> dict[str, float]:
         """The spread's exact sums (exact_sums of ``d2`` over the completed runs), as limbs, from a scan that also
-        counts each (agent, task)'s known terminal outcomes and successes for repeatability (``task_n``, ``task_c``),
-        stored as ``groups_table``: the runs are read once for both. An agent with no mean (no completed run
-        with a latency) has no d2, and its tasks are counted all the same."""
+        counts each (agent, task)'s known terminal outcomes and successes for repeatability (``task_n``, ``task_c``):
+        the runs are read once for both, and the groups (one per agent and task) once, as the query gives them. An
+        agent with no mean (no completed run with a latency) has no d2, and its tasks are counted all the same."""
         known = f"{self._statuses(TERMINAL_STATUSES)} AND success IS NOT NULL"
         where = f"{self._statuses(HEADLINE_STATUSES)} AND d2 IS NOT NULL"
         deviations = self._deviations(means, self._flagged(self.runs), "LEFT JOIN")
         limbs = ", ".join(f"SUM(d2_limb_{j}) FILTER (WHERE {where} AND d2 > 0) AS limb_{j}" for j in range(LIMB_COUNT))
-        self.execute(self.d.store(self.groups_table, f"""
-            SELECT agent_id, task_id, COUNT(*) FILTER (WHERE {known}) AS task_n,
-                   COUNT(*) FILTER (WHERE {known} AND success) AS task_c,
-                   COUNT(*) FILTER (WHERE {where} AND d2 > 0 AND d2_odd) AS odd, {limbs}
-            FROM {self._limbs(deviations, ["d2"])} GROUP BY agent_id, task_id"""))
-        # One read of the stored rows: the counts per task for repeatability, the limbs added up per agent here
-        # (two queries of 0.2 s each before, 10M runs in Spark).
+        # Read as the query gives them, never stored first (Spark: a CACHE TABLE and a read of it before): the
+        # counts per task for repeatability, the limbs added up per agent here.
         per_agent: dict[str, list[Any]] = {}
         self._task_rows = []
-        for agent, task, n, c, odd, *slices in self.rows(
-                f"SELECT agent_id, task_id, task_n, task_c, odd, {', '.join(f'limb_{j}' for j in range(LIMB_COUNT))} "
-                f"FROM {self.groups_table}"):
+        for agent, task, n, c, odd, *slices in self.rows(f"""
+                SELECT agent_id, task_id, COUNT(*) FILTER (WHERE {known}) AS task_n,
+                       COUNT(*) FILTER (WHERE {known} AND success) AS task_c,
+                       COUNT(*) FILTER (WHERE {where} AND d2 > 0 AND d2_odd) AS odd, {limbs}
+                FROM {self._limbs(deviations, ["d2"])} GROUP BY agent_id, task_id"""):
             if int(n):
                 self._task_rows.append((agent, task, n, c))
             total = per_agent.setdefault(str(agent), [0] + [None] * LIMB_COUNT)
