@@ -312,3 +312,20 @@ def test_each_side_is_named_by_the_datasets_one_identity():
     assert f"sha256 `{file_sha}`" in captions, captions
     assert f"sha256 `{hashlib.sha256(SAMPLE_RUNS.read_bytes()).hexdigest()[:16]}`" in captions, captions
     assert at.session_state[state.STORE]["baseline"] == f"import:{file_sha}"  # the link names the same hash
+
+
+def test_two_datasets_with_no_agent_in_common_say_how_a_renamed_agent_is_compared(monkeypatch):
+    """tau-bench names its agent after the results file, so two of its files share no agent: the page says so and
+    names the command line's --pair (the app has no pairing yet)."""
+    runs = load_runs(SAMPLE_RUNS.read_bytes(), name="runs.csv").runs
+    renamed = runs.assign(agent_id=runs["agent_id"].astype(str) + "-v2")
+    disjoint = diff_runs(runs[runs["agent_id"] == "steady-pro"], renamed[renamed["agent_id"] == "steady-pro-v2"],
+                         replicates=20)
+    monkeypatch.setattr(diffs, "compare", lambda *args: disjoint)
+    at = compare_page({"compare": "datasets"})
+    [info] = [i.value for i in at.info if "No agent is in both datasets" in i.value]
+    assert "`agentscore diff BASELINE NEW --pair BASELINE_ID NEW_ID`" in info and "tau-bench" in info
+    shown = "\n".join(t for _, t in texts(at))
+    read = shown.replace("\\", "")  # markdown escapes removed: the text a person reads
+    assert "Only in the baseline** (1): steady-pro" in read and "Only in the new dataset** (1): steady-pro-v2" in read
+    assert not leaks(shown)

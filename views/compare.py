@@ -82,7 +82,9 @@ def two_datasets() -> None:
                           "Interval low": st.column_config.Column(help=f"The low end of the {interval}"),
                           "Interval high": st.column_config.Column(help=f"The high end of the {interval}")})
     else:
-        st.info("No agent is in both datasets.", icon=":material/info:")
+        st.info("No agent is in both datasets. An agent renamed between them (tau-bench names its agent after the "
+                "results file) is compared by the command line: `agentscore diff BASELINE NEW --pair BASELINE_ID "
+                "NEW_ID`.", icon=":material/info:")
     st.caption(f"The rule ({replicates:,} replicates, seed {seed}, {d.confidence:.0%} interval). " + fmt.plain(RULE))
     words = [("Only in the baseline", d.only_in_baseline), ("Only in the new dataset", d.only_in_new)]
     st.markdown("\n".join(f"- **{title}** ({len(found):,}): {fmt.plain(', '.join(found)) if found else 'none'}"
