@@ -387,8 +387,8 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
     from pyspark.sql import functions as F
 
     token = uuid.uuid4().hex[:12]
-    raw_view, plain_view, runs_view, numbered_view, window_view, groups_view = (
-        f"scoring_{part}_{token}" for part in ("source", "plain", "runs", "numbered", "window", "groups"))
+    raw_view, plain_view, runs_view, numbered_view, window_view = (
+        f"scoring_{part}_{token}" for part in ("source", "plain", "runs", "numbered", "window"))
     columns = list(source.frame.columns)
     kinds = _kinds(dict(source.frame.dtypes))
     no_number = F.lit(None).cast("bigint")
@@ -433,7 +433,9 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
         scorer = SqlScorer(execute, dialect, f"`{runs_view}` AS runs", has_finished_at=has_finished_at,
                            has_row_numbers=source.row_number is not None, policy=policy, kinds=renamed_kinds,
                            numbered=f"`{numbered_view}` AS runs")
-        scorer.window_table, scorer.groups_table = window_view, groups_view
+        # The window is the one result stored (CACHE TABLE); the counts per agent and task are read as their query
+        # gives them (Spark sums in limbs: SqlScorer._spread_and_tasks), so no table of them is made or dropped.
+        scorer.window_table = window_view
         scorer.many_groups = lambda: _settings(spark, MANY_GROUPS)
         scorer.read_bigints = _bigints_reader(spark)
         try:
@@ -446,7 +448,7 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
             raise _refuse(source.name, f"Spark could not read the runs: {spark_error(exc)}") from None
         return scorer.report(weights, levels)
     finally:
-        for view in (window_view, groups_view, runs_view):
+        for view in (window_view, runs_view):
             spark.sql(f"UNCACHE TABLE IF EXISTS `{view}`")
             spark.catalog.dropTempView(view)
         if runs is not None:
