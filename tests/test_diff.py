@@ -392,3 +392,10 @@ def test_cli_prices_estimate_both_sets_costs_as_report_prices_does(tmp_path, cap
     assert main(["diff", log, log, "--format", "json", "--replicates", "20"]) == 0
     [unpriced] = json.loads(capsys.readouterr().out)["agents"]
     assert unpriced["components"]["cost"]["new"] == 0 and unpriced["headline"]["new"] < reported["headline"]["score"]
+
+
+def test_cli_pair_names_a_strangers_long_id_in_at_most_60_characters(capsys):
+    long = "x" * 100_000
+    assert main(["diff", str(SAMPLE), str(SAMPLE), "--pair", long, "steady-pro", "--replicates", "20"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("--pair: no agent 'xxx") and "xxx…' in the baseline" in err and len(err) < 200

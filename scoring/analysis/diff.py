@@ -234,28 +234,32 @@ def paired(baseline: pd.DataFrame, new: pd.DataFrame, pairs: Mapping[str, str]) 
 
     from scoring.load.runs import validate_table
 
-    had, has = set(baseline["agent_id"].astype(str)), set(new["agent_id"].astype(str))
+    def named(agent_id: str) -> str:  # a stranger's id in a message: at most 60 characters of it
+        return repr(_short(agent_id, 60))
+
+    # The agents of each set (a canonical frame's ids are categorical: found on their codes, not on 1M texts).
+    had, has = (set(map(str, pd.unique(runs["agent_id"]))) for runs in (baseline, new))
+    paired_with: set[str] = set()
     for old, name in pairs.items():
         if old not in had:
-            raise ValueError(f"--pair: no agent {old!r} in the baseline")
+            raise ValueError(f"--pair: no agent {named(old)} in the baseline")
         if name not in has:
-            raise ValueError(f"--pair: no agent {name!r} in the new set")
+            raise ValueError(f"--pair: no agent {named(name)} in the new set")
         if name in had and name not in pairs:
-            raise ValueError(f"--pair: the baseline has an agent {name!r} of its own; pair that one too, or "
-                             f"compare {old!r} under another id")
-    taken = [name for name in pairs.values() if list(pairs.values()).count(name) > 1]
-    if taken:
-        raise ValueError(f"--pair: two baseline agents paired with {taken[0]!r}")
+            raise ValueError(f"--pair: the baseline has an agent {named(name)} of its own; pair that one too, or "
+                             f"compare {named(old)} under another id")
+        if name in paired_with:
+            raise ValueError(f"--pair: two baseline agents paired with {named(name)}")
+        paired_with.add(name)
     if all(old == name for old, name in pairs.items()):
         return baseline
-    ids = baseline["agent_id"].astype(str)
-    renamed = baseline.drop(columns="source_row").assign(agent_id=ids.where(~ids.isin(list(pairs)), ids.map(pairs)))
-    # Through Arrow's checks (1M runs: 0.2 s, against 1.1 s cell by cell; the same frame).
+    # Renamed on the agents (the categories), not run by run; validated again through Arrow's checks.
+    agents = baseline["agent_id"].astype("category").cat.rename_categories(lambda agent: pairs.get(agent, agent))
+    renamed = baseline.drop(columns="source_row").assign(agent_id=agents)
     runs = validate_table(pa.Table.from_pandas(renamed, preserve_index=False), source="the baseline, paired",
                           format="frame").runs
-    # Each run keeps the row of the file it was read from (run_ids are unique in a validated set).
-    rows = runs["run_id"].map(dict(zip(baseline["run_id"], baseline["source_row"])))
-    return runs.assign(source_row=rows.astype(baseline["source_row"].dtype))
+    # The check numbers the runs it was given 1..n (their order in ``baseline``): each keeps its file's row.
+    return runs.assign(source_row=baseline["source_row"].to_numpy()[runs["source_row"].to_numpy() - 1])
 
 
 def diff_runs(baseline: pd.DataFrame, new: pd.DataFrame, policy: Policy = CANONICAL_POLICY, *,
