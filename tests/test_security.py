@@ -580,3 +580,14 @@ def test_left_out_costs_past_the_largest_double_are_said_so_not_called_unrecorde
     one = tmp_path / "one.csv"
     one.write_text(HEADER + "\n" + "\n".join(rows[:3]) + "\n")
     assert "(100.0% of the recorded spend)" in score_runs(load_runs(one).runs).agent("a").headline.left_out_words()
+
+
+def test_a_huge_left_out_cost_reads_in_powers_of_ten_in_the_headlines_words():
+    """The left-out runs' cost is money like any other: fmt.usd spells it (1e300 in powers of ten, not 301 digits)."""
+    from scoring import runs_from_records
+
+    rows = [{"run_id": f"r{i}", "agent_id": "a", "task_id": "t", "status": status, "success": True,
+             "latency_ms": 1.0, "cost_usd": cost, "finished_at": f"2026-07-01T00:00:0{i}Z"}
+            for i, (status, cost) in enumerate([("completed", 0.5), ("timeout", 1e300), ("failed", 0.25)])]
+    words = score_runs(runs_from_records(rows)).agent("a").headline.left_out_words()
+    assert words.endswith("; they cost $1.0000e+300 (100.0% of the recorded spend)"), words

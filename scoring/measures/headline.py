@@ -14,6 +14,7 @@ from typing import TypeVar
 import numpy as np
 import pandas as pd
 
+from scoring.contract import format as fmt
 from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.contract.schema import COMPLETED, TERMINAL_STATUSES
 from scoring.measures._groups import SPREAD_SCALE_AT, SPREAD_SCALE_BY, AgentGroups, agent_groups, optional, safe_divide
@@ -182,7 +183,7 @@ class Headline:
             return text + "; they recorded no cost"
         share = self.left_out_spend_share
         share_words = "" if share is None else f" ({100 * share:.1f}% of the recorded spend)"
-        return text + f"; they cost ${lo.cost_usd:,.2f}{share_words}"
+        return text + f"; they cost {fmt.usd(lo.cost_usd)}{share_words}"  # money spelt once (fmt.usd)
 
     @property
     def left_out_spend_share(self) -> float | None:
