@@ -119,6 +119,8 @@ def harness_words(reading: Any) -> str:
     >>> from scoring.load.importers import HarnessReading
     >>> harness_words(HarnessReading("tau2-bench", 0.55, {1: 0.55, 2: 0.4}, 0.5134, 20)).split(": ")[1]
     'success 55.00 %, pass^1 0.5500, pass^2 0.4000, avg cost $0.5134 over 20 runs'
+    >>> harness_words(HarnessReading("tau2-bench", 1.0, {}, 1e300, 2)).split(", ")[-1]  # a hostile file's cost
+    'avg cost $1.0000e+300 over 2 runs'
     """
     parts = [f"success {100 * reading.success_rate:.2f} %" if reading.success_rate is not None
              else "no success rate (no scorer ran)"]
@@ -126,7 +128,7 @@ def harness_words(reading: Any) -> str:
     pass_at = reading.detail.get("pass_at_k") or {}
     parts += [f"pass@{k} {v:.4f}" for k, v in pass_at.items()]
     if reading.avg_cost_usd is not None:
-        parts.append(f"avg cost ${reading.avg_cost_usd:,.4f}")
+        parts.append(f"avg cost {fmt.usd(reading.avg_cost_usd)}")  # money spelt once (fmt.usd)
     reducer = reading.detail.get("reducer")
     if reducer not in (None, "mean"):
         parts.append(f"epochs reduced by {reducer}")
