@@ -14,6 +14,7 @@ import pytest
 
 import scoring.cli.commands as commands
 from scoring.cli.dispatch import SUBCOMMANDS, build_parser
+from tests.helpers import scoring_cli
 
 CLI = Path(__file__).resolve().parents[1] / "scoring" / "cli"
 SAMPLE = CLI.parents[1] / "sample_data" / "runs.csv"
@@ -130,3 +131,26 @@ def test_a_command_line_parsed_with_its_subcommand_alone_reads_as_with_all_of_th
     assert _subcommands(alone)["report"].format_help() == _subcommands(whole)["report"].format_help()
     argv = ["report", str(SAMPLE), "--format", "table"]
     assert vars(alone.parse_args(argv)) == vars(whole.parse_args(argv))
+
+
+LONG = "x" * 100_000 + "\u202e"  # a stranger's id: long enough to bury a message, a bidi control at its end
+
+
+@pytest.mark.parametrize(("args", "starts"), [
+    (("badge", SAMPLE, LONG), "no agent 'xxx"),
+    (("explain", SAMPLE, LONG), "no agent 'xxx"),
+    (("receipt", SAMPLE, LONG), "no agent 'xxx"),
+    (("pack", SAMPLE, "-o", "OUT.html", "--radar", LONG), "--radar: no agent 'xxx"),
+    (("diff", SAMPLE, SAMPLE, "--agent", LONG, "--replicates", "20"), "--agent: no agent 'xxx"),
+    (("report", SAMPLE, "--weights", LONG), "usage:"),
+    (("report", SAMPLE, "--weights", f"correctness={LONG}"), "usage:"),
+    (("report", SAMPLE, "--k", LONG), "usage:"),
+], ids=["badge", "explain", "receipt", "pack", "diff", "weights", "weight", "k"])
+def test_a_refusal_quotes_a_strangers_id_in_at_most_60_characters(args, starts, tmp_path):
+    """Every refusal that quotes an id or a word given on the command line quotes at most 60 characters of it
+    (fmt.named), escaped: before, badge, explain, receipt, pack and diff --agent echoed all 100,000."""
+    result = scoring_cli(*args, cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == "", result.stderr[:300]
+    err = result.stderr
+    assert err.startswith(starts) and "Traceback" not in err, err[:300]
+    assert len(err) < 1500 and "\u202e" not in err and "x" * 61 not in err, err[:300]

@@ -234,22 +234,19 @@ def paired(baseline: pd.DataFrame, new: pd.DataFrame, pairs: Mapping[str, str]) 
 
     from scoring.load.runs import validate_table
 
-    def named(agent_id: str) -> str:  # a stranger's id in a message: at most 60 characters of it
-        return repr(_short(agent_id, 60))
-
     # The agents of each set (a canonical frame's ids are categorical: found on their codes, not on 1M texts).
     had, has = (set(map(str, pd.unique(runs["agent_id"]))) for runs in (baseline, new))
     paired_with: set[str] = set()
     for old, name in pairs.items():
         if old not in had:
-            raise ValueError(f"--pair: no agent {named(old)} in the baseline")
+            raise ValueError(f"--pair: no agent {fmt.named(old)} in the baseline")
         if name not in has:
-            raise ValueError(f"--pair: no agent {named(name)} in the new set")
+            raise ValueError(f"--pair: no agent {fmt.named(name)} in the new set")
         if name in had and name not in pairs:
-            raise ValueError(f"--pair: the baseline has an agent {named(name)} of its own; pair that one too, or "
-                             f"compare {named(old)} under another id")
+            raise ValueError(f"--pair: the baseline has an agent {fmt.named(name)} of its own; pair that one too, or "
+                             f"compare {fmt.named(old)} under another id")
         if name in paired_with:
-            raise ValueError(f"--pair: two baseline agents paired with {named(name)}")
+            raise ValueError(f"--pair: two baseline agents paired with {fmt.named(name)}")
         paired_with.add(name)
     if all(old == name for old, name in pairs.items()):
         return baseline

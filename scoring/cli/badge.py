@@ -12,6 +12,7 @@ from pathlib import Path
 
 from scoring.cli.options import limit_options
 from scoring.cli.shared import Refused, load_inputs, write_stdout
+from scoring.contract import format as fmt
 from scoring.contract.limits import Limits
 from scoring.contract.policy import CANONICAL_POLICY
 from scoring.measures.report import score_runs
@@ -51,8 +52,8 @@ def run_badge(args: argparse.Namespace, limits: Limits) -> int:
     agents = {a.agent_id: a for a in report.agents}
     if args.agent_id not in agents:
         close = difflib.get_close_matches(args.agent_id, list(agents), n=3)
-        hint = f" (did you mean {', '.join(repr(c) for c in close)}?)" if close else ""
-        raise Refused(f"no agent {args.agent_id!r} in {args.file}{hint}")
+        hint = f" (did you mean {', '.join(fmt.named(c) for c in close)}?)" if close else ""
+        raise Refused(f"no agent {fmt.named(args.agent_id)} in {args.file}{hint}")
     svg = badge_svg(agents[args.agent_id], policy_version=report.policy.version, dataset_sha256=digest)
     if args.output is None:
         return write_stdout(svg)

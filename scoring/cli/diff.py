@@ -80,7 +80,7 @@ def run_diff(args: argparse.Namespace, limits: Limits) -> int:
                            seed=DEFAULT_SEED if args.seed is None else args.seed, baseline_name=args.baseline,
                            new_name=args.new, pairs=pairs)
     except KeyError as exc:
-        raise Refused(f"--agent: no agent {exc.args[0]!r} in either set") from None
+        raise Refused(f"--agent: no agent {fmt.named(exc.args[0])} in either set") from None
     except ValueError as exc:  # a --pair the sets do not allow, in words
         raise Refused(fmt.one_line(exc)) from None
     text = render(result, args.format, threshold)

@@ -34,7 +34,7 @@ def run_explain(args: argparse.Namespace, limits: Limits) -> int:
     loaded = load_runs_file(args.runs_file, limits)
     print_warnings(loaded.warnings)
     if not (loaded.runs["agent_id"] == args.agent_id).any():
-        raise Refused(f"no agent {args.agent_id!r} in {args.runs_file}")
+        raise Refused(f"no agent {fmt.named(args.agent_id)} in {args.runs_file}")
     explanation = explain(loaded.runs, args.agent_id, policy=policy)
     top = max(args.top, 0)
     if args.format == "json":

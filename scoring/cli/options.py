@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from scoring.contract import format as fmt
 from scoring.contract.limits import DEFAULT_LIMITS, WORKER_OVERHEAD, Limits, parse_size
 from scoring.load.importers import KINDS
 from scoring.measures.radar import check_weights
@@ -18,11 +19,11 @@ def parse_weights(text: str) -> dict[str, float]:
     for part in filter(None, (p.strip() for p in text.split(","))):
         axis, sep, value = part.partition("=")
         if not sep:
-            raise ValueError(f"expected axis=weight, got {part!r}")
+            raise ValueError(f"expected axis=weight, got {fmt.named(part)}")
         try:
             weights[axis.strip()] = float(value)
         except ValueError:
-            raise ValueError(f"weight for {axis.strip()!r} is not a number: {value!r}") from None
+            raise ValueError(f"weight for {fmt.named(axis.strip())} is not a number: {fmt.named(value)}") from None
     check_weights(weights)
     return weights
 
@@ -77,7 +78,7 @@ def kind_name(text: str) -> str:
     name = text.strip().lower()
     name = KIND_ALIASES.get(name, name)
     if name not in KINDS:
-        raise argparse.ArgumentTypeError(f"unknown kind {text[:40]!r}; expected one of {', '.join(KINDS)} "
+        raise argparse.ArgumentTypeError(f"unknown kind {fmt.named(text, 40)}; expected one of {', '.join(KINDS)} "
                                          f"(or {', '.join(KIND_ALIASES)})")
     return name
 

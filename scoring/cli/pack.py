@@ -12,6 +12,7 @@ from pathlib import Path
 
 from scoring.cli.options import import_options, limit_options, parse_weights
 from scoring.cli.shared import Refused, input_dataset, load_inputs, read_policy
+from scoring.contract import format as fmt
 from scoring.contract.limits import Limits
 from scoring.contract.policy import CANONICAL_POLICY
 from scoring.measures.report import score_runs
@@ -70,7 +71,7 @@ def run_pack(args: argparse.Namespace, limits: Limits, parser: argparse.Argument
                            estimated_cost=loaded.estimated_cost)
     unknown = [a for a in args.radar or [] if a not in {x.agent_id for x in canonical.agents}]
     if unknown:
-        raise Refused(f"--radar: no agent {unknown[0]!r} in {', '.join(args.inputs)}")
+        raise Refused(f"--radar: no agent {fmt.named(unknown[0])} in {', '.join(args.inputs)}")
     sandbox = score_runs(loaded.runs, policy, weights=weights) if policy is not CANONICAL_POLICY else None
     intervals = None
     if not args.no_intervals:

@@ -6,6 +6,7 @@ import argparse
 
 from scoring.cli.options import import_options, limit_options
 from scoring.cli.shared import Refused, input_dataset, load_inputs, read_policy, write_stdout
+from scoring.contract import format as fmt
 from scoring.contract.limits import Limits
 from scoring.measures.report import score_runs
 
@@ -33,7 +34,7 @@ def run_receipt(args: argparse.Namespace, limits: Limits) -> int:
     try:
         agent = report.agent(args.agent_id)
     except KeyError:
-        raise Refused(f"no agent {args.agent_id!r} in {', '.join(args.inputs)}") from None
+        raise Refused(f"no agent {fmt.named(args.agent_id)} in {', '.join(args.inputs)}") from None
     runs = loaded.runs[loaded.runs["agent_id"] == args.agent_id]
     receipt = build_receipt(agent, runs, dataset=input_dataset(args, loaded, limits).to_json())
     return write_stdout(receipt_markdown(receipt) if args.markdown else receipt_json(receipt))

@@ -150,7 +150,7 @@ def parse_levels(text: str | None, parser: argparse.ArgumentParser) -> tuple[int
     parts = [part.strip() for part in text.split(",") if part.strip()]
     bad = [p for p in parts if not p.isdigit()]
     if bad:
-        parser.error(f"--k: not a whole number: {bad[0][:40]!r}")
+        parser.error(f"--k: not a whole number: {fmt.named(bad[0], 40)}")
     try:
         return check_levels(int(part) for part in parts)
     except ValueError as exc:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scoring.contract.format import one_line
+from scoring.contract.format import named, one_line
 from scoring.contract.limits import Limits
 from scoring.contract.policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
 from scoring.load.importers import (
@@ -161,10 +161,10 @@ def read_prices(path: str) -> dict[str, tuple[float, ...]]:
         values = [price.get(k) if isinstance(price, dict) else None for k in ("input", "output")]
         cache = [price.get(k) for k in ("cache_read", "cache_write")] if isinstance(price, dict) else [None, None]
         if not all(rate(v) for v in values) or any(v is not None and not rate(v) for v in cache):
-            raise Refused(f"{path}: {str(model)[:60]!r}: input and output (and cache_read, cache_write when given) "
+            raise Refused(f"{path}: {named(model)}: input and output (and cache_read, cache_write when given) "
                           "must be USD per million tokens (numbers from 0)")
         if (cache[0] is None) != (cache[1] is None):
-            raise Refused(f"{path}: {str(model)[:60]!r}: give both cache_read and cache_write, or neither")
+            raise Refused(f"{path}: {named(model)}: give both cache_read and cache_write, or neither")
         out[str(model)] = tuple(float(v) for v in values + ([] if cache[0] is None else cache))  # type: ignore[arg-type]
     return out
 

@@ -141,6 +141,19 @@ def one_line(value: object) -> str:
     return _UNSAFE.sub(_escaped, str(value))
 
 
+def named(value: object, width: int = 60) -> str:
+    r"""A stranger's name (an agent id, a word from a command line) quoted in a message: its repr, so every control
+    is escaped, cut to ``width`` characters, so a 100,000-character id cannot bury what the message says.
+
+    >>> named("steady-pro"), named("a\nb\u202ec")
+    ("'steady-pro'", "'a\\nb\\u202ec'")
+    >>> named("x" * 100_000, width=8)
+    "'xxxxxxx…'"
+    """
+    text = str(value)
+    return repr(text if len(text) <= width else text[:width - 1] + "…")
+
+
 def terminal(text: str) -> str:
     r"""A whole text for a terminal (a table of strangers' names): as :func:`one_line`, but its own line breaks kept.
 
