@@ -30,7 +30,7 @@ from __future__ import annotations
 import html
 import json
 import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -223,12 +223,37 @@ def _pair(baseline: pd.DataFrame, new: pd.DataFrame, agent_id: str) -> pd.DataFr
     return pd.concat(parts, ignore_index=True)
 
 
+def check_pairs(had: Collection[str], has: Collection[str], pairs: Mapping[str, str]) -> None:
+    """ValueError, in words, where ``pairs`` (a baseline id -> a new id) cannot be compared: a baseline id the
+    baseline (``had``) does not have, a new id the new set (``has``) does not have, a new id the baseline already
+    gives an agent of its own (unless that agent is paired too: two may swap names), or two baseline agents paired
+    with one new id.
+
+    >>> check_pairs({"a", "b"}, {"a2", "b"}, {"a": "a2"})
+    >>> check_pairs({"a", "b"}, {"a", "b"}, {"a": "b", "b": "a"})  # a swap
+    >>> check_pairs({"a", "b"}, {"a2", "b"}, {"a": "b"})
+    Traceback (most recent call last):
+    ValueError: the baseline has an agent 'b' of its own; pair that one too, or compare 'a' under another id
+    """
+    paired_with: set[str] = set()
+    for old, name in pairs.items():
+        if old not in had:
+            raise ValueError(f"no agent {fmt.named(old)} in the baseline")
+        if name not in has:
+            raise ValueError(f"no agent {fmt.named(name)} in the new set")
+        if name in had and name not in pairs:
+            raise ValueError(f"the baseline has an agent {fmt.named(name)} of its own; pair that one too, or "
+                             f"compare {fmt.named(old)} under another id")
+        if name in paired_with:
+            raise ValueError(f"two baseline agents paired with {fmt.named(name)}")
+        paired_with.add(name)
+
+
 def paired(baseline: pd.DataFrame, new: pd.DataFrame, pairs: Mapping[str, str]) -> pd.DataFrame:
     """The baseline's runs with each agent of ``pairs`` (the baseline's id -> the new set's id) under its new id,
     validated again (so in canonical order, the renamed agent among the others by its new id).
 
-    ValueError, in words, for a baseline id the baseline does not have, a new id the new set does not have, a new
-    id the baseline already gives an agent of its own, or two baseline agents paired with one new id.
+    ValueError, in words, for pairs the two sets do not allow (:func:`check_pairs`).
     """
     import pyarrow as pa
 
@@ -236,18 +261,7 @@ def paired(baseline: pd.DataFrame, new: pd.DataFrame, pairs: Mapping[str, str]) 
 
     # The agents of each set (a canonical frame's ids are categorical: found on their codes, not on 1M texts).
     had, has = (set(map(str, pd.unique(runs["agent_id"]))) for runs in (baseline, new))
-    paired_with: set[str] = set()
-    for old, name in pairs.items():
-        if old not in had:
-            raise ValueError(f"--pair: no agent {fmt.named(old)} in the baseline")
-        if name not in has:
-            raise ValueError(f"--pair: no agent {fmt.named(name)} in the new set")
-        if name in had and name not in pairs:
-            raise ValueError(f"--pair: the baseline has an agent {fmt.named(name)} of its own; pair that one too, or "
-                             f"compare {fmt.named(old)} under another id")
-        if name in paired_with:
-            raise ValueError(f"--pair: two baseline agents paired with {fmt.named(name)}")
-        paired_with.add(name)
+    check_pairs(had, has, pairs)
     if all(old == name for old, name in pairs.items()):
         return baseline
     # Renamed on the agents (the categories), not run by run; validated again through Arrow's checks.

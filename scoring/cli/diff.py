@@ -82,7 +82,7 @@ def run_diff(args: argparse.Namespace, limits: Limits) -> int:
     except KeyError as exc:
         raise Refused(f"--agent: no agent {fmt.named(exc.args[0])} in either set") from None
     except ValueError as exc:  # a --pair the sets do not allow, in words
-        raise Refused(fmt.one_line(exc)) from None
+        raise Refused(f"--pair: {fmt.one_line(exc)}") from None
     text = render(result, args.format, threshold)
     write_stdout(fmt.terminal(text) if args.format == "table" else text)  # names: no control sequence
     for agent in result.failing(threshold):
