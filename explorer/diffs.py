@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 import streamlit as st
 
-from scoring.analysis.diff import Diff
+from scoring.analysis.diff import Diff, check_pairs
 
 from . import data, state, untrusted
 from . import format as fmt
@@ -28,6 +28,7 @@ SideName = Literal["baseline", "new"]
 SIDES: tuple[SideName, ...] = ("baseline", "new")
 TITLES: dict[SideName, str] = {"baseline": "Baseline", "new": "New"}
 SAMPLE, UPLOAD, TABLE = "Sample data", "Upload a file", "PostgreSQL table"
+Pairs = tuple[tuple[str, str], ...]  # (baseline id, new id): a baseline agent compared under the new dataset's id
 
 
 @dataclass(frozen=True)
@@ -132,22 +133,34 @@ def diff_size(d: Diff) -> int:
     return tasks + 2 * 20_000 * len(d.agents) + 10_000
 
 
+def pairs_refused(base: data.Scored, scored_new: data.Scored, pairs: Pairs) -> str | None:
+    """Why the two datasets cannot compare ``pairs`` (``scoring.analysis.diff.check_pairs``, the command line's
+    rule), or None where they can."""
+    try:
+        check_pairs({a.agent_id for a in base.report.agents}, {a.agent_id for a in scored_new.report.agents},
+                    dict(pairs))
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def compare(baseline: Side, base: data.Scored, new: Side, scored_new: data.Scored, replicates: int,
-            seed: int) -> Diff | str:
+            seed: int, pairs: Pairs = ()) -> Diff | str:
     """``scoring.analysis.diff.diff_runs`` of the two datasets under the canonical policy, in a worker under the
-    deployment's limits (``untrusted.diff``), once per pair of datasets and bootstrap settings, in the shared bounded
-    cache; where a limit stopped it, the reason (kept the same way: a rerun does not spend the limit again)."""
+    deployment's limits (``untrusted.diff``), once per pair of datasets, bootstrap settings and ``pairs`` (judged
+    by :func:`pairs_refused` before), in the shared bounded cache; where a limit stopped it, the reason (kept the
+    same way: a rerun does not spend the limit again)."""
     assert baseline.dataset is not None and new.dataset is not None
     b, n = baseline.dataset, new.dataset
     limits = settings_module.current().limits
 
     def compute() -> Diff | str:
         try:
-            return untrusted.diff(base.runs, scored_new.runs, replicates, seed, (b.name, n.name), limits)
+            return untrusted.diff(base.runs, scored_new.runs, replicates, seed, (b.name, n.name), limits, pairs)
         except untrusted.BootstrapStopped as exc:
             return str(exc)
 
-    return data.derived("diff", (n.kind, n.digest, n.exclude_invalid, replicates, seed), compute,
+    return data.derived("diff", (n.kind, n.digest, n.exclude_invalid, replicates, seed, pairs), compute,
                         lambda got: diff_size(got) if isinstance(got, Diff) else 1_000,
                         f"Comparing the two datasets agent by agent ({replicates:,} bootstrap replicates each)…",
                         dataset=b)

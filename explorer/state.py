@@ -59,7 +59,7 @@ POLICY_PREFIX = "policy."
 WEIGHT_PREFIX = "w_"  # w_correctness=60: one radar weight, in percent, by axis name
 LEGACY_WEIGHTS = "weights"  # the older positional form, weights=60,20,20,20,20 (read, never written)
 
-Kind = Literal["agent", "agents", "weights", "flag", "integer", "policy", "choice", "dataset"]
+Kind = Literal["agent", "agents", "pairs", "weights", "flag", "integer", "policy", "choice", "dataset"]
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,9 @@ class StateKey:
             return "1 or 0"
         if self.kind == "agents":
             return f"up to {self.max_items} agent ids (the parameter repeated)"
+        if self.kind == "pairs":
+            return (f"up to {self.max_items} pairs of agent ids, each a baseline id and then the new dataset's id "
+                    "(the parameter repeated)")
         return "an agent id of the dataset shown"
 
 
@@ -114,6 +117,9 @@ KEYS: tuple[StateKey, ...] = (
              default="agents", options=("agents", "datasets")),
     StateKey("baseline", "dataset", "Compare's baseline dataset in its two-datasets mode", default="sample"),
     StateKey("new", "dataset", "Compare's new dataset in its two-datasets mode", default="sample"),
+    # Judged against the two datasets by the Compare page once both are scored (scoring.analysis.diff.check_pairs).
+    StateKey("pair", "pairs", "Compare's agents renamed between its two datasets (the command line's diff --pair)",
+             default=(), max_items=MAX_REPEATS // 2),
     StateKey("level", "integer", "the pass^k level shown (Repeatability's per-task level, Score over time's k)",
              default=1, low=1, high=1000),
     StateKey("curve", "agents", "the agents on Repeatability's pass^k curve", max_items=10),
@@ -181,6 +187,23 @@ def _parse_agents(key: StateKey, values: list[str], agents: Collection[str]) -> 
     if len(values) > key.max_items:
         raise _Refused(f"at most {key.max_items} agents, got {len(values)}")
     return list(dict.fromkeys(values))
+
+
+def _parse_pairs(key: StateKey, values: list[str], agents: Collection[str]) -> tuple[tuple[str, str], ...]:
+    """``pair=BASELINE_ID&pair=NEW_ID`` repeated: the pairs in order (their agents are judged by the Compare page,
+    against its two datasets, not against the dataset shown).
+
+    >>> _parse_pairs(KEY_BY_NAME["pair"], ["old", "new", "a", "b"], ())
+    (('old', 'new'), ('a', 'b'))
+    """
+    if len(values) % 2:
+        raise _Refused(f"must be {key.describe()}, got {len(values)} ids")
+    pairs = tuple(zip(values[::2], values[1::2]))
+    if any(not old or not new for old, new in pairs):
+        raise _Refused("an empty agent id")
+    if len({old for old, _ in pairs}) < len(pairs):
+        raise _Refused("one baseline agent paired twice")
+    return pairs
 
 
 def _weight(key: StateKey, text: str) -> int:
@@ -335,7 +358,8 @@ def parse_policy(texts: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
 
 
 Parser = Callable[[StateKey, list[str], Collection[str]], Any]
-KINDS: dict[str, Parser] = {"agent": _parse_agent, "agents": _parse_agents, "weights": _parse_weights,
+KINDS: dict[str, Parser] = {"agent": _parse_agent, "agents": _parse_agents, "pairs": _parse_pairs,
+                            "weights": _parse_weights,
                             "flag": _parse_flag, "integer": _parse_integer, "choice": _parse_choice,
                             "dataset": _parse_dataset}
 
@@ -400,7 +424,7 @@ def parse(params: Mapping[str, Sequence[str] | str], agents: Collection[str], *,
             continue
         if only is not None and name not in only:
             continue
-        if key.kind != "agents" and len(values) > 1:
+        if key.kind not in ("agents", "pairs") and len(values) > 1:
             parsed.notices.append(f"{name}: given {len(values)} times; the first is used")
         try:
             parsed.values[name] = KINDS[key.kind](key, values, agents)
@@ -457,6 +481,8 @@ def encode(values: Mapping[str, Any], page: str) -> dict[str, str | list[str]]:
             continue
         if key.kind == "agents":
             out[key.name] = [str(a) for a in value]
+        elif key.kind == "pairs":
+            out[key.name] = [str(agent) for pair in value for agent in pair]
         elif key.kind == "weights":
             out.update({f"{WEIGHT_PREFIX}{a}": str(int(w)) for a, w in zip(RADAR_AXES, value)})
         elif key.kind == "flag":

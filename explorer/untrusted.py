@@ -203,19 +203,21 @@ def compare(runs: pd.DataFrame, a: str, b: str, policy: Policy, replicates: int,
                     f"the bootstrap of {replicates:,} replicates of {a} against {b} ({len(pair):,} runs)")
 
 
-def _diff(baseline: pd.DataFrame, new: pd.DataFrame, replicates: int, seed: int, names: tuple[str, str]) -> Diff:
+def _diff(baseline: pd.DataFrame, new: pd.DataFrame, replicates: int, seed: int, names: tuple[str, str],
+          pairs: tuple[tuple[str, str], ...]) -> Diff:
     from scoring.analysis.diff import diff_runs
 
     return diff_runs(baseline, new, CANONICAL_POLICY, replicates=replicates, seed=seed, baseline_name=names[0],
-                     new_name=names[1])
+                     new_name=names[1], pairs=dict(pairs))
 
 
 def diff(baseline: pd.DataFrame, new: pd.DataFrame, replicates: int, seed: int, names: tuple[str, str],
-         limits: Limits) -> Diff:
+         limits: Limits, pairs: tuple[tuple[str, str], ...] = ()) -> Diff:
     """Two datasets compared agent by agent (scoring.analysis.diff.diff_runs, the canonical policy; ``names``: the
-    baseline's and the new dataset's) in a worker (_bounded: each agent's difference bootstrapped over both
-    datasets' runs)."""
-    return _bounded(_diff, (baseline, new, replicates, seed, names), limits,
+    baseline's and the new dataset's; ``pairs``: baseline agents compared under a new id, judged by
+    ``scoring.analysis.diff.check_pairs`` before) in a worker (_bounded: each agent's difference bootstrapped over
+    both datasets' runs)."""
+    return _bounded(_diff, (baseline, new, replicates, seed, names, pairs), limits,
                     f"the bootstrap of {replicates:,} replicates of each agent across the two datasets "
                     f"({len(baseline) + len(new):,} runs)")
 

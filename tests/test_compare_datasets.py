@@ -11,6 +11,7 @@ from explorer import data, diffs, state, tables
 from scoring.analysis.diff import diff_runs
 from scoring.contract.resources import SAMPLE_RUNS
 from scoring.load.runs import load_runs
+from scoring.measures.report import score_runs
 from tests.apptest_helpers import PAGES, TIMEOUT, leaks, stop_bootstraps, texts
 
 SHA = "0123456789abcdef"
@@ -314,18 +315,72 @@ def test_each_side_is_named_by_the_datasets_one_identity():
     assert at.session_state[state.STORE]["baseline"] == f"import:{file_sha}"  # the link names the same hash
 
 
-def test_two_datasets_with_no_agent_in_common_say_how_a_renamed_agent_is_compared(monkeypatch):
-    """tau-bench names its agent after the results file, so two of its files share no agent: the page says so and
-    names the command line's --pair (the app has no pairing yet)."""
-    runs = load_runs(SAMPLE_RUNS.read_bytes(), name="runs.csv").runs
-    renamed = runs.assign(agent_id=runs["agent_id"].astype(str) + "-v2")
-    disjoint = diff_runs(runs[runs["agent_id"] == "steady-pro"], renamed[renamed["agent_id"] == "steady-pro-v2"],
-                         replicates=20)
-    monkeypatch.setattr(diffs, "compare", lambda *args: disjoint)
+def renamed_sample(suffix: str = "-v2") -> bytes:
+    """The sample's runs with every agent renamed (as tau-bench names its agent after each results file)."""
+    frame = pd.read_csv(SAMPLE_RUNS, dtype=str, keep_default_na=False)
+    return frame.assign(agent_id=frame["agent_id"] + suffix).to_csv(index=False).encode()
+
+
+def sample_headline(agent: str) -> float | None:
+    return score_runs(load_runs(SAMPLE_RUNS.read_bytes(), name="runs.csv").runs).agent(agent).headline.score
+
+
+def test_two_datasets_with_no_agent_in_common_pair_a_renamed_agent_and_the_link_keeps_the_pair():
+    """tau-bench names its agent after the results file, so two of its files share no agent: the page offers to
+    pair the two ids, compares the pair as the command line's diff --pair does, and the view (so the link) keeps
+    the pair."""
     at = compare_page({"compare": "datasets"})
+    at.radio(key="diff_new_kind").set_value(diffs.UPLOAD).run()
+    at.file_uploader(key="diff_new_upload").set_value(("runs-v2.csv", renamed_sample(), "text/csv")).run()
+    assert not at.exception, [e.value for e in at.exception]
     [info] = [i.value for i in at.info if "No agent is in both datasets" in i.value]
-    assert "`agentscore diff BASELINE NEW --pair BASELINE_ID NEW_ID`" in info and "tau-bench" in info
-    shown = "\n".join(t for _, t in texts(at))
-    read = shown.replace("\\", "")  # markdown escapes removed: the text a person reads
-    assert "Only in the baseline** (1): steady-pro" in read and "Only in the new dataset** (1): steady-pro-v2" in read
+    assert "pair its two ids below" in info and "tau-bench" in info
+    assert not [d for d in at.dataframe if "Verdict" in d.value.columns]
+    old, new = at.selectbox(key="diff_pair_old"), at.selectbox(key="diff_pair_new")
+    assert "steady-pro" in old.options and "steady-pro-v2" in new.options and "steady-pro-v2" not in old.options
+    old.set_value("steady-pro")
+    new.set_value("steady-pro-v2")
+    at.button(key="diff_pair_add").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    frame = verdicts(at)
+    assert frame["Agent"].tolist() == ["steady-pro-v2"]
+    assert frame["Baseline"].iloc[0] == frame["New"].iloc[0] == sample_headline("steady-pro")
+    assert frame["Verdict"].iloc[0] == "no real change"
+    assert at.session_state[state.STORE]["pair"] == (("steady-pro", "steady-pro-v2"),)
+    assert state.encode(at.session_state[state.STORE], "compare")["pair"] == ["steady-pro", "steady-pro-v2"]
+    shown = "\n".join(t for _, t in texts(at)).replace("\\", "")
+    assert "The baseline's **steady-pro** compared as **steady-pro-v2**" in shown
+    assert "Only in the baseline** (9)" in shown and "steady-pro-v2" not in at.selectbox(key="diff_pair_new").options
     assert not leaks(shown)
+    at.button(key="diff_unpair").click().run()
+    assert not [d for d in at.dataframe if "Verdict" in d.value.columns]
+    assert tuple(at.session_state[state.STORE]["pair"]) == ()
+
+
+def test_pairs_from_a_link_swap_two_agents_and_a_pair_the_datasets_refuse_says_why():
+    at = compare_page({"compare": "datasets", "pair": (("steady-pro", "swift-lite"), ("swift-lite", "steady-pro"))})
+    frame = verdicts(at).set_index("Agent")
+    assert frame.loc["swift-lite", "Baseline"] == sample_headline("steady-pro")
+    assert frame.loc["steady-pro", "Baseline"] == sample_headline("swift-lite")
+    assert frame.loc["swift-lite", "New"] == sample_headline("swift-lite")
+    at = compare_page({"compare": "datasets", "pair": (("steady-pro", "ghost"),)})
+    [warning] = [w.value for w in at.warning if "not paired" in w.value]
+    assert "no agent 'ghost' in the new set" in warning.replace("\\", "")
+    frame = verdicts(at)
+    assert (frame["Change"] == 0).all() and len(frame) == 10  # every agent under its own id
+    shown = "\n".join(t for _, t in texts(at)).replace("\\", "")
+    assert "compared as **ghost** (not applied)" in shown
+
+
+def test_the_pairs_make_a_round_trip_through_a_link_and_hostile_ones_are_refused():
+    view = {"compare": "datasets", "pair": (("base-1205", "new 1206"), ("a", "b"))}
+    encoded = state.encode(view, "compare")
+    assert encoded["pair"] == ["base-1205", "new 1206", "a", "b"]
+    parsed = state.parse(encoded, [], page="compare")
+    assert parsed.notices == [] and parsed.values == view
+    for values, why in ((["a", "b", "c"], "got 3 ids"), (["a", ""], "an empty agent id"),
+                        (["a", "b", "a", "c"], "one baseline agent paired twice")):
+        parsed = state.parse({"pair": values}, [])
+        assert parsed.values == {} and len(parsed.notices) == 1 and why in parsed.notices[0], parsed.notices
+    parsed = state.parse({"pair": [str(i) for i in range(14)]}, [])  # at most 10 ids (5 pairs) read
+    assert len(parsed.values["pair"]) == 5 and parsed.notices == ["pair: given 14 times; only the first 10 are read"]

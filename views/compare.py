@@ -42,10 +42,53 @@ def side_caption(side: diffs.Side, result: data.Scored | data.Refused) -> None:
                f"{len(result.runs):,} runs · {len(result.report.agents):,} agents")
 
 
+def pairs_in_force(base: data.Scored, new: data.Scored) -> diffs.Pairs:
+    """The renamed agents the view pairs, where both datasets allow them; else none, and a warning saying why."""
+    pairs = tuple(state.get("pair"))
+    refused = diffs.pairs_refused(base, new, pairs) if pairs else None
+    if refused is None:
+        return pairs
+    st.warning(f"The renamed agents were not paired: {fmt.plain(refused)}. Every agent is compared under its own "
+               "id; change the pairs below.", icon=":material/link_off:")
+    return ()
+
+
+def add_pair() -> None:
+    old, new = st.session_state["diff_pair_old"], st.session_state["diff_pair_new"]
+    state.put("pair", (*state.get("pair"), (old, new)))
+
+
+def pairing(base: data.Scored, new: data.Scored, pairs: diffs.Pairs) -> None:
+    """Pair agents renamed between the datasets: each baseline agent paired is compared under its new id."""
+    held = tuple(state.get("pair"))
+    in_base, in_new = ([a.agent_id for a in s.report.agents] for s in (base, new))
+    olds = [a for a in in_base if a not in set(in_new) and a not in {o for o, _ in held}]
+    news = [a for a in in_new if a not in set(in_base) and a not in {n for _, n in held}]
+    if not held and not (olds and news):
+        return
+    st.subheader("Agents renamed between the datasets")
+    st.caption("tau-bench names its agent after the results file, so the same agent may have another id in each "
+               "dataset. Pair a baseline agent with its id in the new dataset: its baseline runs are compared under "
+               "the new id (the command line's `diff --pair BASELINE_ID NEW_ID`). No score changes, only which "
+               "agents are compared; the link carries the pairs.")
+    if held:
+        st.markdown("\n".join(f"- The baseline's **{fmt.plain(o)}** compared as **{fmt.plain(n)}**"
+                              + ("" if (o, n) in pairs else " (not applied)") for o, n in held))
+        st.button("Unpair all", key="diff_unpair", on_click=state.put, args=("pair", ()))
+    if len(held) >= state.KEY_BY_NAME["pair"].max_items:
+        st.caption(f"A link holds at most {len(held)} pairs; the command line's `diff --pair` takes any number.")
+    elif olds and news:
+        left, right, button = st.columns([2, 2, 1], vertical_alignment="bottom")
+        left.selectbox("Baseline agent (only in the baseline)", olds, key="diff_pair_old")
+        right.selectbox("Its id in the new dataset (only there)", news, key="diff_pair_new")
+        button.button("Pair them", key="diff_pair_add", on_click=add_pair, width="stretch")
+
+
 def two_datasets() -> None:
     st.caption("This week's runs against last week's: every agent in both datasets compared with itself under the "
-               "published policy (the command line's `diff BASELINE NEW`). Every change is new minus baseline. The "
-               "sidebar's dataset is not used in this mode.")
+               "published policy (the command line's `diff BASELINE NEW`), and an agent renamed between them with "
+               "its new id once you pair them. Every change is new minus baseline. The sidebar's dataset is not used "
+               "in this mode.")
     deployment = settings.current()
     sides, results = [], []
     for column, name in zip(st.columns(2), diffs.SIDES):
@@ -67,7 +110,8 @@ def two_datasets() -> None:
     if not isinstance(base, data.Scored) or not isinstance(new, data.Scored):
         st.info("The comparison appears once both datasets are chosen and scored.", icon=":material/info:")
         return
-    d = diffs.compare(sides[0], base, sides[1], new, replicates, seed)
+    pairs = pairs_in_force(base, new)
+    d = diffs.compare(sides[0], base, sides[1], new, replicates, seed, pairs)
     if isinstance(d, str):  # a limit stopped its bootstrap: why, and nothing half-done
         st.error(f"No comparison: {fmt.plain(d)}", icon=":material/block:")
         return
@@ -83,12 +127,12 @@ def two_datasets() -> None:
                           "Interval high": st.column_config.Column(help=f"The high end of the {interval}")})
     else:
         st.info("No agent is in both datasets. An agent renamed between them (tau-bench names its agent after the "
-                "results file) is compared by the command line: `agentscore diff BASELINE NEW --pair BASELINE_ID "
-                "NEW_ID`.", icon=":material/info:")
+                "results file) is compared once you pair its two ids below.", icon=":material/info:")
     st.caption(f"The rule ({replicates:,} replicates, seed {seed}, {d.confidence:.0%} interval). " + fmt.plain(RULE))
     words = [("Only in the baseline", d.only_in_baseline), ("Only in the new dataset", d.only_in_new)]
     st.markdown("\n".join(f"- **{title}** ({len(found):,}): {fmt.plain(', '.join(found)) if found else 'none'}"
                           for title, found in words))
+    pairing(base, new, pairs)
     if not d.agents:
         return
 

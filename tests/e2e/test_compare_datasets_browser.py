@@ -106,3 +106,27 @@ def test_a_link_naming_an_uploaded_new_dataset_waits_for_it_then_shows_the_agent
         assert checked_radios(fresh) == [TWO_DATASETS, "Sample data", "Upload a file"]
     finally:
         context.close()
+
+
+def test_a_link_with_pairs_opens_them_compared_under_their_new_ids_and_the_copied_link_keeps_them(
+        app, sample_report):
+    """Two pairs that swap two agents' ids (the sample on both sides): each baseline agent compared under the other's
+    id, as ``diff --pair`` compares them; the copied link carries the pairs in order."""
+    scores = {a.agent_id: a.headline.score for a in sample_report.agents}
+    app.goto("compare?compare=datasets&pair=steady-pro&pair=swift-lite&pair=swift-lite&pair=steady-pro")
+    grid = verdict_grid(app, len(scores), until=lambda g: "worse" in g.text() or "better" in g.text())
+    rows = {r["Agent"]: r for r in grid.records()}
+    assert rows["swift-lite"]["Baseline"] == f"{scores['steady-pro']:.2f}"
+    assert rows["swift-lite"]["New"] == f"{scores['swift-lite']:.2f}"
+    assert rows["steady-pro"]["Baseline"] == f"{scores['swift-lite']:.2f}"
+    text = app.main_text()
+    assert "The baseline's steady-pro compared as swift-lite" in text
+    assert "The baseline's swift-lite compared as steady-pro" in text
+    assert_clean(app, "Compare, two datasets with pairs")
+
+    app.page.locator("[data-testid='stSidebar']").get_by_role("button", name="Copy link").click()
+    code = app.page.locator("[data-testid='stPopoverBody'] [data-testid='stCode'] code")
+    code.wait_for(timeout=TIMEOUT_MS)
+    link = code.inner_text().strip()
+    app.page.keyboard.press("Escape")
+    assert "pair=steady-pro&pair=swift-lite&pair=swift-lite&pair=steady-pro" in link, link
