@@ -62,8 +62,9 @@ def pairing(base: data.Scored, new: data.Scored, pairs: diffs.Pairs) -> None:
     """Pair agents renamed between the datasets: each baseline agent paired is compared under its new id."""
     held = tuple(state.get("pair"))
     in_base, in_new = ([a.agent_id for a in s.report.agents] for s in (base, new))
-    olds = [a for a in in_base if a not in set(in_new) and a not in {o for o, _ in held}]
-    news = [a for a in in_new if a not in set(in_base) and a not in {n for _, n in held}]
+    taken_old, taken_new = set(in_new) | {o for o, _ in held}, set(in_base) | {n for _, n in held}
+    olds = [a for a in in_base if a not in taken_old]  # in leaderboard order
+    news = [a for a in in_new if a not in taken_new]
     if not held and not (olds and news):
         return
     st.subheader("Agents renamed between the datasets")
