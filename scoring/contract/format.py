@@ -45,8 +45,16 @@ def score(value: Cell, decimals: int = 2) -> str:
 
 
 def pct(value: Cell, decimals: int = 2) -> str:
-    """A 0-1 fraction (a rate) as a percentage with two decimals: 0.8229 -> 82.29%."""
-    return DASH if _missing(value) else f"{100 * value:.{decimals}f}%"
+    """A 0-1 fraction (a rate) as a percentage with two decimals: 0.8229 -> 82.29% (only a table of strangers'
+    numbers holds more than a rate: from :data:`HUGE` percent on, powers of ten, as :func:`ms` writes them).
+
+    >>> pct(0.8229), pct(1e300), pct(1e307)
+    ('82.29%', '1.0000e+302%', 'inf%')
+    """
+    if _missing(value):
+        return DASH
+    scaled = 100 * float(value)  # a Python float: past the largest double it is inf, with no numpy overflow warning
+    return f"{_huge(scaled, '') or f'{scaled:.{decimals}f}'}%"
 
 
 def rate(value: Cell) -> str:
