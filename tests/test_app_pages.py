@@ -553,3 +553,25 @@ def test_the_screen_check_catches_leaked_values():
     assert set(shown["x"]) & BAD_CELL
     assert leaks("None of the 6 completed runs succeeded") == []
     assert leaks("Headline(agent_id='a')") and leaks("<scoring.measures.report.Report object at 0x7f>")
+
+
+@pytest.mark.parametrize(("agent", "fixes", "runs", "chart"), [
+    ("healthy", "All 3 task fixes.", "**The 3 runs that cost the most**", True),
+    ("few-runs", "The one task fix.", "**The 1 run that costs the most**", True),
+    ("single-run", None, "**No run costs points:**", False),
+])
+def test_headline_counts_what_it_lists_and_charts_only_tasks_with_a_score_without_them(agent, fixes, runs, chart):
+    """Before, the captions counted what the page meant to show, not what it had: "The first 10 of 6 task fixes",
+    "The 12 runs that cost the most" over 7 rows; and an agent whose every task removal leaves no completed run
+    drew an empty chart under "The 10 costliest tasks" beside a table padded with blank rows."""
+    at = run(page("headline", EDGE_CSV))
+    at.selectbox(key="headline_agent").set_value(agent)
+    run(at)
+    shown = [t for _, t in texts(at)]
+    assert (fixes is None) == (not any("task fix" in t and "A fixed failed" in t for t in shown))
+    assert fixes is None or any(t.startswith(fixes) for t in shown), shown
+    assert not any(" of " in t and "task fixes" in t and "first" in t for t in shown)
+    assert any(t.startswith(runs) for t in shown), shown
+    titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
+    assert any(t.startswith("Points gained without each task's runs") for t in titles) == chart, titles
+    assert chart or any("No task to chart" in i.body for i in at.info)

@@ -112,8 +112,10 @@ if len(found_fixes.tasks):
     ui.table(fix_rows, {"Score if fixed": fmt.score, "Change": fmt.score},
              key="fixes_table", columns={"Overtakes": st.column_config.CheckboxColumn(
                  help="Whether this fix alone lifts the score to the one needed to overtake the agent above")})
-    st.caption(f"The first {FIXES_SHOWN} of {len(found_fixes.tasks):,} task fixes. A fixed failed or timed-out "
-               "run is scored as completed and successful at the agent's average latency and cost.")
+    shown = (f"The first {FIXES_SHOWN} of {len(found_fixes.tasks):,} task fixes" if len(found_fixes.tasks) > FIXES_SHOWN
+             else "The one task fix" if len(found_fixes.tasks) == 1 else f"All {len(found_fixes.tasks):,} task fixes")
+    st.caption(f"{shown}. A fixed failed or timed-out run is scored as completed and successful at the agent's "
+               "average latency and cost.")
 
 st.subheader("What if")
 ui.what_if(report.agent(agent_id), policy, key="headline_outcomes_needed")
@@ -123,13 +125,20 @@ found = explained.influence
 st.markdown(texts.costs)
 left, right = st.columns([2, 3])
 with left:
-    st.plotly_chart(data.figure("influence_bars", (agent_id, TASKS_CHARTED), lambda: charts.influence_bars(
-        found.tasks.head(TASKS_CHARTED), title=f"The {TASKS_CHARTED} costliest tasks")),
-        width="stretch", key="influence_bars")
+    charted = found.tasks[found.tasks["points_if_removed"].notna()].head(TASKS_CHARTED)  # "—": no score without it
+    if len(charted):
+        st.plotly_chart(data.figure("influence_bars", (agent_id, TASKS_CHARTED), lambda: charts.influence_bars(
+            charted, title="Points gained without each task's runs" + (
+                f" (the top {TASKS_CHARTED})" if len(found.tasks) > TASKS_CHARTED else ""))),
+            width="stretch", key="influence_bars")
+    else:
+        st.info("No task to chart: without any one task's runs the agent has no completed run, so no score to "
+                "compare (— in the table).", icon=":material/info:")
 with right:
     task_rows = data.table_frame("influence_tasks", agent_id, lambda: tables.influence_tasks_table(found, policy))
     chosen = ui.table(task_rows, {"Points if removed": lambda v: f"{v:+.3f}", "Score if removed": fmt.score},
-                      key="influence_tasks", height=420, select="single-row",
+                      key="influence_tasks", height=min(420, ui.ROW_HEIGHT * (len(task_rows) + 1) + 3),
+                      select="single-row",
                       columns={"Points if removed": st.column_config.Column(
                           help="The agent's unrounded weighted score without the task's runs minus with them: "
                                "positive, the task costs points")})
@@ -139,10 +148,16 @@ with right:
         drill.runs_link(drill.RunsFilter(agents=(agent_id,), tasks=(task,)), f"Open its runs on task {task}")
     else:
         st.caption("Select a task (the box at the left of its row) to open its runs.")
-st.markdown(f"**The {RUNS_SHOWN} runs that cost the most** (removing one alone raises the score the most):")
-ui.table(data.table_frame("influence_runs", (agent_id, RUNS_SHOWN), lambda: tables.influence_runs_table(
-    found.costliest_runs(RUNS_SHOWN), policy)),
-         {"Points if removed": lambda v: f"{v:+.4f}", "Score if removed": fmt.score}, key="influence_runs")
+costly_runs = data.table_frame("influence_runs", (agent_id, RUNS_SHOWN), lambda: tables.influence_runs_table(
+    found.costliest_runs(RUNS_SHOWN), policy))
+if len(costly_runs):
+    st.markdown(f"**The {len(costly_runs) if len(costly_runs) < RUNS_SHOWN else RUNS_SHOWN} "
+                f"{'run that costs' if len(costly_runs) == 1 else 'runs that cost'} the most** (removing one alone "
+                f"raises the score the most{'' if len(costly_runs) == RUNS_SHOWN else '; no other run costs points'}):")
+    ui.table(costly_runs, {"Points if removed": lambda v: f"{v:+.4f}", "Score if removed": fmt.score},
+             key="influence_runs")
+else:
+    st.markdown("**No run costs points:** removing any one run alone would not raise the score.")
 drill.runs_link(drill.RunsFilter(agents=(agent_id,)), "Open all its runs (order them costliest first there)")
 
 
