@@ -327,6 +327,7 @@ def test_cli_pair_gates_a_renamed_agent_that_got_worse(tmp_path, capsys):
     (["steady-pro", "swift-lite"], "--pair: the baseline has an agent 'swift-lite' of its own"),
     (["steady-pro", "swift-lite", "steady-pro", "newcomer"], "--pair: one baseline agent paired twice"),
     (["steady-pro", "swift-lite", "swift-lite", "swift-lite"], "--pair: two baseline agents paired with"),
+    (["steady-pro", "steady-pro"], "--pair: 'steady-pro' is paired with itself"),
 ])
 def test_cli_pair_refuses_what_the_sets_do_not_allow_in_words(pair, message, capsys):
     argv = ["diff", str(SAMPLE), str(SAMPLE), "--replicates", "20"]

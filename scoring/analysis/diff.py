@@ -226,11 +226,14 @@ def _pair(baseline: pd.DataFrame, new: pd.DataFrame, agent_id: str) -> pd.DataFr
 def check_pairs(had: Collection[str], has: Collection[str], pairs: Mapping[str, str]) -> None:
     """ValueError, in words, where ``pairs`` (a baseline id -> a new id) cannot be compared: a baseline id the
     baseline (``had``) does not have, a new id the new set (``has``) does not have, a new id the baseline already
-    gives an agent of its own (unless that agent is paired too: two may swap names), or two baseline agents paired
-    with one new id.
+    gives an agent of its own (unless that agent is paired too: two may swap names), two baseline agents paired
+    with one new id, or an agent paired with itself (a mistake: it changes nothing).
 
     >>> check_pairs({"a", "b"}, {"a2", "b"}, {"a": "a2"})
     >>> check_pairs({"a", "b"}, {"a", "b"}, {"a": "b", "b": "a"})  # a swap
+    >>> check_pairs({"a", "b"}, {"a", "b"}, {"a": "a"})
+    Traceback (most recent call last):
+    ValueError: 'a' is paired with itself: it is compared under its own id already
     >>> check_pairs({"a", "b"}, {"a2", "b"}, {"a": "b"})
     Traceback (most recent call last):
     ValueError: the baseline has an agent 'b' of its own; pair that one too, or compare 'a' under another id
@@ -241,11 +244,13 @@ def check_pairs(had: Collection[str], has: Collection[str], pairs: Mapping[str, 
             raise ValueError(f"no agent {fmt.named(old)} in the baseline")
         if name not in has:
             raise ValueError(f"no agent {fmt.named(name)} in the new set")
+        if name in paired_with:
+            raise ValueError(f"two baseline agents paired with {fmt.named(name)}")
+        if old == name:
+            raise ValueError(f"{fmt.named(old)} is paired with itself: it is compared under its own id already")
         if name in had and name not in pairs:
             raise ValueError(f"the baseline has an agent {fmt.named(name)} of its own; pair that one too, or "
                              f"compare {fmt.named(old)} under another id")
-        if name in paired_with:
-            raise ValueError(f"two baseline agents paired with {fmt.named(name)}")
         paired_with.add(name)
 
 
