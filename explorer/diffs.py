@@ -168,5 +168,6 @@ def compare(baseline: Side, base: data.Scored, new: Side, scored_new: data.Score
 
 def waiting_text(side: Side) -> str:
     """What the page says while one dataset waits for the file a link named (markdown; the prefix is hex)."""
-    return (f"This link's {side.name} dataset is an uploaded file whose sha256 starts with `{side.waiting}`. "
-            f"Upload that file as the {side.name} dataset to see the same comparison.")
+    return (f"The {side.name} dataset is an uploaded file whose sha256 starts with `{side.waiting}`. Upload that file "
+            f"as the {side.name} dataset to see the comparison (a file picked on this page is not kept when the page "
+            "is left or its mode switched; a link names the file, never its content).")

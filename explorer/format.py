@@ -42,9 +42,31 @@ def plain(text: object) -> str:
     return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in str(text))
 
 
+def short(text: object, width: int = 60) -> str:
+    """A stranger's name cut to ``width`` characters (an id of 500 characters would fill the page in bold).
+
+    >>> short("steady-pro"), short("x" * 100, 8)
+    ('steady-pro', 'xxxxxxx…')
+    """
+    text = str(text)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 def dollars_safe(text: str) -> str:
     """Our own markdown with dollar amounts: escape '$' so two of them never open LaTeX math."""
     return text.replace("$", "\\$")
+
+
+def change(value: object) -> str:
+    """A change of the 0-100 score in points, signed, two decimals: +7.31, -15.22; one that rounds to zero is +0.00
+    (as the command line's diff writes it), never -0.00.
+
+    >>> change(7.3125), change(-15.2234), change(-0.001), change(None)
+    ('+7.31', '-15.22', '+0.00', '—')
+    """
+    if not isinstance(value, (int, float)) or value != value:
+        return score(value)
+    return f"{0.0 if abs(value) < 0.005 else value:+.2f}"
 
 
 def points(value: object) -> str:

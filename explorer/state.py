@@ -197,7 +197,7 @@ def _parse_pairs(key: StateKey, values: list[str], agents: Collection[str]) -> t
     (('old', 'new'), ('a', 'b'))
     """
     if len(values) % 2:
-        raise _Refused(f"must be {key.describe()}, got {len(values)} ids")
+        raise _Refused(f"must be {key.describe()}, got {len(values)} id{'' if len(values) == 1 else 's'}")
     pairs = tuple(zip(values[::2], values[1::2]))
     if any(not old or not new for old, new in pairs):
         raise _Refused("an empty agent id")
@@ -835,6 +835,9 @@ def copy_link(page: PageSpec, source: Mapping[str, str]) -> str:
                     help="A link to this page with its settings: paste it in the meeting chat"):
         st.caption("This page with its settings. Copy it with the button at the right of the box.")
         st.code(url, language=None, wrap_lines=True)
-        if source.get("data") in ("upload", "import"):
+        compared = [get(side) for side in ("baseline", "new")] if page.name == "compare" and \
+            get("compare") == "datasets" else []
+        if source.get("data") in ("upload", "import") or any(str(c).startswith(("upload:", "import:"))
+                                                             for c in compared):
             st.caption("It opens on an upload: whoever opens it is asked for the same file (by its sha256).")
     return url

@@ -311,7 +311,11 @@ def diff_verdicts(d: Diff) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=["Agent", "Baseline", "New", "Change", "Interval low", "Interval high",
                                         "Verdict"])
     numbers = ["Baseline", "New", "Change", "Interval low", "Interval high"]
-    return frame.astype(dict.fromkeys(numbers, "Float64") | {"Agent": object, "Verdict": object})
+    frame = frame.astype(dict.fromkeys(numbers, "Float64") | {"Agent": object, "Verdict": object})
+    if d.pairs:  # a paired agent's row names the baseline agent it was compared with
+        was = {new: old for old, new in d.pairs}
+        frame.insert(1, "Baseline agent", [was.get(a, a) for a in frame["Agent"]])
+    return frame
 
 
 def diff_points(a: AgentDiff) -> pd.DataFrame:

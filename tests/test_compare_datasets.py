@@ -12,7 +12,7 @@ from scoring.analysis.diff import diff_runs
 from scoring.contract.resources import SAMPLE_RUNS
 from scoring.load.runs import load_runs
 from scoring.measures.report import score_runs
-from tests.apptest_helpers import PAGES, TIMEOUT, leaks, stop_bootstraps, texts
+from tests.apptest_helpers import PAGES, TIMEOUT, display_frame, leaks, stop_bootstraps, texts
 
 SHA = "0123456789abcdef"
 
@@ -177,6 +177,10 @@ def test_the_sample_against_itself_is_no_real_change_for_every_agent():
     assert (frame["Change"] == 0).all() and (frame["Interval low"] == 0).all() and (frame["Interval high"] == 0).all()
     shown = "\n".join(t for _, t in texts(at))
     assert "Only in the baseline** (0): none" in shown and "Newly failed** (0): none" in shown
+    assert "Both datasets are the same file (the same sha256)" in shown
+    [table] = [d for d in at.dataframe if "Verdict" in d.value.columns]
+    assert set(display_frame(table)["Change"]) == {"+0.00"}  # a change is signed, as the command line writes it
+    assert "Baseline agent" not in frame.columns  # no pairs: each agent is its own baseline
     assert not leaks(shown)
     assert at.session_state[state.STORE]["baseline"] == "sample" and at.session_state[state.STORE]["new"] == "sample"
 
@@ -336,6 +340,8 @@ def test_two_datasets_with_no_agent_in_common_pair_a_renamed_agent_and_the_link_
     [info] = [i.value for i in at.info if "No agent is in both datasets" in i.value]
     assert "pair its two ids below" in info and "tau-bench" in info
     assert not [d for d in at.dataframe if "Verdict" in d.value.columns]
+    captions = "\n".join(c.value for c in at.caption)
+    assert "The rule (" not in captions and "the same file" not in captions  # nothing compared; two files
     old, new = at.selectbox(key="diff_pair_old"), at.selectbox(key="diff_pair_new")
     assert "steady-pro" in old.options and "steady-pro-v2" in new.options and "steady-pro-v2" not in old.options
     old.set_value("steady-pro")
@@ -343,7 +349,7 @@ def test_two_datasets_with_no_agent_in_common_pair_a_renamed_agent_and_the_link_
     at.button(key="diff_pair_add").click().run()
     assert not at.exception, [e.value for e in at.exception]
     frame = verdicts(at)
-    assert frame["Agent"].tolist() == ["steady-pro-v2"]
+    assert frame["Agent"].tolist() == ["steady-pro-v2"] and frame["Baseline agent"].tolist() == ["steady-pro"]
     assert frame["Baseline"].iloc[0] == frame["New"].iloc[0] == sample_headline("steady-pro")
     assert frame["Verdict"].iloc[0] == "no real change"
     assert at.session_state[state.STORE]["pair"] == (("steady-pro", "steady-pro-v2"),)

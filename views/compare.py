@@ -49,7 +49,7 @@ def pairs_in_force(base: data.Scored, new: data.Scored) -> diffs.Pairs:
     if refused is None:
         return pairs
     st.warning(f"The renamed agents were not paired: {fmt.plain(refused)}. Every agent is compared under its own "
-               "id; change the pairs below.", icon=":material/link_off:")
+               "id; unpair all below and pair them again.", icon=":material/link_off:")
     return ()
 
 
@@ -68,12 +68,13 @@ def pairing(base: data.Scored, new: data.Scored, pairs: diffs.Pairs) -> None:
     if not held and not (olds and news):
         return
     st.subheader("Agents renamed between the datasets")
-    st.caption("tau-bench names its agent after the results file, so the same agent may have another id in each "
-               "dataset. Pair a baseline agent with its id in the new dataset: its baseline runs are compared under "
-               "the new id (the command line's `diff --pair BASELINE_ID NEW_ID`). No score changes, only which "
-               "agents are compared; the link carries the pairs.")
+    st.caption("Some harnesses name the agent after the results file (tau-bench does), so one agent may have "
+               "another id in each dataset. Pair a baseline agent with its id in the new dataset: its baseline runs "
+               "are compared under the new id (the command line's `diff --pair BASELINE_ID NEW_ID`). Pairing "
+               "changes which agents are compared, never how a score is computed; the link carries the pairs.")
     if held:
-        st.markdown("\n".join(f"- The baseline's **{fmt.plain(o)}** compared as **{fmt.plain(n)}**"
+        st.markdown("\n".join(f"- The baseline's **{fmt.plain(fmt.short(o, 60))}** compared as "
+                              f"**{fmt.plain(fmt.short(n, 60))}**"
                               + ("" if (o, n) in pairs else " (not applied)") for o, n in held))
         st.button("Unpair all", key="diff_unpair", on_click=state.put, args=("pair", ()))
     if len(held) >= state.KEY_BY_NAME["pair"].max_items:
@@ -120,16 +121,23 @@ def two_datasets() -> None:
     st.subheader("Verdict per agent")
     interval = f"{d.confidence:.0%} paired-bootstrap interval of the change"
     if d.agents:
-        ui.table(tables.diff_verdicts(d), {"Baseline": fmt.score, "New": fmt.score, "Change": fmt.points,
-                                           "Interval low": fmt.points, "Interval high": fmt.points},
+        ui.table(tables.diff_verdicts(d), {"Baseline": fmt.score, "New": fmt.score, "Change": fmt.change,
+                                           "Interval low": fmt.change, "Interval high": fmt.change},
                  key="diff_verdicts",
                  columns={"Change": st.column_config.Column(help="Headline points, new minus baseline"),
                           "Interval low": st.column_config.Column(help=f"The low end of the {interval}"),
                           "Interval high": st.column_config.Column(help=f"The high end of the {interval}")})
     else:
-        st.info("No agent is in both datasets. An agent renamed between them (tau-bench names its agent after the "
-                "results file) is compared once you pair its two ids below.", icon=":material/info:")
-    st.caption(f"The rule ({replicates:,} replicates, seed {seed}, {d.confidence:.0%} interval). " + fmt.plain(RULE))
+        st.info("No agent is in both datasets. An agent renamed between them (some harnesses, tau-bench among them, "
+                "name the agent after the results file) is compared once you pair its two ids below.",
+                icon=":material/info:")
+    if d.agents:
+        st.caption(f"The rule ({replicates:,} replicates, seed {seed}, {d.confidence:.0%} interval). "
+                   + fmt.plain(RULE))
+    assert sides[0].dataset is not None and sides[1].dataset is not None  # both scored
+    if data.dataset_info_of(sides[0].dataset, base).sha256 == data.dataset_info_of(sides[1].dataset, new).sha256:
+        st.caption("Both datasets are the same file (the same sha256): every agent is compared with itself, so "
+                   "every change is +0.00 unless pairs compare one agent with another.")
     words = [("Only in the baseline", d.only_in_baseline), ("Only in the new dataset", d.only_in_new)]
     st.markdown("\n".join(f"- **{title}** ({len(found):,}): {fmt.plain(', '.join(found)) if found else 'none'}"
                           for title, found in words))
@@ -147,15 +155,15 @@ def two_datasets() -> None:
     cols = st.columns(4)
     cols[0].metric("Baseline", fmt.score(a.headline.baseline))
     cols[1].metric("New", fmt.score(a.headline.new))
-    cols[2].metric("Change", fmt.points(a.headline.change),
-                   help=None if a.interval is None else f"{d.confidence:.0%} interval {fmt.points(a.interval.low)} "
-                                                        f"to {fmt.points(a.interval.high)}")
+    cols[2].metric("Change", fmt.change(a.headline.change),
+                   help=None if a.interval is None else f"{d.confidence:.0%} interval {fmt.change(a.interval.low)} "
+                                                        f"to {fmt.change(a.interval.high)}")
     cols[3].metric("Verdict", a.verdict)
     if a.interval is not None:
-        st.caption(f"{interval}: {fmt.points(a.interval.low)} to {fmt.points(a.interval.high)} headline points.")
+        st.caption(f"{interval}: {fmt.change(a.interval.low)} to {fmt.change(a.interval.high)} headline points.")
     left, right = st.columns([3, 2])
     with left:
-        ui.table(tables.diff_points(a), {"Baseline": fmt.score, "New": fmt.score, "Change": fmt.points},
+        ui.table(tables.diff_points(a), {"Baseline": fmt.score, "New": fmt.score, "Change": fmt.change},
                  key="diff_points")
     with right:
         ui.table(tables.diff_pass_k(a), {"Baseline": fmt.rate, "New": fmt.rate, "Change": fmt.pp},

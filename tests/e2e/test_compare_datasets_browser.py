@@ -72,7 +72,7 @@ def test_a_link_naming_an_uploaded_new_dataset_waits_for_it_then_shows_the_agent
     sha = hashlib.sha256(quarter_lost.read_bytes()).hexdigest()[:16]
     app.goto(f"compare?compare=datasets&new=upload:{sha}")  # a fresh browser: the mode restored, the file named
     text = app.main_text()
-    assert f"This link's new dataset is an uploaded file whose sha256 starts with {sha}" in text
+    assert f"The new dataset is an uploaded file whose sha256 starts with {sha}" in text
     assert "The comparison appears once both datasets are chosen and scored" in text
     assert checked_radios(app) == [TWO_DATASETS, "Sample data", "Upload a file"]
 
@@ -102,7 +102,7 @@ def test_a_link_naming_an_uploaded_new_dataset_waits_for_it_then_shows_the_agent
         fresh = AppSession(context.new_page(), app.base_url)
         fresh.page.goto(link, timeout=TIMEOUT_MS)
         fresh.settle()
-        assert f"This link's new dataset is an uploaded file whose sha256 starts with {sha}" in fresh.main_text()
+        assert f"The new dataset is an uploaded file whose sha256 starts with {sha}" in fresh.main_text()
         assert checked_radios(fresh) == [TWO_DATASETS, "Sample data", "Upload a file"]
     finally:
         context.close()
