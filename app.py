@@ -34,7 +34,8 @@ with st.sidebar:
         data.database_source(deployment)
     elif kind == "Upload a file":
         uploads = st.file_uploader(f"Runs (CSV, JSON, JSON Lines, Parquet) or harness results (tau2-bench, "
-                                   f"tau-bench, Inspect .eval/.json), up to {UPLOAD_MB} MB each",
+                                   f"tau-bench, Inspect .eval/.json, terminal-bench results.json with its "
+                                   f"run_metadata.json), up to {UPLOAD_MB} MB each",
                                    type=data.UPLOAD_TYPES, key="upload", accept_multiple_files=True,
                                    help=f"Files up to {UPLOAD_MB} MB and {deployment.limits.max_rows:,} runs are "
                                         "accepted; larger ones are refused before they are read. Several files "

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
 from scoring.contract.limits import Limits, format_size
 from scoring.load.database import ConnectFailed, ConnectionSpec
-from scoring.load.importers import ImportReport, import_batch, import_file, mapping_from_json
+from scoring.load.importers import ImportReport, import_batch, import_file, mapping_from_json, metadata_given
 from scoring.load.runs import Problem, RawRuns, check_work
 from scoring.load.worker import LimitExceeded, Usage, WorkerFailed, run_limited
 
@@ -70,11 +70,16 @@ def import_files(datas: list[bytes], names: list[str], tags: list[str | None], m
     """Harness files (or one table through a mapping) imported into one dataset (SPEC 7)."""
     try:
         parsed = mapping_from_json(mapping) if mapping else None
+        # A terminal-bench run_metadata.json uploaded with its results.json names their agent (an upload has no
+        # folder to find it beside).
+        items, tags, metadata = metadata_given(list(zip(datas, names)), list(tags), limits) if parsed is None \
+            else (list(zip(datas, names)), list(tags), None)
         calls = [(lambda data=data, name=name, tag=tag: import_file(data, name, experiment=tag, mapping=parsed,
-                                                                    limits=limits))
-                 for data, name, tag in zip(datas, names, tags)]
+                                                                    limits=limits, metadata=metadata))
+                 for (data, name), tag in zip(items, tags)]
         # With the exclusion chosen, a refused file is skipped and named in the import report (import_batch).
-        imported = import_batch(calls, names, skip_refused=exclude_invalid, limits=limits)
+        imported = import_batch(calls, [name or "input" for _, name in items], skip_refused=exclude_invalid,
+                                limits=limits)
     except RunsValidationError as error:
         return Outcome(error=error)
     except ValueError as exc:  # a mapping refused (MappingError): it came from this session's page

@@ -270,6 +270,20 @@ def test_every_harness_and_a_runs_table_in_one_upload():
     assert_clean(at, "four kinds at once")
 
 
+def test_a_terminal_bench_run_uploaded_with_its_run_metadata_is_scored_under_its_model():
+    """Before, the browser could not score terminal-bench at all: results.json alone asked for --agent (a command
+    line option), and with its run_metadata.json that file was refused as a runs table."""
+    run_folder = FIXTURES / "terminal-bench" / "five-attempts"
+    at = app_with_uploads(upload_file(run_folder / "results.json"), upload_file(run_folder / "run_metadata.json"))
+    board = dataframe(at, "leaderboard").value
+    assert list(board["Agent"]) == ["anthropic/claude-y"]
+    assert len(at.sidebar.text_input) == 2  # a tag field per file uploaded; the metadata's names no agent
+    assert_clean(at, "terminal-bench with its metadata")
+    alone = app_with_uploads(upload_file(run_folder / "results.json"))
+    said = "\n".join(str(r) for d in alone.dataframe for r in d.value["reason"])
+    assert "upload both together in the app" in said, said
+
+
 def test_one_runs_table_keeps_todays_path():
     at = app_with_uploads(("bad.csv", BAD_CSV, "text/csv"))
     assert at.session_state["dataset"].kind == "upload" and "import_files" not in at.session_state

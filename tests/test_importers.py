@@ -1067,3 +1067,30 @@ def test_the_cli_lists_a_number_no_double_holds_and_shows_no_traceback(tmp_path)
     assert done.returncode == 2 and "Traceback" not in done.stdout + done.stderr
     assert "row 1, column 'seed', value '1000" in done.stderr + done.stdout
     assert "simulation 1: seed is too large for a number" in done.stderr + done.stdout
+
+
+def test_a_terminal_bench_run_metadata_given_with_its_results_names_the_agent_as_the_file_beside_it_would(tmp_path):
+    """An upload has no folder: its run_metadata.json comes as another file. Given with the results (as bytes, as
+    the app gives uploads, or as a path on the command line), it names the agent and is not read as results."""
+    folder = terminal_bench_run(tmp_path, "run1", [("hello", True, "none"), ("chess", False, "none")],
+                                model="anthropic/claude-z").parent
+    results, metadata = (folder / "results.json").read_bytes(), (folder / "run_metadata.json").read_bytes()
+    for sources in ([(results, "results.json"), (metadata, "run_metadata.json")],
+                    [(metadata, "run_metadata.json"), (results, "results.json")],
+                    [folder / "run_metadata.json", folder / "results.json"]):
+        imported = import_files(sources, experiments=None)
+        [report] = imported.report.files
+        assert report.agents == ("anthropic/claude-z",) and len(imported.raw) == 2
+        assert report.kind == "terminal-bench"
+    tagged = import_files([(results, "results.json"), (metadata, "run_metadata.json")], experiments=["v2", None])
+    assert tagged.report.files[0].agents == ("anthropic/claude-z [v2]",)  # each file keeps its own tag
+    with pytest.raises(RunsValidationError) as alone:
+        import_files([(results, "results.json")])
+    assert "give its run folder's run_metadata.json with it (upload both together in the app" in \
+        alone.value.problems[0].reason
+    with pytest.raises(RunsValidationError) as meta_only:
+        import_files([(metadata, "run_metadata.json")])
+    assert "terminal-bench's run metadata, not results" in meta_only.value.problems[0].reason
+    with pytest.raises(RunsValidationError) as twice:  # which results does each name? neither is guessed
+        import_files([(results, "results.json"), (metadata, "run_metadata.json"), (metadata, "run_metadata.json")])
+    assert "terminal-bench's run metadata, not results" in str(twice.value.report())

@@ -29,7 +29,16 @@ from scoring.load.importers._base import (
     reward_success,
     run_success,
 )
-from scoring.load.importers.api import classify, combine, detect, expand_folder, import_batch, import_file, import_files
+from scoring.load.importers.api import (
+    classify,
+    combine,
+    detect,
+    expand_folder,
+    import_batch,
+    import_file,
+    import_files,
+    metadata_given,
+)
 from scoring.load.importers.inspect_log import score_outcome
 from scoring.load.importers.mapping import (
     Mapping,
@@ -43,8 +52,30 @@ from scoring.load.importers.reading import HarnessReading, Trial
 from scoring.load.importers.tau2 import termination_status
 
 __all__ = [
-    "KINDS", "FileReport", "HarnessReading", "ImportReport", "Imported", "MappedColumn", "Mapping", "MappingError",
-    "SuccessRule", "Trial", "apply_mapping", "apply_prices", "classify", "combine", "detect", "expand_folder",
-    "import_batch", "import_file", "import_files", "mapping_from_json",
-    "mapping_to_json", "reward_success", "run_success", "score_outcome", "termination_status",
+    "KINDS",
+    "FileReport",
+    "HarnessReading",
+    "ImportReport",
+    "Imported",
+    "MappedColumn",
+    "Mapping",
+    "MappingError",
+    "SuccessRule",
+    "Trial",
+    "apply_mapping",
+    "apply_prices",
+    "classify",
+    "combine",
+    "detect",
+    "expand_folder",
+    "import_batch",
+    "import_file",
+    "import_files",
+    "mapping_from_json",
+    "mapping_to_json",
+    "metadata_given",
+    "reward_success",
+    "run_success",
+    "score_outcome",
+    "termination_status",
 ]

@@ -47,8 +47,8 @@ from scoring.load.importers.inspect_log import ZIP_MAGIC, read_inspect
 from scoring.load.importers.mapping import Mapping, apply_mapping
 from scoring.load.importers.tau2 import is_folder_form, read_tau2, read_tau2_folder
 from scoring.load.importers.taubench import read_taubench
+from scoring.load.importers.terminal_bench import METADATA, read_terminal_bench
 from scoring.load.importers.terminal_bench import looks_like as looks_like_terminal_bench
-from scoring.load.importers.terminal_bench import read_terminal_bench
 from scoring.load.runs import (
     FORMATS,
     Problem,
@@ -161,7 +161,7 @@ def classify(doc: Any) -> str:
 
 def import_file(source: Source, name: str | None = None, *, kind: str | None = None, agent: str | None = None,
                 experiment: str | None = None, mapping: Mapping | None = None, scorer: str | None = None,
-                limits: Limits = DEFAULT_LIMITS) -> Imported:
+                limits: Limits = DEFAULT_LIMITS, metadata: object = None) -> Imported:
     """Import one results file as a raw runs table with its report (SPEC 7).
 
     Parameters
@@ -182,6 +182,9 @@ def import_file(source: Source, name: str | None = None, *, kind: str | None = N
     scorer : str, optional
         Inspect: the scorer whose value is the outcome (default: the first).
     limits : Limits
+    metadata : object, optional
+        terminal-bench: the run's ``run_metadata.json``, parsed, given with the file (an upload has no folder to
+        find it in); it names the agent as the file beside it would.
 
     Raises
     ------
@@ -205,6 +208,9 @@ def import_file(source: Source, name: str | None = None, *, kind: str | None = N
                                "(scoring.load.importers.expand_folder); "
                                "one folder is one input only in tau2-bench's folder form (results.json and "
                                "simulations/)")
+    if kind is None and mapping is None and Path(name).name.lower() == METADATA:
+        raise file_error(name, f"terminal-bench's run metadata, not results: it names the agent of the results.json "
+                               f"it is given with (one {METADATA} with its results.json)")
     data = read_bytes(source, name, limits)
     if kind is None and mapping is not None and mapping.records is not None:
         kind = "runs"  # records inside an object, read through the mapping whatever the object looks like
@@ -213,10 +219,10 @@ def import_file(source: Source, name: str | None = None, *, kind: str | None = N
         if mapping is not None and kind != "runs":
             raise file_error(name, f"a column mapping applies to a table; this file is a {kind} file")
         return _read_kind(data, name, kind, doc, warnings, path=path, agent=agent, experiment=experiment,
-                          mapping=mapping, scorer=scorer, limits=limits)
+                          mapping=mapping, scorer=scorer, limits=limits, metadata=metadata)
     try:
         return _read_kind(data, name, kind, None, [], path=path, agent=agent, experiment=experiment,
-                          mapping=mapping, scorer=scorer, limits=limits)
+                          mapping=mapping, scorer=scorer, limits=limits, metadata=metadata)
     except RunsValidationError as exc:
         raise _wrong_kind(exc, data, name, kind, limits) from None
 
@@ -240,7 +246,7 @@ def _wrong_kind(exc: RunsValidationError, data: bytes, name: str, kind: str, lim
 
 def _read_kind(data: bytes, name: str, kind: str, doc: object, warnings: list[str], *, path: Path | None,
                agent: str | None, experiment: str | None, mapping: Mapping | None, scorer: str | None,
-               limits: Limits) -> Imported:
+               limits: Limits, metadata: object = None) -> Imported:
     if kind in ("tau2", "tau-bench"):
         if doc is None:
             doc, warnings = parse_json(data, name, limits)
@@ -250,7 +256,7 @@ def _read_kind(data: bytes, name: str, kind: str, doc: object, warnings: list[st
         if doc is None:
             doc, warnings = parse_json(data, name, limits)
         return read_terminal_bench(doc, name, path=path, agent=agent, experiment=experiment, limits=limits,
-                                   warnings=warnings)
+                                   warnings=warnings, metadata=metadata)
     if kind == "inspect":
         return read_inspect(data, name, path=path, agent=agent, experiment=experiment, scorer=scorer, limits=limits)
     if agent is not None:
@@ -423,18 +429,44 @@ def import_files(sources: Iterable[Source | tuple[Source, str]], *, kind: str | 
     ``experiments`` is one tag for every file or one tag (or None) per file, in order. See
     :func:`import_batch` for ``skip_refused``.
     """
-    items = [s if isinstance(s, tuple) else (s, None) for s in sources]
+    items: list[tuple[Source, str | None]] = [s if isinstance(s, tuple) else (s, None) for s in sources]
     if isinstance(experiments, str) or experiments is None:
         tags = [experiments] * len(items)
     else:
         tags = list(experiments)
         if len(tags) != len(items):
             raise file_error("input", f"{len(tags)} experiment tag(s) for {len(items)} file(s)")
+    items, tags, metadata = metadata_given(items, tags, limits)
     calls = [(lambda src=src, name=name, tag=tag: import_file(src, name, kind=kind, agent=agent, experiment=tag,
-                                                             mapping=mapping, scorer=scorer, limits=limits))
+                                                             mapping=mapping, scorer=scorer, limits=limits,
+                                                             metadata=metadata))
              for (src, name), tag in zip(items, tags)]
     names = [name or (_display_name(Path(src)) if isinstance(src, (str, Path)) else "input") for src, name in items]
     return import_batch(calls, names, skip_refused=skip_refused, limits=limits)
+
+
+METADATA_MAX_BYTES = 1 << 20  # a run_metadata.json read beside a results.json (as terminal_bench._agent reads one)
+
+
+def metadata_given(items: list[tuple[Source, str | None]], tags: list[str | None],
+                    limits: Limits) -> tuple[list[tuple[Source, str | None]], list[str | None], object]:
+    """A terminal-bench ``run_metadata.json`` given among the files (uploaded with its ``results.json``: an upload
+    has no folder beside it): taken out of the files, and parsed to name the agent of the results. Only where it is
+    the one such file among others; else it stays a file, refused in words as the metadata it is."""
+    named = [i for i, (src, name) in enumerate(items)
+             if Path(name or (str(src) if isinstance(src, (str, Path)) else "")).name.lower() == METADATA]
+    if len(named) != 1 or len(items) < 2:
+        return items, tags, None
+    [i] = named
+    src, name = items[i]
+    data = read_bytes(src, name or METADATA, limits)
+    if len(data) > METADATA_MAX_BYTES:
+        raise file_error(name or METADATA, f"{len(data):,} bytes: more than terminal-bench's run metadata holds "
+                                           f"(at most {METADATA_MAX_BYTES:,} read)")
+    doc, _ = parse_json(data, name or METADATA, limits)
+    if not isinstance(doc, dict):
+        raise file_error(name or METADATA, "terminal-bench's run metadata must be a JSON object")
+    return items[:i] + items[i + 1:], tags[:i] + tags[i + 1:], doc
 
 
 def import_batch(calls: Sequence[Callable[[], Imported]], names: Sequence[str], *, skip_refused: bool = False,
@@ -471,7 +503,8 @@ def import_batch(calls: Sequence[Callable[[], Imported]], names: Sequence[str], 
     return imported
 
 
-__all__ = ["classify", "combine", "detect", "expand_folder", "import_batch", "import_file", "import_files"]
+__all__ = ["classify", "combine", "detect", "expand_folder", "import_batch", "import_file", "import_files",
+           "metadata_given"]
 
 
 def looks_like_runs_file(path: str, limits: Limits) -> bool:

@@ -131,37 +131,52 @@ UNMAPPED = [
 ]
 
 
-def _agent(path: Path | None, agent: str | None, name: str) -> tuple[str, str]:
-    """(agent id, where it came from): --agent, run_metadata.json beside the file, else the folder's name."""
+def metadata_agent(doc: object) -> tuple[str, str] | None:
+    """(agent id, the key it came from) that a run_metadata.json document names, if any (``model_name``, else
+    ``agent_name``)."""
+    if isinstance(doc, dict):
+        for key in ("model_name", "agent_name"):
+            if isinstance(doc.get(key), str) and doc[key].strip():
+                return doc[key].strip(), key
+    return None
+
+
+def _agent(path: Path | None, agent: str | None, name: str, metadata: object = None) -> tuple[str, str]:
+    """(agent id, where it came from): --agent, the run_metadata.json read with the file (an upload beside it),
+    run_metadata.json beside the file, else the folder's name."""
     if agent is not None:
         return agent, f"given agent {agent!r}"
+    named = metadata_agent(metadata)
+    if named is not None:
+        return named[0], f"{METADATA} {named[1]} (text; the {METADATA} given with it)"
     if path is not None:
         meta = path.parent / METADATA
         try:
             doc = json.loads(meta.read_text("utf-8")) if meta.is_file() and meta.stat().st_size < 1 << 20 else None
         except (OSError, ValueError):
             doc = None
-        if isinstance(doc, dict):
-            for key in ("model_name", "agent_name"):
-                if isinstance(doc.get(key), str) and doc[key].strip():
-                    return doc[key].strip(), f"{METADATA} {key} (text)"
+        named = metadata_agent(doc)
+        if named is not None:
+            return named[0], f"{METADATA} {named[1]} (text)"
         if path.parent.name:
             return path.parent.name, "the run folder's name (no run_metadata.json names a model; --agent names it)"
-    raise file_error(name, "terminal-bench's results.json does not name the model: give --agent NAME (or keep "
-                           f"{METADATA} beside it)")
+    raise file_error(name, "terminal-bench's results.json does not name the model: give its run folder's "
+                           f"{METADATA} with it (upload both together in the app; on the command line, keep it "
+                           "beside results.json) or give --agent NAME")
 
 
 def read_terminal_bench(doc: Any, name: str, *, path: Path | None = None, agent: str | None = None,
                         experiment: str | None = None, limits: Limits = DEFAULT_LIMITS,
-                        warnings: list[str] | None = None) -> Imported:
-    """Map a parsed terminal-bench results.json to a raw runs table."""
+                        warnings: list[str] | None = None, metadata: object = None) -> Imported:
+    """Map a parsed terminal-bench results.json to a raw runs table (``metadata``: the run's run_metadata.json,
+    parsed, when it was given with the file rather than found beside it)."""
     if not looks_like(doc):
         raise file_error(name, "expected terminal-bench's results.json: an object with its trials under \"results\"")
     trials_in = doc["results"]
     if not trials_in:
         raise file_error(name, "the file has no trials (\"results\" is empty)")
     check_rows(len(trials_in), name, limits, "trials")
-    base, source = _agent(path, agent, name)
+    base, source = _agent(path, agent, name, metadata)
     agent_id = agent_with_experiment(base, experiment)
     if experiment is not None:
         source += f" + ' [{experiment}]' (experiment tag)"
