@@ -39,7 +39,8 @@ with st.sidebar:
                                    type=data.UPLOAD_TYPES, key="upload", accept_multiple_files=True,
                                    help=f"Files up to {UPLOAD_MB} MB and {deployment.limits.max_rows:,} runs are "
                                         "accepted; larger ones are refused before they are read. Several files "
-                                        "are scored together; a table in another layout can come with its saved "
+                                        "are scored together (a tau2-bench results folder: its results.json with "
+                                        "its simulations files); a table in another layout can come with its saved "
                                         "mapping (JSON, from *Map a table*). The runs schema is in the README.")
         if uploads:
             data.upload_source(uploads)

@@ -284,6 +284,17 @@ def test_a_terminal_bench_run_uploaded_with_its_run_metadata_is_scored_under_its
     assert "upload both together in the app" in said, said
 
 
+def test_a_tau2_folder_form_uploaded_as_its_files_scores_as_the_folder_on_disk():
+    folder = FIXTURES / "tau2" / "grok-3-folder"
+    at = app_with_uploads(upload_file(folder / "results.json"),
+                          *(upload_file(p) for p in sorted((folder / "simulations").glob("*.json"))))
+    board = dataframe(at, "leaderboard").value
+    expected = score_runs(import_files([folder]).validate().runs)
+    assert list(board["Agent"]) == [a.agent_id for a in expected.agents] == ["xai/grok-3@airline"]
+    assert list(board["Score"]) == [a.headline.score for a in expected.agents]
+    assert_clean(at, "tau2 folder form as files")
+
+
 def test_one_runs_table_keeps_todays_path():
     at = app_with_uploads(("bad.csv", BAD_CSV, "text/csv"))
     assert at.session_state["dataset"].kind == "upload" and "import_files" not in at.session_state

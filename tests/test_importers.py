@@ -1094,3 +1094,24 @@ def test_a_terminal_bench_run_metadata_given_with_its_results_names_the_agent_as
     with pytest.raises(RunsValidationError) as twice:  # which results does each name? neither is guessed
         import_files([(results, "results.json"), (metadata, "run_metadata.json"), (metadata, "run_metadata.json")])
     assert "terminal-bench's run metadata, not results" in str(twice.value.report())
+
+
+def test_a_tau2_folder_form_given_as_its_files_is_read_as_the_folder_is():
+    """An upload has no folder: tau2's folder form comes as results.json and its simulation files. Given
+    together they are one input, read as the folder is; results.json alone says what it lacks (before, it said
+    "simulations is missing: not a tau2-bench Results file" of a file that is one)."""
+    folder = Path(__file__).parent / "fixtures" / "tau2" / "grok-3-folder"
+    on_disk = import_files([folder])
+    files = [(p.read_bytes(), p.name) for p in sorted((folder / "simulations").glob("*.json"))]
+    results = ((folder / "results.json").read_bytes(), "results.json")
+    for together in ([results, *files], [*files[::-1], results]):  # in any order, as a browser lists them
+        uploaded = import_files(together)
+        assert uploaded.raw.equals(on_disk.raw)
+        assert uploaded.report.files[0].agents == on_disk.report.files[0].agents
+    with pytest.raises(RunsValidationError) as alone:
+        import_files([results])
+    reason = alone.value.problems[0].reason
+    assert "the results.json of tau2-bench's folder form" in reason and "upload its simulations files" in reason
+    with pytest.raises(RunsValidationError) as short:  # a simulation missing: refused as tau2-bench refuses it
+        import_files([results, *files[1:]])
+    assert "1 simulation(s) in simulation_index have no file in simulations/" in str(short.value.report())

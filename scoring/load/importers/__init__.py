@@ -37,7 +37,6 @@ from scoring.load.importers.api import (
     import_batch,
     import_file,
     import_files,
-    metadata_given,
 )
 from scoring.load.importers.inspect_log import score_outcome
 from scoring.load.importers.mapping import (

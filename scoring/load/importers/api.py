@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import io
 import json
 import re
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +47,7 @@ from scoring.load.importers._base import (
 )
 from scoring.load.importers.inspect_log import ZIP_MAGIC, read_inspect
 from scoring.load.importers.mapping import Mapping, apply_mapping
-from scoring.load.importers.tau2 import is_folder_form, read_tau2, read_tau2_folder
+from scoring.load.importers.tau2 import is_folder_form, read_tau2, read_tau2_folder, read_tau2_parts
 from scoring.load.importers.taubench import read_taubench
 from scoring.load.importers.terminal_bench import METADATA, read_terminal_bench
 from scoring.load.importers.terminal_bench import looks_like as looks_like_terminal_bench
@@ -436,25 +438,96 @@ def import_files(sources: Iterable[Source | tuple[Source, str]], *, kind: str | 
         tags = list(experiments)
         if len(tags) != len(items):
             raise file_error("input", f"{len(tags)} experiment tag(s) for {len(items)} file(s)")
-    items, tags, metadata = metadata_given(items, tags, limits)
-    calls = [(lambda src=src, name=name, tag=tag: import_file(src, name, kind=kind, agent=agent, experiment=tag,
-                                                             mapping=mapping, scorer=scorer, limits=limits,
-                                                             metadata=metadata))
-             for (src, name), tag in zip(items, tags)]
-    names = [name or (_display_name(Path(src)) if isinstance(src, (str, Path)) else "input") for src, name in items]
+    together = given_together(items, tags, limits) if mapping is None and kind in (None, "tau2", "terminal-bench") \
+        else Together(items, tags)
+    calls: list[Callable[[], Imported]] = [
+        functools.partial(import_file, src, name, kind=kind, agent=agent, experiment=tag, mapping=mapping,
+                          scorer=scorer, limits=limits, metadata=together.metadata)
+        for (src, name), tag in zip(together.files, together.tags)]
+    calls += [functools.partial(f.read, agent, limits) for f in together.folders]
+    names = [name or (_display_name(Path(src)) if isinstance(src, (str, Path)) else "input")
+             for src, name in together.files] + [f.name for f in together.folders]
     return import_batch(calls, names, skip_refused=skip_refused, limits=limits)
 
 
 METADATA_MAX_BYTES = 1 << 20  # a run_metadata.json read beside a results.json (as terminal_bench._agent reads one)
 
 
-def metadata_given(items: list[tuple[Source, str | None]], tags: list[str | None],
-                    limits: Limits) -> tuple[list[tuple[Source, str | None]], list[str | None], object]:
-    """A terminal-bench ``run_metadata.json`` given among the files (uploaded with its ``results.json``: an upload
-    has no folder beside it): taken out of the files, and parsed to name the agent of the results. Only where it is
-    the one such file among others; else it stays a file, refused in words as the metadata it is."""
-    named = [i for i, (src, name) in enumerate(items)
-             if Path(name or (str(src) if isinstance(src, (str, Path)) else "")).name.lower() == METADATA]
+@dataclass(frozen=True)
+class Folder:
+    """tau2-bench's folder form given as its files (an upload has no folder): ``results.json`` and the
+    ``simulations/<id>.json`` files its ``simulation_index`` lists, read as the folder is."""
+
+    name: str
+    results: bytes
+    simulations: tuple[tuple[str, bytes], ...]
+    tag: str | None
+
+    def read(self, agent: str | None, limits: Limits) -> Imported:
+        return read_tau2_parts(self.results, self.simulations, name=self.name, agent=agent,
+                               experiment=_experiment(self.tag, self.name), limits=limits)
+
+
+@dataclass(frozen=True)
+class Together:
+    """Files given together, sorted into what is read as one input each (``files``, with their ``tags``), the
+    terminal-bench run metadata that names their agent, and the tau2 folder forms given as their files."""
+
+    files: list[tuple[Source, str | None]]
+    tags: list[str | None]
+    metadata: object = None
+    folders: tuple[Folder, ...] = ()
+
+
+def _file_name(src: Source, name: str | None) -> str:
+    return Path(name or (str(src) if isinstance(src, (str, Path)) else "")).name
+
+
+def given_together(items: list[tuple[Source, str | None]], tags: list[str | None], limits: Limits) -> Together:
+    """What files given together make (the CLI's inputs, the app's uploads): a terminal-bench ``run_metadata.json``
+    names the agent of the results given with it (the one such file among others; else it stays a file, refused
+    in words as the metadata it is), and a tau2 ``results.json`` of the folder form takes the simulation files its
+    index lists (a simulation it does not list stays a file)."""
+    items, tags, metadata = _metadata(items, tags, limits)
+    folders: list[Folder] = []
+    taken: set[int] = set()
+    for i, (src, name) in enumerate(items):
+        if _file_name(src, name).lower() != "results.json" or (isinstance(src, (str, Path))
+                                                               and is_folder_form(Path(src))):
+            continue
+        index = _simulation_index(src, name or "results.json", limits)
+        members = [j for j, (other, its) in enumerate(items) if j != i and j not in taken
+                   and _file_name(other, its).endswith(".json") and Path(_file_name(other, its)).stem in index]
+        if not members:
+            continue
+        simulations = tuple((_file_name(*items[j]), read_bytes(items[j][0], _file_name(*items[j]), limits))
+                            for j in members)
+        folders.append(Folder(name or "results.json", read_bytes(src, name or "results.json", limits), simulations,
+                              tags[i]))
+        taken |= {i, *members}
+    return Together([x for k, x in enumerate(items) if k not in taken],
+                    [t for k, t in enumerate(tags) if k not in taken], metadata, tuple(folders))
+
+
+def _simulation_index(src: Source, name: str, limits: Limits) -> set[str]:
+    """The ids a tau2 folder form's ``results.json`` lists (its ``simulation_index``); empty for any other file
+    (one without the word is not parsed here)."""
+    data = read_bytes(src, name, limits)
+    if b'"simulation_index"' not in data or b'"simulations"' in data:
+        return set()
+    try:
+        doc, _ = parse_json(data, name, limits)
+    except RunsValidationError:
+        return set()  # read again as a file, and refused there in its words
+    index = doc.get("simulation_index") if isinstance(doc, dict) else None
+    return {e["id"] for e in index if isinstance(e, dict) and isinstance(e.get("id"), str)} \
+        if isinstance(index, list) else set()
+
+
+def _metadata(items: list[tuple[Source, str | None]], tags: list[str | None],
+              limits: Limits) -> tuple[list[tuple[Source, str | None]], list[str | None], object]:
+    """A terminal-bench ``run_metadata.json`` among several files: taken out, and parsed."""
+    named = [i for i, (src, name) in enumerate(items) if _file_name(src, name).lower() == METADATA]
     if len(named) != 1 or len(items) < 2:
         return items, tags, None
     [i] = named
@@ -503,8 +576,8 @@ def import_batch(calls: Sequence[Callable[[], Imported]], names: Sequence[str], 
     return imported
 
 
-__all__ = ["classify", "combine", "detect", "expand_folder", "import_batch", "import_file", "import_files",
-           "metadata_given"]
+__all__ = ["Folder", "Together", "classify", "combine", "detect", "expand_folder", "given_together", "import_batch",
+           "import_file", "import_files"]
 
 
 def looks_like_runs_file(path: str, limits: Limits) -> bool:

@@ -11,6 +11,7 @@ header in ``results.json`` and one ``SimulationRun`` per file in ``simulations/`
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,11 @@ def read_tau2(doc: Any, name: str, *, agent: str | None = None, experiment: str 
         raise file_error(name, "expected a tau2-bench Results object {\"info\": ..., \"simulations\": [...]}")
     if simulations is None:
         simulations = doc.get("simulations", absent())
+        if simulations is absent() and isinstance(doc.get("simulation_index"), list):
+            raise file_error(name, "the results.json of tau2-bench's folder form: its runs are the "
+                                   f"{SIMULATIONS_DIR}/<id>.json files its simulation_index lists, not in it; give "
+                                   "them with it (the folder on the command line; in the app, upload its "
+                                   f"{SIMULATIONS_DIR} files together with it)")
         if simulations is absent():
             raise file_error(name, "simulations is missing: not a tau2-bench Results file")
         if not isinstance(simulations, list):
@@ -314,23 +320,39 @@ def read_tau2_folder(path: str | Path, *, name: str | None = None, agent: str | 
         sizes = [meta_path.stat().st_size] + [f.stat().st_size for f in files]
     except OSError as exc:
         raise file_error(name, f"cannot read {folder}: {exc.strerror or exc}") from None
-    if sum(sizes) > limits.max_memory:
-        raise file_error(name, f"the folder holds {format_size(sum(sizes))}, more than the limit of "
-                               f"{format_size(limits.max_memory)} (max_memory); refused before reading")
-    meta, warnings = parse_json(read_bytes(meta_path, f"{name}/results.json", limits), f"{name}/results.json", limits)
-    if not isinstance(meta, dict):
+    _check_size(sum(sizes), name, limits, "the folder holds", "reading")
+    return read_tau2_parts(read_bytes(meta_path, f"{name}/results.json", limits),
+                           [(f.name, read_bytes(f, f"{name}/{SIMULATIONS_DIR}/{f.name}", limits)) for f in files],
+                           name=name, agent=agent, experiment=experiment, limits=limits)
+
+
+def read_tau2_parts(meta: bytes, simulations: Sequence[tuple[str, bytes]], *, name: str, agent: str | None = None,
+                    experiment: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Imported:
+    """tau2's folder form from its files' bytes: ``results.json`` (the header) and each ``simulations/<id>.json``
+    as (its file name, its bytes), as an upload gives them (no folder). Read as :func:`read_tau2_folder` reads the
+    folder: in name order, checked against the header's ``simulation_index``."""
+    check_rows(len(simulations), name, limits, "simulation files")
+    _check_size(len(meta) + sum(len(data) for _, data in simulations), name, limits, "its files hold", "parsing")
+    doc, warnings = parse_json(meta, f"{name}/results.json", limits)
+    if not isinstance(doc, dict):
         raise file_error(name, "results.json is not a tau2-bench Results object")
-    _check_index(meta.get("simulation_index"), files, name)
-    simulations = []
-    for f in files:
-        doc, more = parse_json(read_bytes(f, f"{name}/{SIMULATIONS_DIR}/{f.name}", limits),
-                               f"{name}/{SIMULATIONS_DIR}/{f.name}", limits)
-        simulations.append(doc)
+    ordered = sorted(simulations, key=lambda item: item[0])
+    _check_index(doc.get("simulation_index"), [Path(file) for file, _ in ordered], name)
+    runs = []
+    for file, data in ordered:
+        run, more = parse_json(data, f"{name}/{SIMULATIONS_DIR}/{file}", limits)
+        runs.append(run)
         warnings += more
-    if not simulations and isinstance(meta.get("simulations"), list) and meta["simulations"]:
-        return read_tau2(meta, name, agent=agent, experiment=experiment, limits=limits, warnings=warnings)
-    return read_tau2(meta, name, agent=agent, experiment=experiment, limits=limits, simulations=simulations,
-                     simulation_names=[f"{SIMULATIONS_DIR}/{f.name}" for f in files], warnings=warnings)
+    if not runs and isinstance(doc.get("simulations"), list) and doc["simulations"]:
+        return read_tau2(doc, name, agent=agent, experiment=experiment, limits=limits, warnings=warnings)
+    return read_tau2(doc, name, agent=agent, experiment=experiment, limits=limits, simulations=runs,
+                     simulation_names=[f"{SIMULATIONS_DIR}/{file}" for file, _ in ordered], warnings=warnings)
+
+
+def _check_size(size: int, name: str, limits: Limits, holds: str, before: str) -> None:
+    if size > limits.max_memory:
+        raise file_error(name, f"{holds} {format_size(size)}, more than the limit of "
+                               f"{format_size(limits.max_memory)} (max_memory); refused before {before}")
 
 
 def _check_index(index: Any, files: list[Path], name: str) -> None:
