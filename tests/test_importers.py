@@ -38,7 +38,7 @@ from scoring.load.importers import (
     mapping_to_json,
     termination_status,
 )
-from scoring.load.runs import RunsValidationError
+from scoring.load.runs import RunsValidationError, load_runs
 from scoring.measures.repeatability import pass_hat_k, task_outcomes
 from scoring.measures.report import score_runs
 from tests.helpers import run_inspect, terminal_bench_run
@@ -1115,3 +1115,16 @@ def test_a_tau2_folder_form_given_as_its_files_is_read_as_the_folder_is():
     with pytest.raises(RunsValidationError) as short:  # a simulation missing: refused as tau2-bench refuses it
         import_files([results, *files[1:]])
     assert "1 simulation(s) in simulation_index have no file in simulations/" in str(short.value.report())
+
+
+def test_a_json_file_cut_off_inside_a_string_says_where_in_plain_words():
+    """A harness file cut off halfway (a copy that stopped): the decoder's message ends in "at", so the refusal
+    read "Unterminated string starting at at line 3" before."""
+    cut = b'{"info": {},\n "tasks": [],\n "simulations": [{"id": "abc'
+    with pytest.raises(RunsValidationError) as harness:
+        import_file(cut, "run.json", kind="tau2")
+    with pytest.raises(RunsValidationError) as runs:
+        load_runs(b'[{"run_id": "r1', name="runs.json")
+    for error, where in ((harness, "line 3, column 25"), (runs, "line 1, column 13")):
+        reason = error.value.problems[0].reason
+        assert f"not valid JSON: Unterminated string starting at {where}" in reason and "at at" not in reason, reason

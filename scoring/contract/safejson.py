@@ -24,6 +24,24 @@ class JsonRefused(ValueError):
         super().__init__(f"{what}{' at ' + where if where else ''}: {reason}")
 
 
+def decode_error_words(exc: json.JSONDecodeError) -> str:
+    """Where and why a JSON text does not parse, in one phrase (the decoder's own message ends in "at" for an
+    unterminated string: said once, not "starting at at line").
+
+    >>> try:
+    ...     json.loads('{"a": "b')
+    ... except json.JSONDecodeError as exc:
+    ...     print(decode_error_words(exc))
+    Unterminated string starting at line 1, column 7
+    >>> try:
+    ...     json.loads('{"a": }')
+    ... except json.JSONDecodeError as exc:
+    ...     print(decode_error_words(exc))
+    Expecting value at line 1, column 7
+    """
+    return f"{exc.msg.removesuffix(' at')} at line {exc.lineno}, column {exc.colno}"
+
+
 def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not allowed (not a finite number)")
 

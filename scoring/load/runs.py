@@ -33,7 +33,7 @@ from numpy.typing import ArrayLike
 from pandas.api import types as ptypes
 
 from scoring.contract.limits import DEFAULT_LIMITS, Limits, format_size, row_limit_refusal
-from scoring.contract.safejson import object_noting_repeats, repeated_keys
+from scoring.contract.safejson import decode_error_words, object_noting_repeats, repeated_keys
 from scoring.contract.schema import (
     FALSE_TOKENS,
     NONFINITE_TOKENS,
@@ -503,7 +503,7 @@ def _read_json(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame
     try:
         doc = _json_value(text)
     except json.JSONDecodeError as exc:
-        raise _file_problem(f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+        raise _file_problem(f"not valid JSON: {decode_error_words(exc)}") from None
     except RecursionError:
         raise _file_problem(f"not a runs file: JSON nested more than {limits.max_json_depth} levels deep") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python reads
