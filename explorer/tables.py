@@ -347,18 +347,27 @@ def notes_table(report: Report) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["Agent", "Note"])
 
 
+HARNESS_LEVELS = 5  # pass^k columns of the harness table (explorer-defined; every level is in the notes' words)
+
+
+def harness_levels(report: Report) -> list[int]:
+    """Every pass^k level a harness reports for an agent of ``report``, in order."""
+    return sorted({k for a in report.agents if a.harness is not None for k in a.harness.pass_k})
+
+
 def harness_table(report: Report) -> pd.DataFrame:
-    """Our headline beside each imported agent's harness reading (its own rules; never the canonical score)."""
+    """Our headline beside each imported agent's harness reading (its own rules; never the canonical score): the
+    run counts beside the success rates they explain, then the harness's first :data:`HARNESS_LEVELS` pass^k."""
     readings = [a for a in report.agents if a.harness is not None]
-    ks = sorted({k for a in readings for k in a.harness.pass_k})[:5]
+    ks = harness_levels(report)[:HARNESS_LEVELS]
     rows = []
     for a in readings:
         r = a.harness
         rows.append({"Agent": a.agent_id, "Harness": r.name, "Our score": a.headline.score,
-                     "Our success rate": a.headline.success_rate, "Harness success rate": r.success_rate,
+                     "Our success rate": a.headline.success_rate, "Our completed runs": a.headline.completed_runs,
+                     "Harness success rate": r.success_rate, "Harness runs": r.runs,
                      **{f"Harness pass^{k}": r.pass_k.get(k) for k in ks},
-                     "Harness avg cost (USD)": r.avg_cost_usd, "Harness runs": r.runs,
-                     "Our completed runs": a.headline.completed_runs})
+                     "Harness avg cost (USD)": r.avg_cost_usd})
     frame = pd.DataFrame(rows)
     for column in frame.columns:
         if column not in ("Agent", "Harness", "Harness runs", "Our completed runs"):

@@ -70,15 +70,27 @@ def canonical_words(rep: Repeatability, min_outcomes: int) -> list[str]:
     >>> from scoring import runs_from_records, score_runs
     >>> runs = runs_from_records([{"run_id": f"r{i}", "agent_id": "a", "task_id": f"t{i % 2}",
     ...     "status": "completed", "success": True, "latency_ms": 1, "cost_usd": 0.01} for i in range(7)])
-    >>> canonical_words(score_runs(runs).agents[0].repeatability, 3)[2]
-    'pass^5: 2 qualifying tasks (at least 3 outcomes); 2 tasks have fewer than 5 outcomes and count 0 at pass^5.'
+    >>> words = canonical_words(score_runs(runs).agents[0].repeatability, 3)
+    >>> words[0]
+    'pass^1: 2 qualifying tasks (at least 3 outcomes); of them, none has fewer than 1 outcome.'
+    >>> words[2]
+    'pass^5: 2 qualifying tasks (at least 3 outcomes); of them, 2 have fewer than 5 outcomes and count 0 at pass^5.'
+    >>> canonical_words(score_runs(runs.head(2)).agents[0].repeatability, 3)[0]
+    'pass^1: no qualifying task (none has at least 3 outcomes), so no canonical value.'
     """
     out = []
     for k in rep.levels:
         below = rep.tasks_below_k[k]
+        if not rep.qualifying_tasks:
+            out.append(f"pass^{k}: no qualifying task (none has at least {min_outcomes} outcomes), so no canonical "
+                       "value.")
+            continue
+        fewer = f"fewer than {k} outcome{'s' * (k != 1)}"
         out.append(f"pass^{k}: {rep.qualifying_tasks} qualifying task{'s' * (rep.qualifying_tasks != 1)} (at least "
-                   f"{min_outcomes} outcomes); {below} task{'s' * (below != 1)} {'have' if below != 1 else 'has'} "
-                   f"fewer than {k} outcomes and count{'s' * (below == 1)} 0 at pass^{k}.")
+                   f"{min_outcomes} outcomes); of them, "
+                   + (f"none has {fewer}." if not below else
+                      f"{below} {'has' if below == 1 else 'have'} {fewer} and count{'s' * (below == 1)} 0 at "
+                      f"pass^{k}."))
     return out
 
 

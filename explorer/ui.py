@@ -258,9 +258,11 @@ def what_if(agent: AgentReport, policy: Policy, *, key: str) -> None:
     gate_panel.metric("More completed runs with a latency until the consistency gate",
                       f"{s.runs_to_consistency_gate:,}",
                       help=f"The gate needs {policy.consistency_min_latencies} recorded latencies")
-    outcomes_panel.metric(f"More outcomes until pass^{s.top_level} is defined for every task",
+    outcomes_panel.metric(f"More outcomes until every task has {s.top_level} (pass^{s.top_level} above 0 possible)",
                           f"{s.total_outcomes_to_pass_k:,}",
-                          help=f"A task needs {s.top_level} outcomes before {s.top_level} of them can all succeed")
+                          help=f"A task qualifies for pass^k with {policy.pass_k_min_outcomes} outcomes, but counts 0 "
+                               f"at pass^{s.top_level} until it has {s.top_level}: only then can {s.top_level} of "
+                               "them all succeed")
     if s.outcomes_to_pass_k:
         needed = s.outcomes_to_pass_k
         table(data.table_frame("outcomes_to_pass_k", (agent.agent_id, policy.version), lambda: pd.DataFrame(

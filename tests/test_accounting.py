@@ -63,6 +63,18 @@ def test_a_timeout_left_out_is_counted_with_its_cost():
     assert h.terminal_runs == 5
 
 
+def test_left_out_runs_that_recorded_no_cost_have_no_share_of_the_spend_either():
+    """Before, the table beside the leaderboard said "Cost left out —" and "Share of spend left out 0.00%" on one
+    row: the share of a cost nobody recorded cannot be told. One recorded at 0 is a share of 0."""
+    rows = [run(i, cost=0.25) for i in range(4)] + [run(9, status="failed", success=False, cost=None)]
+    h = score_runs(runs_from_records(rows)).agents[0].headline
+    assert h.left_out.runs == 1 and h.left_out.cost_usd is None and h.left_out_spend_share is None
+    assert h.left_out_words().endswith("; they recorded no cost")
+    rows[-1]["cost_usd"] = 0.0
+    h = score_runs(runs_from_records(rows)).agents[0].headline
+    assert h.left_out.cost_usd == 0.0 and h.left_out_spend_share == 0.0
+
+
 def test_no_outcome_recorded_is_flagged_never_a_plain_zero():
     rows = [run(i, success=None) for i in range(3)]
     h = score_runs(runs_from_records(rows)).agents[0].headline

@@ -261,7 +261,7 @@ def test_headline_page_shows_points_lost_overtake_and_costliest(sample):
     assert "What overtaking blackbox\\-api takes" in headings
     words = " ".join(m.value for m in at.markdown).replace("\\", "")  # markdown escapes dropped
     assert "To overtake blackbox-api (76.30) the score must reach 76.31" in words
-    assert "If all 29 timed-out runs had completed successfully" in words
+    assert "If its 29 timed-out runs had completed successfully" in words
     assert "It ignores 88 failed or timed-out runs" in words
     overtake = frame_with(at, "Reachable alone")
     assert len(overtake) == len(e.overtake.changes)

@@ -209,8 +209,10 @@ def test_tau2_reading_tables_match_tau2_bench_task_by_task():
     mini_table = tau2_reading.side_by_side(mini)
     assert mini_table["tau2-bench reading"].tolist() == pytest.approx([3 / 9 + 0 * 1])  # 3 of 9 tasks solved once
     assert mini_table["Canonical (published rule)"].isna().all()
-    assert tau2_reading.canonical_words(mini, 3)[0] == ("pass^1: 0 qualifying tasks (at least 3 outcomes); 0 tasks "
-                                                        "have fewer than 1 outcomes and count 0 at pass^1.")
+    # Said as what it is: before, "0 qualifying tasks (...); 0 tasks have fewer than 1 outcomes", which read as false
+    # beside "9 tasks have 2 outcomes or fewer".
+    assert tau2_reading.canonical_words(mini, 3)[0] == ("pass^1: no qualifying task (none has at least 3 outcomes), "
+                                                        "so no canonical value.")
     assert tau2_reading.tau2_words(mini).startswith("tau2-bench reading: 9 tasks (every task with at least one")
 
 
@@ -219,9 +221,16 @@ def test_canonical_words_count_the_tasks_below_k():
     for a in report.agents:
         words = tau2_reading.canonical_words(a.repeatability, 3)
         for line, k in zip(words, report.levels):
-            below = a.repeatability.tasks_below_k[k]
-            assert line.startswith(f"pass^{k}: {a.repeatability.qualifying_tasks} qualifying task")
-            assert f"; {below} task" in line and line.endswith(f"count{'s' if below == 1 else ''} 0 at pass^{k}.")
+            below, qualifying = a.repeatability.tasks_below_k[k], a.repeatability.qualifying_tasks
+            if not qualifying:
+                assert line == f"pass^{k}: no qualifying task (none has at least 3 outcomes), so no canonical value."
+                continue
+            assert line.startswith(f"pass^{k}: {qualifying} qualifying task")
+            if below:
+                assert f"; of them, {below} ha" in line and line.endswith(
+                    f"count{'s' if below == 1 else ''} 0 at pass^{k}.")
+            else:
+                assert line.endswith(f"; of them, none has fewer than {k} outcome{'s' if k > 1 else ''}.")
 
 
 # --------------------------------------------------------------------------- the app: several files at once
@@ -245,6 +254,18 @@ def test_two_tau2_files_are_imported_scored_and_reported():
     assert any("Import: 2 files, 20 runs, 3 warnings" in c.value for c in at.sidebar.caption)
     assert all(t.label.startswith("Tag for ") for t in at.sidebar.text_input) and len(at.sidebar.text_input) == 2
     assert_clean(at, "two tau2 files")
+
+
+def test_the_harness_table_puts_the_run_counts_beside_the_rates_and_says_why_they_differ():
+    """A newcomer's review: the columns that explain our rate against the harness's (the run counts) were off the
+    right edge, and dashes and a table cut at pass^5 went unexplained."""
+    at = app_with_uploads(upload_file(GROK3_MINI), upload_file(GROK3))
+    [table] = [d.value for d in at.dataframe if "Harness runs" in d.value.columns]
+    assert list(table.columns[:7]) == ["Agent", "Harness", "Our score", "Our success rate", "Our completed runs",
+                                       "Harness success rate", "Harness runs"]
+    assert list(table.columns[7:]) == [f"Harness pass^{k}" for k in range(1, 6)] + ["Harness avg cost (USD)"]
+    [why] = [c.value for c in at.caption if c.value.startswith("Why the two differ")]
+    assert "pass^k is shown up to k = 5 of the 10 levels reported" in why and "A dash: the harness computes" in why
 
 
 def test_experiment_tags_keep_files_apart_and_change_the_dataset():
@@ -484,8 +505,7 @@ def test_repeatability_page_shows_the_tau2_reading_and_the_words():
     run(at)
     words = [m.value for m in at.markdown if "Canonical pass^1" in m.value]
     assert len(words) == 1
-    assert "Canonical pass^5: 0 qualifying tasks (at least 3 outcomes); 0 tasks have fewer than 5 outcomes and " \
-           "count 0 at pass^5." in words[0]
+    assert "Canonical pass^5: no qualifying task (none has at least 3 outcomes), so no canonical value." in words[0]
     assert "tau2-bench reading: 9 tasks (every task with at least one outcome" in words[0]
     side = [d for d in at.dataframe if "tau2-bench reading" in d.value.columns]
     shown = display_frame(side[0])

@@ -114,7 +114,7 @@ def test_overtaking_fixes_come_first_smallest_first():
     assert f.tasks[["task_id", "runs_changed", "score_if_fixed", "overtakes"]].values.tolist() == [
         ["t1", 2, 78.45, True], ["t2", 3, 82.09, True], ["t3", 1, 74.82, False]]
     assert list(f.overtaking()["task_id"]) == ["t1", "t2"]
-    assert str(f.facts()[0]).startswith("The smallest fix that alone overtakes b: on task t1, 2 run(s)")
+    assert str(f.facts()[0]).startswith("The smallest fix that alone overtakes b: on task t1, 2 runs")
     check_against_rescoring(rows, "a")
 
 
@@ -150,7 +150,7 @@ def test_json_and_facts_have_no_nan():
     assert "nan" not in text.lower() and "<NA>" not in text
     words = [str(x) for x in f.facts()]
     assert words[0] == "No single task's fix overtakes blackbox-api (76.31 needed)."
-    assert any(w.startswith("If all 29 timed-out runs had completed successfully: 76.00") for w in words)
+    assert any(w.startswith("If its 29 timed-out runs had completed successfully: 76.00") for w in words)
     assert set(f.tasks["kind"]) <= set(KINDS)
 
 
@@ -194,7 +194,7 @@ def test_crashy_runner_costliest_runs_reach_the_agent_above():
     report = score_runs(runs)
     h = report.agent("crashy-runner").headline
     c = costliest(runs, "crashy-runner", influence(runs, "crashy-runner", report.policy, h), report.policy, h)
-    assert str(c.facts()[1]) == ("The 12 costliest run(s) cost 1.64 points together: without them the score would "
+    assert str(c.facts()[1]) == ("The 12 costliest runs cost 1.64 points together: without them the score would "
                                  "be 76.31.")
 
 

@@ -145,6 +145,14 @@ if not harness.empty:
     ui.table(harness, {c: (fmt.usd if "cost" in c else fmt.score if c == "Our score" else fmt.pct2)
                        for c in harness.columns if c not in ("Agent", "Harness", "Harness runs", "Our completed runs")},
              key="harness_readings")
+    levels = tables.harness_levels(report)
+    st.caption("Why the two differ: the published rule reads completed runs only, where a harness may count every run "
+               "it evaluated (compare *Our completed runs* with *Harness runs*); a success rate counts runs, where "
+               "a harness's pass^1 averages its tasks (tau2-bench, tau-bench), so the two part where tasks have "
+               "unequal run counts. A dash: the harness computes no such number (tau2-bench no pass^k above its "
+               "smallest trial count; Inspect and terminal-bench no average cost of their own)."
+               + (f" pass^k is shown up to k = {tables.HARNESS_LEVELS} of the {len(levels)} levels reported; "
+                  "every level is in the words above." if len(levels) > tables.HARNESS_LEVELS else ""))
 st.subheader("What the headline does not see (a reading, for reviewers)")
 st.caption("Per agent: the share of terminal runs and of spend the published rule (completed runs only) leaves "
            "out, and the headline and rank if failed and timed-out runs counted as unsuccessful completed runs. "

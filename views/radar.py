@@ -89,8 +89,8 @@ def viewer_weights() -> dict[str, float]:
     shares = "  ·  ".join(f"{tables.AXIS_LABELS[a]} {fmt.weight(w / total) if total else fmt.DASH}"
                           for a, w in weights.items())
     left, right = st.columns([4, 1])
-    left.caption(f"Renormalized weights (all axes available): {shares}. For an agent with an unavailable axis, "
-                 "that axis is dropped and the others are renormalized again. Default: "
+    left.caption(f"Renormalized weights, for an agent with every axis available: {shares}. For an agent with an "
+                 "unavailable axis, that axis is dropped and the others are renormalized again. Default: "
                  f"{defaults['correctness']:.0%} each (published).")
     right.button("Reset weights", on_click=reset_weights, icon=":material/restart_alt:", width="stretch")
     if not total:

@@ -78,7 +78,9 @@ st.markdown(f"**{tau2_reading.LABEL}.** tau2-bench computes pass^k only for k up
             f"outcomes of any task (its *max k*) and averages every task with at least one outcome, with no "
             f"{policy.pass_k_min_outcomes}-outcome gate. The numbers above follow the published rule instead: a "
             f"qualifying task with fewer than k outcomes counts 0 at pass^k. Where both are defined, each task's "
-            f"pass^k is the same C(c, k) ÷ C(n, k); only which tasks enter the mean differs.")
+            f"pass^k is the same C(c, k) ÷ C(n, k); only which tasks enter the mean differs. It is tau2-bench's "
+            f"convention applied to these outcomes, whichever harness produced them: each harness's own reading "
+            f"(tau-bench's among them) is on the Leaderboard, under *Beside it: each harness's own reading*.")
 ui.table(data.table_frame("tau2_summary", None, lambda: tau2_reading.tau2_summary(report)),
          {f"tau2 pass^{k}": lambda v: fmt.pct(v, 2) for k in levels},
          key="tau2_summary",

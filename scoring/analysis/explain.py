@@ -395,9 +395,11 @@ def _success_change(h: Headline, stats: HeadlineAggregates, top: float, w_needed
     floor = " (and at least one success, which lifts the zero-success floor)" if h.zero_success_floor else ""
     ways = []
     if flips is not None:
-        ways.append("{flips:count} more successful run(s) among the same {n:count} completed runs")
+        ways.append("{flips:count|more successful run|more successful runs} among the same "
+                    "{n:count|completed run|completed runs}")
     if adds is not None:
-        ways.append("{adds:count} more successful completed run(s) (with every other factor unchanged)")
+        ways.append("{adds:count|more successful completed run|more successful completed runs} (with every other "
+                    "factor unchanged)")
     text = ("The success rate has no weight, but a successful completed run lifts the zero-success floor: "
             if weightless else "Success rate at least {need:pct2} instead of {now:pct2}" + floor + ": ") + \
         ", or ".join(ways) + "."
@@ -808,10 +810,11 @@ class Accounting:
                  "or cancelled runs (not terminal: they enter no measure).", v),
             Fact("Fitness radar (latest {window:count} terminal runs): reads {window_runs:count} of {terminal:count} "
                  "terminal runs; {outside:count} older ones fall outside the window.", v),
-            Fact("Repeatability pass^k (terminal runs with a known outcome): reads {outcomes:count} outcomes on "
-                 "{tasks:count} tasks; {pass_unknown:count} terminal runs have an unknown outcome and are left out. "
-                 "{qualifying:count} tasks have at least {min_outcomes:count} outcomes and qualify "
-                 "({qualifying_outcomes:count} outcomes).", v),
+            Fact("Repeatability pass^k (terminal runs with a known outcome): reads {outcomes:count|outcome|outcomes} "
+                 "on {tasks:count|task|tasks}; {pass_unknown:count|terminal run has|terminal runs have} an unknown "
+                 "outcome and {pass_unknown:count|is|are} left out. {qualifying:count|task has|tasks have} at least "
+                 "{min_outcomes:count} outcomes and {qualifying:count|qualifies|qualify} "
+                 "({qualifying_outcomes:count|outcome|outcomes}).", v),
         ]
 
     def to_json(self) -> dict[str, Any]:

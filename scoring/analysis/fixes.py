@@ -80,18 +80,18 @@ class Fixes:
             row = best.iloc[0]
             v.update(task=row["task_id"], n=row["runs_changed"], what=KIND_WORDS[row["kind"]],
                      score=row["score_if_fixed"], others=len(best) - 1)
-            out.append(Fact("The smallest fix that alone overtakes {above:text}: on task {task:text}, {n:count} "
-                            "run(s) ({what:text}) would give {score:score}, at least the {target:score} needed; "
-                            "{others:count} other task fix(es) would too.", v))
+            out.append(Fact("The smallest fix that alone overtakes {above:text}: on task {task:text}, "
+                            "{n:count|run|runs} ({what:text}) would give {score:score}, at least the {target:score} "
+                            "needed; {others:count|other task fix|other task fixes} would too.", v))
         elif self.above is not None:
             out.append(Fact("No single task's fix overtakes {above:text} ({target:score} needed).", v))
         total = self.totals.set_index("kind")
         for kind in (TIMEOUT, FAILED):
             if kind in total.index:
                 row = total.loc[kind]
-                out.append(Fact("If all {n:count} " + ("timed-out" if kind == TIMEOUT else FAILED)
-                                + " runs had completed successfully: {score:score} (a change of {change:score} "
-                                "points).",
+                what = "timed-out" if kind == TIMEOUT else FAILED
+                out.append(Fact("If its {n:count|" + what + " run|" + what + " runs} had completed successfully: "
+                                "{score:score} (a change of {change:score} points).",
                                 {"n": row["runs_changed"], "score": row["score_if_fixed"],
                                  "change": row["score_change"]}))
         return out
@@ -217,9 +217,10 @@ class Costliest:
                              "points": r.points_if_removed, "score": r.score_if_removed}))
         if self.run_removal is not None and self.run_removal.points_if_removed is not None:
             r = self.run_removal
-            out.append(Fact("The {n:count} costliest run(s) cost {points:score} points together: without them the "
-                            "score would be {score:score}.", {"n": r.runs, "points": r.points_if_removed,
-                                                                "score": r.score_if_removed}))
+            template = ("The costliest run costs {points:score} points: without it the score would be {score:score}."
+                        if r.runs == 1 else "The {n:count} costliest runs cost {points:score} points together: "
+                                            "without them the score would be {score:score}.")
+            out.append(Fact(template, {"n": r.runs, "points": r.points_if_removed, "score": r.score_if_removed}))
         if not out:
             out.append(Fact("No task or run costs points: removing any of them would not raise the score."))
         return out

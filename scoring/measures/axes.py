@@ -94,8 +94,9 @@ def _latency_reason(agg: RadarAggregates, i: int, policy: Policy) -> Fact:
     if agg.n_lat[i] >= policy.radar_latency_min_runs:
         return Fact("median latency {p50:ms} over {n:count} runs", values)
     if agg.n_lat[i]:
-        return Fact("latency suppressed: {n:count} of {need:count} runs needed; raw median {p50:ms}", values)
-    return Fact("latency suppressed: {n:count} of {need:count} runs needed", values)
+        return Fact("latency suppressed: {n:count|run|runs} with a latency, {need:count} needed; raw median {p50:ms}",
+                    values)
+    return Fact("latency suppressed: no run with a latency, {need:count} needed", values)
 
 
 # --------------------------------------------------------------------------- cost

@@ -187,10 +187,11 @@ class Headline:
 
     @property
     def left_out_spend_share(self) -> float | None:
-        """The left-out runs' share of the recorded spend (theirs and the completed runs'); None where nothing was
-        spent, or where a total is past the largest double (no share of it can be told)."""
+        """The left-out runs' share of the recorded spend (theirs and the completed runs'); None where they recorded
+        no cost (their cost is unknown: no share of it can be told, as the cost beside it is none), where nothing
+        was spent, or where a total is past the largest double."""
         lo = self.left_out
-        if lo.cost_usd is None and lo.cost_runs:
+        if lo.cost_usd is None:
             return None
         spend = (lo.cost_usd or 0.0) + (self.avg_cost_usd or 0.0) * self.cost_runs
         return (lo.cost_usd or 0.0) / spend if 0 < spend < math.inf else None
@@ -236,8 +237,8 @@ class Headline:
         else:
             facts.append(Fact("No completed run recorded a latency: the latency score is 0 (data-quality flag)."))
         if self.consistency_neutral:
-            facts.append(Fact("Only {latency_runs:count} of the {gate:count} recorded latencies needed: consistency "
-                              "takes the neutral factor {neutral:number}.", v))
+            facts.append(Fact("{latency_runs:count|recorded latency|recorded latencies}, fewer than the {gate:count} "
+                              "needed: consistency takes the neutral factor {neutral:number}.", v))
         else:
             facts.append(Fact("Consistency 1 - pstdev/mean = 1 - {pstdev:ms}/{avg_latency_ms:ms} = "
                               "{consistency:factor} (clamped to 0-1) over {latency_runs:count} latencies.", v))
