@@ -104,3 +104,19 @@ def test_no_known_outcome_at_all_says_so():
     rep = score_runs(runs_from_records([run(1, success=None)])).agents[0].repeatability
     assert rep.tasks_below_min_outcomes == 0
     assert rep.missing_reason() == "no pass^k: no terminal run with a known outcome"
+
+
+@pytest.mark.parametrize(("latencies", "gate", "radar"), [
+    (3, "3 recorded latencies, fewer than the 5 needed: consistency takes the neutral factor 0.5.",
+     "latency suppressed: 3 runs with a latency, 5 needed; raw median 1,000 ms"),
+    (1, "1 recorded latency, fewer than the 5 needed: consistency takes the neutral factor 0.5.",
+     "latency suppressed: 1 run with a latency, 5 needed; raw median 1,000 ms"),
+    (0, "0 recorded latencies, fewer than the 5 needed: consistency takes the neutral factor 0.5.",
+     "latency suppressed: no run with a latency, 5 needed"),
+])
+def test_the_gates_say_what_was_recorded_against_what_is_needed(latencies, gate, radar):
+    """Before: 'Only 0 of the 5 recorded latencies needed' and 'latency suppressed: 0 of 5 runs needed'."""
+    rows = [run(i, latency=1000.0 if i < latencies else None) for i in range(4)]
+    a = score_runs(runs_from_records(rows)).agents[0]
+    assert gate in [str(f) for f in a.headline.explain()]
+    assert str(a.radar.reasons["latency"]) == radar
