@@ -26,6 +26,7 @@ from tests.apptest_helpers import (
     BAD_CSV,
     EDGE_AGENTS,
     EDGE_CSV,
+    HEADER,
     HTML_AGENT,
     PAGES,
     TIMEOUT,
@@ -132,6 +133,15 @@ def test_repeatability_page_every_agent_and_level_on_the_edge_upload():
             at.radio(key="task_k").set_value(int(level.split("^")[1]))
             run(at)
             assert_clean(at, f"repeatability page, {agent} {level}")
+
+
+def test_repeatability_page_with_no_qualifying_task_says_so_instead_of_an_empty_curve():
+    """Before: an empty chart with axes, and an agent picker saying "No options to select"."""
+    rows = [f"r{i},a,t{i},completed,true,1000,0.01,1,2026-01-0{i + 1}T00:00:00Z" for i in range(2)]
+    at = run(page("repeatability", (HEADER + "\n" + "\n".join(rows) + "\n").encode(), upload_name="two.csv"))
+    assert any("No curve to draw: no agent has a task with at least 3 outcomes" in i.body for i in at.info)
+    assert not [c for c in at.get("plotly_chart") if "pass^k" in c.proto.spec and "curve" in c.proto.spec.lower()]
+    assert not at.multiselect
 
 
 def test_radar_page_with_every_edge_agent_on_the_radar():

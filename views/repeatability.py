@@ -44,12 +44,17 @@ st.caption("These are the canonical numbers (the published rule). tau2-bench's r
 
 st.subheader("The pass^k curve", help=glossary.tooltip("pass^k"))
 with_tasks = [a.agent_id for a in report.agents if a.repeatability.pass_k is not None]
-chosen = st.multiselect("Agents", with_tasks, max_selections=len(charts.PALETTE),
-                        **state.bound("curve", "curve_agents", with_tasks, fallback=with_tasks[:4]))
-st.plotly_chart(data.figure("pass_k_curve", (tuple(chosen), theme.name), lambda: charts.pass_k_curve(
-    {a: report.agent(a).repeatability.curve() for a in chosen}, marked=levels, theme=theme)), width="stretch",
-    key="pass_k_curve")
-st.caption("k runs from 1 to the agent's largest outcome count; a task with fewer than k outcomes contributes 0.")
+if with_tasks:
+    chosen = st.multiselect("Agents", with_tasks, max_selections=len(charts.PALETTE),
+                            **state.bound("curve", "curve_agents", with_tasks, fallback=with_tasks[:4]))
+    st.plotly_chart(data.figure("pass_k_curve", (tuple(chosen), theme.name), lambda: charts.pass_k_curve(
+        {a: report.agent(a).repeatability.curve() for a in chosen}, marked=levels, theme=theme)), width="stretch",
+        key="pass_k_curve")
+    st.caption("k runs from 1 to the agent's largest outcome count; a task with fewer than k outcomes contributes "
+               "0.")
+else:
+    st.info(f"No curve to draw: no agent has a task with at least {policy.pass_k_min_outcomes} outcomes, so no "
+            "agent has a pass^k.", icon=":material/info:")
 
 st.subheader("Per-task detail")
 if with_tasks:
