@@ -91,6 +91,9 @@ def _value_text(value: float, unit: str) -> str:
     return fmt.ms(value) if unit == "ms" else fmt.usd(value) if unit == "USD" else fmt.steps(value)
 
 
+FAR_PAST_ANCHORS = 3  # a value this many times the last anchor turns an anchor map's axis logarithmic
+
+
 def anchor_curve(anchors: Anchors, *, title: str, x_label: str, value: float | None = None,
                  value_label: str = "", others: Mapping[str, float] | None = None,
                  theme: ChartTheme = LIGHT) -> go.Figure:
@@ -131,7 +134,12 @@ def anchor_curve(anchors: Anchors, *, title: str, x_label: str, value: float | N
             customdata=[[safe(value_label), _value_text(value, unit)]],
             hovertemplate="%{customdata[0]}: %{customdata[1]} → score %{y:.2f}<extra></extra>"))
         fig.add_vline(x=value, line={"color": theme.accent, "dash": "dot", "width": 1})
-    log = unit == "USD"
+    # A value far past the last anchor would squeeze the anchors (and their tick labels) into the axis's first few
+    # pixels: the axis turns logarithmic then, as the cost axis always is.
+    far = unit != "USD" and low > 0 and high > FAR_PAST_ANCHORS * xs[-1]
+    log = unit == "USD" or far
+    if far:
+        x_label += " (log scale: a value lies far past the last anchor)"
     # Ticks at the anchors themselves: the axis reads like the anchor table.
     fig.update_xaxes(title=wrap(x_label, AXIS_CHARS), type="log" if log else "linear", tickvals=list(xs),
                      ticktext=[fmt.anchor_x(x, unit).replace(" ms", "").replace(" steps", "") for x in xs])

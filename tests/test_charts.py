@@ -68,6 +68,19 @@ def test_anchor_curve_marks_the_agent_and_the_others():
     assert [s.x0 for s in fig.layout.shapes] == [1250.0]
 
 
+def test_an_anchor_map_turns_logarithmic_when_a_value_lies_far_past_the_last_anchor():
+    """A newcomer's review: a tau2 agent at minutes per run squeezed the anchors' tick labels (500, 2,000, 5,000)
+    into a pile at the left of a linear axis."""
+    anchors = POLICY.latency_anchors
+    near = charts.anchor_curve(anchors, title="t", x_label="x", value=2.9 * anchors.xs[-1])
+    far = charts.anchor_curve(anchors, title="t", x_label="x", value=3.1 * anchors.xs[-1], others={"o": 700.0})
+    assert near.layout.xaxis.type == "linear" and "log scale" not in near.layout.xaxis.title.text
+    assert far.layout.xaxis.type == "log" and "log scale" in far.layout.xaxis.title.text
+    assert list(far.layout.xaxis.tickvals) == list(anchors.xs)  # still read like the anchor table
+    zero = charts.anchor_curve(anchors, title="t", x_label="x", value=90_000.0, others={"o": 0.0})
+    assert zero.layout.xaxis.type == "linear"  # a log axis cannot show a 0 ms agent
+
+
 def test_anchor_curve_without_a_value_label_names_the_point():
     fig = charts.anchor_curve(POLICY.cost_anchors, title="t", x_label="x", value=0.03)
     (marked,) = traces(fig, "this agent")
