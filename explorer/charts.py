@@ -6,6 +6,7 @@ labels understand a subset of HTML, and never enters a hover template as code.
 
 from __future__ import annotations
 
+import datetime
 import html
 import math
 import textwrap
@@ -498,6 +499,21 @@ def paired_tasks_chart(tasks: pd.DataFrame, a: str, b: str) -> go.Figure:
                    showlegend=False)
 
 
+def _over_days(rows: pd.DataFrame) -> str:
+    """A trace's mode over days: lines, and a point where there is one day (a line through one point draws
+    nothing: every run of a harness file finished on one day left the charts blank)."""
+    return "lines+markers" if len(rows) == 1 else "lines"
+
+
+def _day_axis(fig: go.Figure, days: pd.Series, title: str) -> None:
+    """The x axis of days; a single day is shown as itself with a day either side (plotly would range over a
+    millisecond around it, labelled '23:59:59.999 … 00:00:00.0005')."""
+    fig.update_xaxes(title=title, tickformat="%Y-%m-%d")
+    if len(days) and days.nunique() == 1:
+        day = days.iloc[0]
+        fig.update_xaxes(range=[day - datetime.timedelta(days=1), day + datetime.timedelta(days=1)], dtick=86_400_000)
+
+
 def headline_over_time(frame: pd.DataFrame, agents: Sequence[str]) -> go.Figure:
     """The headline score of each agent as of each day, the days the floor or the gate switched marked."""
     fig = go.Figure()
@@ -505,7 +521,8 @@ def headline_over_time(frame: pd.DataFrame, agents: Sequence[str]) -> go.Figure:
         rows = frame[frame["agent_id"] == agent]
         color = PALETTE[i % len(PALETTE)]
         fig.add_trace(go.Scatter(
-            x=rows["day"], y=rows["score"], mode="lines", name=safe(agent), line={"color": color, "width": 2},
+            x=rows["day"], y=rows["score"], mode=_over_days(rows), name=safe(agent),
+            line={"color": color, "width": 2},
             customdata=np.column_stack([[safe(agent)] * len(rows), rows["completed_runs"]]),
             hovertemplate="%{customdata[0]}, %{x|%Y-%m-%d}: %{y:.2f} (%{customdata[1]} completed runs)"
                           "<extra></extra>"))
@@ -517,7 +534,7 @@ def headline_over_time(frame: pd.DataFrame, agents: Sequence[str]) -> go.Figure:
                 customdata=[[safe(agent), _switch_words(r)] for r in switched.itertuples(index=False)],
                 hovertemplate="%{customdata[0]}, %{x|%Y-%m-%d}: %{customdata[1]}<extra></extra>", showlegend=False))
     fig.update_yaxes(title="headline score as of the day", range=[-2, 102])
-    fig.update_xaxes(title="day (UTC); runs finished by its end")
+    _day_axis(fig, frame["day"], "day (UTC); runs finished by its end")
     return _layout(fig, "Headline score over time (◆ the zero-success floor or the consistency gate switched)",
                    height=400, legend={"orientation": "h", "y": -0.25})
 
@@ -537,15 +554,15 @@ def radar_over_time(rows: pd.DataFrame, agent: str, weights_label: str = "defaul
     fig = go.Figure()
     for i, axis in enumerate(RADAR_AXES):
         fig.add_trace(go.Scatter(
-            x=rows["day"], y=rows[axis], mode="lines", name=AXIS_LABELS[axis], connectgaps=False,
+            x=rows["day"], y=rows[axis], mode=_over_days(rows), name=AXIS_LABELS[axis], connectgaps=False,
             line={"color": PALETTE[i % len(PALETTE)], "width": 2},
             hovertemplate=AXIS_LABELS[axis] + ", %{x|%Y-%m-%d}: %{y:.2f}<extra></extra>"))
     fig.add_trace(go.Scatter(
-        x=rows["day"], y=rows["profile_score"], mode="lines", name=f"profile ({weights_label})",
+        x=rows["day"], y=rows["profile_score"], mode=_over_days(rows), name=f"profile ({weights_label})",
         line={"color": "#111", "width": 2, "dash": "dash"},
         hovertemplate="profile, %{x|%Y-%m-%d}: %{y:.2f}<extra></extra>"))
     fig.update_yaxes(title="axis (0–100); a gap: unavailable", range=[-2, 102])
-    fig.update_xaxes(title="day (UTC); the window of the latest terminal runs finished by its end")
+    _day_axis(fig, rows["day"], "day (UTC); the window of the latest terminal runs finished by its end")
     return _layout(fig, f"Radar axes of {safe(agent)} over time", height=400, legend={"orientation": "h", "y": -0.25})
 
 
@@ -556,13 +573,13 @@ def pass_k_over_time(frame: pd.DataFrame, agents: Sequence[str], k: int) -> go.F
     for i, agent in enumerate(agents):
         rows = frame[frame["agent_id"] == agent]
         fig.add_trace(go.Scatter(
-            x=rows["day"], y=rows[column], mode="lines", name=safe(agent),
+            x=rows["day"], y=rows[column], mode=_over_days(rows), name=safe(agent),
             line={"color": PALETTE[i % len(PALETTE)], "width": 2},
             customdata=np.column_stack([[safe(agent)] * len(rows), rows["qualifying_tasks"]]),
             hovertemplate="%{customdata[0]}, %{x|%Y-%m-%d}: pass^" + str(k)
                           + " %{y:.1%} over %{customdata[1]} qualifying tasks<extra></extra>"))
     fig.update_yaxes(title=f"pass^{k} as of the day", tickformat=".0%", range=[-0.02, 1.02])
-    fig.update_xaxes(title="day (UTC); outcomes finished by its end")
+    _day_axis(fig, frame["day"], "day (UTC); outcomes finished by its end")
     return _layout(fig, f"pass^{k} over time", height=380, legend={"orientation": "h", "y": -0.25})
 
 

@@ -171,6 +171,25 @@ def test_over_time_charts_one_line_per_agent_and_the_switches_marked(sample):
     assert [t.name for t in pk.data] == agents and pk.layout.title.text == f"pass^{k} over time"
 
 
+def test_over_time_charts_of_runs_all_finished_on_one_day_draw_points_on_that_day(sample):
+    """A newcomer's review: every harness file here finishes in one day, and the three charts were blank (a line
+    through one point draws nothing) over an axis labelled '23:59:59.999 Jun 30 … 00:00:00.0005'."""
+    from scoring.analysis.drilldown import score_over_time
+
+    runs, report = sample
+    one_day = runs.assign(finished_at=pd.Timestamp("2026-06-30T12:00:00Z"))
+    found = score_over_time(one_day, report.policy, agents=["steady-pro"])
+    assert found.frame["day"].nunique() == 1
+    for fig in (charts.headline_over_time(found.frame, ["steady-pro"]),
+                charts.radar_over_time(found.agent("steady-pro"), "steady-pro"),
+                charts.pass_k_over_time(found.frame, ["steady-pro"], 1)):
+        assert all(t.mode in ("lines+markers", "markers") for t in fig.data), [t.mode for t in fig.data]
+        low, high = (pd.Timestamp(x) for x in fig.layout.xaxis.range)
+        assert high - low == pd.Timedelta(days=2) and fig.layout.xaxis.tickformat == "%Y-%m-%d"
+    several = score_over_time(runs, report.policy, agents=["steady-pro"])
+    assert charts.headline_over_time(several.frame, ["steady-pro"]).data[0].mode == "lines"
+
+
 def test_the_task_heatmap_grows_with_its_cells_not_with_agents_times_tasks():
     # A dict of every (task, agent) pair took 2 GB of the server for 1,000 agents and 10,000 tasks (resilience audit).
     import tracemalloc
