@@ -585,3 +585,15 @@ def test_headline_counts_what_it_lists_and_charts_only_tasks_with_a_score_withou
     titles = [json.loads(c.proto.spec)["layout"].get("title", {}).get("text", "") for c in at.get("plotly_chart")]
     assert any(t.startswith("Points gained without each task's runs") for t in titles) == chart, titles
     assert chart or any("No task to chart" in i.body for i in at.info)
+
+
+def test_the_frontiers_say_why_an_axis_has_no_point_and_name_the_agents_not_drawn():
+    """A newcomer's review: with no cost recorded (tau-bench), the cost frontier was an empty chart, unexplained."""
+    rows = [f"r{i},{a},t{i % 3},completed,{str(i % 2 == 0).lower()},{1000 + i},,1,2026-01-0{i % 9 + 1}T00:00:00Z"
+            for i, a in enumerate(["a", "b"] * 4)]
+    at = run(page("uncertainty", (HEADER + "\n" + "\n".join(rows) + "\n").encode(), upload_name="no-cost.csv"))
+    assert any("No cost frontier: no agent recorded a cost" in i.body for i in at.info)
+    assert len([c for c in at.get("plotly_chart") if "frontier" in c.proto.id or "Success rate against average latency"
+                in c.proto.spec]) >= 1
+    edge = run(page("uncertainty", EDGE_CSV))  # some agents without a cost: named under the chart
+    assert any(c.value.startswith("Not drawn (") for c in edge.caption)

@@ -55,10 +55,19 @@ for panel, axis, label, unit in ((left, "cost", "average cost per completed run 
                                  (right, "latency", "average latency of completed runs (ms)", "ms")):
     points = frontier_points(report, axis)
     with panel:
+        if not points:
+            st.info(f"No {axis} frontier: no agent recorded a {axis} on a completed run (and a success rate), so "
+                    "there is no point to draw.", icon=":material/info:")
+            continue
         st.plotly_chart(charts.frontier_chart(points, pareto_frontier(points), x_label=label, unit=unit,
                                               title=f"Success rate against average {axis}",
                                               theme=ui.chart_theme()),
                         width="stretch", key=f"frontier_{axis}")
+        missing = [a.agent_id for a in report.agents if a.agent_id not in points]
+        if missing:
+            st.caption(f"Not drawn ({len(missing):,}; no {axis} recorded, or no success rate): "
+                       + fmt.plain(", ".join(fmt.short(a, 40) for a in missing[:10]))
+                       + (" …" if len(missing) > 10 else ""))
 
 st.subheader("Sensitivity of one agent")
 agents = [a.agent_id for a in report.agents]
