@@ -52,8 +52,8 @@ with st.sidebar:
     result = data.scored()
     st.caption(fmt.plain(data.source_caption(result)))
     if result.imported is not None:
-        st.caption(f":material/input: Import: {imports.report_summary(result.imported)} (the import report is "
-                   "on the Leaderboard).")
+        summary = imports.report_summary(result.imported, len(data.current_dataset().sources) or None)
+        st.caption(f":material/input: Import: {summary} (the import report is on the Leaderboard).")
     elif isinstance(result, data.Scored):
         for warning in result.loaded.warnings:
             st.caption(":material/info: " + fmt.plain(warning))

@@ -641,7 +641,8 @@ def table_frame(what: str, extra: Hashable, build: Callable[[], Any]) -> Any:
 
 def show_import_report(report: ImportReport, *, expanded: bool = False) -> None:
     """What the import mapped (with source units), what it could not, and its warnings (SPEC 7)."""
-    with st.expander(f"Import report: {imports.report_summary(report)}", expanded=expanded,
+    uploaded = len(current_dataset().sources) or None  # files given; some may be read with another
+    with st.expander(f"Import report: {imports.report_summary(report, uploaded)}", expanded=expanded,
                      icon=":material/input:"):
         for block in imports.report_markdown(report):
             st.markdown(block)

@@ -56,11 +56,19 @@ def _line(text: object) -> str:
     return plain(" ".join(str(text).split()))
 
 
-def report_summary(report: ImportReport) -> str:
-    """'2 files, 20 runs, 1 warning': the import at a glance (numbers only, no file text)."""
+def report_summary(report: ImportReport, uploaded: int | None = None) -> str:
+    """'2 files, 20 runs, 1 warning': the import at a glance (numbers only, no file text). ``uploaded``: the files
+    given, where some were read with another (a run's metadata or simulations with its results).
+
+    >>> from scoring.load.importers import ImportReport
+    >>> report_summary(ImportReport(()), uploaded=11)
+    '11 files read as 0, 0 runs, 0 warnings'
+    """
     runs = sum(f.runs for f in report.files)
-    return ", ".join((counted(len(report.files), "file", "files"), counted(runs, "run", "runs"),
-                      counted(len(report.all_warnings()), "warning", "warnings")))
+    files = counted(len(report.files), "file", "files")
+    if uploaded is not None and uploaded != len(report.files):
+        files = f"{counted(uploaded, 'file', 'files')} read as {len(report.files):,}"
+    return ", ".join((files, counted(runs, "run", "runs"), counted(len(report.all_warnings()), "warning", "warnings")))
 
 
 def report_markdown(report: ImportReport) -> list[str]:

@@ -299,6 +299,7 @@ def test_a_terminal_bench_run_uploaded_with_its_run_metadata_is_scored_under_its
     board = dataframe(at, "leaderboard").value
     assert list(board["Agent"]) == ["anthropic/claude-y"]
     assert len(at.sidebar.text_input) == 2  # a tag field per file uploaded; the metadata's names no agent
+    assert any("Import: 2 files read as 1, 20 runs" in c.value for c in at.sidebar.caption)  # one count, explained
     assert_clean(at, "terminal-bench with its metadata")
     alone = app_with_uploads(upload_file(run_folder / "results.json"))
     said = "\n".join(str(r) for d in alone.dataframe for r in d.value["reason"])
