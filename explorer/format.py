@@ -42,6 +42,18 @@ def plain(text: object) -> str:
     return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in str(text))
 
 
+def ms_fine(value: object) -> str:
+    """Milliseconds with two decimals under 100 ms, else as :func:`ms` writes them: a formula's small spread keeps the
+    digits its result was computed from ('1 − 0.20 ms ÷ 1,000 ms = 0.9998', not '1 − 0 ms ÷ …').
+
+    >>> ms_fine(0.2), ms_fine(99.994), ms_fine(1446.4), ms_fine(None)
+    ('0.20 ms', '99.99 ms', '1,446 ms', '—')
+    """
+    if isinstance(value, (int, float)) and value == value and abs(value) < 100:
+        return f"{value:.2f} ms"
+    return ms(value)
+
+
 def short(text: object, width: int = 60) -> str:
     """A stranger's name cut to ``width`` characters (an id of 500 characters would fill the page in bold).
 

@@ -597,3 +597,13 @@ def test_the_frontiers_say_why_an_axis_has_no_point_and_name_the_agents_not_draw
                 in c.proto.spec]) >= 1
     edge = run(page("uncertainty", EDGE_CSV))  # some agents without a cost: named under the chart
     assert any(c.value.startswith("Not drawn (") for c in edge.caption)
+
+
+def test_the_consistency_formula_keeps_the_digits_of_a_small_spread():
+    """A newcomer's review: '1 − 0 ms ÷ 1,000 ms = 0.9998' (a spread of 0.2 ms written as 0 ms)."""
+    rows = [f"r{i},a,t{i % 2},completed,true,{1000 + (0.4 if i % 2 else 0)},0.01,1,2026-01-01T00:00:0{i}Z"
+            for i in range(6)]
+    at = run(page("headline", (HEADER + "\n" + "\n".join(rows) + "\n").encode(), upload_name="steady.csv"))
+    [met] = [s.body for s in at.success if s.body.startswith("Gate met")]
+    assert "1 − 0.20 ms ÷ 1,000 ms = 0.9998." in met, met
+    assert [m.value for m in at.metric if m.label == "Latency spread (pstdev)"] == ["0.20 ms"]

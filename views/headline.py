@@ -188,12 +188,13 @@ gate_cols = ui.metric_row(3)
 gate_cols[0].metric("Recorded latencies", f"{h.latency_runs:,}", help=f"{gate} needed for a measured consistency")
 gate_cols[1].metric("Consistency", fmt.factor(h.consistency),
                help="clamp(1 − pstdev ÷ mean, 0, 1) over the recorded latencies (explorer-defined form)")
-gate_cols[2].metric("Latency spread (pstdev)", fmt.ms(h.latency_pstdev_ms))
+gate_cols[2].metric("Latency spread (pstdev)", fmt.ms_fine(h.latency_pstdev_ms))
 if h.consistency_neutral:
     st.info(f"Gate not met: {h.latency_runs} recorded latencies, {gate} needed. Consistency takes the neutral "
             f"factor {policy.neutral_consistency:g} (explorer-defined) because a small sample is not enough "
             "evidence of variance.", icon=":material/hourglass_empty:")
 else:
     st.success(f"Gate met: {h.latency_runs:,} recorded latencies (at least {gate}), so consistency is measured: "
-               f"1 − {fmt.ms(h.latency_pstdev_ms)} ÷ {fmt.ms(h.avg_latency_ms)} = {fmt.factor(h.consistency)}.",
+               f"1 − {fmt.ms_fine(h.latency_pstdev_ms)} ÷ {fmt.ms_fine(h.avg_latency_ms)} = "
+               f"{fmt.factor(h.consistency)}.",
                icon=":material/check_circle:")
