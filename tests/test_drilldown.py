@@ -324,6 +324,19 @@ def test_compare_by_hand():
     assert c.mean_task_difference == pytest.approx(0.5 / 3)
 
 
+def test_compare_of_two_agents_sharing_no_task_says_pairing_removes_nothing():
+    """A newcomer's review of two real tau2 runs on different tasks: 'Pairing by task removes what the two share'
+    beside a wide interval, with nothing shared."""
+    rows = [run(f"a{i}", "a", task=f"t{i}") for i in range(4)] + [run(f"b{i}", "b", task=f"u{i}", success=i % 2 == 0)
+                                                                  for i in range(4)]
+    c = compare(runs_from_records(rows), "a", "b", replicates=50)
+    words = [str(f) for f in c.facts()]
+    assert c.tasks.empty and any("share no task with a known outcome, so pairing by task removes nothing" in w
+                                 for w in words), words
+    shared = compare(runs_from_records(rows + [run("b9", "b", task="t0")]), "a", "b", replicates=50)
+    assert not any("share no task" in str(f) for f in shared.facts())
+
+
 def test_compare_with_an_unranked_agent_has_no_interval():
     rows = [run("a1", "a"), run("b1", "b", status="failed")]
     c = compare(runs_from_records(rows), "a", "b", replicates=20)

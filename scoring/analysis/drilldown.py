@@ -527,6 +527,10 @@ class Comparison:
             if self.undefined_replicates:
                 out.append(Fact("{n:count|replicate was|replicates were} left out: one of the two had no completed "
                                 "run on the tasks drawn.", {"n": self.undefined_replicates}))
+            if not len(self.tasks):
+                out.append(Fact("{a:text} and {b:text} share no task with a known outcome, so pairing by task removes "
+                                "nothing they have in common: each drawn task gives runs to one of them only, and the "
+                                "interval is as wide as for two unrelated samples.", v))
         if len(self.tasks):
             out.append(Fact("On the {shared:count} tasks both attempted, the success rate differs by {mean:pct} on "
                             "average; {only_a:count} are solved only by {a:text}, {only_b:count} only by {b:text}.",
