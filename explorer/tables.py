@@ -388,6 +388,9 @@ def unseen_table(runs: pd.DataFrame, report: Report) -> pd.DataFrame:
     for column in ("Share of runs left out", "Cost left out (USD)", "Share of spend left out", "Headline score",
                    "Score if counted as failures"):
         frame[column] = frame[column].astype("Float64")
+    # Nothing left out costs nothing and is none of the spend (the JSON's null sum of no runs reads as unknown here).
+    nothing = frame["Left out"] == 0
+    frame.loc[nothing, ["Cost left out (USD)", "Share of spend left out"]] = 0.0
     return frame
 
 

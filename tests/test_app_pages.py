@@ -607,3 +607,15 @@ def test_the_consistency_formula_keeps_the_digits_of_a_small_spread():
     [met] = [s.body for s in at.success if s.body.startswith("Gate met")]
     assert "1 − 0.20 ms ÷ 1,000 ms = 0.9998." in met, met
     assert [m.value for m in at.metric if m.label == "Latency spread (pstdev)"] == ["0.20 ms"]
+
+
+def test_an_agent_that_leaves_nothing_out_shows_no_cost_and_no_share_left_out():
+    """A newcomer's review: 'Cost left out —' and 'Share of spend left out —' beside 'Share of runs left out 0.00%'."""
+    from explorer import tables
+    from scoring import SAMPLE_RUNS, load_runs, score_runs
+
+    runs = load_runs(SAMPLE_RUNS).runs
+    frame = tables.unseen_table(runs, score_runs(runs)).set_index("Agent")
+    assert frame.loc["steady-pro", "Left out"] == 0
+    assert frame.loc["steady-pro", ["Cost left out (USD)", "Share of spend left out"]].tolist() == [0.0, 0.0]
+    assert frame.loc["crashy-runner", "Cost left out (USD)"] == pytest.approx(0.47559)  # the rest unchanged
