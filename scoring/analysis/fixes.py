@@ -211,15 +211,18 @@ class Costliest:
         out = []
         if self.task_removal is not None and self.task_removal.points_if_removed is not None:
             r = self.task_removal
+            together = "" if len(self.tasks) == 1 else (" (removed at once: not the sum of each removed alone, as "
+                                                         "the composite's averages interact)")
             out.append(Fact("The {n:count|costliest task|costliest tasks} ({tasks:text}; {runs:count|run|runs}) "
-                            "cost {points:score} points together: without them the score would be {score:score}.",
+                            "cost {points:score} points together" + together + ": without them the score would be "
+                            "{score:score}.",
                             {"n": len(self.tasks), "tasks": ", ".join(self.tasks), "runs": r.runs,
                              "points": r.points_if_removed, "score": r.score_if_removed}))
         if self.run_removal is not None and self.run_removal.points_if_removed is not None:
             r = self.run_removal
             template = ("The costliest run costs {points:score} points: without it the score would be {score:score}."
-                        if r.runs == 1 else "The {n:count} costliest runs cost {points:score} points together: "
-                                            "without them the score would be {score:score}.")
+                        if r.runs == 1 else "The {n:count} costliest runs cost {points:score} points together "
+                                            "(removed at once): without them the score would be {score:score}.")
             out.append(Fact(template, {"n": r.runs, "points": r.points_if_removed, "score": r.score_if_removed}))
         if not out:
             out.append(Fact("No task or run costs points: removing any of them would not raise the score."))
