@@ -333,6 +333,7 @@ def test_compare_of_two_agents_sharing_no_task_says_pairing_removes_nothing():
     words = [str(f) for f in c.facts()]
     assert c.tasks.empty and any("share no task with a known outcome, so pairing by task removes nothing" in w
                                  for w in words), words
+    assert any(w.startswith("Paired bootstrap 95% interval of the difference") for w in words), words  # not 95.00%
     shared = compare(runs_from_records(rows + [run("b9", "b", task="t0")]), "a", "b", replicates=50)
     assert not any("share no task" in str(f) for f in shared.facts())
 

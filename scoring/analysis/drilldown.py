@@ -521,7 +521,7 @@ class Comparison:
         out = [Fact("{a:text} {sa:score} against {b:text} {sb:score}: a difference of {delta:score} points.", v)]
         if self.interval is not None:
             v.update(low=self.interval.low, high=self.interval.high, ahead=self.share_a_ahead)
-            out.append(Fact("Paired bootstrap {conf:pct} interval of the difference: {low:score} to {high:score} "
+            out.append(Fact("Paired bootstrap {conf:level} interval of the difference: {low:score} to {high:score} "
                             "({reps:count} replicates, seed {seed:text}; tasks resampled, both agents' completed "
                             "runs on each drawn task kept). {a:text} is ahead in {ahead:pct} of the replicates.", v))
             if self.undefined_replicates:

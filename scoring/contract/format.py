@@ -114,6 +114,15 @@ def counted(value: int, one: str, many: str) -> str:
     return f"{int(value):,} {one if value == 1 else many}"
 
 
+def level(value: Cell) -> str:
+    """A confidence level as a percentage, as people write it: 0.95 -> 95%, 0.975 -> 97.5% (never 95.00%).
+
+    >>> level(0.95), level(0.975), level(None)
+    ('95%', '97.5%', '—')
+    """
+    return DASH if _missing(value) else f"{round(100 * float(value), 6):g}%"
+
+
 def weight(value: Cell) -> str:
     """A weight share as a percentage with one decimal: 0.25 -> 25.0%."""
     return pct(value, 1)
@@ -191,4 +200,4 @@ def anchor_x(value: float, unit: str) -> str:
 
 # The named formats a Fact's slots use: "{avg:ms}" is formatted with ms().
 FORMATS = {"score": score, "pct": pct, "pct2": pct2, "rate": rate, "pp": pp, "factor": factor, "ms": ms, "usd": usd,
-           "count": count, "weight": weight, "steps": steps, "number": number, "text": text}
+           "count": count, "weight": weight, "steps": steps, "number": number, "text": text, "level": level}
