@@ -55,7 +55,7 @@ class AgentReport:
         if words:
             if self.harness is not None and self.harness.success_rate is not None:
                 words += (f"; {self.harness.name} counts every run it evaluates: "
-                          f"{100 * self.harness.success_rate:.2f} %")
+                          f"{fmt.pct(self.harness.success_rate)}")
             out.append(words)
         p = h.policy
         if self.cost_estimated:
@@ -118,11 +118,11 @@ def harness_words(reading: Any) -> str:
     --------
     >>> from scoring.load.importers import HarnessReading
     >>> harness_words(HarnessReading("tau2-bench", 0.55, {1: 0.55, 2: 0.4}, 0.5134, 20)).split(": ")[1]
-    'success 55.00 %, pass^1 0.5500, pass^2 0.4000, avg cost $0.5134 over 20 runs'
+    'success 55.00%, pass^1 0.5500, pass^2 0.4000, avg cost $0.5134 over 20 runs'
     >>> harness_words(HarnessReading("tau2-bench", 1.0, {}, 1e300, 2)).split(", ")[-1]  # a hostile file's cost
     'avg cost $1.0000e+300 over 2 runs'
     """
-    parts = [f"success {100 * reading.success_rate:.2f} %" if reading.success_rate is not None
+    parts = [f"success {fmt.pct(reading.success_rate)}" if reading.success_rate is not None
              else "no success rate (no scorer ran)"]
     parts += [f"pass^{k} {v:.4f}" for k, v in reading.pass_k.items()]
     pass_at = reading.detail.get("pass_at_k") or {}
