@@ -28,6 +28,7 @@ from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, l
 from scoring.contract.resources import SAMPLE_RUNS
 from scoring.load.database import ConnectionSpec, SourceRefused, check_table_name, parse_viewer_url
 from scoring.load.importers import ImportReport, MappingError, mapping_from_json, mapping_to_json
+from scoring.load.importers.terminal_bench import METADATA
 from scoring.load.runs import Problem
 from scoring.load.worker import Usage
 from scoring.outputs.downloads import DatasetInfo, file_name, import_digest, one_file_as_is, runs_sha256
@@ -373,6 +374,11 @@ def upload_source(uploads: list) -> None:
                "same model apart (optional).")
     tags: list[str | None] = []
     for upload, (_, kind) in zip(uploads, facts):
+        if _file_name(upload).lower() == METADATA and len(uploads) > 1:  # names the agent of its results.json
+            tags.append(None)
+            st.caption(f"{fmt.plain(_short(_file_name(upload)))}: terminal-bench's run metadata, read with its "
+                       "results.json (it names the agent; no tag of its own).")
+            continue
         label = f"Tag for {fmt.plain(_short(_file_name(upload)))}"
         tag = st.text_input(label, key=f"experiment_{getattr(upload, 'file_id', None) or id(upload)}",
                             max_chars=100, placeholder="e.g. prompt-v2",

@@ -298,7 +298,9 @@ def test_a_terminal_bench_run_uploaded_with_its_run_metadata_is_scored_under_its
     at = app_with_uploads(upload_file(run_folder / "results.json"), upload_file(run_folder / "run_metadata.json"))
     board = dataframe(at, "leaderboard").value
     assert list(board["Agent"]) == ["anthropic/claude-y"]
-    assert len(at.sidebar.text_input) == 2  # a tag field per file uploaded; the metadata's names no agent
+    assert len(at.sidebar.text_input) == 1  # a tag field for the results; the metadata names the agent itself
+    assert any("run_metadata.json: terminal-bench's run metadata, read with its results.json" in
+               c.value.replace("\\", "") for c in at.sidebar.caption)
     assert any("Import: 2 files read as 1, 20 runs" in c.value for c in at.sidebar.caption)  # one count, explained
     assert_clean(at, "terminal-bench with its metadata")
     alone = app_with_uploads(upload_file(run_folder / "results.json"))
