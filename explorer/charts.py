@@ -364,6 +364,8 @@ def frontier_chart(points: Mapping[str, tuple[float, float]], frontier: set[str]
     if unit == "USD":
         ticks = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5]
         fig.update_xaxes(type="log", tickvals=ticks, ticktext=[f"${v:g}" for v in ticks])
+    else:  # one thousands separator whatever the ticks (plotly wrote "999.5, 1000, 1,000.5"; "24.5025k")
+        fig.update_xaxes(tickformat=",~r")
     fig.update_xaxes(title=wrap(x_label, AXIS_CHARS))
     fig.update_yaxes(title="success rate (completed runs)", tickformat=".0%", range=[-0.05, 1.1])
     return _layout(fig, title, height=420, theme=theme, legend={"orientation": "h", "y": -0.25})

@@ -524,3 +524,6 @@ def test_frontier_chart_highlights_exactly_the_frontier():
     assert sorted(on.customdata[i][0] for i in range(len(on.x))) == ["best", "cheap", "pricey"]
     assert [c[0] for c in off.customdata] == ["dominated"] and list(off.text) == [""]
     assert fig.layout.xaxis.type == "log"
+    # Milliseconds: one thousands separator on every tick (plotly wrote "999.5, 1000, 1,000.5" for close values).
+    close = frontier_chart({"a": (999.5, 0.5), "b": (1000.5, 0.6)}, {"a", "b"}, x_label="ms", title="t", unit="ms")
+    assert close.layout.xaxis.tickformat == ",~r" and close.layout.xaxis.type != "log"

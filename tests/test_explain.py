@@ -480,6 +480,20 @@ def test_influence_orders_the_costliest_first():
     assert len(outside) == 90 and (outside["points_if_removed"] == 0.0).all()
 
 
+def test_the_influence_words_of_one_run_not_completed_say_it():
+    """'1 run is not completed: removing one changes nothing' read oddly; one run is 'it'."""
+    from scoring import runs_from_records
+
+    rows = [{"run_id": f"r{i}", "agent_id": "a", "task_id": "t", "status": "completed" if i else "failed",
+             "success": bool(i % 2), "latency_ms": 1000.0, "cost_usd": 0.01} for i in range(4)]
+    words = [str(f) for f in influence(runs_from_records(rows), "a").facts()]
+    assert "1 run is not completed: removing it changes nothing (0.0 points), as the headline reads completed runs " \
+           "only." in words, words
+    rows[1]["status"] = "timeout"
+    words = [str(f) for f in influence(runs_from_records(rows), "a").facts()]
+    assert any(w.startswith("2 runs are not completed: removing one changes nothing") for w in words), words
+
+
 # --------------------------------------------------------------------------- accounting
 
 

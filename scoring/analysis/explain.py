@@ -568,8 +568,9 @@ class Influence:
         out = []
         ignored = int((~self.runs["in_headline"]).sum())
         if ignored:
-            out.append(Fact("{n:count|run is|runs are} not completed: removing one changes nothing (0.0 points), "
-                            "as the headline reads completed runs only.", {"n": ignored}))
+            out.append(Fact("{n:count|run is|runs are} not completed: removing " + ("it" if ignored == 1 else "one")
+                            + " changes nothing (0.0 points), as the headline reads completed runs only.",
+                            {"n": ignored}))
         top = self.costliest_tasks(1)
         if len(top):
             row = top.iloc[0]
