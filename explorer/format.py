@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from scoring.contract.format import (
     DASH,
     FORMATS,
@@ -52,6 +54,21 @@ def ms_fine(value: object) -> str:
     if isinstance(value, (int, float)) and value == value and abs(value) < 100:
         return f"{value:.2f} ms"
     return ms(value)
+
+
+def natural_key(text: str) -> tuple[tuple[int, str] | tuple[int, str, str], ...]:
+    """A sort key that orders the numbers inside names by value (tau2's task ids are numbers: 3 before 11), the
+    rest as text. Digits are compared by their count and then as text, never made an int (a 5,000-digit id is
+    too long for int()).
+
+    >>> sorted(["11", "3", "t10", "t2", "b", "a", "7", "007"], key=natural_key)
+    ['3', '007', '7', '11', 'a', 'b', 't2', 't10']
+    >>> natural_key("9" * 5000) < natural_key("1" + "0" * 5000)
+    True
+    """
+    parts = re.split(r"(\d+)", text)
+    return tuple((len(p.lstrip("0") or "0"), p.lstrip("0") or "0", p) if i % 2 else (-1, p)
+                 for i, p in enumerate(parts))
 
 
 def short(text: object, width: int = 60) -> str:

@@ -619,3 +619,13 @@ def test_an_agent_that_leaves_nothing_out_shows_no_cost_and_no_share_left_out():
     assert frame.loc["steady-pro", "Left out"] == 0
     assert frame.loc["steady-pro", ["Cost left out (USD)", "Share of spend left out"]].tolist() == [0.0, 0.0]
     assert frame.loc["crashy-runner", "Cost left out (USD)"] == pytest.approx(0.47559)  # the rest unchanged
+
+
+def test_the_task_matrix_orders_numbered_tasks_by_their_number():
+    """A newcomer's review of tau2 files (task ids are numbers): the rows read 11, 13, 17, 23, 24, 29, 3, 31."""
+    rows = [f"r{t}-{i},a,{t},completed,true,1000,0.01,1,2026-01-01T00:00:00Z" for t in ("11", "3", "2", "t10", "t9")
+            for i in range(2)]
+    at = run(page("tasks", (HEADER + "\n" + "\n".join(rows) + "\n").encode(), upload_name="numbered.csv"))
+    [heatmap] = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Heatmap" in c.proto.spec
+                 or '"heatmap"' in c.proto.spec]
+    assert heatmap["data"][0]["y"] == ["2", "3", "11", "t9", "t10"]

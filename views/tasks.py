@@ -12,7 +12,7 @@ scored = data.require_scores()
 report = scored.report
 cells = drill.task_matrix(scored)
 agents = [a.agent_id for a in report.agents]  # leaderboard order, left to right
-tasks = sorted(cells["task_id"].astype(str).unique())
+tasks = sorted(cells["task_id"].astype(str).unique(), key=fmt.natural_key)  # 3 before 11 (tau2's ids are numbers)
 
 left, right = st.columns([1, 1])
 left.metric("Tasks", fmt.count(len(tasks)))
