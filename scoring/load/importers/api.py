@@ -487,13 +487,13 @@ def given_together(items: list[tuple[Source, str | None]], tags: list[str | None
     """What files given together make (the CLI's inputs, the app's uploads): a terminal-bench ``run_metadata.json``
     names the agent of the results given with it (the one such file among others; else it stays a file, refused
     in words as the metadata it is), and a tau2 ``results.json`` of the folder form takes the simulation files its
-    index lists (a simulation it does not list stays a file)."""
+    index lists (a simulation it does not list stays a file; uploads only: on disk the folder is read as one)."""
     items, tags, metadata = _metadata(items, tags, limits)
     folders: list[Folder] = []
     taken: set[int] = set()
     for i, (src, name) in enumerate(items):
-        if _file_name(src, name).lower() != "results.json" or (isinstance(src, (str, Path))
-                                                               and is_folder_form(Path(src))):
+        # Uploads only (bytes): a path is read as its folder is (is_folder_form), and a stream is read once.
+        if _file_name(src, name).lower() != "results.json" or not isinstance(src, (bytes, bytearray)):
             continue
         index = _simulation_index(src, name or "results.json", limits)
         members = [j for j, (other, its) in enumerate(items) if j != i and j not in taken
