@@ -97,10 +97,11 @@ def choose(side: SideName, deployment: settings_module.Settings) -> Side:
             return Side(side)
         dataset = data.connection_dataset(name, table)
     elif kind == UPLOAD:
-        upload = st.file_uploader(f"{TITLES[side]}: runs or harness results (one file)", type=data.UPLOAD_TYPES,
-                                  key=f"diff_{side}_upload",
-                                  help="Read, validated and scored like the sidebar's upload, within the same "
-                                       "limits. The sidebar's dataset is left as it is.")
+        fresh = f"diff_{side}_upload" not in st.session_state  # before it is drawn: drawn anew, or drawn before
+        upload = _kept_upload(side, st.file_uploader(
+            f"{TITLES[side]}: runs or harness results (one file)", type=data.UPLOAD_TYPES, key=f"diff_{side}_upload",
+            help="Read, validated and scored like the sidebar's upload, within the same limits. The sidebar's "
+                 "dataset is left as it is."), fresh=fresh)
         if upload is None:
             waiting = source.sha if source.kind in ("upload", "import") else None
             return Side(side, waiting=waiting)
@@ -118,6 +119,35 @@ def choose(side: SideName, deployment: settings_module.Settings) -> Side:
         dataset = data.sample_dataset()
     state.put(side, state.dataset_token(source_of(dataset)))
     return Side(side, dataset)
+
+
+def _kept_upload(side: SideName, upload: Any, *, fresh: bool) -> Any:
+    """The file the viewer picked for ``side``, kept past a redraw of its uploader.
+
+    Streamlit drops a widget it does not draw, so the page's mode switched to two agents and back (or another page
+    and back) used to lose the file. The uploader's file is kept in the session (a reference, not a copy); an
+    uploader drawn anew, empty, gives it back until the viewer picks another file or another source. An uploader
+    the viewer emptied (its x) gives nothing back.
+    """
+    kept_key, restored_key = f"diff_{side}_kept", f"diff_{side}_restored"
+    if upload is not None:
+        st.session_state[kept_key] = upload
+        st.session_state.pop(restored_key, None)
+        return upload
+    if kept_key in st.session_state and (fresh or st.session_state.get(restored_key)):
+        st.session_state[restored_key] = True
+        kept = st.session_state[kept_key]
+        st.caption(f":material/history: Still comparing {fmt.plain(_short_name(kept))}, picked before the page "
+                   "redrew its uploader: upload another file to replace it, or choose another source.")
+        return kept
+    st.session_state.pop(kept_key, None)
+    st.session_state.pop(restored_key, None)
+    return None
+
+
+def _short_name(upload: Any) -> str:
+    name = str(getattr(upload, "name", "the file"))
+    return name if len(name) <= 60 else name[:59] + "…"
 
 
 def scored(side: Side) -> data.Scored | data.Refused | None:
@@ -169,5 +199,4 @@ def compare(baseline: Side, base: data.Scored, new: Side, scored_new: data.Score
 def waiting_text(side: Side) -> str:
     """What the page says while one dataset waits for the file a link named (markdown; the prefix is hex)."""
     return (f"The {side.name} dataset is an uploaded file whose sha256 starts with `{side.waiting}`. Upload that file "
-            f"as the {side.name} dataset to see the comparison (a file picked on this page is not kept when the page "
-            "is left or its mode switched; a link names the file, never its content).")
+            f"as the {side.name} dataset to see the comparison (a link names the file, never its content).")

@@ -390,3 +390,33 @@ def test_the_pairs_make_a_round_trip_through_a_link_and_hostile_ones_are_refused
         assert parsed.values == {} and len(parsed.notices) == 1 and why in parsed.notices[0], parsed.notices
     parsed = state.parse({"pair": [str(i) for i in range(14)]}, [])  # at most 10 ids (5 pairs) read
     assert len(parsed.values["pair"]) == 5 and parsed.notices == ["pair: given 14 times; only the first 10 are read"]
+
+
+def test_a_file_picked_on_the_page_is_kept_when_the_mode_switches_and_back():
+    """A newcomer's review: switching to two agents and back dropped the uploaded new dataset, and the page then
+    asked for it as "this link's" file."""
+    at = compare_page({"compare": "datasets"})
+    at.radio(key="diff_new_kind").set_value(diffs.UPLOAD).run()
+    at.file_uploader(key="diff_new_upload").set_value(("runs-v2.csv", renamed_sample(), "text/csv")).run()
+    at.selectbox(key="diff_pair_old").set_value("steady-pro")
+    at.selectbox(key="diff_pair_new").set_value("steady-pro-v2")
+    at.button(key="diff_pair_add").click().run()
+    assert verdicts(at)["Agent"].tolist() == ["steady-pro-v2"]
+    at.radio(key="compare_mode").set_value("agents").run()
+    assert not at.exception and not [d for d in at.dataframe if "Verdict" in d.value.columns]
+    at.radio(key="compare_mode").set_value("datasets").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert verdicts(at)["Agent"].tolist() == ["steady-pro-v2"]  # the file and the pair, as they were
+    assert any("Still comparing runs\\-v2\\.csv" in c.value for c in at.caption), [c.value for c in at.caption]
+    assert not any("whose sha256 starts with" in i.value for i in at.info)
+    at.button(key="diff_unpair").click().run()  # a later rerun keeps the file too
+    assert not at.exception and at.session_state[state.STORE]["new"].startswith("upload:")
+    at.radio(key="diff_new_kind").set_value(diffs.SAMPLE).run()  # another source and back: the uploader is drawn
+    at.radio(key="diff_new_kind").set_value(diffs.UPLOAD).run()  # anew, and the file given back
+    assert any("Still comparing" in c.value for c in at.caption)
+    again = compare_page({"compare": "datasets"})  # a file the viewer removes (its x) is let go
+    again.radio(key="diff_new_kind").set_value(diffs.UPLOAD).run()
+    again.file_uploader(key="diff_new_upload").set_value(("runs-v2.csv", renamed_sample(), "text/csv")).run()
+    again.file_uploader(key="diff_new_upload").set_value(None).run()
+    assert not again.exception and "diff_new_kept" not in again.session_state
+    assert not any("Still comparing" in c.value for c in again.caption)
