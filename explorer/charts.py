@@ -501,10 +501,21 @@ def paired_tasks_chart(tasks: pd.DataFrame, a: str, b: str) -> go.Figure:
                    showlegend=False)
 
 
-def _over_days(rows: pd.DataFrame) -> str:
-    """A trace's mode over days: lines, and a point where there is one day (a line through one point draws
-    nothing: every run of a harness file finished on one day left the charts blank)."""
-    return "lines+markers" if len(rows) == 1 else "lines"
+def _number_or_nan(value: Any) -> float:
+    """A chart's value as a float, NaN where it is missing (None, NaN or pandas' NA, which has no truth value)."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _over_days(values: Any) -> str:
+    """A trace's mode over days: lines, with its points drawn where a value stands alone (one day, or a day between
+    gaps): a line through one point draws nothing, and every run of a harness file finished on one day left the
+    charts blank; an agent whose tasks first qualified on the last day had its one pass^k value drawn as nothing."""
+    known = ~np.isnan(np.asarray([_number_or_nan(v) for v in values], dtype=float))
+    alone = known & ~np.r_[False, known[:-1]] & ~np.r_[known[1:], False]
+    return "lines+markers" if alone.any() else "lines"
 
 
 def _day_axis(fig: go.Figure, days: pd.Series, title: str) -> None:
@@ -523,7 +534,7 @@ def headline_over_time(frame: pd.DataFrame, agents: Sequence[str]) -> go.Figure:
         rows = frame[frame["agent_id"] == agent]
         color = PALETTE[i % len(PALETTE)]
         fig.add_trace(go.Scatter(
-            x=rows["day"], y=rows["score"], mode=_over_days(rows), name=safe(agent),
+            x=rows["day"], y=rows["score"], mode=_over_days(rows["score"]), name=safe(agent),
             line={"color": color, "width": 2},
             customdata=np.column_stack([[safe(agent)] * len(rows), rows["completed_runs"]]),
             hovertemplate="%{customdata[0]}, %{x|%Y-%m-%d}: %{y:.2f} (%{customdata[1]} completed runs)"
@@ -556,11 +567,12 @@ def radar_over_time(rows: pd.DataFrame, agent: str, weights_label: str = "defaul
     fig = go.Figure()
     for i, axis in enumerate(RADAR_AXES):
         fig.add_trace(go.Scatter(
-            x=rows["day"], y=rows[axis], mode=_over_days(rows), name=AXIS_LABELS[axis], connectgaps=False,
+            x=rows["day"], y=rows[axis], mode=_over_days(rows[axis]), name=AXIS_LABELS[axis], connectgaps=False,
             line={"color": PALETTE[i % len(PALETTE)], "width": 2},
             hovertemplate=AXIS_LABELS[axis] + ", %{x|%Y-%m-%d}: %{y:.2f}<extra></extra>"))
     fig.add_trace(go.Scatter(
-        x=rows["day"], y=rows["profile_score"], mode=_over_days(rows), name=f"profile ({weights_label})",
+        x=rows["day"], y=rows["profile_score"], mode=_over_days(rows["profile_score"]),
+        name=f"profile ({weights_label})",
         line={"color": "#111", "width": 2, "dash": "dash"},
         hovertemplate="profile, %{x|%Y-%m-%d}: %{y:.2f}<extra></extra>"))
     fig.update_yaxes(title="axis (0–100); a gap: unavailable", range=[-2, 102])
@@ -575,7 +587,7 @@ def pass_k_over_time(frame: pd.DataFrame, agents: Sequence[str], k: int) -> go.F
     for i, agent in enumerate(agents):
         rows = frame[frame["agent_id"] == agent]
         fig.add_trace(go.Scatter(
-            x=rows["day"], y=rows[column], mode=_over_days(rows), name=safe(agent),
+            x=rows["day"], y=rows[column], mode=_over_days(rows[column]), name=safe(agent),
             line={"color": PALETTE[i % len(PALETTE)], "width": 2},
             customdata=np.column_stack([[safe(agent)] * len(rows), rows["qualifying_tasks"]]),
             hovertemplate="%{customdata[0]}, %{x|%Y-%m-%d}: pass^" + str(k)

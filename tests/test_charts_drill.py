@@ -190,6 +190,18 @@ def test_over_time_charts_of_runs_all_finished_on_one_day_draw_points_on_that_da
     assert charts.headline_over_time(several.frame, ["steady-pro"]).data[0].mode == "lines"
 
 
+def test_a_value_between_gaps_is_drawn_as_a_point():
+    """A final review on two real tau2 files: grok-3's tasks first qualify on the last day, so its pass^1 over time
+    was one value after a run of gaps, drawn as nothing (a line needs two points)."""
+    days = pd.to_datetime(["2025-10-06", "2025-10-07", "2025-10-13"], utc=True)
+    frame = pd.DataFrame({"agent_id": ["a"] * 3 + ["b"] * 3, "day": list(days) * 2,
+                          "pass^1": pd.array([None, None, 0.3, 0.5, 0.6, 0.7], dtype="Float64"),
+                          "qualifying_tasks": [0, 0, 1, 2, 2, 2]})
+    fig = charts.pass_k_over_time(frame, ["a", "b"], 1)
+    assert [t.mode for t in fig.data] == ["lines+markers", "lines"]
+    assert charts._over_days([1.0, None, 2.0]) == "lines+markers" and charts._over_days([1.0, 2.0, None]) == "lines"
+
+
 def test_the_task_heatmap_grows_with_its_cells_not_with_agents_times_tasks():
     # A dict of every (task, agent) pair took 2 GB of the server for 1,000 agents and 10,000 tasks (resilience audit).
     import tracemalloc
