@@ -137,17 +137,13 @@ def _kept_upload(side: SideName, upload: Any, *, fresh: bool) -> Any:
     if kept_key in st.session_state and (fresh or st.session_state.get(restored_key)):
         st.session_state[restored_key] = True
         kept = st.session_state[kept_key]
-        st.caption(f":material/history: Still comparing {fmt.plain(_short_name(kept))}, picked before the page "
-                   "redrew its uploader: upload another file to replace it, or choose another source.")
+        name = fmt.plain(fmt.short(getattr(kept, "name", "the file")))
+        st.caption(f":material/history: Still comparing {name}, picked before the page redrew its uploader: upload "
+                   "another file to replace it, or choose another source.")
         return kept
     st.session_state.pop(kept_key, None)
     st.session_state.pop(restored_key, None)
     return None
-
-
-def _short_name(upload: Any) -> str:
-    name = str(getattr(upload, "name", "the file"))
-    return name if len(name) <= 60 else name[:59] + "…"
 
 
 def scored(side: Side) -> data.Scored | data.Refused | None:

@@ -18,6 +18,7 @@ from scoring.contract.format import (
     pp,
     rate,
     score,
+    short,
     steps,
     text,
     usd,
@@ -26,7 +27,7 @@ from scoring.contract.format import (
 from scoring.measures.facts import Fact
 
 __all__ = ["DASH", "FORMATS", "anchor_x", "count", "counted", "dollars_safe", "factor", "ms", "number", "pct", "pct2",
-           "plain", "points", "pp", "rate", "render", "score", "steps", "text", "usd", "weight"]
+           "plain", "points", "pp", "rate", "render", "score", "short", "steps", "text", "usd", "weight"]
 
 
 def render(fact: Fact) -> str:
@@ -69,16 +70,6 @@ def natural_key(text: str) -> tuple[tuple[int, str] | tuple[int, str, str], ...]
     parts = re.split(r"(\d+)", text)
     return tuple((len(p.lstrip("0") or "0"), p.lstrip("0") or "0", p) if i % 2 else (-1, p)
                  for i, p in enumerate(parts))
-
-
-def short(text: object, width: int = 60) -> str:
-    """A stranger's name cut to ``width`` characters (an id of 500 characters would fill the page in bold).
-
-    >>> short("steady-pro"), short("x" * 100, 8)
-    ('steady-pro', 'xxxxxxx…')
-    """
-    text = str(text)
-    return text if len(text) <= width else text[:width - 1] + "…"
 
 
 def dollars_safe(text: str) -> str:

@@ -38,6 +38,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from scoring import CANONICAL_POLICY, RADAR_AXES
 from scoring.analysis.scorecard import LINK_PARAMS as SCORECARD_LINK_PARAMS
 from scoring.analysis.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
+from scoring.contract.format import short
 from scoring.contract.policy import FIELD_BY_NAME, FIELDS, FieldSpec, PolicyError, policy_from_dict, policy_to_dict
 
 if TYPE_CHECKING:
@@ -148,8 +149,7 @@ class Parsed:
 
 def quoted(text: str) -> str:
     """A value quoted back in a notice, shortened to SHOWN_CHARS characters (a link's value may be long)."""
-    text = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS - 1] + "…"
-    return f"'{text}'"
+    return f"'{short(text, SHOWN_CHARS)}'"
 
 
 _INTEGER = re.compile(r"[+]?\d{1,12}")

@@ -331,10 +331,6 @@ def _interval_text(interval: Interval | None, decimals: int) -> str:
     return fmt.DASH if interval is None else f"{_signed(interval.low, decimals)} to {_signed(interval.high, decimals)}"
 
 
-def _short(name: str, width: int) -> str:
-    return name if len(name) <= width else name[:width - 1] + "…"
-
-
 def _md_text(name: str) -> str:
     """A name as plain Markdown text on one line: every Markdown or HTML special backslash-escaped."""
     return "".join("\\" + ch if ch in "\\`*_{}[]()<>#+-.!|~$&:" else ch for ch in fmt.one_line(name))
@@ -402,7 +398,7 @@ def _code(name: str, width: int) -> str:
     ``width`` + 2 characters."""
     keep = width
     while True:
-        text = _short(fmt.one_line(name), keep).replace("`", "'").replace("|", "\\|")
+        text = fmt.short(fmt.one_line(name), keep).replace("`", "'").replace("|", "\\|")
         if len(text) <= width:
             return f"`{text}`"
         keep -= 1
@@ -441,7 +437,7 @@ def markdown_text(d: Diff, threshold: float | None = None) -> str:
             lines += _wrap(", ".join(_code(n, 60) for n in names), f"- {title}: ")
     for a in d.agents:
         # Inside <summary> Markdown is not read: the name is escaped HTML in a <code> element.
-        summary = f"<code>{html.escape(_short(fmt.one_line(a.agent_id), 50))}</code>: {a.verdict}"
+        summary = f"<code>{html.escape(fmt.short(fmt.one_line(a.agent_id), 50))}</code>: {a.verdict}"
         lines += ["", "<details>", f"<summary>{summary}</summary>", ""]
         lines += _md_table(["Measure", "Baseline", "New", "Change"], _detail_rows(a, decimals))
         lines.append("")

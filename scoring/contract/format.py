@@ -158,6 +158,16 @@ def one_line(value: object) -> str:
     return _UNSAFE.sub(_escaped, str(value))
 
 
+def short(text: object, width: int = 60) -> str:
+    """A stranger's name cut to ``width`` characters, an ellipsis last (an id of 500 characters would fill a page).
+
+    >>> short("steady-pro"), short("x" * 100, 8)
+    ('steady-pro', 'xxxxxxx…')
+    """
+    text = str(text)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
 def named(value: object, width: int = 60) -> str:
     r"""A stranger's name (an agent id, a word from a command line) quoted in a message: its repr, so every control
     is escaped, cut to ``width`` characters, so a 100,000-character id cannot bury what the message says.
@@ -167,8 +177,7 @@ def named(value: object, width: int = 60) -> str:
     >>> named("x" * 100_000, width=8)
     "'xxxxxxx…'"
     """
-    text = str(value)
-    return repr(text if len(text) <= width else text[:width - 1] + "…")
+    return repr(short(value, width))
 
 
 def terminal(text: str) -> str:
