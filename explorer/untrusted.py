@@ -10,7 +10,6 @@ the viewer's choice) run the same way, and raise :class:`BootstrapStopped` past 
 from __future__ import annotations
 
 import contextlib
-import functools
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,8 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, load_runs, score_runs
 from scoring.contract.limits import Limits, format_size
 from scoring.load.database import ConnectFailed, ConnectionSpec
-from scoring.load.importers import ImportReport, import_batch, import_file, mapping_from_json
-from scoring.load.importers.api import Imported, Together, given_together
+from scoring.load.importers import ImportReport, mapping_from_json
+from scoring.load.importers import import_files as import_files_batch
 from scoring.load.runs import Problem, RawRuns, check_work
 from scoring.load.worker import LimitExceeded, Usage, WorkerFailed, run_limited
 
@@ -72,18 +71,12 @@ def import_files(datas: list[bytes], names: list[str], tags: list[str | None], m
     """Harness files (or one table through a mapping) imported into one dataset (SPEC 7)."""
     try:
         parsed = mapping_from_json(mapping) if mapping else None
-        # Uploads have no folder: a terminal-bench run_metadata.json names the agent of the results.json uploaded
-        # with it, and a tau2 folder form's results.json takes its simulation files.
-        items: list[tuple[Any, str | None]] = list(zip(datas, names))
-        together = given_together(items, list(tags), limits) if parsed is None else Together(items, list(tags))
-        calls: list[Callable[[], Imported]] = [
-            functools.partial(import_file, data, name, experiment=tag, mapping=parsed, limits=limits,
-                              metadata=together.metadata)
-            for (data, name), tag in zip(together.files, together.tags)]
-        calls += [functools.partial(f.read, None, limits) for f in together.folders]
-        # With the exclusion chosen, a refused file is skipped and named in the import report (import_batch).
-        imported = import_batch(calls, [name or "input" for _, name in together.files]
-                                + [f.name for f in together.folders], skip_refused=exclude_invalid, limits=limits)
+        # The command line's batch (scoring.load.importers.import_files): uploads have no folder, so a terminal-bench
+        # run_metadata.json names the agent of the results.json uploaded with it, and a tau2 folder form's
+        # results.json takes its simulation files. With the exclusion chosen, a refused file is skipped and named in
+        # the import report (import_batch).
+        imported = import_files_batch(list(zip(datas, names)), experiments=list(tags), mapping=parsed, limits=limits,
+                                      skip_refused=exclude_invalid)
     except RunsValidationError as error:
         return Outcome(error=error)
     except ValueError as exc:  # a mapping refused (MappingError): it came from this session's page
