@@ -46,8 +46,10 @@ def badge_row(scored: data.Scored, agent_id: str | None = None, *, key: str) -> 
     """
     report = scored.report
     if scored.loaded.excluded_rows:
-        st.caption(f":material/info: No score badge for this dataset: {scored.loaded.excluded_rows:,} invalid "
-                   "row(s) were excluded, and a badge would not say so.")
+        excluded = scored.loaded.excluded_rows
+        st.caption(f":material/info: No score badge for this dataset: "
+                   f"{fmt.counted(excluded, 'invalid row', 'invalid rows')} {'was' if excluded == 1 else 'were'} "
+                   "excluded, and a badge would not say so.")
         return
     # With a picker, align on its box (its label sits above); without one, on the middle of the row.
     # One row block (not three column blocks): fewer messages to the browser on every rerun of the page.

@@ -693,7 +693,8 @@ def show_refusal(error: RunsValidationError, imported: ImportReport | None = Non
     # One instruction: "exclude the invalid rows" only when a row can be excluded (never above "no row can be").
     remedy = (f"fix the {what} or exclude the invalid rows" if excludable
               else "fix the upload or skip the refused file(s)" if skippable else f"fix the {what}")
-    st.error(f"The {what} '{fmt.plain(dataset.name)}' was refused: {error.total:,} problem(s) found{listed}. "
+    st.error(f"The {what} '{fmt.plain(dataset.name)}' was refused: "
+             f"{fmt.counted(error.total, 'problem', 'problems')} found{listed}. "
              f"Nothing was scored; {remedy}.", icon=":material/block:")
     problems = error.table()
     st.dataframe(problems, hide_index=True, width="stretch", placeholder="whole file",
@@ -710,7 +711,8 @@ def show_refusal(error: RunsValidationError, imported: ImportReport | None = Non
                                 "code": st.column_config.TextColumn("Code", width=REFUSAL_PX["code"],
                                                                     help="The rule's stable code")})
     if excludable:
-        st.button(f"Exclude the {error.invalid_rows:,} invalid row(s) of {error.rows_read:,} and score the rest",
+        st.button(f"Exclude the {fmt.counted(error.invalid_rows, 'invalid row', 'invalid rows')} of "
+                  f"{error.rows_read:,} and score the rest",
                   on_click=exclude_invalid_rows, type="primary", key="exclude_invalid")
         st.caption("Scores computed that way say how many rows were excluded.")
     elif skippable:
@@ -734,10 +736,12 @@ def source_caption(result: Scored | Refused) -> str:
              "url": "PostgreSQL"}[dataset.kind]
     if isinstance(result, Refused):
         rows = result.error.invalid_rows
-        return f"{label}: {dataset.name} — refused ({f'{rows:,} invalid row(s)' if rows else 'the file as a whole'})"
+        return (f"{label}: {dataset.name} — refused "
+                f"({fmt.counted(rows, 'invalid row', 'invalid rows') if rows else 'the file as a whole'})")
     loaded = result.loaded
     return (f"{label}: {dataset.name} · {fmt.counted(len(loaded.runs), 'run', 'runs')} · "
-            f"{fmt.counted(len(result.report.agents), 'agent', 'agents')} · {loaded.excluded_rows:,} excluded row(s)")
+            f"{fmt.counted(len(result.report.agents), 'agent', 'agents')} · "
+            f"{fmt.counted(loaded.excluded_rows, 'excluded row', 'excluded rows')}")
 
 
 def _bootstrapped(scored_data: Scored, dataset: Dataset, replicates: int, seed: int) -> Intervals:

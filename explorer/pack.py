@@ -203,17 +203,18 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals: Intervals | N
         or list(ranking["Agent"][:3])
     total = sum(weights.values())
     shares = ", ".join(f"{AXIS_LABELS[a]} {fmt.weight(w / total) if total else fmt.DASH}" for a, w in weights.items())
-    radar_rows = [[fmt.count(r["Profile rank"]), r["Agent"], fmt.score(r["Profile score"]), r["Flags"],
+    radar_rows = [[fmt.count(r["Profile rank"]), r["Agent"], fmt.score(r["Profile score"]), r["Headline flags"],
                    fmt.score(r["Headline score"]), fmt.count(r["Headline rank"]),
                    *(fmt.score(r[AXIS_LABELS[x]]) for x in RADAR_AXES)]
                   for r in ranking.to_dict("records")]
-    radar_headers = ["Profile rank", "Agent", "Profile score", "Flags", "Headline score", "Headline rank",
+    radar_headers = ["Profile rank", "Agent", "Profile score", "Headline flags", "Headline score", "Headline rank",
                      *(AXIS_LABELS[x] for x in RADAR_AXES)]
     radar = (f"<p>Weights (renormalized over the available axes): {_e(shares)}. The weights change the profile "
              "score and its ranking only, never a headline score. Window: each agent's latest "
              f"{policy.radar_window} terminal runs.</p>"
              + figure(charts.radar_chart([report.agent(a).radar for a in chosen]))
-             + _table(radar_headers, radar_rows, numeric=[h for h in radar_headers if h not in ("Agent", "Flags")]))
+             + _table(radar_headers, radar_rows,
+                      numeric=[h for h in radar_headers if h not in ("Agent", "Headline flags")]))
     sections.append(("radar", "Fitness radar", radar))
 
     # -- pass^k

@@ -99,7 +99,7 @@ def profile_ranking(report: Report, weights: Mapping[str, float]) -> pd.DataFram
         "Profile score": floats([s for _, s in ranked]),
         # The headline's flags beside the profile score: a zero-success agent can rank high on a profile (fast,
         # cheap, few steps) while its headline is 0; its row says so where the eye is.
-        "Flags": [", ".join(a.headline.flags) for a, _ in ranked],
+        "Headline flags": [", ".join(a.headline.flags) for a, _ in ranked],
         "Headline score": floats([a.headline.score for a, _ in ranked]),
         "Headline rank": pd.array([a.rank for a, _ in ranked], dtype="Int64"),
     }

@@ -144,7 +144,7 @@ def test_no_badge_for_a_dataset_with_excluded_rows(media):
                                                         exclude_invalid=True)
     run(at)
     assert BADGE_LABEL not in downloads(at, media)
-    assert any("No score badge for this dataset: 1 invalid row(s) were excluded" in c.value for c in at.caption)
+    assert any("No score badge for this dataset: 1 invalid row was excluded" in c.value for c in at.caption)
 
 
 # --- scorecards on the radar page ------------------------------------------------------------------

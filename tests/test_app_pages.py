@@ -251,7 +251,7 @@ def test_the_sidebar_names_a_whole_file_refusal_and_counts_in_words():
                                               b"\nr1,a,t,completed,true,10,0.1\n", "text/csv"))
     run(at)
     captions = [c.value.replace("\\", "") for c in at.sidebar.caption]
-    assert any("one.csv · 1 run · 1 agent · 0 excluded row(s)" in c for c in captions), captions
+    assert any("one.csv · 1 run · 1 agent · 0 excluded rows" in c for c in captions), captions
 
 
 def test_a_bad_upload_shows_the_report_and_can_exclude_the_invalid_rows():
@@ -270,7 +270,7 @@ def test_a_bad_upload_shows_the_report_and_can_exclude_the_invalid_rows():
     assert at.radio(key="source_kind").value == "Upload a file"
     assert at.session_state["dataset"].name == "bad.csv"
     (error,) = at.error
-    assert "'bad.csv' was refused" in error.body.replace("\\", "") and "3 problem(s)" in error.body
+    assert "'bad.csv' was refused" in error.body.replace("\\", "") and "3 problems found" in error.body
     (problems,) = at.dataframe
     table = problems.value
     assert list(table.columns) == ["row", "line", "column", "value", "reason", "code"]  # the reason's stable code too
@@ -280,7 +280,7 @@ def test_a_bad_upload_shows_the_report_and_can_exclude_the_invalid_rows():
     assert table["code"].tolist() == ["unknown_status", "negative", "not_an_outcome"]
     assert not at.metric, "nothing may be scored while the file is refused"
     (exclude,) = [b for b in at.button if b.key == "exclude_invalid"]
-    assert exclude.label == "Exclude the 3 invalid row(s) of 6 and score the rest"
+    assert exclude.label == "Exclude the 3 invalid rows of 6 and score the rest"
     assert any("refused" in c.value for c in at.sidebar.caption)
     assert_clean(at, "refused upload")
 
@@ -289,12 +289,12 @@ def test_a_bad_upload_shows_the_report_and_can_exclude_the_invalid_rows():
     assert at.session_state["dataset"].exclude_invalid
     assert not at.error
     (warning,) = at.warning
-    assert warning.body.startswith("3 invalid row(s) of 6 were excluded")
+    assert warning.body.startswith("3 invalid rows of 6 were excluded")
     board = dataframe(at, "leaderboard").value
     assert sorted(board["Agent"]) == ["agent-a", "agent-b"]
     assert board.set_index("Agent").loc["agent-a", "Completed runs"] == 2
     assert at.metric[0].value == "3"  # runs scored
-    assert any("3 excluded row(s)" in c.value.replace("\\", "") for c in at.sidebar.caption)
+    assert any("3 excluded rows" in c.value.replace("\\", "") for c in at.sidebar.caption)
     assert_clean(at, "after excluding the invalid rows")
 
     # A rerun keeps the choice; switching back to the sample drops the upload.
@@ -319,7 +319,7 @@ def test_refusal_on_every_page_when_seeded():
         at = run(page(name, BAD_CSV, upload_name="bad.csv"))
         assert "was refused" in at.error[0].body, name
         assert [b.label for b in at.button if b.key == "exclude_invalid"] == [
-            "Exclude the 3 invalid row(s) of 6 and score the rest"], name
+            "Exclude the 3 invalid rows of 6 and score the rest"], name
 
 
 # --------------------------------------------------------------------------- headline page

@@ -477,10 +477,11 @@ def test_profile_ranking_flags_the_zero_success_agent_on_its_row(report):
     frame = tables.profile_ranking(report, POLICY.radar_weights).set_index("Agent")
     assert frame.index.get_loc("null-pointer") < 5  # high on the profile...
     assert frame.loc["null-pointer", "Headline score"] == 0
-    assert "zero-success floor" in frame.loc["null-pointer", "Flags"]  # ...and flagged beside it
+    assert "zero-success floor" in frame.loc["null-pointer", "Headline flags"]  # ...and flagged beside it
     for a in report.agents:
-        assert frame.loc[a.agent_id, "Flags"] == ", ".join(a.headline.flags)
-    assert list(frame.columns[:3]) == ["Profile rank", "Profile score", "Flags"]  # beside the score, in view
+        assert frame.loc[a.agent_id, "Headline flags"] == ", ".join(a.headline.flags)
+    # beside the score, in view, and named for what they are: the headline's, not the profile's
+    assert list(frame.columns[:3]) == ["Profile rank", "Profile score", "Headline flags"]  # beside the score, in view
 
 
 def test_repeatability_summary_and_task_table(report):

@@ -32,9 +32,9 @@ def side_caption(side: diffs.Side, result: data.Scored | data.Refused) -> None:
     assert side.dataset is not None
     if isinstance(result, data.Refused):
         error = result.error
-        st.error(f"{diffs.TITLES[side.name]}: '{fmt.plain(side.dataset.name)}' was refused: {error.total:,} "
-                 "problem(s) found. Nothing was compared; fix the file (the sidebar's upload can exclude invalid "
-                 "rows).", icon=":material/block:")
+        st.error(f"{diffs.TITLES[side.name]}: '{fmt.plain(side.dataset.name)}' was refused: "
+                 f"{fmt.counted(error.total, 'problem', 'problems')} found. Nothing was compared; fix the file "
+                 "(the sidebar's upload can exclude invalid rows).", icon=":material/block:")
         st.dataframe(error.table(), hide_index=True, width="stretch", placeholder=fmt.DASH)
         return
     info = data.dataset_info_of(side.dataset, result)  # the dataset's one identity, as every other place names it

@@ -33,8 +33,10 @@ cols[3].markdown(f"Policy version\n\n`{report.policy.version}`")  # a metric wou
 if scored.imported is not None:
     data.show_import_report(scored.imported)
 if scored.loaded.excluded_rows:
-    st.warning(f"{scored.loaded.excluded_rows:,} invalid row(s) of {scored.loaded.rows_read:,} were excluded "
-               "on request; these scores are computed without them.", icon=":material/warning:")
+    excluded = scored.loaded.excluded_rows
+    st.warning(f"{fmt.counted(excluded, 'invalid row', 'invalid rows')} of {scored.loaded.rows_read:,} "
+               f"{'was' if excluded == 1 else 'were'} excluded on request; these scores are computed without "
+               f"{'it' if excluded == 1 else 'them'}.", icon=":material/warning:")
 
 show_intervals = st.toggle("Show bootstrap 95% intervals and tie groups",
                            **state.bound("intervals", "leaderboard_intervals"),

@@ -52,7 +52,8 @@ if saved is not None and st.session_state.get("map_loaded") != saved.file_id:
 for note in st.session_state.get("map_notes", []) if saved is not None else []:
     st.warning(fmt.plain(note), icon=":material/warning:")
 
-st.markdown(f"**{fmt.plain(source.name)}**: {len(table.frame):,} row(s), {len(columns)} column(s): "
+st.markdown(f"**{fmt.plain(source.name)}**: {fmt.counted(len(table.frame), 'row', 'rows')}, "
+            f"{fmt.counted(len(columns), 'column', 'columns')}: "
             + ", ".join(fmt.plain(c) for c in columns[:40]) + (" …" if len(columns) > 40 else ""))
 
 st.subheader("Columns")
@@ -128,7 +129,9 @@ if picked["status"] is not None:
             if form.status_key(v) not in drawn}
     status_values.update(kept)
     if kept:
-        st.caption(f"{len(kept):,} more value(s) named by the loaded mapping keep the status it gives them.")
+        st.caption(f"{fmt.counted(len(kept), 'more value', 'more values')} named by the loaded mapping "
+                   f"{'keeps' if len(kept) == 1 else 'keep'} the status it gives "
+                   f"{'it' if len(kept) == 1 else 'them'}.")
     if total > len(seen):
         st.caption(f"The {len(seen)} most frequent of {total:,} distinct values are listed; the others are passed "
                    "on as written (the validator names any that is not a status).")
@@ -160,8 +163,9 @@ for block in imports.report_markdown(result.report):
     st.markdown(block)
 if result.error is not None:
     error = result.error
-    st.warning(f"The validator refuses {error.total:,} problem(s) in {error.invalid_rows:,} of {error.rows_read:,} "
-               "row(s). Scored, the table shows this report and offers to exclude the invalid rows.",
+    st.warning(f"The validator refuses {fmt.counted(error.total, 'problem', 'problems')} in "
+               f"{error.invalid_rows:,} of {fmt.counted(error.rows_read, 'row', 'rows')}. Scored, the table shows "
+               "this report and offers to exclude the invalid rows.",
                icon=":material/warning:")
     st.dataframe(error.table(), hide_index=True, width="stretch")
 else:

@@ -111,7 +111,7 @@ def profile_ranking(weights: dict[str, float]) -> None:
     ui.table(ranking, {"Profile score": fmt.score, "Headline score": fmt.score}, key="profile_ranking",
              columns={"Profile score": st.column_config.Column(help="Your weights, renormalized over available "
                                                                     "axes"),
-                      "Flags": st.column_config.TextColumn(width=150, help="The headline's flags, as on the "
+                      "Headline flags": st.column_config.TextColumn(width=150, help="The headline's flags, as on the "
                                                            "Leaderboard: a zero-success floor makes the headline 0 "
                                                            "whatever the profile"),
                       "Headline score": st.column_config.Column(help="Canonical; not affected by the weights"),

@@ -89,12 +89,13 @@ def check_radar(app, report) -> None:
     assert chart.locator("g.polar, .polarlayer").count() >= 1, "no polar layer in the radar chart"
     assert chart.locator(".scatterlayer .trace, .polarlayer .trace").count() >= 1, "no trace on the radar"
     grid = app.grid(0)
-    assert grid.head[:6] == ["Profile rank", "Agent", "Profile score", "Flags", "Headline score", "Headline rank"]
+    assert grid.head[:6] == ["Profile rank", "Agent", "Profile score", "Headline flags", "Headline score",
+                             "Headline rank"]
     assert grid.column("Agent") == profile_order(report, report.policy.radar_weights)
     for row in grid.records():
         a = report.agent(row["Agent"])
         assert close(row["Headline score"], a.headline.score) and row["Headline rank"] == str(a.rank), row
-        assert row["Flags"] == ", ".join(a.headline.flags), row  # the zero-success agent says so on its row
+        assert row["Headline flags"] == ", ".join(a.headline.flags), row  # the zero-success agent says so on its row
 
 
 def check_repeatability(app, report) -> None:
@@ -237,7 +238,7 @@ def test_invalid_upload_report_and_exclusion(app, tmp_path):
 
     refusal = app.page.locator("[data-testid='stAlert']", has_text="was refused")
     assert refusal.count() == 1
-    assert "bad-runs.csv" in refusal.inner_text() and "3 problem(s)" in refusal.inner_text()
+    assert "bad-runs.csv" in refusal.inner_text() and "3 problems found" in refusal.inner_text()
     problems = app.grid(0).records()
     assert [(p["Row"], p["Column"]) for p in problems] == [("2", "status"), ("3", "latency_ms"), ("5", "cost_usd")]
     assert "done" in problems[0]["Value"] and problems[0]["Reason"].startswith("unknown status")
@@ -252,7 +253,7 @@ def test_invalid_upload_report_and_exclusion(app, tmp_path):
     lines = 1 if height is None else (height - 10) // data.REFUSAL_LINE_PX - 1
     assert max(fit["widths"]) > data.REFUSAL_PX["reason"] - 16  # the longest reason needs the wrapping here
     assert all(w <= lines * (data.REFUSAL_PX["reason"] - 16) for w in fit["widths"]), (fit, lines)
-    assert "refused (3 invalid row(s))" in app.sidebar_text()
+    assert "refused (3 invalid rows)" in app.sidebar_text()
     assert app.page.locator("[data-testid='stMetric']").count() == 0, "a refused file must not be scored"
     assert_clean(app, "refused upload")
 
@@ -266,9 +267,9 @@ def test_invalid_upload_report_and_exclusion(app, tmp_path):
     assert board.column("Agent") == ["beta-bad-agent", "alpha-bad-agent"]
     assert metric(app, "Runs") == "4" and metric(app, "Agents") == "2"
     warning = app.page.locator("[data-testid='stAlert']", has_text="excluded on request").inner_text()
-    assert "3 invalid row(s) of 7" in warning
+    assert "3 invalid rows of 7" in warning
     sidebar = app.sidebar_text()
-    assert "Uploaded: bad-runs.csv" in sidebar and "4 runs" in sidebar and "3 excluded row(s)" in sidebar
+    assert "Uploaded: bad-runs.csv" in sidebar and "4 runs" in sidebar and "3 excluded rows" in sidebar
     assert app.page.locator("[data-testid='stAlert']", has_text="was refused").count() == 0
     assert_clean(app, "leaderboard after excluding rows")
 
@@ -307,7 +308,7 @@ def test_valid_upload_on_every_page(app, tmp_path):
         assert close(row["Score"], a.headline.score), (row, a.headline.score)
     assert "zero-success floor" in board.records()[-1]["Flags"]
     assert metric(app, "Runs") == "18" and metric(app, "Agents") == "3"
-    assert "Uploaded: upload-runs.csv" in app.sidebar_text() and "0 excluded row(s)" in app.sidebar_text()
+    assert "Uploaded: upload-runs.csv" in app.sidebar_text() and "0 excluded rows" in app.sidebar_text()
     assert_clean(app, "leaderboard of the upload")
 
     # The upload lives in this session: the other pages (opened from the sidebar) score the same file.
