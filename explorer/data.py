@@ -55,6 +55,7 @@ UPLOAD_KEY = "upload_file"  # the uploader's UploadedFile (any object with getva
 IMPORT_KEY = "import_files"  # an import's UploadedFiles, in order: references, never copies of their bytes
 URL_KEY = "db_url"  # a viewer's own database URL, kept in their session only
 FACTS_KEY = "upload_facts"  # per uploaded file id: (sha256, kind), computed once per upload
+FORMS_KEY = "upload_folder_forms"  # the tau2 folder forms among the uploads: (the files' sha256s and names, forms)
 
 Kind = Literal["sample", "upload", "import", "connection", "url"]
 T = TypeVar("T")
@@ -372,19 +373,49 @@ def upload_source(uploads: list) -> None:
         return
     st.caption("Harness results are detected from their content. An experiment tag keeps files of the "
                "same model apart (optional).")
+    forms = dict(upload_folder_forms(uploads, facts))  # a tau2 results.json -> the simulation files it takes
+    taken = {j for members in forms.values() for j in members}
     tags: list[str | None] = []
-    for upload, (_, kind) in zip(uploads, facts):
+    for k, (upload, (_, kind)) in enumerate(zip(uploads, facts)):
         if _file_name(upload).lower() == METADATA and len(uploads) > 1:  # names the agent of its results.json
             tags.append(None)
             st.caption(f"{fmt.plain(_short(_file_name(upload)))}: terminal-bench's run metadata, read with its "
                        "results.json (it names the agent; no tag of its own).")
+            continue
+        if k in taken:  # a simulation of a tau2 folder form: its results.json's tag is the tag of the whole form
+            tags.append(None)
             continue
         label = f"Tag for {fmt.plain(_short(_file_name(upload)))}"
         tag = st.text_input(label, key=f"experiment_{getattr(upload, 'file_id', None) or id(upload)}",
                             max_chars=100, placeholder="e.g. prompt-v2",
                             help=f"Detected: {kind}. The tag is added to the agent ids ('model [tag]').")
         tags.append(tag.strip() or None)
+        if k in forms:
+            st.caption(f"{fmt.plain(_short(_file_name(upload)))} and "
+                       f"{fmt.counted(len(forms[k]), 'simulation file', 'simulation files')}: tau2-bench's folder "
+                       "form, read as one results file (this tag applies to all of them).")
     use_import(uploads, tags)
+
+
+def upload_folder_forms(uploads: list, facts: list[tuple[str, str]]) -> list[tuple[int, list[int]]]:
+    """The tau2 folder forms among the uploaded files, as the import reads them (a results.json's position, the
+    positions of the simulation files it takes); found once per set of files, in a worker like every untrusted
+    read, and only when a results.json is uploaded with other files."""
+    names = [_file_name(u) for u in uploads]
+    if len(uploads) < 2 or not any(name.lower() == "results.json" for name in names):
+        return []
+    key = tuple(zip([sha for sha, _ in facts], names))
+    kept = st.session_state.get(FORMS_KEY)
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    limits = settings_module.current().limits
+    try:
+        forms = untrusted.run(untrusted.folder_forms, ([u.getvalue() for u in uploads], names, limits), limits,
+                              ", ".join(names))
+    except RunsValidationError:
+        forms = []  # the import, in its own worker, then says what is wrong with the files
+    st.session_state[FORMS_KEY] = (key, forms)
+    return forms
 
 
 def _connection_target(name: str, table: str) -> str:

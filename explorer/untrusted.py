@@ -19,6 +19,7 @@ from scoring import CANONICAL_POLICY, LoadedRuns, Report, RunsValidationError, l
 from scoring.contract.limits import Limits, format_size
 from scoring.load.database import ConnectFailed, ConnectionSpec
 from scoring.load.importers import ImportReport, mapping_from_json
+from scoring.load.importers import folder_forms as importers_folder_forms
 from scoring.load.importers import import_files as import_files_batch
 from scoring.load.runs import Problem, RawRuns, check_work
 from scoring.load.worker import LimitExceeded, Usage, WorkerFailed, run_limited
@@ -107,6 +108,12 @@ def upload_kinds(datas: list[bytes], names: list[str], limits: Limits) -> list[s
     """Each uploaded file's kind ("mapping", "tau2", "inspect", "runs", ...), detected from its content."""
     return ["mapping" if imports.is_mapping_file(data) else imports.upload_kind(data, name, limits)
             for data, name in zip(datas, names)]
+
+
+def folder_forms(datas: list[bytes], names: list[str], limits: Limits) -> list[tuple[int, list[int]]]:
+    """The tau2 folder forms among files uploaded together: (the position of a results.json, the positions of the
+    simulation files it takes), as the import reads them (scoring.load.importers.folder_forms)."""
+    return importers_folder_forms(list(zip(datas, names)), limits)
 
 
 def read_table(data: bytes, name: str, limits: Limits) -> RawRuns | RunsValidationError:

@@ -316,7 +316,29 @@ def test_a_tau2_folder_form_uploaded_as_its_files_scores_as_the_folder_on_disk()
     expected = score_runs(import_files([folder]).validate().runs)
     assert list(board["Agent"]) == [a.agent_id for a in expected.agents] == ["xai/grok-3@airline"]
     assert list(board["Score"]) == [a.headline.score for a in expected.agents]
+    # One tag for the whole form (its results.json's), not one per simulation file the import takes with it
+    simulations = len(list((folder / "simulations").glob("*.json")))
+    assert [t.label.replace("\\", "") for t in at.sidebar.text_input] == ["Tag for results.json"]
+    assert any(f"results.json and {simulations} simulation files: tau2-bench's folder form, read as one results file"
+               in c.value.replace("\\", "") for c in at.sidebar.caption), [c.value for c in at.sidebar.caption]
     assert_clean(at, "tau2 folder form as files")
+
+
+def test_a_tau2_folder_forms_tag_names_the_whole_form_and_a_stray_simulation_keeps_a_tag_of_its_own():
+    folder = FIXTURES / "tau2" / "grok-3-folder"
+    sims = sorted((folder / "simulations").glob("*.json"))
+    stray = ("stray.json", sims[0].read_bytes(), "application/json")  # not in the index: a file of its own
+    at = app_with_uploads(upload_file(folder / "results.json"), *(upload_file(p) for p in sims), stray)
+    assert [t.label.replace("\\", "") for t in at.sidebar.text_input] == ["Tag for results.json",
+                                                                          "Tag for stray.json"]
+    at.sidebar.text_input[0].input("v2").run()
+    # the form's tag goes with its results.json; its simulations have none of their own, the stray file keeps its box
+    assert at.session_state["dataset"].experiments == ("v2", *[None] * len(sims), None)
+    said = "\n".join(str(r) for d in at.dataframe for r in d.value["reason"])
+    assert "stray.json" in said, said
+    [skip] = [b for b in at.button if b.key == "skip_refused"]
+    skip.click().run()
+    assert list(dataframe(at, "leaderboard").value["Agent"]) == ["xai/grok-3@airline [v2]"]
 
 
 def test_one_runs_table_keeps_todays_path():
@@ -324,7 +346,7 @@ def test_one_runs_table_keeps_todays_path():
     assert at.session_state["dataset"].kind == "upload" and "import_files" not in at.session_state
     assert not [e for e in at.expander if "Import report" in e.label]
     assert [b.label for b in at.button if b.key == "exclude_invalid"] == [
-        "Exclude the 3 invalid row(s) of 6 and score the rest"]
+        "Exclude the 3 invalid rows of 6 and score the rest"]
     # no mapping offered (the columns are ours); the page's own links (the first screen's ways in) stay
     assert not [link for link in at.get("page_link") if link.proto.page == "mapping"]
 
@@ -342,7 +364,7 @@ def test_a_refused_import_shows_its_report_and_can_exclude_rows():
     at.button(key="exclude_invalid").click()
     run(at)
     assert dataframe(at, "leaderboard").value["Completed runs"].sum() == 19
-    assert at.warning[0].body.startswith("1 invalid row(s) of 20 were excluded")
+    assert at.warning[0].body.startswith("1 invalid row of 20 was excluded")
 
 
 def test_hostile_file_names_render_escaped_in_the_import():

@@ -491,15 +491,8 @@ def given_together(items: list[tuple[Source, str | None]], tags: list[str | None
     items, tags, metadata = _metadata(items, tags, limits)
     folders: list[Folder] = []
     taken: set[int] = set()
-    for i, (src, name) in enumerate(items):
-        # Uploads only (bytes): a path is read as its folder is (is_folder_form), and a stream is read once.
-        if _file_name(src, name).lower() != "results.json" or not isinstance(src, (bytes, bytearray)):
-            continue
-        index = _simulation_index(src, name or "results.json", limits)
-        members = [j for j, (other, its) in enumerate(items) if j != i and j not in taken
-                   and _file_name(other, its).endswith(".json") and Path(_file_name(other, its)).stem in index]
-        if not members:
-            continue
+    for i, members in folder_forms(items, limits):
+        src, name = items[i]
         simulations = tuple((_file_name(*items[j]), read_bytes(items[j][0], _file_name(*items[j]), limits))
                             for j in members)
         folders.append(Folder(name or "results.json", read_bytes(src, name or "results.json", limits), simulations,
@@ -507,6 +500,24 @@ def given_together(items: list[tuple[Source, str | None]], tags: list[str | None
         taken |= {i, *members}
     return Together([x for k, x in enumerate(items) if k not in taken],
                     [t for k, t in enumerate(tags) if k not in taken], metadata, tuple(folders))
+
+
+def folder_forms(items: Sequence[tuple[Source, str | None]], limits: Limits) -> list[tuple[int, list[int]]]:
+    """The tau2 folder forms among files given together: (the position of a ``results.json``, the positions of the
+    simulation files its ``simulation_index`` lists), each file in one form at most. Uploads only (bytes): a path is
+    read as its folder is (is_folder_form), and a stream is read once."""
+    forms: list[tuple[int, list[int]]] = []
+    taken: set[int] = set()
+    for i, (src, name) in enumerate(items):
+        if _file_name(src, name).lower() != "results.json" or not isinstance(src, (bytes, bytearray)):
+            continue
+        index = _simulation_index(src, name or "results.json", limits)
+        members = [j for j, (other, its) in enumerate(items) if j != i and j not in taken
+                   and _file_name(other, its).endswith(".json") and Path(_file_name(other, its)).stem in index]
+        if members:
+            forms.append((i, members))
+            taken |= {i, *members}
+    return forms
 
 
 def _simulation_index(src: Source, name: str, limits: Limits) -> set[str]:
@@ -576,8 +587,8 @@ def import_batch(calls: Sequence[Callable[[], Imported]], names: Sequence[str], 
     return imported
 
 
-__all__ = ["Folder", "Together", "classify", "combine", "detect", "expand_folder", "given_together", "import_batch",
-           "import_file", "import_files"]
+__all__ = ["Folder", "Together", "classify", "combine", "detect", "expand_folder", "folder_forms", "given_together",
+           "import_batch", "import_file", "import_files"]
 
 
 def looks_like_runs_file(path: str, limits: Limits) -> bool:
