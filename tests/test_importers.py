@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring.contract.limits import Limits
+from scoring.contract.limits import DEFAULT_LIMITS, Limits
 from scoring.load.importers import (
     Mapping,
     MappingError,
@@ -32,6 +32,7 @@ from scoring.load.importers import (
     apply_mapping,
     combine,
     detect,
+    folder_forms,
     import_file,
     import_files,
     mapping_from_json,
@@ -1115,6 +1116,12 @@ def test_a_tau2_folder_form_given_as_its_files_is_read_as_the_folder_is():
     with pytest.raises(RunsValidationError) as short:  # a simulation missing: refused as tau2-bench refuses it
         import_files([results, *files[1:]])
     assert "1 simulation(s) in simulation_index have no file in simulations/" in str(short.value.report())
+    # Which files make the form (what the app's sidebar draws one tag box for): results.json and its simulations
+    # in whatever order they come, a file its index does not list left out; none without a results.json
+    stray = (files[0][0], "stray.json")
+    assert folder_forms([*files[:2], results, stray, *files[2:]], DEFAULT_LIMITS) == [
+        (2, [0, 1, *range(4, len(files) + 2)])]
+    assert folder_forms(files, DEFAULT_LIMITS) == [] and folder_forms([results], DEFAULT_LIMITS) == []
 
 
 def test_a_json_file_cut_off_inside_a_string_says_where_in_plain_words():
