@@ -465,7 +465,15 @@ def task_heatmap(cells: pd.DataFrame, agents: Sequence[str], tasks: Sequence[str
     fig.update_yaxes(type="category", autorange="reversed", categoryorder="array", categoryarray=y)
     top = 20 + 7 * max((len(str(a)) for a in agents), default=10)  # room for the longest upright agent id
     height = 22 * len(y) + top + 90
-    return _layout(fig, "", height=height, hoverdistance=-1, margin={"l": 80, "r": 10, "t": top, "b": 90})
+    # Few agents: a plot of HEATMAP_NARROW_PX, not stretched over the page (one agent drew 31 bars 800 px wide).
+    narrow = len(agents) * HEATMAP_CELL_PX <= HEATMAP_NARROW_PX
+    return _layout(fig, "", height=height, hoverdistance=-1, margin={"l": 80, "r": 10, "t": top, "b": 90},
+                   width=80 + 10 + HEATMAP_NARROW_PX if narrow else None)
+
+
+# The task heatmap of at most HEATMAP_NARROW_PX / HEATMAP_CELL_PX agents has a plot HEATMAP_NARROW_PX wide (views
+# draw it with width="content"): 330 px in all, within a phone's page, wide enough for the colour bar under it.
+HEATMAP_CELL_PX, HEATMAP_NARROW_PX = 48, 240
 
 
 def compare_components_chart(components: pd.DataFrame, a: str, b: str, maxima: Mapping[str, float]) -> go.Figure:

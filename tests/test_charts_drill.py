@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -125,6 +126,22 @@ def test_task_heatmap_cells_where_the_matrix_says(sample):
     assert int(z.notna().to_numpy().sum()) <= len(cells)  # a cell without a run stays empty
     # The selectable layer: one point per cell with a run, in the matrix's order (a selection's index).
     assert list(zip(layer.x, layer.y)) == list(zip(cells["agent_id"], cells["task_id"]))
+
+
+def test_a_task_heatmap_of_few_agents_keeps_its_cells_narrow_and_of_many_fills_the_page():
+    """One agent's heatmap drew each task as a bar across the page (800 px by 22): up to five agents the plot is
+    240 px wide (330 px with the task labels: it fits a phone), beyond it takes the page's width."""
+    def heatmap(n: int) -> Any:
+        agents = [f"agent-{i}" for i in range(n)]
+        cells = pd.DataFrame({"task_id": ["t"] * n, "agent_id": agents, "runs": [1] * n, "outcomes": [1] * n,
+                              "successes": [1] * n, "success_rate": [1.0] * n, "completed": [1] * n,
+                              "completed_successes": [1] * n, "headline_success_rate": [1.0] * n})
+        return charts.task_heatmap(cells, agents, ["t"])
+
+    for n in (1, 5):
+        layout = heatmap(n).layout
+        assert layout.width == layout.margin.l + layout.margin.r + 240 == 330, n
+    assert heatmap(6).layout.width is None  # the view stretches it
 
 
 def test_task_heatmap_escapes_names():

@@ -29,7 +29,8 @@ if view.cut:
     cells = view.cells
 # Built once per dataset for every session (the shared cache), not on every rerun.
 heatmap = data.figure("task_heatmap", None, lambda: charts.task_heatmap(view.cells, view.agents, view.tasks))
-event = st.plotly_chart(heatmap, width="stretch", key="task_heatmap", on_select="rerun", selection_mode="points")
+event = st.plotly_chart(heatmap, width="content" if heatmap.layout.width else "stretch", key="task_heatmap",
+                        on_select="rerun", selection_mode="points")
 picked = ui.selected_point(event, curve=1, size=len(cells))
 if picked is None:
     st.info("Click a cell to open the runs of that agent on that task.", icon=":material/touch_app:")
