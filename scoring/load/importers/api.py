@@ -462,10 +462,11 @@ class Folder:
     results: bytes
     simulations: tuple[tuple[str, bytes], ...]
     tag: str | None
+    header: tuple[Any, list[str]] | None = None  # results.json parsed (and its warnings), when it was already
 
     def read(self, agent: str | None, limits: Limits) -> Imported:
         return read_tau2_parts(self.results, self.simulations, name=self.name, agent=agent,
-                               experiment=_experiment(self.tag, self.name), limits=limits)
+                               experiment=_experiment(self.tag, self.name), limits=limits, header=self.header)
 
 
 @dataclass(frozen=True)
@@ -491,12 +492,12 @@ def given_together(items: list[tuple[Source, str | None]], tags: list[str | None
     items, tags, metadata = _metadata(items, tags, limits)
     folders: list[Folder] = []
     taken: set[int] = set()
-    for i, members in folder_forms(items, limits):
+    for i, members, header in _folder_forms(items, limits):
         src, name = items[i]
         simulations = tuple((_file_name(*items[j]), read_bytes(items[j][0], _file_name(*items[j]), limits))
                             for j in members)
         folders.append(Folder(name or "results.json", read_bytes(src, name or "results.json", limits), simulations,
-                              tags[i]))
+                              tags[i], header))
         taken |= {i, *members}
     return Together([x for k, x in enumerate(items) if k not in taken],
                     [t for k, t in enumerate(tags) if k not in taken], metadata, tuple(folders))
@@ -506,33 +507,43 @@ def folder_forms(items: Sequence[tuple[Source, str | None]], limits: Limits) -> 
     """The tau2 folder forms among files given together: (the position of a ``results.json``, the positions of the
     simulation files its ``simulation_index`` lists), each file in one form at most. Uploads only (bytes): a path is
     read as its folder is (is_folder_form), and a stream is read once."""
-    forms: list[tuple[int, list[int]]] = []
+    return [(i, members) for i, members, _ in _folder_forms(items, limits)]
+
+
+def _folder_forms(items: Sequence[tuple[Source, str | None]],
+                  limits: Limits) -> list[tuple[int, list[int], tuple[Any, list[str]]]]:
+    """:func:`folder_forms`, each with its ``results.json`` parsed (read once: the form is read from it)."""
+    forms: list[tuple[int, list[int], tuple[Any, list[str]]]] = []
     taken: set[int] = set()
     for i, (src, name) in enumerate(items):
         if _file_name(src, name).lower() != "results.json" or not isinstance(src, (bytes, bytearray)):
             continue
-        index = _simulation_index(src, name or "results.json", limits)
+        header = _folder_header(src, name or "results.json", limits)
+        if header is None:
+            continue
+        index = header[0]["simulation_index"]
+        ids = {e["id"] for e in index if isinstance(e, dict) and isinstance(e.get("id"), str)}
         members = [j for j, (other, its) in enumerate(items) if j != i and j not in taken
-                   and _file_name(other, its).endswith(".json") and Path(_file_name(other, its)).stem in index]
+                   and _file_name(other, its).endswith(".json") and Path(_file_name(other, its)).stem in ids]
         if members:
-            forms.append((i, members))
+            forms.append((i, members, header))
             taken |= {i, *members}
     return forms
 
 
-def _simulation_index(src: Source, name: str, limits: Limits) -> set[str]:
-    """The ids a tau2 folder form's ``results.json`` lists (its ``simulation_index``); empty for any other file
-    (one without the word is not parsed here)."""
+def _folder_header(src: Source, name: str, limits: Limits) -> tuple[Any, list[str]] | None:
+    """A tau2 folder form's ``results.json`` parsed (with its warnings): an object with a ``simulation_index``
+    list; None for any other file (one without the word is not parsed here)."""
     data = read_bytes(src, name, limits)
     if b'"simulation_index"' not in data or b'"simulations"' in data:
-        return set()
+        return None
     try:
-        doc, _ = parse_json(data, name, limits)
+        doc, warnings = parse_json(data, name, limits)
     except RunsValidationError:
-        return set()  # read again as a file, and refused there in its words
-    index = doc.get("simulation_index") if isinstance(doc, dict) else None
-    return {e["id"] for e in index if isinstance(e, dict) and isinstance(e.get("id"), str)} \
-        if isinstance(index, list) else set()
+        return None  # read again as a file, and refused there in its words
+    if not isinstance(doc, dict) or not isinstance(doc.get("simulation_index"), list):
+        return None
+    return doc, warnings
 
 
 def _metadata(items: list[tuple[Source, str | None]], tags: list[str | None],

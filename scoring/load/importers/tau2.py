@@ -327,13 +327,16 @@ def read_tau2_folder(path: str | Path, *, name: str | None = None, agent: str | 
 
 
 def read_tau2_parts(meta: bytes, simulations: Sequence[tuple[str, bytes]], *, name: str, agent: str | None = None,
-                    experiment: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Imported:
+                    experiment: str | None = None, limits: Limits = DEFAULT_LIMITS,
+                    header: tuple[Any, list[str]] | None = None) -> Imported:
     """tau2's folder form from its files' bytes: ``results.json`` (the header) and each ``simulations/<id>.json``
     as (its file name, its bytes), as an upload gives them (no folder). Read as :func:`read_tau2_folder` reads the
-    folder: in name order, checked against the header's ``simulation_index``."""
+    folder: in name order, checked against the header's ``simulation_index``. ``header``: ``meta`` already parsed
+    (its document and warnings), as the upload's sorting of files given together parses it."""
     check_rows(len(simulations), name, limits, "simulation files")
     _check_size(len(meta) + sum(len(data) for _, data in simulations), name, limits, "its files hold", "parsing")
-    doc, warnings = parse_json(meta, f"{name}/results.json", limits)
+    doc, warnings = header if header is not None else parse_json(meta, f"{name}/results.json", limits)
+    warnings = list(warnings)
     if not isinstance(doc, dict):
         raise file_error(name, "results.json is not a tau2-bench Results object")
     ordered = sorted(simulations, key=lambda item: item[0])
