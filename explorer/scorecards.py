@@ -91,7 +91,11 @@ def refusal(what: str, error: ScorecardError) -> str:
 
 
 def _positions_now() -> tuple[object, ...]:
-    return tuple(st.session_state.get(slider_key(a)) for a in RADAR_AXES)
+    """The weights' slider positions: the sliders' own, else the view's weights. Off the radar page Streamlit drops
+    the sliders' keys (a widget not drawn in a run): the view's weights, which follow the sliders, then say whether
+    the scorecard still applies (before, every page after the next one dropped it from the link)."""
+    held = tuple(state.get("weights"))
+    return tuple(st.session_state.get(slider_key(a), held[i]) for i, a in enumerate(RADAR_AXES))
 
 
 def active() -> Active | None:

@@ -386,3 +386,22 @@ def test_any_scorecard_link_changes_only_the_profile(weights):
     assert ranking(at) == expected_ranking(card)
     assert headline_columns(at) == {a.agent_id: (a.headline.score, a.rank) for a in sample_report().agents}
 
+
+
+def test_the_scorecard_in_force_stays_in_the_link_of_every_page_after_the_radar():
+    """Off the radar page Streamlit drops the sliders' keys: the scorecard read them to tell whether it still applied,
+    so the page after the next one dropped it from its link (a link copied there opened without it)."""
+    at = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    at.query_params["scorecard_weights"] = "correctness:0.123,cost:0.877"
+    at.query_params["scorecard_name"] = "ops team"
+    at.switch_page("views/radar.py")
+    at.run()
+    assert not at.exception, at.exception
+    for view in ("views/sandbox.py", "views/methodology.py", "views/leaderboard.py", "views/radar.py"):
+        at.switch_page(view)
+        at.run()
+        assert not at.exception, (view, at.exception)
+        params = {k: at.query_params[k] for k in ("scorecard_weights", "scorecard_name") if k in at.query_params}
+        assert params == {"scorecard_weights": "correctness:0.123,cost:0.877", "scorecard_name": "ops team"}, \
+            (view, dict(at.query_params))
+    assert "Active scorecard: **ops team**" in status(at)  # back on the radar: still the scorecard's weights
