@@ -78,7 +78,7 @@ link_source_params = state.encode_source(dataset.kind, connection=dataset.connec
 def link_and_pack() -> None:
     # The scorecard in force travels in every page's link (the radar page keeps its own parameters itself).
     carried = scorecards.link_params() if page.name != "radar" else {}
-    link = state.copy_link(page, {**link_source_params, **carried})
+    link = state.copy_link(page, {**link_source_params, **carried}, state.awaited_params(hashes))
     if isinstance(result, data.Scored):
         data.pack_downloads(result, link, state.view())
 

@@ -704,11 +704,23 @@ def reseed() -> None:
 
 
 def waiting_for(hashes: Collection[str]) -> str | None:
-    """The sha256 prefix a link waits for when the dataset shown is not it (None: nothing waits)."""
+    """The sha256 prefix a link waits for when the dataset shown is not it (None: nothing waits). A link that
+    names an upload waits for it even with no other setting: the data is the first part of the view."""
     link: Link | None = _st().session_state.get(LINK)
-    if link is None or not link.source.waits_for_data or not link.waiting:
+    if link is None or not link.source.waits_for_data:
         return None
     return None if _names(hashes, link.source.sha) else link.source.sha
+
+
+def awaited_params(hashes: Collection[str]) -> dict[str, str | list[str]]:
+    """While a link waits for its upload: the upload it names and the settings waiting with it, which the page's
+    URL and link keep (before, they showed the data shown instead: a reload or a copy before the upload lost
+    both). Empty when nothing waits."""
+    link: Link | None = _st().session_state.get(LINK)
+    sha = waiting_for(hashes)
+    if link is None or sha is None:
+        return {}
+    return {**encode_source(link.source.kind, sha256=sha), **link.waiting}
 
 
 def take_notices() -> tuple[list[str], list[str]]:
@@ -779,11 +791,14 @@ def _write_back(name: str, key: str, part: int | None, then: Callable[[], None] 
         then()
 
 
-def write_url(page: str, source: Mapping[str, str]) -> dict[str, str | list[str]]:
-    """Mirror the state of ``page`` (and the data source) in the URL; returns the parameters written."""
+def write_url(page: str, source: Mapping[str, str],
+              awaited: Mapping[str, str | list[str]] | None = None) -> dict[str, str | list[str]]:
+    """Mirror the state of ``page`` (and the data source) in the URL; returns the parameters written. ``awaited``:
+    the upload a link waits for and its waiting settings (:func:`awaited_params`), in place of the shown ones."""
     st = _st()
     current = {k: st.query_params.get_all(k) for k in st.query_params}
-    params: dict[str, str | list[str]] = {**source, **encode(st.session_state.get(STORE, {}), page)}
+    params: dict[str, str | list[str]] = {**source, **encode(st.session_state.get(STORE, {}), page),
+                                          **(awaited or {})}
     # What the page put in its link itself (the radar's scorecard, the Runs page's filter) stays there; what a
     # link gave for another page (a scorecard opened on the Headline page) travels on until that page reads it.
     params.update({k: v for k, v in current.items() if k in PAGE_PARAMS.get(page, ())})
@@ -826,10 +841,11 @@ def show_link_notices(page: str) -> None:
         st.info(fmt.plain(note), icon=":material/link:")
 
 
-def copy_link(page: PageSpec, source: Mapping[str, str]) -> str:
+def copy_link(page: PageSpec, source: Mapping[str, str],
+              awaited: Mapping[str, str | list[str]] | None = None) -> str:
     """Mirror ``page``'s state in the URL and offer its full link to copy (st.code has a copy button)."""
     st = _st()
-    params = write_url(page.name, source)
+    params = write_url(page.name, source, awaited)
     url = link_url(str(st.context.url or ""), page.url_path, params)
     with st.popover("Copy link", icon=":material/link:", width="stretch", key="copy_link",
                     help="A link to this page with its settings: paste it in the meeting chat"):
@@ -837,7 +853,7 @@ def copy_link(page: PageSpec, source: Mapping[str, str]) -> str:
         st.code(url, language=None, wrap_lines=True)
         compared = [get(side) for side in ("baseline", "new")] if page.name == "compare" and \
             get("compare") == "datasets" else []
-        if source.get("data") in ("upload", "import") or any(str(c).startswith(("upload:", "import:"))
+        if params.get("data") in ("upload", "import") or any(str(c).startswith(("upload:", "import:"))
                                                              for c in compared):
             st.caption("It opens on an upload: whoever opens it is asked for the same file (by its sha256).")
     return url

@@ -250,6 +250,20 @@ def test_a_link_to_an_upload_waits_for_that_file():
     at = go(app(data="upload", sha="0123456789abcdef", agent="someone"), "headline")
     assert "sha256 starts with `0123456789abcdef`" in "\n".join(i.value for i in at.info)
     assert "someone" not in warnings(at)  # the agent is judged once the expected file is shown
+    # While it waits, the page's URL and link keep the upload and the agent (a reload or a copy loses neither)
+    assert (at.query_params["data"], at.query_params["sha"], at.query_params["agent"]) == (
+        "upload", "0123456789abcdef", "someone")
+    assert "data=upload&sha=0123456789abcdef" in link_text(at) and "agent=someone" in link_text(at)
+
+
+def test_a_link_to_an_upload_with_nothing_else_says_so_and_keeps_it():
+    """Before, a link naming only its upload opened on the sample without a word, and its URL lost the upload."""
+    at = go(app(data="import", sha="0123456789abcdef"), "leaderboard")
+    assert "sha256 starts with `0123456789abcdef`" in "\n".join(i.value for i in at.info)
+    assert (at.query_params["data"], at.query_params["sha"]) == ("import", "0123456789abcdef")
+    go(at, "headline")  # every page says so and keeps it until the file is uploaded
+    assert "sha256 starts with `0123456789abcdef`" in "\n".join(i.value for i in at.info)
+    assert "data=import&sha=0123456789abcdef" in link_text(at)
 
 
 def test_balance_weights_scales_the_headline_weights_to_1_and_keeps_them_in_the_link():
