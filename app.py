@@ -66,8 +66,12 @@ state.settle_link([a.agent_id for a in result.report.agents] if isinstance(resul
 state.show_link_notices(page.name)
 expected = state.waiting_for(hashes)
 if expected:
-    st.info(f"This link was made on an uploaded dataset whose sha256 starts with `{expected}`. Upload that file "
-            "in the sidebar to see the same view; until then the data shown is "
+    imported = state.awaited_params(hashes).get("data") == "import"
+    st.info(f"This link was made on an uploaded dataset whose sha256 starts with `{expected}`. "
+            + ("It was an import (harness files read together, experiment tags, or a table read through a column "
+               "mapping): upload the same files with the same tags, or the table with its saved mapping (JSON), "
+               if imported else "Upload that file ")
+            + "in the sidebar to see the same view; until then the data shown is "
             f"{fmt.plain(dataset.name)}.", icon=":material/link:")
 
 link_source_params = state.encode_source(dataset.kind, connection=dataset.connection, table=dataset.table,

@@ -260,6 +260,7 @@ def test_a_link_to_an_upload_with_nothing_else_says_so_and_keeps_it():
     """Before, a link naming only its upload opened on the sample without a word, and its URL lost the upload."""
     at = go(app(data="import", sha="0123456789abcdef"), "leaderboard")
     assert "sha256 starts with `0123456789abcdef`" in "\n".join(i.value for i in at.info)
+    assert "the table with its saved mapping (JSON)" in "\n".join(i.value for i in at.info)  # how it was read
     assert (at.query_params["data"], at.query_params["sha"]) == ("import", "0123456789abcdef")
     go(at, "headline")  # every page says so and keeps it until the file is uploaded
     assert "sha256 starts with `0123456789abcdef`" in "\n".join(i.value for i in at.info)
