@@ -129,6 +129,8 @@ KEYS: tuple[StateKey, ...] = (
     StateKey("order", "choice", "the order of one agent's runs on the Runs page", default="newest",
              options=("newest", "costliest")),
     StateKey("largest", "flag", "whether the sandbox lists the largest rank moves first", default=True),
+    StateKey("receipt", "choice", "the policy of the sandbox's score receipt", default="canonical",
+             options=("canonical", "sandbox")),
 )
 KEY_BY_NAME = {k.name: k for k in KEYS}
 # State that names agents waits for its dataset when a link expects one (the others apply at once).

@@ -307,3 +307,24 @@ def test_no_page_ends_with_st_stop():
                                                          *sorted((root / "explorer").glob("*.py"))]
                 if "st.stop()" in path.read_text(encoding="utf-8").replace("``st.stop()``", "")]
     assert stopping == ["explorer/pages.py"], stopping  # end_page() itself, for a page run on its own
+
+
+def test_the_sandbox_receipts_policy_is_in_the_link_and_a_link_restores_it():
+    """The receipt under the sandbox's policy was not in the link: it opened on the canonical receipt."""
+    at = go(app(**{"policy.success_weight": "0.5", "policy.cost_weight": "0.2"}), "sandbox")
+    assert at.radio(key="receipt_policy").value == "canonical" and "receipt=" not in link_text(at)
+    at.radio(key="receipt_policy").set_value("sandbox").run()
+    assert at.query_params["receipt"] == "sandbox" and "receipt=sandbox" in link_text(at)
+    def receipt(test: AppTest) -> str:  # the receipt shown, without the time it was made
+        return "\n".join(line for e in test.get("markdown") if e.proto.body.startswith("# Score receipt")
+                         for line in e.proto.body.splitlines() if not line.startswith("- Made:"))
+
+    shown = receipt(at)
+    assert "**sandbox policy, not canonical**" in shown, shown[:300]  # the sandbox's receipt
+    restored = go(app(**{"policy.success_weight": "0.5", "policy.cost_weight": "0.2", "receipt": "sandbox"}),
+                  "sandbox")
+    assert restored.radio(key="receipt_policy").value == "sandbox"
+    assert receipt(restored) == shown
+    refused = go(app(receipt="both"), "sandbox")  # a value not offered: refused in words, the default shown
+    assert "receipt\\: must be one of canonical, sandbox, got 'both'" in warnings(refused)
+    assert refused.radio(key="receipt_policy").value == "canonical"

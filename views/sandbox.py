@@ -115,8 +115,9 @@ st.caption("Everything needed to re-check one agent's numbers: the policy's cons
 left, right = st.columns(2)
 agents = [a.agent_id for a in canonical.agents]
 agent_id = left.selectbox("Agent", agents, **state.bound("agent", "receipt_agent", agents))
-which = right.radio("Policy", ["Canonical", "Sandbox"], horizontal=True, key="receipt_policy")
-report = canonical if which == "Canonical" else sandbox_report
+which = right.radio("Policy", state.KEY_BY_NAME["receipt"].options, horizontal=True, format_func=str.capitalize,
+                    **state.bound("receipt", "receipt_policy", state.KEY_BY_NAME["receipt"].options))
+report = sandbox_report if which == "sandbox" else canonical
 runs = scored.runs[scored.runs["agent_id"] == agent_id]
 receipt = build_receipt(report.agent(agent_id), runs, dataset=info.to_json(), generated_at=downloads.now_utc())
 left, right = st.columns(2)
