@@ -292,8 +292,12 @@ def heatmap_view(cells: pd.DataFrame, agents: Sequence[str], tasks: Sequence[str
     return HeatmapView(mine.reset_index(drop=True), shown, rows, len(agents), len(tasks))
 
 
+TooManyDays = drilldown.TooManyDays
+
+
 def over_time(scored: data.Scored, agents: Sequence[str]) -> drilldown.OverTime:
-    """The three measures as of each day, for the chosen agents only (``drilldown.score_over_time``)."""
+    """The three measures as of each day, for the chosen agents only (``drilldown.score_over_time``); TooManyDays
+    when the runs span more days than it scores (refused before any work)."""
     chosen = tuple(sorted(agents))
     return data.derived("over_time", chosen, lambda: drilldown.score_over_time(
         scored.runs, scored.report.policy, agents=chosen), lambda o: _frame_bytes(o.frame),

@@ -478,6 +478,19 @@ def test_over_time_page_without_dates_says_so():
     assert_clean(at, "over time page, no dates")
 
 
+def test_over_time_page_refuses_runs_spanning_more_days_than_it_scores_in_words():
+    """A 2 KB upload with runs in year 1 and year 9999 took the server to 7.1 GB and 5 minutes of CPU on this page,
+    then showed Streamlit's message-size errors; it is refused before any work, the runs named."""
+    from tests.test_drilldown import HOSTILE_SPAN_CSV
+
+    at = run(page("over_time", HOSTILE_SPAN_CSV.encode(), upload_name="span.csv"))
+    said = "\n".join(w.value for w in at.warning).replace("\\", "")
+    assert "No scores over time for this dataset: the runs span 3,652,059 UTC days, from run 'ra00'" in said, said
+    assert not at.get("plotly_chart")
+    assert_clean(at, "over time page, a span past the days it scores")
+    assert at.multiselect(key="over_time_agents").max_selections == state.KEY_BY_NAME["timeline"].max_items
+
+
 @pytest.mark.parametrize("k", [3, 5])
 def test_over_time_page_pass_k_levels(k):
     at = run(page("over_time"))

@@ -12,7 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import load_runs, runs_from_records, score_runs
-from scoring.analysis.drilldown import compare, runs_csv, runs_view, score_over_time, task_matrix
+from scoring.analysis.drilldown import (
+    MAX_DAYS,
+    TooManyDays,
+    compare,
+    runs_csv,
+    runs_view,
+    score_over_time,
+    task_matrix,
+)
 from scoring.analysis.explain import points_lost
 from scoring.contract.policy import policy_from_dict
 from tests import helpers
@@ -221,6 +229,39 @@ def test_undated_runs_count_from_the_first_day():
     assert list(a["completed_runs"]) == [1, 1, 2] and a["score"].notna().all()
     assert over.undated_runs == {"a": 1}
     assert "1 run has no finished_at" in str(over.facts()[0])
+
+
+HOSTILE_SPAN_CSV = (  # 2 KB: runs at year 1, year 9999 and between; before, 3.65 million days (7.1 GB in the server)
+    "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,finished_at\n"
+    + "".join(f"r{a}{t}{k},{a},t{t},completed,{'true' if k % 2 else 'false'},{100 + k},0.01,{stamp}\n"
+              for a in "ab" for t in range(3) for k, stamp in enumerate(
+                  ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z", "1970-01-01T00:00:00Z",
+                   "2026-01-01T00:00:00Z"])))
+
+
+def test_runs_spanning_more_days_than_scored_are_refused_before_any_work_with_the_first_and_last_named():
+    loaded = load_runs(io.BytesIO(HOSTILE_SPAN_CSV.encode()), name="span.csv")
+    assert score_runs(loaded.runs).agents  # every other measure reads these runs as usual
+    with pytest.raises(TooManyDays) as refused:
+        score_over_time(loaded.runs)
+    assert str(refused.value) == (
+        "the runs span 3,652,059 UTC days, from run 'ra00' finished 0001-01-01T00:00:00+00:00 to run 'ra01' "
+        "finished 9999-12-31T23:59:59.999999+00:00; the scores over time are drawn for at most 3,660 days (about "
+        "ten years; explorer-defined)")
+
+
+def test_the_most_days_scored_is_max_days_and_one_more_is_refused():
+    start = pd.Timestamp("2020-01-01T12:00:00Z")
+    for days, ok in ((MAX_DAYS, True), (MAX_DAYS + 1, False)):
+        last = (start + pd.Timedelta(days=days - 1)).isoformat()
+        rows = [run("first", finished_at=start.isoformat()), run("last", agent="b", finished_at=last),
+                run("undated")]  # a run without finished_at is not a day
+        if ok:
+            over = score_over_time(runs_from_records(rows))
+            assert len(over.days) == MAX_DAYS and over.frame["day"].nunique() == MAX_DAYS
+        else:
+            with pytest.raises(TooManyDays, match=f"span {MAX_DAYS + 1:,} UTC days, from run 'first'"):
+                score_over_time(runs_from_records(rows))
 
 
 def test_no_finished_at_column_means_no_series():

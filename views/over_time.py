@@ -17,14 +17,19 @@ policy = report.policy
 agents = [a.agent_id for a in report.agents]
 focus = drill.focus_agent()
 default = [focus] if focus in agents else agents[:DEFAULT_AGENTS]
-chosen = st.multiselect("Agents", agents,
+chosen = st.multiselect("Agents", agents, max_selections=state.KEY_BY_NAME["timeline"].max_items,
                         help=f"Without a choice elsewhere, the top {DEFAULT_AGENTS} of the leaderboard.",
                         **state.bound("timeline", "over_time_agents", agents, fallback=default))
 if not chosen:
     st.info("Choose at least one agent.", icon=":material/info:")
     end_page()
 
-found = drill.over_time(scored, chosen)
+try:
+    found = drill.over_time(scored, chosen)
+except drill.TooManyDays as refused:
+    st.warning(f"No scores over time for this dataset: {fmt.plain(refused)}. Every other page reads these runs "
+               "as usual.", icon=":material/event_busy:")
+    end_page()
 if not found.has_dates:
     st.info(fmt.render(found.facts()[0]), icon=":material/event_busy:")
     end_page()

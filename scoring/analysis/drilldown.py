@@ -26,6 +26,9 @@ Decisions (explorer-defined):
   (O(days x window)); pass^k is a running mean of each task's changes on the days its outcomes
   arrive (see :func:`_pass_k_days`). On the last day every number equals the full report's (the
   headline's weighted score to about 1e-13 and pass^k to about 1e-16: summed in another order).
+  At most :data:`MAX_DAYS` days are scored: the work and the frame grow with agents x days, so runs that
+  span more are refused with the first and last of them named (:class:`TooManyDays`), before any work (a
+  2 KB file with one run in year 1 and one in 9999 asked for 3.65 million days: 7.1 GB in the app's server).
 - **Compare** (:func:`compare`): the interval for the difference of two headline scores is a
   **paired bootstrap over tasks** (:func:`scoring.analysis.uncertainty.paired_headline_replicates`): each
   replicate draws as many tasks as either agent completed a run on, with replacement, and both agents
@@ -255,6 +258,31 @@ class OverTime:
                 "facts": [str(f) for f in self.facts()]}
 
 
+MAX_DAYS = 3_660  # explorer-defined: UTC days (about ten years) from the first dated run to the last, over time
+
+
+class TooManyDays(ValueError):
+    """The runs span more UTC days than :func:`score_over_time` scores (:data:`MAX_DAYS`); the message names the
+    first and the last run by their ids and ``finished_at``."""
+
+
+def _check_days(runs: pd.DataFrame) -> None:
+    """Refuse, before any work, runs whose dated days span more than :data:`MAX_DAYS`."""
+    ts = pd.DatetimeIndex(runs["finished_at"])
+    dated = ~ts.isna()
+    if not dated.any():
+        return
+    first, last = ts[dated].min(), ts[dated].max()
+    span = (last.floor("D") - first.floor("D")).days + 1
+    if span > MAX_DAYS:
+        def named(when: pd.Timestamp) -> str:  # of the runs finished then, the first by run_id
+            run_id = min(str(r) for r in runs["run_id"].to_numpy()[(ts == when) & dated])
+            return f"run {run_id[:60]!r} finished {when.isoformat()}"
+
+        raise TooManyDays(f"the runs span {span:,} UTC days, from {named(first)} to {named(last)}; the scores over "
+                          f"time are drawn for at most {MAX_DAYS:,} days (about ten years; explorer-defined)")
+
+
 def _day_index(runs: pd.DataFrame) -> tuple[np.ndarray, pd.DatetimeIndex]:
     """Each run's UTC day as an index from the first day (-1 without ``finished_at``), and the days."""
     ts = pd.DatetimeIndex(runs["finished_at"])
@@ -451,6 +479,7 @@ def score_over_time(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY, agent
         empty = pd.DataFrame({c: pd.Series([], dtype="datetime64[us, UTC]" if c == "day" else object)
                               for c in names})
         return OverTime(empty, (), {}, False, policy)
+    _check_days(runs)
     groups = agent_groups(runs)
     day, every = _day_index(runs)
     n_days = len(every)
