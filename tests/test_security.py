@@ -261,6 +261,21 @@ def test_a_line_of_only_commas_does_not_switch_off_the_short_line_check():
     assert any(row == 1 and "missing value" in reason for row, reason in reasons)
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\u2029", "\x85", "\x0b", "\x0c", "\x1c", "\x1e"])
+def test_a_line_separator_inside_a_cell_neither_splits_a_row_nor_switches_off_the_short_line_check(separator):
+    """str.splitlines breaks at these; the CSV reader and JSON Lines do not. A valid JSON Lines file with one raw
+    in a string (json.dumps(ensure_ascii=False) writes U+2028 so) was refused with rows that do not exist, and a
+    CSV cell holding one made the short-line check count other lines and skip itself."""
+    record = {"run_id": "r1", "agent_id": "a", "task_id": f"t{separator}x", "status": "completed", "success": True,
+              "latency_ms": 10, "cost_usd": 0.1}
+    lines = [json.dumps(record, ensure_ascii=False), json.dumps({**record, "run_id": "r2", "task_id": "t"})]
+    loaded = load_runs(("\r\n".join(lines) + "\n").encode(), name="r.jsonl")
+    assert dict(zip(loaded.runs["run_id"], loaded.runs["task_id"])) == {"r1": f"t{separator}x", "r2": "t"}
+    data = f"{HEADER}\nr1,a,t{separator}x,completed,true,1,0.01,,\nr2,a,t,completed\n".encode()
+    error = pytest.raises(RunsValidationError, load_runs, data, name="x.csv").value
+    assert {(p.row, p.reason) for p in error.problems} == {(2, "the line has 4 field(s); the header has 9")}
+
+
 # --------------------------------------------------------------------------- bounded policies
 
 

@@ -20,6 +20,7 @@ import io
 import json
 import mmap
 import os
+import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -387,11 +388,16 @@ def _record_lines(lines: _Lines, rows: Collection[int]) -> dict[int, int]:
     return found
 
 
+_CSV_LINE_END = re.compile(r"\r\n?|\n")
+
+
 def _fields_per_record(text: str) -> list[int]:
     """Fields of each non-blank CSV record; a plain comma count when no cell is quoted (the common case)."""
     if '"' not in text:
         # A blank line is skipped (as the reader skips it); a line of commas is a record of empty cells.
-        return [line.count(",") + 1 for line in text.splitlines() if line.strip(" \t")]
+        # Lines end as the CSV reader ends them (\n, \r\n, \r), not as str.splitlines does: it also breaks at
+        # U+2028, U+0085 and other characters a cell may hold, and the short-line check was then skipped.
+        return [line.count(",") + 1 for line in _CSV_LINE_END.split(text) if line.strip(" \t")]
     csv.field_size_limit(max(csv.field_size_limit(), 2**31 - 1))  # pandas read it: so may the counter
     lines = _Lines(io.StringIO(text))
     try:
@@ -521,7 +527,9 @@ def _read_jsonl(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFram
     records: list[object] = []
     rows: list[int] = []
     problems = _Structural()
-    for number, line in enumerate(text.splitlines(), start=1):
+    # JSON Lines end at \n (a \r before it is JSON whitespace); str.splitlines also breaks at U+2028, U+2029,
+    # U+0085 and more, which json.dumps(ensure_ascii=False) writes raw inside strings: a valid file was refused.
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
