@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 from scoring import RADAR_AXES, Anchors, Headline, Policy, Radar
 from scoring.contract.policy import FIELD_BY_NAME
 from scoring.measures.axes import AXIS_LABELS
+from scoring.outputs.badge import safe_text
 
 from . import format as fmt
 from .tables import COMPONENT_LABELS
@@ -65,8 +66,17 @@ def theme_for(kind: str | None) -> ChartTheme:
 
 
 def safe(text: object) -> str:
-    """Escape user text for plotly labels (they accept a subset of HTML)."""
-    return html.escape(str(text), quote=True)
+    """User text for a plotly label: ``<``, ``>`` and ``&`` escaped (plotly reads a subset of HTML and a few
+    entities), quotes left as written (plotly shows ``&quot;`` as those six characters), and every bidi control or
+    other invisible format character shown as U+FFFD, as the badge and the review pack's tables show it (in a label
+    a U+202E drew the rest of the name backwards).
+
+    >>> safe('=HYPERLINK("x") <b>&')
+    '=HYPERLINK("x") &lt;b&gt;&amp;'
+    >>> safe("rtl\u202eevil")
+    'rtl\ufffdevil'
+    """
+    return html.escape(safe_text(str(text)), quote=False)
 
 
 TITLE_CHARS = 40  # a chart title wraps after this many characters: it fits a phone's width (390 px)

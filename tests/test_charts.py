@@ -213,14 +213,16 @@ def test_pass_k_histogram_counts_tasks_in_whole_ticks(values):
 
 # --------------------------------------------------------------------------- HTML in agent names
 
-HOSTILE = ["<b>x</b>", "<script>alert(1)</script>", 'q"uote&amp']
+# Names a chart must show as written: markup, an entity plotly would decode (&amp;), a bidi override (shown as
+# U+FFFD, as the badge and the pack's tables show it). Each is absent, raw, from every figure's strings.
+HOSTILE = ["<b>x</b>", "<script>alert(1)</script>", 'q"uote&amp;x', "rtl\u202eevil"]
 
 
 @pytest.fixture(scope="module")
 def hostile_report():
     records = []
-    for i in range(18):
-        agent = HOSTILE[i % 3]
+    for i in range(24):
+        agent = HOSTILE[i % len(HOSTILE)]
         records.append({"run_id": f"r{i}", "agent_id": agent, "task_id": f"t{i % 2}", "status": "completed",
                         "success": i % 4 != 0, "latency_ms": 800 + 10 * i, "cost_usd": 0.01, "steps": 3})
     return score_runs(runs_from_records(records))
@@ -263,6 +265,9 @@ def test_agent_names_reach_plotly_escaped_never_raw(hostile_report):
                     seen_escaped.add(raw)
     assert seen_escaped == set(HOSTILE)
     assert charts.safe("<b>x</b>") == "&lt;b&gt;x&lt;/b&gt;"
+    # plotly decodes &amp; &lt; &gt; and numeric entities but shows &quot; as written: a quote is left alone
+    assert charts.safe('=HYPERLINK("http://evil","x")') == '=HYPERLINK("http://evil","x")'
+    assert charts.safe("rtl\u202eevil\u200b") == "rtl\ufffdevil\ufffd"
 
 
 def test_escaped_names_in_trace_names_and_customdata(hostile_report):
