@@ -276,6 +276,27 @@ def test_a_line_separator_inside_a_cell_neither_splits_a_row_nor_switches_off_th
     assert {(p.row, p.reason) for p in error.problems} == {(2, "the line has 4 field(s); the header has 9")}
 
 
+@pytest.mark.parametrize("name", ["r.jsonl", "r.json"])
+def test_a_number_past_pythons_digit_limit_is_refused_at_its_row_and_column_as_not_finite(name):
+    """Before, JSON Lines listed seven missing columns for a record that had every one, then Python's advice to
+    raise sys.set_int_max_str_digits; a JSON array refused the whole file with that advice."""
+    record = ('{"run_id":"r1","agent_id":"a","task_id":"t","status":"completed","success":true,'
+              '"latency_ms":1' + "0" * 5000 + ',"cost_usd":0.1}')
+    error = pytest.raises(RunsValidationError, load_runs, (record if name.endswith("l") else f"[{record}]").encode(),
+                          name=name).value
+    [problem] = error.problems
+    assert (problem.row, problem.column, problem.reason) == (1, "latency_ms", "not a finite number")
+    assert "set_int_max_str_digits" not in error.report()
+
+
+def test_json_lines_of_which_none_is_json_are_refused_by_their_lines_alone():
+    """No record read: the columns cannot be judged (before, every required column was also said missing) and no
+    row can be excluded to rescue the file (before, the report offered it)."""
+    error = pytest.raises(RunsValidationError, load_runs, b"{not json\n[1,\n", name="r.jsonl").value
+    assert [(p.row, p.code) for p in error.problems] == [(1, "not_json"), (2, "not_json")]
+    assert not error.excludable and "can be excluded" not in error.report()
+
+
 # --------------------------------------------------------------------------- bounded policies
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from collections import Counter
 from typing import Any
 
@@ -40,6 +41,19 @@ def decode_error_words(exc: json.JSONDecodeError) -> str:
     Expecting value at line 1, column 7
     """
     return f"{exc.msg.removesuffix(' at')} at line {exc.lineno}, column {exc.colno}"
+
+
+def parse_int(text: str) -> int | float:
+    """``json.loads``'s ``parse_int``: the integer, or past Python's digit limit for ``int()``
+    (``sys.get_int_max_str_digits()``, 4,300 digits by default) the float it reads as, infinity, which every reader
+    refuses as not finite, as it refuses ``1e309``: before, a 5,000-digit number stopped the whole file with the
+    interpreter's own words ("use sys.set_int_max_str_digits() to increase the limit").
+
+    >>> parse_int("12"), parse_int("1" + "0" * 5000), parse_int("-" + "9" * 5000)
+    (12, inf, -inf)
+    """
+    limit = sys.get_int_max_str_digits()
+    return int(text) if not limit or len(text) - text.startswith("-") <= limit else float(text)
 
 
 def _no_constants(name: str) -> Any:
@@ -103,7 +117,7 @@ def load_json(data: str | bytes, *, what: str = "JSON", max_bytes: int = 1_000_0
         except UnicodeDecodeError as exc:
             raise JsonRefused(what, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
-        doc = json.loads(data, parse_constant=_no_constants,
+        doc = json.loads(data, parse_constant=_no_constants, parse_int=parse_int,
                          object_pairs_hook=_refuse_duplicates if unique_keys else None)
     except RecursionError:
         raise JsonRefused(what, "", f"nested more than {max_depth} levels deep") from None

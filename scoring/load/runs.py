@@ -34,7 +34,7 @@ from numpy.typing import ArrayLike
 from pandas.api import types as ptypes
 
 from scoring.contract.limits import DEFAULT_LIMITS, Limits, format_size, row_limit_refusal
-from scoring.contract.safejson import decode_error_words, object_noting_repeats, repeated_keys
+from scoring.contract.safejson import decode_error_words, object_noting_repeats, parse_int, repeated_keys
 from scoring.contract.schema import (
     FALSE_TOKENS,
     NONFINITE_TOKENS,
@@ -500,7 +500,7 @@ def _json_value(text: str) -> object:
     """json.loads with NaN / Infinity kept as text (validation refuses them as non-finite numbers) and an object
     that repeats a key marked (``safejson.RepeatedKeys``: the record is refused as a CSV header naming a column
     twice is, never read with one of its values dropped)."""
-    return json.loads(text, parse_constant=str, object_pairs_hook=object_noting_repeats)
+    return json.loads(text, parse_constant=str, parse_int=parse_int, object_pairs_hook=object_noting_repeats)
 
 
 def _read_json(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
@@ -546,6 +546,9 @@ def _read_jsonl(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFram
         rows.append(number)
     if not records:
         raise _file_problem("the file is empty")
+    if len(problems.rows) == len(records):  # no line is JSON: no column can be judged, nor any row kept
+        raise RunsValidationError(problems.problems, rows_read=len(records), total=len(problems.rows),
+                                  invalid_rows=len(problems.rows), can_exclude=False)
     return _records_frame(records, np.asarray(rows), problems, limits)
 
 
@@ -772,8 +775,9 @@ def read_runs(source: str | Path | bytes | BinaryIO, *, name: str | None = None,
                     raw, rows, problems = _read_json(text, limits)
                 else:
                     raw, rows, problems = _read_jsonl(text, limits)
-    except RunsValidationError as exc:
-        raise RunsValidationError(exc.problems, source=name) from None
+    except RunsValidationError as exc:  # the file named, the reader's counts kept
+        raise RunsValidationError(exc.problems, source=name, rows_read=exc.rows_read, total=exc.total,
+                                  invalid_rows=exc.invalid_rows, can_exclude=exc.excludable) from None
     count = len(table) if table is not None else len(raw)
     if count == 0:
         raise RunsValidationError([Problem.of(Reason.FILE, detail="the file has no runs")], source=name)

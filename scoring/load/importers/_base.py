@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.contract.limits import Limits, format_size, row_limit_refusal
-from scoring.contract.safejson import decode_error_words
+from scoring.contract.safejson import decode_error_words, parse_int
 from scoring.contract.schema import FAILED, PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
 from scoring.load.importers.reading import HarnessReading, Trial, harness_readings
 from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
@@ -677,7 +677,7 @@ def parse_json(data: bytes, name: str, limits: Limits) -> tuple[Any, list[str]]:
     if not text.strip():
         raise file_error(name, "the file is empty")
     try:
-        return json.loads(text, parse_constant=str), warnings
+        return json.loads(text, parse_constant=str, parse_int=parse_int), warnings
     except json.JSONDecodeError as exc:
         raise file_error(name, f"not valid JSON: {decode_error_words(exc)}") from None
     except (RecursionError, ValueError) as exc:  # ValueError: an integer beyond Python's digit limit
