@@ -8,6 +8,7 @@ A viewer can change none of this. Environment variables win over ``[explorer]`` 
 | memory budget per file or table | `EXPLORER_MAX_MEMORY` | `max_memory` | 2GB |
 | rows per file or table | `EXPLORER_MAX_ROWS` | `max_rows` | 5,000,000 |
 | agents / tasks per dataset | `EXPLORER_MAX_AGENTS` / `_TASKS` | `max_agents` / `max_tasks` | 10,000 / 100,000 |
+| characters of one run, agent or task id | `EXPLORER_MAX_ID_CHARS` | `max_id_chars` | 1,000 |
 | events per Inspect sample | `EXPLORER_MAX_EVENTS` | `max_events` | 100,000 |
 | CPU seconds to read, check and score an input, or bootstrap it | `EXPLORER_MAX_CPU_SECONDS` | `max_cpu_seconds` | 60 |
 | resident memory the worker may use beyond the budget | `EXPLORER_WORKER_OVERHEAD` | `worker_overhead` | 350MB |
@@ -83,6 +84,7 @@ def read_settings(environ: Mapping[str, str], secrets: Mapping[str, Any]) -> Set
                                    ("EXPLORER_MAX_ROWS", "max_rows", int, "max_rows"),
                                    ("EXPLORER_MAX_AGENTS", "max_agents", int, "max_agents"),
                                    ("EXPLORER_MAX_TASKS", "max_tasks", int, "max_tasks"),
+                                   ("EXPLORER_MAX_ID_CHARS", "max_id_chars", int, "max_id_chars"),
                                    ("EXPLORER_MAX_EVENTS", "max_events", int, "max_events"),
                                    ("EXPLORER_MAX_CPU_SECONDS", "max_cpu_seconds", int, "max_cpu_seconds"),
                                    ("EXPLORER_WORKER_OVERHEAD", "worker_overhead", parse_size, "worker_overhead")):

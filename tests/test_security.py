@@ -19,10 +19,11 @@ import pytest
 from explorer.cache import BoundedCache
 from explorer.settings import read_settings
 from scoring import CANONICAL_POLICY, RunsValidationError, load_runs, score_runs
-from scoring.contract.limits import Limits, format_size, parse_size
+from scoring.contract.limits import DEFAULT_LIMITS, Limits, format_size, parse_size
 from scoring.contract.policy import PolicyError, load_policy, policy_to_dict
 from scoring.contract.safejson import JsonRefused, load_json
 from scoring.load.database import ConnectionSpec, SourceRefused, operator_connection, parse_viewer_url
+from scoring.load.runs import check_work
 from tests.helpers import scoring_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -295,6 +296,20 @@ def test_json_lines_of_which_none_is_json_are_refused_by_their_lines_alone():
     error = pytest.raises(RunsValidationError, load_runs, b"{not json\n[1,\n", name="r.jsonl").value
     assert [(p.row, p.code) for p in error.problems] == [(1, "not_json"), (2, "not_json")]
     assert not error.excludable and "can be excluded" not in error.report()
+
+
+def test_an_id_longer_than_max_id_chars_is_refused_naming_its_column_length_and_start():
+    """A 10 MB agent id in a 60 MB file took the app's server past 1 GB (every page, chart and widget repeats an
+    id); each id column is bounded (explorer-defined, max_id_chars, 1,000 characters by default)."""
+    data = (f"{HEADER}\nr1,{'x' * 2_000},t,completed,true,1,0.01,,\n"
+            f"{'r' * 1_000},a,{'y' * 1_001},completed,true,1,0.01,,\n").encode()
+    error = pytest.raises(RunsValidationError, check_work, load_runs(data, name="x.csv"), DEFAULT_LIMITS).value
+    assert [(p.column, p.reason) for p in error.problems] == [
+        ("agent_id", "an id of 2,000 characters, more than the limit of 1,000 (max_id_chars)"),
+        ("task_id", "an id of 1,001 characters, more than the limit of 1,000 (max_id_chars)")]  # run_id: 1,000
+    assert error.problems[0].value == "x" * 61 and not error.excludable
+    assert check_work(load_runs(data, name="x.csv"), Limits(max_id_chars=2_000)).runs["agent_id"].str.len().max() \
+        == 2_000  # the operator's setting
 
 
 # --------------------------------------------------------------------------- bounded policies

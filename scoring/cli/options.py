@@ -58,6 +58,7 @@ def import_options(command: argparse.ArgumentParser) -> None:
 COUNT_OPTIONS = (("max_rows", "--max-rows", "most runs one file may hold"),
                  ("max_agents", "--max-agents", "most distinct agents one input may hold"),
                  ("max_tasks", "--max-tasks", "most distinct tasks one input may hold"),
+                 ("max_id_chars", "--max-id-chars", "most characters of one run, agent or task id"),
                  ("max_events", "--max-events", "most events one Inspect sample may hold"),
                  ("max_cpu_seconds", "--max-cpu-seconds", "CPU seconds reading, validating and scoring may take"))
 

@@ -37,13 +37,14 @@ class Limits:
     max_json_depth: int = 64
     max_agents: int = 10_000  # distinct agent ids in one dataset
     max_tasks: int = 100_000  # distinct task ids in one dataset
+    max_id_chars: int = 1_000  # characters of one run, agent or task id (each page, chart and link repeats them)
     max_events: int = 100_000  # events in one Inspect sample
     max_cpu_seconds: int = 60  # CPU time to read, validate and score one input, or bootstrap it (a worker's limit)
     worker_overhead: int = WORKER_OVERHEAD  # resident memory the worker may use beyond max_memory
 
     def __post_init__(self) -> None:
         for name in ("max_rows", "max_memory", "max_columns", "max_line_bytes", "max_json_depth", "max_agents",
-                     "max_tasks", "max_events", "max_cpu_seconds", "worker_overhead"):
+                     "max_tasks", "max_id_chars", "max_events", "max_cpu_seconds", "worker_overhead"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1, got {value!r}")

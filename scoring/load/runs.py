@@ -189,7 +189,26 @@ def check_work(loaded: LoadedRuns, limits: Limits) -> LoadedRuns:
         if reason is not None:
             raise RunsValidationError([Problem.of(Reason.FILE, None, column, detail=reason)], source=loaded.source,
                                       rows_read=loaded.rows_read, can_exclude=False)
+    long_ids = _long_ids(runs, limits.max_id_chars)
+    if long_ids:
+        raise RunsValidationError(long_ids, source=loaded.source, rows_read=loaded.rows_read, can_exclude=False)
     return loaded
+
+
+def _long_ids(runs: pd.DataFrame, limit: int) -> list[Problem]:
+    """The id columns holding an id longer than ``limit`` characters: one problem each, naming the longest's
+    length and its start. A 10 MB agent id in a 60 MB file took the app's server past 1 GB, every page and chart
+    repeating it (explorer-defined bound: ``max_id_chars``)."""
+    problems = []
+    for column in ("run_id", "agent_id", "task_id"):
+        ids = runs[column]
+        values = ids.cat.categories if isinstance(ids.dtype, pd.CategoricalDtype) else ids
+        lengths = pd.Series(values).astype("str").str.len()
+        if len(lengths) and int(lengths.max()) > limit:
+            longest = str(pd.Series(values).iloc[int(lengths.to_numpy().argmax())])
+            problems.append(Problem.of(Reason.FILE, None, column, longest[:61], detail=(
+                f"an id of {len(longest):,} characters, more than the limit of {limit:,} (max_id_chars)")))
+    return problems
 
 
 def _show(value: str, limit: int = 60) -> str:
