@@ -299,3 +299,10 @@ def many_problems_csv(path: Path) -> Path:
     path.write_text(REQUIRED_HEADER + "\n" + "".join(lines))
     return path
 
+
+HOSTILE_SPAN_CSV = (  # 2 KB: runs at year 1, year 9999 and between; before, 3.65 million days (7.1 GB in the server)
+    "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,finished_at\n"
+    + "".join(f"r{a}{t}{k},{a},t{t},completed,{'true' if k % 2 else 'false'},{100 + k},0.01,{stamp}\n"
+              for a in "ab" for t in range(3) for k, stamp in enumerate(
+                  ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z", "1970-01-01T00:00:00Z",
+                   "2026-01-01T00:00:00Z"])))

@@ -26,7 +26,7 @@ from tests.apptest_helpers import (
     run,
     stop_bootstraps,
 )
-from tests.helpers import SAMPLE
+from tests.helpers import HOSTILE_SPAN_CSV, SAMPLE
 
 
 @pytest.fixture(scope="module")
@@ -481,8 +481,6 @@ def test_over_time_page_without_dates_says_so():
 def test_over_time_page_refuses_runs_spanning_more_days_than_it_scores_in_words():
     """A 2 KB upload with runs in year 1 and year 9999 took the server to 7.1 GB and 5 minutes of CPU on this page,
     then showed Streamlit's message-size errors; it is refused before any work, the runs named."""
-    from tests.test_drilldown import HOSTILE_SPAN_CSV
-
     at = run(page("over_time", HOSTILE_SPAN_CSV.encode(), upload_name="span.csv"))
     said = "\n".join(w.value for w in at.warning).replace("\\", "")
     assert "No scores over time for this dataset: the runs span 3,652,059 UTC days, from run 'ra00'" in said, said

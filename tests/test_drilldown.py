@@ -24,7 +24,7 @@ from scoring.analysis.drilldown import (
 from scoring.analysis.explain import points_lost
 from scoring.contract.policy import policy_from_dict
 from tests import helpers
-from tests.helpers import run_tables
+from tests.helpers import HOSTILE_SPAN_CSV, run_tables
 
 SAMPLE = "sample_data/runs.csv"
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -229,14 +229,6 @@ def test_undated_runs_count_from_the_first_day():
     assert list(a["completed_runs"]) == [1, 1, 2] and a["score"].notna().all()
     assert over.undated_runs == {"a": 1}
     assert "1 run has no finished_at" in str(over.facts()[0])
-
-
-HOSTILE_SPAN_CSV = (  # 2 KB: runs at year 1, year 9999 and between; before, 3.65 million days (7.1 GB in the server)
-    "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,finished_at\n"
-    + "".join(f"r{a}{t}{k},{a},t{t},completed,{'true' if k % 2 else 'false'},{100 + k},0.01,{stamp}\n"
-              for a in "ab" for t in range(3) for k, stamp in enumerate(
-                  ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z", "1970-01-01T00:00:00Z",
-                   "2026-01-01T00:00:00Z"])))
 
 
 def test_runs_spanning_more_days_than_scored_are_refused_before_any_work_with_the_first_and_last_named():

@@ -257,7 +257,7 @@ def test_invalid_upload_report_and_exclusion(app, tmp_path):
     assert app.page.locator("[data-testid='stMetric']").count() == 0, "a refused file must not be scored"
     assert_clean(app, "refused upload")
 
-    exclude = app.page.get_by_role("button", name=re.compile(r"^Exclude the 3 invalid row\(s\)"))
+    exclude = app.page.get_by_role("button", name=re.compile(r"^Exclude the 3 invalid rows of 7"))
     assert exclude.count() == 1
     assert "of 7 and score the rest" in exclude.inner_text()
     app.interact(exclude.click, description="excluding the invalid rows")
