@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 TIMEOUT = 60
@@ -328,3 +329,16 @@ def test_the_sandbox_receipts_policy_is_in_the_link_and_a_link_restores_it():
     refused = go(app(receipt="both"), "sandbox")  # a value not offered: refused in words, the default shown
     assert "receipt\\: must be one of canonical, sandbox, got 'both'" in warnings(refused)
     assert refused.radio(key="receipt_policy").value == "canonical"
+
+
+@pytest.mark.parametrize("page", ["repeatability", "over_time"])
+def test_a_linked_level_the_page_does_not_offer_is_said_and_the_link_follows_what_is_shown(page):
+    """level=2 parses (1 to 1,000) but the levels are 1, 3 and 5: the page showed pass^1 without a word and its link
+    kept level=2."""
+    at = go(go(app(level="2"), "leaderboard"), page)  # (AppTest opens a first switch to over_time on the home page)
+    said = "\n".join(c.value for c in at.caption).replace("\\", "")
+    assert "The level asked for, pass^2 is not offered here (only pass^1, pass^3, pass^5): pass^1 is shown." in said
+    assert "level" not in at.query_params and "level=" not in link_text(at)  # pass^1, the default
+    kept = go(go(app(level="3"), "leaderboard"), page)  # an offered level: no word, kept
+    assert "is not offered here" not in "\n".join(c.value for c in kept.caption)
+    assert kept.query_params["level"] == "3"
