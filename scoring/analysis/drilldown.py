@@ -61,6 +61,7 @@ from scoring.analysis.uncertainty import (
     paired_headline_replicates,
     percentile_interval,
 )
+from scoring.contract import format as fmt
 from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.contract.schema import STATUSES
 from scoring.measures._groups import AgentGroups, agent_groups, headline_cohort, optional
@@ -266,29 +267,22 @@ class TooManyDays(ValueError):
     first and the last run by their ids and ``finished_at``."""
 
 
-def _check_days(runs: pd.DataFrame) -> None:
-    """Refuse, before any work, runs whose dated days span more than :data:`MAX_DAYS`."""
-    ts = pd.DatetimeIndex(runs["finished_at"])
-    dated = ~ts.isna()
-    if not dated.any():
-        return
-    first, last = ts[dated].min(), ts[dated].max()
-    span = (last.floor("D") - first.floor("D")).days + 1
-    if span > MAX_DAYS:
-        def named(when: pd.Timestamp) -> str:  # of the runs finished then, the first by run_id
-            run_id = min(str(r) for r in runs["run_id"].to_numpy()[(ts == when) & dated])
-            return f"run {run_id[:60]!r} finished {when.isoformat()}"
-
-        raise TooManyDays(f"the runs span {span:,} UTC days, from {named(first)} to {named(last)}; the scores over "
-                          f"time are drawn for at most {MAX_DAYS:,} days (about ten years; explorer-defined)")
-
-
 def _day_index(runs: pd.DataFrame) -> tuple[np.ndarray, pd.DatetimeIndex]:
-    """Each run's UTC day as an index from the first day (-1 without ``finished_at``), and the days."""
+    """Each run's UTC day as an index from the first day (-1 without ``finished_at``), and the days; refused
+    (:class:`TooManyDays`) before the days are made when they are more than :data:`MAX_DAYS`."""
     ts = pd.DatetimeIndex(runs["finished_at"])
     days = ts.floor("D")
     dated = ~days.isna()
     first, last = days[dated].min(), days[dated].max()
+    span = (last - first).days + 1
+    if span > MAX_DAYS:
+        def named(when: pd.Timestamp) -> str:  # of the runs finished then, the first by run_id
+            return (f"run {fmt.named(min(str(r) for r in runs['run_id'].to_numpy()[(ts == when) & dated]))} "
+                    f"finished {when.isoformat()}")
+
+        raise TooManyDays(f"the runs span {span:,} UTC days, from {named(ts[dated].min())} to "
+                          f"{named(ts[dated].max())}; the scores over time are drawn for at most {MAX_DAYS:,} days "
+                          "(about ten years; explorer-defined)")
     every = pd.date_range(first, last, freq="D")
     index = np.full(len(runs), -1, dtype=np.int64)
     index[dated] = ((days[dated] - first) // pd.Timedelta(days=1)).to_numpy(dtype=np.int64)
@@ -479,7 +473,6 @@ def score_over_time(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY, agent
         empty = pd.DataFrame({c: pd.Series([], dtype="datetime64[us, UTC]" if c == "day" else object)
                               for c in names})
         return OverTime(empty, (), {}, False, policy)
-    _check_days(runs)
     groups = agent_groups(runs)
     day, every = _day_index(runs)
     n_days = len(every)

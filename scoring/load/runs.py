@@ -202,10 +202,10 @@ def _long_ids(runs: pd.DataFrame, limit: int) -> list[Problem]:
     problems = []
     for column in ("run_id", "agent_id", "task_id"):
         ids = runs[column]
-        values = ids.cat.categories if isinstance(ids.dtype, pd.CategoricalDtype) else ids
-        lengths = pd.Series(values).astype("str").str.len()
+        values = pd.Series(ids.cat.categories if isinstance(ids.dtype, pd.CategoricalDtype) else ids).astype("str")
+        lengths = values.str.len()
         if len(lengths) and int(lengths.max()) > limit:
-            longest = str(pd.Series(values).iloc[int(lengths.to_numpy().argmax())])
+            longest = values.iloc[int(lengths.to_numpy().argmax())]
             problems.append(Problem.of(Reason.FILE, None, column, longest[:61], detail=(
                 f"an id of {len(longest):,} characters, more than the limit of {limit:,} (max_id_chars)")))
     return problems
