@@ -781,16 +781,16 @@ def bound(name: str, key: str, options: Sequence[Any] | None = None, *, part: in
     return {"key": key, "on_change": _write_back, "args": (name, key, part, then)}
 
 
-def offered(name: str, shown: Any, options: Sequence[Any], describe: Callable[[Any], str] = str) -> str | None:
+def say_if_not_offered(name: str, shown: Any, options: Sequence[Any], describe: Callable[[Any], str] = str) -> None:
     """When the state ``name`` holds a value the page does not offer (a link's ``level=2`` where the levels are 1, 3
-    and 5), the value shown takes its place in the state (so the page's link says what is shown) and the words that
-    say so come back; None when the value is offered."""
+    and 5), say so under the widget, and the value shown takes its place in the state (so the page's link says
+    what is shown)."""
     wanted = get(name)
     if wanted is None or wanted in options:
-        return None
+        return
     put(name, shown)
-    return (f"{describe(wanted)} is not offered here (only {', '.join(describe(o) for o in options)}): "
-            f"{describe(shown)} is shown.")
+    _st().caption(f":material/link_off: The {KEY_BY_NAME[name].name} asked for, {describe(wanted)}, is not offered "
+                  f"here (only {', '.join(describe(o) for o in options)}): {describe(shown)} is shown.")
 
 
 def _write_back(name: str, key: str, part: int | None, then: Callable[[], None] | None = None) -> None:

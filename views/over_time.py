@@ -49,9 +49,7 @@ st.caption(f"The window: the agent's latest {policy.radar_window} terminal runs 
 st.subheader("pass^k over time")
 k = st.segmented_control("k", policy.pass_k_levels, format_func=lambda level: f"pass^{level}",
                          **state.bound("level", "over_time_k", policy.pass_k_levels)) or policy.pass_k_levels[0]
-not_offered = state.offered("level", k, policy.pass_k_levels, lambda level: f"pass^{level}")
-if not_offered:
-    st.caption(f":material/link_off: The level asked for, {not_offered}")
+state.say_if_not_offered("level", k, policy.pass_k_levels, lambda level: f"pass^{level}")
 st.plotly_chart(charts.pass_k_over_time(found.frame, ordered, k), width="stretch", key="pass_k_over_time")
 st.caption(f"The mean over the tasks with at least {policy.pass_k_min_outcomes} known outcomes by that day "
            "(the qualifying tasks); a gap: no task qualified yet.")

@@ -62,9 +62,7 @@ if with_tasks:
     agent_id = left.selectbox("Agent", with_tasks, **state.bound("agent", "task_agent", with_tasks))
     k = right.radio("Level", levels, horizontal=True, format_func=lambda k: f"pass^{k}",
                     **state.bound("level", "task_k", levels))
-    not_offered = state.offered("level", k, levels, lambda level: f"pass^{level}")
-    if not_offered:
-        st.caption(f":material/link_off: The level asked for, {not_offered}")
+    state.say_if_not_offered("level", k, levels, lambda level: f"pass^{level}")
     task_rows = data.table_frame("task_table", agent_id, lambda: tables.task_table(report, agent_id))
     left, right = st.columns([3, 2])
     with left:
