@@ -3,7 +3,7 @@
 Scored datasets live in one bounded cache (``explorer.cache``) shared by every session: it holds
 at most the operator's cache budget, drops datasets nobody has read for a while, and no viewer
 can clear it. A session keeps only which dataset it shows (and, for an upload, a reference to the
-uploader's own file: its bytes are never copied into session state).
+uploader's own file: its bytes are never copied into session state, nor on a rerun: ``explorer.upload_patch``).
 
 Uploads: one file that is a runs table (SPEC 1) is loaded as it always was; harness results
 (tau2-bench, tau-bench, Inspect AI, detected from the content) and several files at once are
@@ -34,7 +34,7 @@ from scoring.load.worker import Usage
 from scoring.outputs.downloads import DatasetInfo, file_name, import_digest, one_file_as_is, runs_sha256
 
 from . import format as fmt
-from . import imports, untrusted
+from . import imports, untrusted, upload_patch
 from . import settings as settings_module
 from .cache import BoundedCache
 from .pages import end_page
@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from scoring.load.runs import RawRuns
 
     from .mapping_form import Preview
+
+upload_patch.install()  # st.file_uploader's value shares the upload's bytes on each rerun instead of copying them
 
 SAMPLE_PATH = SAMPLE_RUNS  # package data: sample_data/runs.csv in a clone
 UPLOAD_TYPES = ["csv", "json", "jsonl", "ndjson", "parquet", "pq", "eval"]
