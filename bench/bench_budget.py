@@ -36,22 +36,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 sys.path.insert(0, str(ROOT / "tests"))
 
+# Each finished run is counted from the websocket's own messages (RERUN_COUNTER_JS, the browser tests' counter: a
+# count of the data-test-script-state attribute's changes missed quick reruns and waited out its timeout).
 from bench_load import AppServer, rss_bytes  # noqa: E402 - the load bench's server and tree RSS
+from e2e.browser_helpers import RERUN_COUNTER_JS  # noqa: E402
 from hostile_files import PROBE, deep_eval, eval_with_member, lie_about, runs_csv, sample_member  # noqa: E402
 
 MB = 10**6
 READY = "[data-testid='stApp'][data-test-script-state='notRunning']"
-RERUN_COUNTER_JS = """
-window.__stRunsFinished = 0;
-new MutationObserver((mutations) => {
-  for (const m of mutations) {
-    if (m.target.getAttribute('data-test-script-state') === 'notRunning' && m.oldValue !== 'notRunning') {
-      window.__stRunsFinished += 1;
-    }
-  }
-}).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
-                      attributeFilter: ['data-test-script-state']});
-"""
 
 
 # --------------------------------------------------------------------------- the files
@@ -269,7 +261,9 @@ def run_server(paths: list[Path], max_memory: str) -> None:
             browser.close()
 
 
-def run_cache(sessions: int, cache_memory: str, runs: int) -> None:
+def run_cache(sessions: int, cache_memory: str, runs: int, same: bool = False) -> None:
+    """``sessions`` sessions upload a runs CSV each, kept open; ``same``: all the same file (a room following one
+    link), else distinct ones (one more newline each: another sha256, the same runs)."""
     from bench_scale import generate
 
     folder = Path(tempfile.mkdtemp(prefix="bench_budget_"))
@@ -283,12 +277,13 @@ def run_cache(sessions: int, cache_memory: str, runs: int) -> None:
             start = server.rss()
             print(f"bench_budget cache: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load "
                   f"{os.getloadavg()[0]:.1f}, EXPLORER_CACHE_MEMORY={cache_memory}, {sessions} sessions, "
-                  f"{runs:,}-run CSV ({len(body) / MB:,.0f} MB) each, distinct; server tree after the sample "
+                  f"{runs:,}-run CSV ({len(body) / MB:,.0f} MB) each, {'the same file' if same else 'distinct'}; "
+                  f"server tree after the sample "
                   f"page {start / MB:,.0f} MB")
             pages, worst = [], 0
             for i in range(sessions):
                 path = folder / f"upload-{i}.csv"
-                path.write_bytes(body + b"\n" * (i + 1))  # another sha256, the same runs
+                path.write_bytes(body + b"\n" * (1 if same else i + 1))
                 page = browser.page()
                 with peak_of(lambda: server.proc.pid) as peak:
                     answer = browser.upload(page, path)
@@ -324,12 +319,13 @@ def main() -> None:
     cache.add_argument("--sessions", type=int, default=8)
     cache.add_argument("--cache-memory", default="1GB")
     cache.add_argument("--runs", type=int, default=200_000)
+    cache.add_argument("--same", action="store_true", help="every session uploads the same file")
     for command in (files, cli, server):
         command.add_argument("--scale", type=float, default=1.0,
                              help="multiply every hostile file's size (1 = the issue's table; files are named by size)")
     args = parser.parse_args()
     if args.command == "cache":
-        run_cache(args.sessions, args.cache_memory, args.runs)
+        run_cache(args.sessions, args.cache_memory, args.runs, args.same)
         return
     paths = write_files(args.folder, args.scale)
     if args.command == "cli":
