@@ -42,11 +42,14 @@ with st.sidebar:
                                         "are scored together (a tau2-bench results folder: its results.json with "
                                         "its simulations files); a table in another layout can come with its saved "
                                         "mapping (JSON, from *Map a table*). The runs schema is in the README.")
-        if uploads:
-            data.upload_source(uploads)
+        kept = data.kept_uploads(uploads or [])  # a file the server did not keep is said in words
+        if kept and len(kept) == len(uploads):
+            data.upload_source(kept)
         else:
             data.use_sample()
-            st.caption("No file chosen yet: the sample data stays loaded.")
+            st.caption("No file chosen yet: the sample data stays loaded." if not uploads else
+                       "The sample data stays loaded until the file is kept." if len(uploads) == 1 else
+                       "The sample data stays loaded: the files are scored together once every one is kept.")
     elif not data.current_dataset().is_sample:
         data.use_sample()
     result = data.scored()

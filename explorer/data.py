@@ -48,7 +48,9 @@ if TYPE_CHECKING:
 
     from .mapping_form import Preview
 
-upload_patch.install()  # st.file_uploader's value shares the upload's bytes on each rerun instead of copying them
+# st.file_uploader's value shares the upload's bytes on each rerun instead of copying them, a file uploaded in many
+# sessions is held once, and the uploads held stay within the operator's budget
+upload_patch.install(settings_module.current().upload_memory)
 
 SAMPLE_PATH = SAMPLE_RUNS  # package data: sample_data/runs.csv in a clone
 UPLOAD_TYPES = ["csv", "json", "jsonl", "ndjson", "parquet", "pq", "eval"]
@@ -228,6 +230,23 @@ def use_upload(upload: Any, digest: str | None = None) -> Dataset:
 
 def _file_name(upload: Any) -> str:
     return str(getattr(upload, "name", None) or "upload")
+
+
+def kept_uploads(uploads: list) -> list:
+    """The uploaded files the server kept; each one it did not keep (its upload budget full) said in words."""
+    kept = []
+    for upload in uploads:
+        why = upload_patch.refused(upload)
+        if why is None:
+            kept.append(upload)
+        else:
+            st.error(upload_patch.not_kept_text(_file_name(upload), why), icon=":material/block:")
+    return kept
+
+
+def kept_upload(upload: Any) -> Any:
+    """One uploader's file if the server kept it (else None, and why said in words)."""
+    return None if upload is None else next(iter(kept_uploads([upload])), None)
 
 
 def upload_facts(uploads: list, names: list[str] | None = None, *, store: str = FACTS_KEY) -> list[tuple[str, str]]:

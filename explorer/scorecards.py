@@ -41,7 +41,7 @@ from scoring.analysis.scorecard import (
 from scoring.measures.axes import AXIS_LABELS
 
 from . import format as fmt
-from . import state
+from . import state, upload_patch
 
 ACTIVE_KEY = "scorecard_active"
 MESSAGE_KEY = "scorecard_message"
@@ -139,6 +139,10 @@ def _on_upload() -> None:
     if upload is None:
         return
     name = str(getattr(upload, "name", "") or "upload")
+    why = upload_patch.refused(upload)
+    if why is not None:  # the server's upload budget was full
+        st.session_state[MESSAGE_KEY] = upload_patch.not_kept_text(name, why)
+        return
     try:
         card = scorecard_from_json(upload.getvalue())
     except ScorecardError as error:

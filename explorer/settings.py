@@ -13,6 +13,7 @@ A viewer can change none of this. Environment variables win over ``[explorer]`` 
 | CPU seconds to read, check and score an input, or bootstrap it | `EXPLORER_MAX_CPU_SECONDS` | `max_cpu_seconds` | 60 |
 | resident memory the worker may use beyond the budget | `EXPLORER_WORKER_OVERHEAD` | `worker_overhead` | 350MB |
 | memory all cached datasets may hold | `EXPLORER_CACHE_MEMORY` | `cache_memory` | 2GB |
+| memory uploaded files of open sessions may hold (a file once) | `EXPLORER_UPLOAD_MEMORY` | `upload_memory` | 2GB |
 | idle minutes before a cached dataset is dropped | `EXPLORER_CACHE_IDLE_MINUTES` | `cache_idle_minutes` | 30 |
 | workers at once in one server process (others wait) | `EXPLORER_MAX_WORKERS` | `max_workers` | usable cores |
 | viewers may type a database URL | `EXPLORER_ALLOW_DATABASE_URL` | `allow_database_url` | false |
@@ -35,6 +36,7 @@ from scoring.load.database import NamedConnection, SourceRefused, operator_conne
 class Settings:
     limits: Limits = DEFAULT_LIMITS
     cache_memory: int = 2 * 10**9
+    upload_memory: int = 2 * 10**9  # what Streamlit's uploader may hold for every session (explorer.upload_patch)
     cache_idle_seconds: float = 30 * 60
     # Workers (uploads read, bootstraps) one server process runs at once: each may hold the memory budget + the
     # worker's overhead, and more than one a core only share the cores; a request past it waits for a free one.
@@ -95,12 +97,15 @@ def read_settings(environ: Mapping[str, str], secrets: Mapping[str, Any]) -> Set
             except (TypeError, ValueError) as exc:
                 problems.append(f"{env} / {key}: {exc}; the default is used")
     settings = replace(settings, limits=limits)
-    value = pick("EXPLORER_CACHE_MEMORY", "cache_memory")
-    if value is not None:
-        try:
-            settings = replace(settings, cache_memory=parse_size(value))
-        except ValueError as exc:
-            problems.append(f"EXPLORER_CACHE_MEMORY / cache_memory: {exc}; the default is used")
+    sizes: dict[str, Any] = {}
+    for env, key in (("EXPLORER_CACHE_MEMORY", "cache_memory"), ("EXPLORER_UPLOAD_MEMORY", "upload_memory")):
+        value = pick(env, key)
+        if value is not None:
+            try:
+                sizes[key] = parse_size(value)
+            except ValueError as exc:
+                problems.append(f"{env} / {key}: {exc}; the default is used")
+    settings = replace(settings, **sizes)
     value = pick("EXPLORER_MAX_WORKERS", "max_workers")
     if value is not None:
         try:

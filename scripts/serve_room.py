@@ -10,8 +10,9 @@ rotation by HAProxy's health check, its browsers reconnect to another one (a lin
 is started again here.
 
 Each process gets an equal share of the dataset cache's budget (EXPLORER_CACHE_MEMORY / cache_memory, 2GB by
-default), so the room's cached datasets stay within the operator's figure; every other limit applies per file
-as before.
+default) and of the uploads' budget (EXPLORER_UPLOAD_MEMORY / upload_memory, 2GB by default), so the room's
+cached datasets and uploaded files stay within the operator's figures; every other limit applies per file as
+before.
 
     python scripts/serve_room.py [--workers N] [--port 8501] [--address 0.0.0.0] [-- STREAMLIT ARGS...]
 
@@ -111,11 +112,19 @@ def free_port(host: str = WORKER_HOST) -> int:
         return int(s.getsockname()[1])
 
 
-def cache_share(workers: int, environ: dict[str, str], root: Path = ROOT) -> int:
-    """Each worker's dataset-cache budget in bytes: the deployment's budget divided equally."""
+def budget_shares(workers: int, environ: dict[str, str], root: Path = ROOT) -> dict[str, int]:
+    """Each worker's dataset-cache and upload budgets in bytes (as the environment variables that set them): the
+    deployment's budgets divided equally."""
     secrets_path = root / ".streamlit" / "secrets.toml"
     stored = tomllib.loads(secrets_path.read_text()) if secrets_path.is_file() else {}
-    return max(1, read_settings(environ, stored).cache_memory // workers)
+    settings = read_settings(environ, stored)
+    return {"EXPLORER_CACHE_MEMORY": max(1, settings.cache_memory // workers),
+            "EXPLORER_UPLOAD_MEMORY": max(1, settings.upload_memory // workers)}
+
+
+def cache_share(workers: int, environ: dict[str, str], root: Path = ROOT) -> int:
+    """Each worker's dataset-cache budget in bytes: the deployment's budget divided equally."""
+    return budget_shares(workers, environ, root)["EXPLORER_CACHE_MEMORY"]
 
 
 def answers(port: int, host: str = WORKER_HOST, timeout: float = 2.0) -> bool:
@@ -135,7 +144,7 @@ class Room:
         self.streamlit_args = streamlit_args
         self.worker_ports = [free_port() for _ in range(workers)]
         self.env = {**os.environ,
-                    "EXPLORER_CACHE_MEMORY": str(cache_share(workers, dict(os.environ))),
+                    **{name: str(share) for name, share in budget_shares(workers, dict(os.environ)).items()},
                     # One secret for all: a browser sent to another process keeps a valid XSRF cookie.
                     "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(32)}
         self.procs: dict[int, subprocess.Popen[bytes]] = {}
@@ -190,7 +199,8 @@ class Room:
         shown = "localhost" if self.address in ("0.0.0.0", "::", "") else self.address
         print(f"serve_room: the room is open on http://{shown}:{self.port} ({len(self.worker_ports)} Streamlit "
               f"processes on ports {', '.join(map(str, self.worker_ports))} behind HAProxy; each keeps "
-              f"{int(self.env['EXPLORER_CACHE_MEMORY']):,} bytes of datasets). Share this address: the processes' "
+              f"{int(self.env['EXPLORER_CACHE_MEMORY']):,} bytes of datasets and "
+              f"{int(self.env['EXPLORER_UPLOAD_MEMORY']):,} of uploaded files). Share this address: the processes' "
               "own URLs printed above bypass HAProxy.", flush=True)
 
     def supervise(self) -> int:

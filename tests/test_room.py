@@ -57,6 +57,15 @@ def test_the_cache_budget_in_secrets_is_shared_too(tmp_path):
     assert room.cache_share(2, {"EXPLORER_CACHE_MEMORY": "2GB"}, root=tmp_path) == 10**9  # the environment wins
 
 
+def test_the_workers_share_the_upload_budget_too(tmp_path):
+    assert room.budget_shares(2, {}, root=tmp_path) == {"EXPLORER_CACHE_MEMORY": 10**9,
+                                                         "EXPLORER_UPLOAD_MEMORY": 10**9}
+    (tmp_path / ".streamlit").mkdir()
+    (tmp_path / ".streamlit" / "secrets.toml").write_text('[explorer]\nupload_memory = "900MB"\n')
+    assert room.budget_shares(3, {}, root=tmp_path)["EXPLORER_UPLOAD_MEMORY"] == 3 * 10**8
+    assert room.budget_shares(3, {"EXPLORER_UPLOAD_MEMORY": "3GB"}, root=tmp_path)["EXPLORER_UPLOAD_MEMORY"] == 10**9
+
+
 def test_print_config_names_every_worker(capsys):
     assert room.main(["--workers", "2", "--port", "8700", "--address", "127.0.0.1", "--print-config"]) == 0
     out = capsys.readouterr().out

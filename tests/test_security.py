@@ -122,6 +122,15 @@ def test_settings_from_the_environment_win_over_secrets():
     assert bad.limits.max_memory == Limits().max_memory and "EXPLORER_MAX_MEMORY" in bad.problems[0]
 
 
+def test_the_upload_budget_is_the_operators():
+    assert read_settings({}, {}).upload_memory == 2 * 10**9
+    assert read_settings({}, {"explorer": {"upload_memory": "500MB"}}).upload_memory == 5 * 10**8
+    both = read_settings({"EXPLORER_UPLOAD_MEMORY": "1GB"}, {"explorer": {"upload_memory": "5GB"}})
+    assert both.upload_memory == 10**9  # the environment wins
+    bad = read_settings({"EXPLORER_UPLOAD_MEMORY": "lots"}, {})
+    assert bad.upload_memory == 2 * 10**9 and "EXPLORER_UPLOAD_MEMORY / upload_memory" in bad.problems[0]
+
+
 def test_the_workers_at_once_are_the_cores_unless_the_operator_says_otherwise():
     import os
 

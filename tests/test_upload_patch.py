@@ -121,3 +121,42 @@ def test_a_different_file_is_kept_as_its_own_even_of_the_same_length():
     manager.add_file("session-b", UploadedFileRec("b2", "runs.csv", "text/csv", shorter))
     got = dict(zip(manager.file_storage["session-b"], held(manager, "session-b")))
     assert got["b1"] is differs and got["b2"] is shorter
+
+
+def test_past_the_budget_a_new_file_is_kept_without_its_bytes_and_says_why():
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+
+    manager = MemoryUploadedFileManager("/_stcore/upload_file")
+    budget = len(DATA) + 100
+    assert upload_patch.share_equal_uploads(manager, budget)
+    manager.add_file("session-a", UploadedFileRec("a1", "runs.csv", "text/csv", DATA))
+    assert upload_patch.held_bytes(manager) == len(DATA)
+    manager.add_file("session-b", UploadedFileRec("b1", "big.csv", "text/csv", b"x" * 101))  # 1 byte too many
+    manager.add_file("session-b", UploadedFileRec("b2", "small.csv", "text/csv", b"x" * 100))  # just fits
+    manager.add_file("session-c", UploadedFileRec("c1", "again.csv", "text/csv", bytes(bytearray(DATA))))  # held
+    refused = manager.get_files("session-b", ["b1"])[0]
+    assert refused.data == b"" and refused.name == "big.csv"
+    why = upload_patch.refused(UploadedFile(refused, None))
+    assert why == upload_patch.NotKept(size=101, held=len(DATA), budget=budget)
+    assert manager.get_files("session-b", ["b2"])[0].data == b"x" * 100
+    assert manager.get_files("session-c", ["c1"])[0].data is DATA  # equal to one held: no cost, kept
+    assert upload_patch.held_bytes(manager) == budget
+    assert upload_patch.refused(upload()) is None  # a file kept
+
+
+def test_the_words_for_a_file_not_kept():
+    text = upload_patch.not_kept_text("a*b.csv", upload_patch.NotKept(83_321_701, 1_900_000_000, 2 * 10**9))
+    assert text.startswith(r"**a\*b\.csv** (83.3 MB) was not kept: the server already holds 1.9 GB of files")
+    assert "keeps at most 2.0 GB (the operator's `EXPLORER_UPLOAD_MEMORY`)" in text
+
+
+def test_a_refused_upload_leaves_the_sample_and_says_so_in_the_sidebar():
+    from explorer.data import SAMPLE_PATH
+
+    why = f"{upload_patch.REFUSED_TYPE}; size=83321701; held=1900000000; budget=2000000000"
+    at = app_with_uploads(("runs.csv", SAMPLE_PATH.read_bytes() + b"\n", "text/csv"), ("big.csv", b"", why))
+    errors = [e.value for e in at.sidebar.error]
+    assert len(errors) == 1 and errors[0].startswith(r"**big\.csv** (83.3 MB) was not kept"), errors
+    captions = [c.value for c in at.sidebar.caption]
+    assert "The sample data stays loaded: the files are scored together once every one is kept." in captions
+    assert at.session_state["dataset"].is_sample

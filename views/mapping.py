@@ -37,7 +37,8 @@ for key, value in form.widget_state(form.FormValues(columns={})).items():
     st.session_state.setdefault(key, value)  # a widget hidden on the last run (its state was dropped)
 
 with st.expander("Start from a saved mapping", icon=":material/upload_file:"):
-    saved = st.file_uploader("A mapping JSON saved from this page", type=["json"], key="mapping_file")
+    saved = data.kept_upload(st.file_uploader("A mapping JSON saved from this page", type=["json"],
+                                              key="mapping_file", max_upload_size=1))
 if saved is not None and st.session_state.get("map_loaded") != saved.file_id:
     try:
         saved_mapping = mapping_from_json(saved.getvalue())

@@ -43,7 +43,8 @@ gen = st.session_state["sandbox_generation"]
 
 left, right = st.columns([3, 1])
 with left:
-    upload = st.file_uploader("Load a sandbox policy (JSON)", type=["json"], key=f"policy_upload_{gen}")
+    upload = data.kept_upload(st.file_uploader("Load a sandbox policy (JSON)", type=["json"],
+                                               key=f"policy_upload_{gen}", max_upload_size=1))
     if upload is not None:
         try:
             uploaded = load_policy(upload.getvalue(), what=upload.name)

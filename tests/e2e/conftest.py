@@ -8,6 +8,7 @@ browser here). ``AppSession`` (tests/e2e/browser_helpers.py) wraps a page with t
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -59,16 +60,16 @@ def chromium_executable() -> Path:
     return CHROMIUM
 
 
-@pytest.fixture(scope="session")
-def app_url(chromium_executable, tmp_path_factory) -> str:
-    """Start the explorer on a free port and yield its base URL; stop it after the session."""
+@contextlib.contextmanager
+def served_app(log_path: Path, extra_env: dict[str, str] | None = None):
+    """``streamlit run app.py`` on a free port (with ``extra_env``) until healthy; yields its base URL, then
+    stops it."""
     port = free_port()
-    log_path = tmp_path_factory.mktemp("streamlit") / "server.log"
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
                "--server.headless", "true", "--server.address", "127.0.0.1"]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                   env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                   env={**os.environ, "PYTHONUNBUFFERED": "1", **(extra_env or {})})
     base_url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + STARTUP_TIMEOUT_S
@@ -89,6 +90,22 @@ def app_url(chromium_executable, tmp_path_factory) -> str:
         yield base_url
     finally:
         _stop(process, 10)
+
+
+@pytest.fixture(scope="session")
+def app_url(chromium_executable, tmp_path_factory) -> str:
+    """Start the explorer on a free port and yield its base URL; stop it after the session."""
+    with served_app(tmp_path_factory.mktemp("streamlit") / "server.log") as base_url:
+        yield base_url
+
+
+@pytest.fixture(scope="module")
+def small_budget(chromium_executable, tmp_path_factory) -> str:
+    """The explorer with an upload budget of 1.5 times the sample's size (EXPLORER_UPLOAD_MEMORY); its URL."""
+    budget = SAMPLE_PATH.stat().st_size * 3 // 2
+    with served_app(tmp_path_factory.mktemp("budget") / "server.log",
+                    {"EXPLORER_UPLOAD_MEMORY": str(budget)}) as base_url:
+        yield base_url
 
 
 @pytest.fixture(scope="module")
