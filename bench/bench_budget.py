@@ -218,6 +218,9 @@ class Browser:
         rerun(radio.click)
         file_input = page.locator("[data-testid='stSidebar'] input[type='file']")
         rerun(lambda: file_input.set_input_files(str(path)))
+        refused = page.locator("[data-testid='stSidebar'] [data-testid='stAlert']", has_text="was not kept")
+        if refused.count():  # past the server's upload budget (EXPLORER_UPLOAD_MEMORY)
+            return " ".join(refused.first.inner_text().split())[:120]
         alerts = page.locator("[data-testid='stMain'] [data-testid='stAlert']")
         if alerts.count():
             text = alerts.first.inner_text()
