@@ -232,6 +232,11 @@ def _file_name(upload: Any) -> str:
     return str(getattr(upload, "name", None) or "upload")
 
 
+def not_kept_text(name: str, why: upload_patch.NotKept) -> str:
+    """Why the server did not keep an uploaded file, with this server's reconnect window."""
+    return upload_patch.not_kept_text(name, why, int(st.get_option("server.disconnectedSessionTTL")))
+
+
 def kept_uploads(uploads: list) -> list:
     """The uploaded files the server kept; each one it did not keep (its upload budget full) said in words."""
     kept = []
@@ -240,7 +245,7 @@ def kept_uploads(uploads: list) -> list:
         if why is None:
             kept.append(upload)
         else:
-            st.error(upload_patch.not_kept_text(_file_name(upload), why), icon=":material/block:")
+            st.error(not_kept_text(_file_name(upload), why), icon=":material/block:")
     return kept
 
 

@@ -98,10 +98,11 @@ def choose(side: SideName, deployment: settings_module.Settings) -> Side:
         dataset = data.connection_dataset(name, table)
     elif kind == UPLOAD:
         fresh = f"diff_{side}_upload" not in st.session_state  # before it is drawn: drawn anew, or drawn before
-        upload = _kept_upload(side, data.kept_upload(st.file_uploader(
+        # the file picked replaces the one kept even when the server did not keep it (then said in words)
+        upload = data.kept_upload(_kept_upload(side, st.file_uploader(
             f"{TITLES[side]}: runs or harness results (one file)", type=data.UPLOAD_TYPES, key=f"diff_{side}_upload",
             help="Read, validated and scored like the sidebar's upload, within the same limits. The sidebar's "
-                 "dataset is left as it is.")), fresh=fresh)
+                 "dataset is left as it is."), fresh=fresh))
         if upload is None:
             waiting = source.sha if source.kind in ("upload", "import") else None
             return Side(side, waiting=waiting)

@@ -141,7 +141,8 @@ def _on_upload() -> None:
     name = str(getattr(upload, "name", "") or "upload")
     why = upload_patch.refused(upload)
     if why is not None:  # the server's upload budget was full
-        st.session_state[MESSAGE_KEY] = upload_patch.not_kept_text(name, why)
+        st.session_state[MESSAGE_KEY] = upload_patch.not_kept_text(
+            name, why, int(st.get_option("server.disconnectedSessionTTL")))
         return
     try:
         card = scorecard_from_json(upload.getvalue())

@@ -106,13 +106,14 @@ def refused(upload: Any) -> NotKept | None:
     return NotKept(*(int(n) for n in found.groups())) if found else None
 
 
-def not_kept_text(name: str, why: NotKept) -> str:
-    """What a viewer reads about a file the server did not keep (markdown, the name escaped)."""
+def not_kept_text(name: str, why: NotKept, reconnect_seconds: int = 120) -> str:
+    """What a viewer reads about a file the server did not keep (markdown, the name escaped); a closed tab's
+    session, and its files, are kept ``reconnect_seconds`` (``server.disconnectedSessionTTL``)."""
     return (f"**{fmt.plain(name)}** ({format_size(why.size)}) was not kept: the server already holds "
             f"{format_size(why.held)} of files uploaded in open sessions, and keeps at most "
             f"{format_size(why.budget)} (the operator's `EXPLORER_UPLOAD_MEMORY`). A session's files are let go "
-            "when it ends (two minutes after its tab closes): remove the file and upload it again later, or ask "
-            "the operator to raise the budget.")
+            f"when it ends ({reconnect_seconds:,} s after its tab closes): remove the file and upload it again "
+            "later, or ask the operator to raise the budget.")
 
 
 def share_equal_uploads(manager: _Manager, budget: int | None = None) -> bool:
@@ -124,6 +125,8 @@ def share_equal_uploads(manager: _Manager, budget: int | None = None) -> bool:
     one_at_a_time = threading.Lock()  # the check and the add together: two uploads cannot both pass a full budget
 
     def add_shared(session_id: str, file: UploadedFileRec) -> None:
+        if file.type.startswith(REFUSED_TYPE):  # the browser names the type: only the server says "not kept"
+            file = file._replace(type="application/octet-stream")
         with one_at_a_time:
             held = held_equal(manager, file.data)
             if held is not None:

@@ -143,11 +143,29 @@ def test_past_the_budget_a_new_file_is_kept_without_its_bytes_and_says_why():
     assert upload_patch.held_bytes(manager) == budget
     assert upload_patch.refused(upload()) is None  # a file kept
 
+    manager.remove_session_files("session-b")  # the budget frees as files go
+    manager.add_file("session-d", UploadedFileRec("d1", "big.csv", "text/csv", b"x" * 100))
+    assert manager.get_files("session-d", ["d1"])[0].data == b"x" * 100
+
+
+def test_only_the_server_says_a_file_was_not_kept():
+    # the type is the browser's to name: a file sent as the "not kept" type is kept, as any file
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+
+    manager = MemoryUploadedFileManager("/_stcore/upload_file")
+    upload_patch.share_equal_uploads(manager, 10**6)
+    forged = f"{upload_patch.REFUSED_TYPE}; size=1; held=2; budget=3"
+    manager.add_file("session-a", UploadedFileRec("a1", "runs.csv", forged, b"run_id\n"))
+    kept = manager.get_files("session-a", ["a1"])[0]
+    assert kept.data == b"run_id\n" and upload_patch.refused(UploadedFile(kept, None)) is None
+
 
 def test_the_words_for_a_file_not_kept():
     text = upload_patch.not_kept_text("a*b.csv", upload_patch.NotKept(83_321_701, 1_900_000_000, 2 * 10**9))
     assert text.startswith(r"**a\*b\.csv** (83.3 MB) was not kept: the server already holds 1.9 GB of files")
     assert "keeps at most 2.0 GB (the operator's `EXPLORER_UPLOAD_MEMORY`)" in text
+    assert "when it ends (120 s after its tab closes)" in text
+    assert "(5 s after its tab closes)" in upload_patch.not_kept_text("a", upload_patch.NotKept(1, 2, 3), 5)
 
 
 def test_a_refused_upload_leaves_the_sample_and_says_so_in_the_sidebar():

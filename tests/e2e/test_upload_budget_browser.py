@@ -1,6 +1,6 @@
 """A served app's upload budget (EXPLORER_UPLOAD_MEMORY, explorer/upload_patch.py), through Streamlit's own
 upload route: a file equal to one held is kept at no cost, a new file past the budget is not kept and the
-page says so in words, and the sessions that were kept go on as before."""
+page says so in words, the sessions that were kept go on as before, and the budget frees as files go."""
 
 from __future__ import annotations
 
@@ -39,6 +39,20 @@ def test_past_the_upload_budget_a_new_file_is_refused_in_words_and_an_equal_one_
         upload(third, same)  # equal to the file held: kept, at no cost to the budget
         assert "Uploaded: runs.csv" in third.sidebar_text()
         assert "was not kept" not in third.sidebar_text()
+
+        # the budget frees as files go: the first and third let theirs go, the second uploads again
+        for app in (first, third):
+            remove = app.page.locator("[data-testid='stSidebar'] button[aria-label='Remove runs.csv']")
+            app.interact(remove.click, description="removing runs.csv")
+            assert "Uploaded:" not in app.sidebar_text()
+        second.interact(second.page.locator("[data-testid='stSidebar'] button[aria-label='Remove other-runs.csv']")
+                        .click, description="removing other-runs.csv")
+        again = tmp_path / "other-runs-again.csv"  # the same bytes (a file input picks the same path only once)
+        again.write_bytes(other.read_bytes())
+        file_input = second.page.locator("[data-testid='stSidebar'] input[type='file']")
+        second.interact(lambda: file_input.set_input_files(str(again)), description="uploading it again")
+        assert "Uploaded: other-runs-again.csv" in second.sidebar_text(), second.sidebar_text()
+        assert "was not kept" not in second.sidebar_text()
         for app, where in ((first, "the first upload"), (second, "the refused upload"), (third, "the equal one")):
             assert_clean(app, where)
             assert not app.page_errors, app.page_errors
