@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
 import pandas as pd
@@ -152,6 +152,19 @@ def set_focus(agent_id: str, key: str) -> None:
 def focus_agent() -> str | None:
     value = state.get("agent")
     return value if isinstance(value, str) else None
+
+
+def keep_table_focus(key: str, shows: Hashable, agents: Sequence[str], selected: Sequence[int]) -> None:
+    """After a table whose ticked row is the agent in focus (``key``, showing the data ``shows``; ``agents`` its
+    rows' agents, ``selected`` the rows ticked now): a row the viewer unticks takes its agent out of focus, so
+    the view's link, copied then, opens with no row ticked. A table that did not tick the focus agent on its
+    last run (the agent chosen on another page since, absent from the table, or other data shown since) leaves
+    the focus as it is."""
+    ticked = str(agents[selected[0]]) if selected else None
+    was = st.session_state.get(f"{key}__ticked")
+    if ticked is None and was is not None and was == (shows, focus_agent()):
+        state.put("agent", None)
+    st.session_state[f"{key}__ticked"] = (shows, ticked)
 
 
 # --------------------------------------------------------------------------- computations, cached per dataset

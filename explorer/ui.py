@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
@@ -27,6 +27,26 @@ chart_memo.install()  # a chart of the shared cache is serialized once (explorer
 IDENTITY = ("Rank", "Profile rank", "Agent", "Component")
 SCORES = ("Score", "Profile score", "Earned", "Points if removed")
 PINNED_TEXT_PX = 110  # a pinned text column (an agent id): the rest of a long id is in its tooltip
+_SHOWING = "_explorer_selectable_shows"  # {widget key: (generation, what it shows)} (fresh_key)
+
+
+def fresh_key(key: str, shows: Hashable) -> str:
+    """The widget key of a selectable table, a new one whenever what it shows changes (``shows``: the identity
+    of its rows, such as the dataset and the agent shown).
+
+    Streamlit (1.67) keeps a table's selection under its key, by row position, whatever data it is given next
+    (a table's identity is its key and selection mode): a row ticked in one dataset would tick whichever agent
+    has that row in the next, and the page would act on it (the focus moved to it, its runs offered). A new
+    key draws a new table, with nothing ticked but its default. The first rows a session shows keep ``key``
+    itself; each change after that adds a number (``key~1``, ``key~2``, ...). (A plotly chart's identity is its
+    figure as well: a new figure starts with nothing selected.)
+    """
+    shown = st.session_state.setdefault(_SHOWING, {})
+    generation, was = shown.get(key, (0, shows))
+    if was != shows:
+        generation += 1
+    shown[key] = (generation, shows)
+    return key if generation == 0 else f"{key}~{generation}"
 
 
 def metric_row(n: int) -> list[Any]:
@@ -39,13 +59,16 @@ def metric_row(n: int) -> list[Any]:
 def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | None = None, *,
           key: str | None = None, height: int | Literal["fit", "auto"] = "fit",
           columns: Mapping[str, Any] | None = None,
-          select: Literal["single-row", "multi-row"] | None = None, selected: Sequence[int] = ()) -> list[int]:
+          select: Literal["single-row", "multi-row"] | None = None, selected: Sequence[int] = (),
+          fresh_for: Hashable = None) -> list[int]:
     """A sortable table whose cells are formatted by ``explorer.format`` (an empty value shows a dash).
 
     The underlying values stay numeric, so sorting by a column sorts numbers, not text. With
     ``select`` (and a ``key``), rows can be selected: the positions of the selected rows in ``frame``
     are returned (the order the frame was given in, whatever order the viewer sorted it into);
-    ``selected`` are the rows selected when the table is first drawn (a link's view), never over the viewer's.
+    ``selected`` are the rows selected when the table is first drawn (a link's view), never over the viewer's;
+    ``fresh_for`` the identity of the data the rows are (:func:`fresh_key`): when it changes, no row stays
+    selected by its position.
     """
     formats = dict(formats or {})
     # A frame from the shared cache is the same object on every rerun of every session: its Styler is built and
@@ -62,7 +85,8 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
         st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key, column_config=config,
                      placeholder=fmt.DASH)
         return []
-    event = st.dataframe(styler, hide_index=True, width="stretch", height=height, key=key, column_config=config,
+    widget = key if key is None or fresh_for is None else fresh_key(key, fresh_for)
+    event = st.dataframe(styler, hide_index=True, width="stretch", height=height, key=widget, column_config=config,
                          placeholder=fmt.DASH, on_select="rerun", selection_mode=select,
                          selection_default={"selection": {"rows": list(selected)}} if selected else None)
     return [int(r) for r in event.selection.rows if 0 <= int(r) < len(frame)]

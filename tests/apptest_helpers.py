@@ -81,9 +81,15 @@ def page(name: str, upload: bytes | None = None, *, upload_name: str = "edge.csv
     """A page under test; with ``upload``, seeded as ``explorer.data.use_upload`` would have left it."""
     at = AppTest.from_file(str(PAGES[name]), default_timeout=TIMEOUT)
     if upload is not None:
-        at.session_state["dataset"] = explorer.data.Dataset(
-            name=upload_name, digest=hashlib.sha256(upload).hexdigest(), kind="upload")
-        at.session_state["upload_file"] = io.BytesIO(upload)  # the uploader's file, as use_upload keeps it
+        show_upload(at, upload, upload_name)
+    return at
+
+
+def show_upload(at: AppTest, upload: bytes, upload_name: str = "edge.csv") -> AppTest:
+    """``at`` on ``upload`` from its next run, as ``explorer.data.use_upload`` would have left it."""
+    at.session_state["dataset"] = explorer.data.Dataset(
+        name=upload_name, digest=hashlib.sha256(upload).hexdigest(), kind="upload")
+    at.session_state["upload_file"] = io.BytesIO(upload)  # the uploader's file, as use_upload keeps it
     return at
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+import explorer.data
 from explorer import drill, state, tables
 from explorer import format as fmt
 from scoring import load_runs, score_runs
@@ -24,6 +25,7 @@ from tests.apptest_helpers import (
     plotly_array,
     plotly_specs,
     run,
+    show_upload,
     stop_bootstraps,
 )
 from tests.helpers import HOSTILE_SPAN_CSV, SAMPLE
@@ -39,6 +41,13 @@ def frame_with(at, column: str) -> pd.DataFrame:
     found = [d.value for d in at.dataframe if column in d.value.columns]
     assert len(found) == 1, [list(d.value.columns) for d in at.dataframe]
     return found[0]
+
+
+def focused(name: str, agent: str):
+    """Page ``name`` on the sample with ``agent`` in focus (a link's, or one chosen on another page)."""
+    at = page(name)
+    at.session_state[state.STORE] = {"agent": agent}
+    return at
 
 
 def metrics(at) -> dict[str, str]:
@@ -215,6 +224,53 @@ def test_leaderboard_selected_row_explains_and_links_to_its_runs(sample):
     assert_clean(at, "leaderboard, crashy-runner selected")
 
 
+def test_leaderboard_row_unticked_takes_the_agent_out_of_focus_and_out_of_the_link(sample):
+    _, report = sample
+    at = run(page("leaderboard"))
+    select_row(at, [a.agent_id for a in report.agents].index("crashy-runner"))
+    assert at.session_state[state.STORE]["agent"] == "crashy-runner"
+    assert state.encode(at.session_state[state.STORE], "leaderboard")["agent"] == "crashy-runner"
+    at.session_state["leaderboard"] = {"selection": {"rows": [], "columns": [], "cells": []}}
+    run(at)
+    assert at.session_state[state.STORE]["agent"] is None
+    assert "agent" not in state.encode(at.session_state[state.STORE], "leaderboard")  # its link: no row ticked
+    assert at.subheader[0].value == "Which runs each measure reads"  # no selection panel
+    run(at)  # and it stays so
+    assert at.session_state[state.STORE]["agent"] is None
+    assert_clean(at, "leaderboard, row unticked")
+
+
+def test_leaderboard_keeps_a_focus_it_did_not_tick(sample):
+    _, report = sample
+    # A link's (or another page's) focus agent: its row is ticked when the table is first drawn, and stays in
+    # focus through reruns with nothing done.
+    at = run(focused("leaderboard", "crashy-runner"))
+    run(at)
+    assert at.session_state[state.STORE]["agent"] == "crashy-runner"
+    assert at.subheader[0].value == "#4 crashy\\-runner: 74.67"
+    # The row ticked here, then another agent chosen elsewhere (the Headline page) while the table's widget
+    # has no row: the focus chosen elsewhere stays.
+    at.session_state[state.STORE] = {**at.session_state[state.STORE], "agent": report.agents[0].agent_id}
+    at.session_state["leaderboard"] = {"selection": {"rows": [], "columns": [], "cells": []}}
+    run(at)
+    assert at.session_state[state.STORE]["agent"] == report.agents[0].agent_id
+
+
+def test_leaderboard_row_ticked_in_one_dataset_ticks_no_row_by_its_position_in_the_next(sample):
+    _, report = sample
+    at = run(page("leaderboard"))
+    select_row(at, [a.agent_id for a in report.agents].index("crashy-runner"))
+    run(show_upload(at, EDGE_CSV))
+    # crashy-runner is not in the edge file: no row ticked, the focus where it was. (Streamlit keeps a table's
+    # selection by position under its key: the fourth row, zero-steps, was ticked, and the focus moved to it.)
+    assert at.subheader[0].value == "Which runs each measure reads"
+    assert at.session_state[state.STORE]["agent"] == "crashy-runner"
+    at.session_state["dataset"] = explorer.data.sample_dataset()
+    run(at)  # back on the sample: the focus agent's row, ticked afresh
+    assert at.subheader[0].value == "#4 crashy\\-runner: 74.67"
+    assert_clean(at, "leaderboard, back on the sample")
+
+
 @pytest.mark.parametrize("agent", EDGE_AGENTS)
 def test_leaderboard_selection_every_edge_agent(agent):
     at = run(page("leaderboard", EDGE_CSV))
@@ -249,9 +305,7 @@ def test_headline_page_opens_on_the_agent_selected_on_the_leaderboard(sample):
 
 def test_headline_page_shows_points_lost_overtake_and_costliest(sample):
     runs, report = sample
-    at = page("headline")
-    at.session_state[state.STORE] = {"agent": "crashy-runner"}
-    run(at)
+    at = run(focused("headline", "crashy-runner"))
     e = explain(runs, "crashy-runner", report)
     points = frame_with(at, "Lost").set_index("Component")
     assert float(points.loc["Headline score", "Lost"]) == pytest.approx(100 - 74.67)
@@ -281,9 +335,7 @@ def test_headline_page_shows_the_agents_what_if_figures(sample):
     from scoring.analysis.uncertainty import sensitivity
 
     _, report = sample
-    at = page("headline")
-    at.session_state[state.STORE] = {"agent": "crashy-runner"}
-    run(at)
+    at = run(focused("headline", "crashy-runner"))
     assert "What if" in [s.value for s in at.subheader]
     s = sensitivity(report.agent("crashy-runner"))
     shown = metrics(at)
@@ -293,9 +345,7 @@ def test_headline_page_shows_the_agents_what_if_figures(sample):
 
 
 def test_headline_page_selected_task_links_to_its_runs():
-    at = page("headline")
-    at.session_state[state.STORE] = {"agent": "crashy-runner"}
-    run(at)
+    at = run(focused("headline", "crashy-runner"))
     at.session_state["influence_tasks"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     run(at)
     first = explain(_sample_runs(), "crashy-runner").influence.tasks["task_id"].iloc[0]
@@ -303,10 +353,19 @@ def test_headline_page_selected_task_links_to_its_runs():
     assert not any("Select a task" in c.value for c in at.caption)
 
 
-def test_headline_page_first_agent_has_no_one_to_overtake():
-    at = page("headline")
-    at.session_state[state.STORE] = {"agent": "steady-pro"}
+def test_headline_page_task_selected_for_one_agent_selects_none_for_the_next():
+    at = run(focused("headline", "crashy-runner"))
+    at.session_state["influence_tasks"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
     run(at)
+    first = explain(_sample_runs(), "crashy-runner").influence.tasks["task_id"].iloc[0]
+    at.selectbox(key="headline_agent").set_value("steady-pro")
+    run(at)
+    assert any("Select a task" in c.value for c in at.caption)  # not steady-pro's first task by its position
+    assert at.session_state[drill.FILTER_KEY] == drill.RunsFilter(agents=("crashy-runner",), tasks=(first,))
+
+
+def test_headline_page_first_agent_has_no_one_to_overtake():
+    at = run(focused("headline", "steady-pro"))
     assert any("ranked first" in s.value for s in at.success)
     assert_clean(at, "headline page, steady-pro")
 
@@ -346,6 +405,16 @@ def test_tasks_page_a_selection_that_is_not_a_cell_selects_nothing(selection):
     assert any("Click a cell" in i.value for i in at.info)
 
 
+def test_tasks_page_cell_clicked_in_one_dataset_selects_none_in_the_next():
+    at = run(page("tasks"))
+    click_cell(at, 0)
+    assert not any("Click a cell" in i.value for i in at.info)
+    run(show_upload(at, EDGE_CSV))
+    # Not the edge file's cell at that position: a plotly chart's identity is its figure too (Streamlit 1.67,
+    # unlike a table's: explorer.ui.fresh_key), so a new figure starts with nothing selected.
+    assert any("Click a cell" in i.value for i in at.info)
+
+
 def test_tasks_page_on_the_edge_upload():
     at = run(page("tasks", EDGE_CSV))
     click_cell(at, 0)
@@ -359,9 +428,7 @@ def test_compare_page_numbers_are_the_core_comparison(sample):
     runs, report = sample
     from scoring.analysis.drilldown import compare
 
-    at = page("compare")
-    at.session_state[state.STORE] = {"agent": "crashy-runner"}
-    run(at)
+    at = run(focused("compare", "crashy-runner"))
     assert at.selectbox(key="compare_a").value == "crashy-runner"
     b = at.selectbox(key="compare_b").value
     assert b == "blackbox-api"  # the agent above A on the leaderboard: the one to overtake
@@ -391,9 +458,7 @@ def test_compare_page_with_its_bootstrap_stopped_at_a_limit_keeps_the_rest(sampl
     # The message names the two agents, text from a stranger: a link spelled in one stays text on the page.
     calls = stop_bootstraps(monkeypatch, "compare",
                             "The bootstrap of 1,000 replicates of [a](https://example.com) against b took too long.")
-    at = page("compare")
-    at.session_state[state.STORE] = {"agent": "crashy-runner"}
-    run(at)
+    at = run(focused("compare", "crashy-runner"))
     assert [e.value for e in at.error] == ["No interval: The bootstrap of 1,000 replicates of \\[a\\]\\(https\\:\\/\\/"
                                           "example\\.com\\) against b took too long\\."]
     c = compare(runs, "crashy-runner", "blackbox-api", report.policy)
@@ -415,6 +480,18 @@ def test_compare_page_a_bar_opens_both_agents_runs_on_its_task(sample):
     at.session_state["paired_tasks"] = {"selection": {"points": [{"curve_number": 0, "point_index": 0}]}}
     run(at)
     assert at.session_state[drill.FILTER_KEY] == drill.RunsFilter(agents=(a, b), tasks=(first,))
+
+
+def test_compare_page_bar_clicked_for_one_pair_selects_none_for_the_next(sample):
+    _, report = sample
+    at = run(page("compare"))
+    at.session_state["paired_tasks"] = {"selection": {"points": [{"curve_number": 0, "point_index": 0}]}}
+    run(at)
+    assert not any("Click a bar" in c.value for c in at.caption)
+    a, b = at.selectbox(key="compare_a").value, at.selectbox(key="compare_b").value
+    at.selectbox(key="compare_b").set_value(next(x.agent_id for x in report.agents if x.agent_id not in (a, b)))
+    run(at)
+    assert any("Click a bar" in c.value for c in at.caption)  # not the new pair's bar there (a new figure)
 
 
 def test_compare_page_b_never_equals_a():

@@ -138,7 +138,7 @@ with right:
     task_rows = data.table_frame("influence_tasks", agent_id, lambda: tables.influence_tasks_table(found, policy))
     chosen = ui.table(task_rows, {"Points if removed": lambda v: f"{v:+.3f}", "Score if removed": fmt.score},
                       key="influence_tasks", height=min(420, ui.ROW_HEIGHT * (len(task_rows) + 1) + 3),
-                      select="single-row",
+                      select="single-row", fresh_for=(data.current_dataset(), agent_id),
                       columns={"Points if removed": st.column_config.Column(
                           help="The agent's unrounded weighted score without the task's runs minus with them: "
                                "positive, the task costs points")})

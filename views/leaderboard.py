@@ -53,6 +53,7 @@ if iv is not None:
     shown_iv: Intervals = iv
     board = data.table_frame("leaderboard_intervals", (replicates, seed),
                              lambda: tables.with_intervals(tables.leaderboard(report), shown_iv))
+dataset = data.current_dataset()  # the rows are this dataset's agents: a row ticked in another ticks none here
 selected = ui.table(
     board,
     # One spelling per quantity (scoring.contract.format): the 0–100 score; the rate as a percentage; every 0–1 factor
@@ -60,7 +61,7 @@ selected = ui.table(
     {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score, "Success rate": fmt.rate,
      "Execution": fmt.factor, "Avg latency (ms)": fmt.ms, "Consistency": fmt.factor, "Cost score": fmt.factor,
      "Avg cost (USD)": fmt.usd},
-    key="leaderboard", select="single-row",
+    key="leaderboard", select="single-row", fresh_for=dataset,
     # The agent in focus (a link's, or one chosen on another page) is the row selected when the table is first drawn.
     selected=[i for i, a in enumerate(board["Agent"]) if a == drill.focus_agent()][:1],
     # Rank, agent and score are pinned (explorer.ui.table); short headers, so that at 1400 px every component of
@@ -81,6 +82,7 @@ selected = ui.table(
                                                                   "see below the table"),
              **({"Tie group": st.column_config.Column(help=glossary.explain("tie group"))} if iv is not None else {})},
 )
+drill.keep_table_focus("leaderboard", dataset, board["Agent"].tolist(), selected)
 st.caption("Flags: **no outcome recorded** — no completed run has a known outcome, so its 0 measures nothing; "
            "**zero-success floor** — completed runs but none successful, so the score is 0; "
            f"**neutral consistency** — fewer than {report.policy.consistency_min_latencies} recorded latencies, "

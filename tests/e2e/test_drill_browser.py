@@ -12,7 +12,8 @@ import pytest
 from scoring import load_runs
 from scoring.analysis.drilldown import runs_view, task_matrix
 from scoring.analysis.explain import explain
-from tests.e2e.browser_helpers import SAMPLE_PATH, metric
+from tests.e2e.browser_helpers import SAMPLE_PATH, metric, upload
+from tests.helpers import EDGE_CSV
 
 ROW_HEIGHT = 35  # explorer.ui.ROW_HEIGHT: the grid's header and rows
 
@@ -62,6 +63,25 @@ def test_selecting_a_leaderboard_row_opens_that_agents_runs(app, sample_report, 
     assert "/runs?agent=crashy-runner" in app.page.url
     assert_runs_page_shows(app, sample_runs, agent="crashy-runner")
     app.screenshot("issue15-runs-crashy-runner")
+
+
+@pytest.mark.browser
+def test_a_leaderboard_row_unticked_leaves_the_link_and_a_tick_never_moves_to_another_datasets_row(
+        app, sample_report, tmp_path):
+    app.goto("")
+    grid = app.page.locator("[data-testid='stDataFrame']").first
+    row = [a.agent_id for a in sample_report.agents].index("crashy-runner")
+    select_row(app, grid, row, "ticking the crashy-runner row")
+    assert "agent=crashy-runner" in app.page.url
+    select_row(app, grid, row, "unticking it")
+    assert "agent=" not in app.page.url  # a link copied now opens with no row ticked
+    assert app.page.locator(".st-key-leaderboard_selection").count() == 0
+    select_row(app, grid, row, "ticking it again")
+    path = tmp_path / "edge.csv"
+    path.write_text(EDGE_CSV)
+    upload(app, path)  # its fourth row is another agent (crashy-runner is not in it)
+    assert app.page.locator(".st-key-leaderboard_selection").count() == 0
+    assert "agent=crashy-runner" in app.page.url  # the focus stays where the viewer put it
 
 
 @pytest.mark.browser
