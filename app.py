@@ -64,8 +64,8 @@ with st.sidebar:
 
 dataset = data.current_dataset()
 hashes = data.link_hashes(dataset)  # the dataset's identity first: what a link names it by
-state.settle_link([a.agent_id for a in result.report.agents] if isinstance(result, data.Scored) else None,
-                  hashes)
+shown_agents = frozenset(a.agent_id for a in result.report.agents) if isinstance(result, data.Scored) else None
+state.settle_link(shown_agents, hashes)
 state.show_link_notices(page.name)
 expected = state.waiting_for(hashes)
 if expected:
@@ -85,7 +85,7 @@ link_source_params = state.encode_source(dataset.kind, connection=dataset.connec
 def link_and_pack() -> None:
     # The scorecard in force travels in every page's link (the radar page keeps its own parameters itself).
     carried = scorecards.link_params() if page.name != "radar" else {}
-    link = state.copy_link(page, {**link_source_params, **carried}, state.awaited_params(hashes))
+    link = state.copy_link(page, {**link_source_params, **carried}, state.awaited_params(hashes), shown_agents)
     if isinstance(result, data.Scored):
         data.pack_downloads(result, link, state.view())
 

@@ -470,15 +470,21 @@ def _parse_named_weights(texts: Mapping[str, str], notices: list[str]) -> tuple[
     return tuple(weights[a] for a in RADAR_AXES) if read else None
 
 
-def encode(values: Mapping[str, Any], page: str) -> dict[str, str | list[str]]:
+def encode(values: Mapping[str, Any], page: str, agents: Collection[str] | None = None) -> dict[str, str | list[str]]:
     """The query parameters of ``page``'s link: every value of the view that differs from its default (a
-    parameter ``page`` reads itself, such as the Runs page's ``agent`` filter, is left to it)."""
+    parameter ``page`` reads itself, such as the Runs page's ``agent`` filter, is left to it). With ``agents``
+    (the dataset shown), an agent the state keeps from another dataset is left out: the link names only what it
+    shows (a link naming an agent its data does not have opens with a notice)."""
     own = PAGE_PARAMS.get(page, frozenset())
     out: dict[str, str | list[str]] = {}
     for key in KEYS:
         if key.name in own or key.name not in values:
             continue
         value = values[key.name]
+        if agents is not None and key.kind == "agent" and value not in agents:  # the data shown's agents only
+            continue
+        if agents is not None and key.kind == "agents" and value is not None:
+            value = [a for a in value if a in agents] or None
         if value is None or value == key.default or (key.kind == "weights" and tuple(value) == key.default):
             continue
         if key.kind == "agents":
@@ -805,13 +811,14 @@ def _write_back(name: str, key: str, part: int | None, then: Callable[[], None] 
         then()
 
 
-def write_url(page: str, source: Mapping[str, str],
-              awaited: Mapping[str, str | list[str]] | None = None) -> dict[str, str | list[str]]:
+def write_url(page: str, source: Mapping[str, str], awaited: Mapping[str, str | list[str]] | None = None,
+              agents: Collection[str] | None = None) -> dict[str, str | list[str]]:
     """Mirror the state of ``page`` (and the data source) in the URL; returns the parameters written. ``awaited``:
-    the upload a link waits for and its waiting settings (:func:`awaited_params`), in place of the shown ones."""
+    the upload a link waits for and its waiting settings (:func:`awaited_params`), in place of the shown ones;
+    ``agents``: the dataset's shown (:func:`encode`)."""
     st = _st()
     current = {k: st.query_params.get_all(k) for k in st.query_params}
-    params: dict[str, str | list[str]] = {**source, **encode(st.session_state.get(STORE, {}), page),
+    params: dict[str, str | list[str]] = {**source, **encode(st.session_state.get(STORE, {}), page, agents),
                                           **(awaited or {})}
     # What the page put in its link itself (the radar's scorecard, the Runs page's filter) stays there; what a
     # link gave for another page (a scorecard opened on the Headline page) travels on until that page reads it.
@@ -855,11 +862,12 @@ def show_link_notices(page: str) -> None:
         st.info(fmt.plain(note), icon=":material/link:")
 
 
-def copy_link(page: PageSpec, source: Mapping[str, str],
-              awaited: Mapping[str, str | list[str]] | None = None) -> str:
-    """Mirror ``page``'s state in the URL and offer its full link to copy (st.code has a copy button)."""
+def copy_link(page: PageSpec, source: Mapping[str, str], awaited: Mapping[str, str | list[str]] | None = None,
+              agents: Collection[str] | None = None) -> str:
+    """Mirror ``page``'s state in the URL and offer its full link to copy (st.code has a copy button); ``agents``:
+    the dataset's shown, the only ones the link names (None: the data is refused, the state's agents as kept)."""
     st = _st()
-    params = write_url(page.name, source, awaited)
+    params = write_url(page.name, source, awaited, agents)
     url = link_url(str(st.context.url or ""), page.url_path, params)
     with st.popover("Copy link", icon=":material/link:", width="stretch", key="copy_link",
                     help="A link to this page with its settings: paste it in the meeting chat"):

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest_helpers import EDGE_CSV
+
 TIMEOUT = 60
 
 
@@ -245,6 +247,18 @@ def test_hostile_parameters_give_a_clear_notice_never_a_traceback():
         assert expected in text, expected
     assert "<img" not in shown.replace("\\<img", "")  # escaped before it reached markdown
     assert at.selectbox(key="headline_agent").value == "steady-pro"  # the default, not the refused agent
+
+
+def test_an_agent_kept_from_another_dataset_stays_out_of_the_link_until_that_dataset_is_back():
+    at = go(app(agent="crashy-runner"), "leaderboard")
+    assert "agent=crashy-runner" in link_text(at)
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    at.file_uploader(key="upload").set_value(("edge.csv", EDGE_CSV, "text/csv")).run()  # it has no crashy-runner
+    assert not at.exception and any(c.value.startswith("Uploaded\\: edge") for c in at.sidebar.caption)
+    assert "agent=" not in link_text(at) and "agent" not in at.query_params
+    assert not warnings(at)
+    at.radio(key="source_kind").set_value("Sample data").run()
+    assert "agent=crashy-runner" in link_text(at)  # the focus was kept for it
 
 
 def test_a_link_to_an_upload_waits_for_that_file():

@@ -38,6 +38,15 @@ def test_every_pages_link_carries_the_whole_view(page):
     assert parsed.values == VIEW
 
 
+def test_a_link_names_only_the_agents_of_the_data_it_shows():
+    """The state keeps agents chosen on another dataset (they are back when it is); the link leaves them out."""
+    encoded = state.encode(VIEW, "radar", agents={"swift-lite"})
+    assert (encoded["versus"], encoded["agents"], encoded["curve"]) == ("swift-lite", ["swift-lite"], ["swift-lite"])
+    assert not {"agent", "tau2", "timeline"} & set(encoded)  # crashy-runner and steady-pro are not shown
+    assert state.parse(encoded, {"swift-lite"}, page="radar").notices == []  # so it opens without a notice
+    assert state.encode(VIEW, "radar", agents=set(AGENTS)) == state.encode(VIEW, "radar")
+
+
 def test_the_runs_pages_link_leaves_its_agent_filter_alone():
     encoded = state.encode(VIEW, "runs")
     assert "agent" not in encoded  # the Runs page's own `agent` is its filter
