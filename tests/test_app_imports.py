@@ -303,6 +303,14 @@ def test_a_terminal_bench_run_uploaded_with_its_run_metadata_is_scored_under_its
                c.value.replace("\\", "") for c in at.sidebar.caption)
     assert any("Import: 2 files read as 1, 20 runs" in c.value for c in at.sidebar.caption)  # one count, explained
     assert_clean(at, "terminal-bench with its metadata")
+    # Its own reading is what terminal-bench prints: accuracy and pass@k, never a pass^k it does not compute
+    # (before, tau2's estimator stood in the harness's pass^k columns: pass^5 25% beside its own pass@5 75%).
+    [table] = [d.value for d in at.dataframe if "Harness runs" in d.value.columns]
+    assert not [c for c in table.columns if "pass^" in c]
+    words = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "terminal-bench's own reading" in words and "pass@5 0.7500" in words and "pass^1 0.4000" not in words
+    [why] = [c.value for c in at.caption if c.value.startswith("Why the two differ")]
+    assert "terminal-bench prints pass@k instead" in why
     alone = app_with_uploads(upload_file(run_folder / "results.json"))
     said = "\n".join(str(r) for d in alone.dataframe for r in d.value["reason"])
     assert "upload both together in the app" in said, said

@@ -151,10 +151,13 @@ if not harness.empty:
              key="harness_readings")
     levels = tables.harness_levels(report)
     st.caption("Why the two differ: the published rule reads completed runs only, where a harness may count every run "
-               "it evaluated (compare *Our completed runs* with *Harness runs*); a success rate counts runs, where "
-               "a harness's pass^1 averages its tasks (tau2-bench, tau-bench), so the two part where tasks have "
-               "unequal run counts. A dash: the harness computes no such number (tau2-bench no pass^k above its "
-               "smallest trial count; Inspect and terminal-bench no average cost of their own)."
+               "it evaluated (compare *Our completed runs* with *Harness runs*): tau-bench counts a trial that ended "
+               "in an error as a failure (reward 0), where the published rule leaves that failed run out of the "
+               "headline, and out of pass^k as an unknown outcome. A success rate counts runs, where a harness's "
+               "pass^1 averages its tasks (tau2-bench, tau-bench), so the two part where tasks have unequal run "
+               "counts. A dash: the harness computes no such number (tau2-bench no pass^k above its smallest trial "
+               "count; Inspect and terminal-bench no pass^k: terminal-bench prints pass@k instead, at least one "
+               "success in k attempts, in the words above; tau-bench, Inspect and terminal-bench no average cost)."
                + (f" pass^k is shown up to k = {tables.HARNESS_LEVELS} of the {len(levels)} levels reported; "
                   "every level is in the words above." if len(levels) > tables.HARNESS_LEVELS else ""))
 st.subheader("What the headline does not see (a reading, for reviewers)")

@@ -21,8 +21,10 @@ harness itself prints for them. These are readings beside the canonical score, n
   (Inspect computes none).
 - **terminal-bench** (``BenchmarkResults.accuracy`` and ``pass_at_k``, terminal-bench 0.2.18): resolved /
   trials, a null ``is_resolved`` unresolved; its pass@k for the k it prints (2, 4, 8, ... up to the fewest
-  attempts of any task, then 5 and 10 when every task has that many; none for one attempt), and pass^k
-  (tau2's estimator, explorer-defined: terminal-bench prints none) over the same repeated runs.
+  attempts of any task, then 5 and 10 when every task has that many; none for one attempt), in ``detail``.
+  No pass^k: terminal-bench computes none (pass@k is at least one success in k attempts, pass^k all k). The
+  reading held pass^k by tau2's estimator until 2026-12-05, shown where the harness's own numbers are: a number
+  terminal-bench never printed, beside the 75 % pass@5 it did print.
 """
 
 from __future__ import annotations
@@ -256,11 +258,10 @@ def inspect_reading(trials: Sequence[Trial], scorer: str | None, reducer: str | 
 def terminal_bench_reading(trials: Sequence[Trial]) -> HarnessReading:
     tasks = _per_task(trials)
     fewest = min((n for n, _ in tasks.values()), default=0)
-    pass_k = {k: fsum(pass_hat(n, c, k) for n, c in tasks.values()) / len(tasks) for k in range(1, fewest + 1)}
     pass_at_k = {str(k): float(np.mean([pass_at(n, c, k) for n, c in tasks.values() if n >= k]))
                  for k in terminal_bench_k_values(fewest)}
     accuracy = sum(t.success for t in trials) / len(trials) if trials else None
-    return HarnessReading("terminal-bench", accuracy, pass_k, None, len(trials), {"pass_at_k": pass_at_k})
+    return HarnessReading("terminal-bench", accuracy, {}, None, len(trials), {"pass_at_k": pass_at_k})
 
 
 def harness_readings(groups: Iterable[tuple[str, str, str | None, str | None, Sequence[Trial]]]
