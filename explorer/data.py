@@ -750,7 +750,9 @@ def show_refusal(error: RunsValidationError, imported: ImportReport | None = Non
     # One instruction: "exclude the invalid rows" only when a row can be excluded (never above "no row can be").
     remedy = (f"fix the {what} or exclude the invalid rows" if excludable
               else "fix the upload or skip the refused file(s)" if skippable else f"fix the {what}")
-    st.error(f"The {what} '{fmt.plain(dataset.name)}' was refused: "
+    # Several files are named by their count (each is in the import report), never quoted as if it were a file's name.
+    named = f"upload of {fmt.plain(dataset.name)}" if what == "upload" else f"{what} '{fmt.plain(dataset.name)}'"
+    st.error(f"The {named} was refused: "
              f"{fmt.counted(error.total, 'problem', 'problems')} found{listed}. "
              f"Nothing was scored; {remedy}.", icon=":material/block:")
     problems = error.table()

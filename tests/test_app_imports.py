@@ -364,7 +364,7 @@ def test_a_refused_import_shows_its_report_and_can_exclude_rows():
     del doc["simulations"][0]["termination_reason"]
     at = app_with_uploads(("broken.json", json.dumps(doc).encode(), "application/json"), upload_file(GROK3_MINI))
     (error,) = at.error
-    assert "The upload '2 files' was refused" in unescaped(error.body)
+    assert "The upload of 2 files was refused" in unescaped(error.body)
     problems = at.dataframe[0].value
     assert "broken.json: simulation 1: termination_reason is missing" in problems["reason"].tolist()[0]
     (expander,) = [e for e in at.expander if "Import report" in e.label]

@@ -877,6 +877,18 @@ def test_validator_problems_point_back_to_the_file_and_record():
         "[negative]")
 
 
+def test_a_run_id_repeated_across_files_names_each_rows_own_source():
+    """Before, "first seen at row 2 (again.json: simulation 1)": the parenthesis named the repeating row's record,
+    read as the first row's (a reviewer's upload of one tau2 run twice, as a file and as its folder form)."""
+    first = tau2_doc([simulation(1), simulation(2)])
+    imported = import_files([(as_bytes(first), "first.json"), (as_bytes(tau2_doc([simulation(2)])), "again.json")])
+    with pytest.raises(RunsValidationError) as info:
+        imported.validate()
+    [problem] = info.value.problems
+    assert problem.message() == ("row 3, column 'run_id', value 'sim-2': duplicate run_id (again.json: simulation 1); "
+                                 "first seen at row 2 (first.json: simulation 2) [duplicate_run_id]")
+
+
 def test_a_runs_table_without_a_required_column_is_refused_in_a_batch_as_alone():
     # Read alone, a runs file without cost_usd is refused (SPEC 1). Beside another runs file, its missing column
     # was "not mapped" and filled with the other file's empty cells: its agents scored a cost of 0 without a word.

@@ -173,6 +173,10 @@ def normalize_column_name(name: object) -> str:
     return re.sub(r"[\s\-]+", "_", str(name).strip()).lower()
 
 
+FIRST_SEEN = "; first seen at row {row}"  # a duplicate run_id's ``where``: the row that gave that id first
+FIRST_SEEN_AT_END = re.compile(re.escape(FIRST_SEEN).replace(re.escape("{row}"), r"(\d+)") + "$")
+
+
 class Reason(Enum):
     """Why a value, a record or a file is refused: a stable code and its message ({} fields filled in).
 
@@ -185,7 +189,7 @@ class Reason(Enum):
     MISSING_COLUMN = "required column is missing"
     DUPLICATE_COLUMN = "duplicate column: {first!r} and {second!r} both name {name!r}"
     MISSING_VALUE = "missing value; this column is required"
-    DUPLICATE_RUN_ID = "duplicate run_id{where}"  # where: "; first seen at row N" when rows are numbered
+    DUPLICATE_RUN_ID = "duplicate run_id{where}"  # where: FIRST_SEEN when rows are numbered
     UNKNOWN_STATUS = "unknown status; expected one of " + ", ".join(STATUSES)
     NOT_AN_OUTCOME = "not a recognised outcome; expected true/false, 1/0, yes/no, pass/fail or empty"
     NOT_A_NUMBER = "not a number"

@@ -41,6 +41,7 @@ from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.contract.schema import (
     COMPLETED,
     FALSE_TOKENS,
+    FIRST_SEEN,
     FRACTION_DIGITS,
     HEADLINE_STATUSES,
     NONFINITE_TOKENS,
@@ -633,7 +634,7 @@ class SqlScorer:
               FROM {self.numbered} WHERE run_id IS NOT NULL AND run_id <> '') AS d
             WHERE k > 1 ORDER BY source_row, run_id LIMIT {MAX_PROBLEMS}""")
         problems = [Problem.of(Reason.DUPLICATE_RUN_ID, None if r is None else int(r), "run_id", str(rid),
-                               where="" if first is None else f"; first seen at row {int(first)}")
+                               where="" if first is None else FIRST_SEEN.format(row=int(first)))
                     for r, rid, first in duplicates]
         if len(duplicates) < repeating_rows:  # more than listed
             problems.append(Problem.not_listed(Reason.DUPLICATE_RUN_ID, "run_id", repeating_rows - len(duplicates),
