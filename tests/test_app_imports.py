@@ -308,7 +308,7 @@ def test_a_terminal_bench_run_uploaded_with_its_run_metadata_is_scored_under_its
     [table] = [d.value for d in at.dataframe if "Harness runs" in d.value.columns]
     assert not [c for c in table.columns if "pass^" in c]
     words = " ".join(m.value for m in at.markdown).replace("\\", "")
-    assert "terminal-bench's own reading" in words and "pass@5 0.7500" in words and "pass^1 0.4000" not in words
+    assert "terminal-bench's own reading" in words and "pass@5 75.00%" in words and "pass^1" not in words
     [why] = [c.value for c in at.caption if c.value.startswith("Why the two differ")]
     assert "terminal-bench prints pass@k instead" in why
     alone = app_with_uploads(upload_file(run_folder / "results.json"))

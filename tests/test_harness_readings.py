@@ -134,7 +134,7 @@ def test_inspect_reading_equals_the_accuracy_inspect_wrote():
     (score,) = log.results.scores
     (agent,) = reading(INSPECT).values()
     h = agent.to_json()["harness"]
-    assert h["name"] == "inspect" and h["scorer"] == score.name
+    assert h["name"] == "Inspect" and h["scorer"] == score.name
     assert abs(h["success_rate"] - score.metrics["accuracy"].value) <= TOL
     assert h["runs"] == len(log.samples) and h["pass_k"] == {}
 

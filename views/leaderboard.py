@@ -5,6 +5,7 @@ from explorer import format as fmt
 from explorer.pages import show_title
 from scoring import CANONICAL_POLICY
 from scoring.analysis.uncertainty import Intervals
+from scoring.contract.schema import COMPLETED
 from scoring.outputs import downloads
 from scoring.outputs.methodology import execution_formula
 
@@ -72,7 +73,9 @@ selected = ui.table(
              "Success rate": st.column_config.Column("Success", help="Successful completed runs ÷ completed runs"),
              "Avg latency (ms)": st.column_config.Column("Avg latency", help="Average latency of completed runs"),
              "Avg cost (USD)": st.column_config.Column("Avg cost", help="Average cost per completed run"),
-             "Completed runs": st.column_config.Column("Runs", help="Completed runs: the runs the headline reads"),
+             "Completed runs": st.column_config.Column(
+                 COMPLETED.capitalize(), help="Completed runs: the runs the headline reads (the Runs above count "
+                                              "every run)"),
              "Execution": st.column_config.Column(help=f"{execution_formula(report.policy)}; a 0–1 factor"),
              "Consistency": st.column_config.Column(help="clamp(1 − pstdev ÷ mean, 0, 1) of the latencies; a 0–1 "
                                                          "factor. " + glossary.explain("pstdev")),

@@ -812,8 +812,8 @@ class Accounting:
             Fact("Fitness radar (latest {window:count} terminal runs): reads {window_runs:count} of {terminal:count} "
                  "terminal runs; {outside:count} older ones fall outside the window.", v),
             Fact("Repeatability pass^k (terminal runs with a known outcome): reads {outcomes:count|outcome|outcomes} "
-                 "on {tasks:count|task|tasks}; {pass_unknown:count|terminal run has|terminal runs have} an unknown "
-                 "outcome and {pass_unknown:count|is|are} left out. {qualifying:count|task has|tasks have} at least "
+                 "on {tasks:count|task|tasks}; left out: {pass_unknown:count|terminal run|terminal runs} with an "
+                 "unknown outcome. {qualifying:count|task has|tasks have} at least "
                  "{min_outcomes:count} outcomes and {qualifying:count|qualifies|qualify} "
                  "({qualifying_outcomes:count|outcome|outcomes}).", v),
         ]

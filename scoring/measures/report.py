@@ -118,15 +118,17 @@ def harness_words(reading: Any) -> str:
     --------
     >>> from scoring.load.importers import HarnessReading
     >>> harness_words(HarnessReading("tau2-bench", 0.55, {1: 0.55, 2: 0.4}, 0.5134, 20)).split(": ")[1]
-    'success 55.00%, pass^1 0.5500, pass^2 0.4000, avg cost $0.5134 over 20 runs'
+    'success 55.00%, pass^1 55.00%, pass^2 40.00%, avg cost $0.5134 over 20 runs'
     >>> harness_words(HarnessReading("tau2-bench", 1.0, {}, 1e300, 2)).split(", ")[-1]  # a hostile file's cost
     'avg cost $1.0000e+300 over 2 runs'
     """
     parts = [f"success {fmt.pct(reading.success_rate)}" if reading.success_rate is not None
              else "no success rate (no scorer ran)"]
-    parts += [f"pass^{k} {v:.4f}" for k, v in reading.pass_k.items()]
+    # Every rate spelt alike, as the tables spell it (a percentage, two decimals): before, "success 40.00%, pass^1
+    # 0.4000" in one line, and 33.33% on the page below for the 0.3333 here.
+    parts += [f"pass^{k} {fmt.pct2(v)}" for k, v in reading.pass_k.items()]
     pass_at = reading.detail.get("pass_at_k") or {}
-    parts += [f"pass@{k} {v:.4f}" for k, v in pass_at.items()]
+    parts += [f"pass@{k} {fmt.pct2(v)}" for k, v in pass_at.items()]
     if reading.avg_cost_usd is not None:
         parts.append(f"avg cost {fmt.usd(reading.avg_cost_usd)}")  # money spelt once (fmt.usd)
     reducer = reading.detail.get("reducer")

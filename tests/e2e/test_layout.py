@@ -225,7 +225,7 @@ def test_at_1400_px_the_leaderboard_shows_every_headline_component(browser, app_
         app.goto("")
         board = app.page.evaluate(GRID_BOXES_JS)[0]
         assert board["head"] == ["Rank", "Agent", "Score", "Flags", "Success", "Execution", "Avg latency",
-                                 "Consistency", "Cost score", "Avg cost", "Runs"]
+                                 "Consistency", "Cost score", "Avg cost", "Completed"]
         assert board["scrollWidth"] <= board["clientWidth"] + 1, board  # nothing to scroll sideways
         image, edges = header_row(app, 0)
         assert len(edges) >= len(board["head"]), (edges, image.width)  # the selection boxes, n - 1 separators

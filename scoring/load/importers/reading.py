@@ -39,7 +39,7 @@ from math import comb, fsum, isnan
 
 import numpy as np
 
-HARNESS_NAMES = {"tau2": "tau2-bench", "tau-bench": "tau-bench", "inspect": "inspect",
+HARNESS_NAMES = {"tau2": "tau2-bench", "tau-bench": "tau-bench", "inspect": "Inspect",
                  "terminal-bench": "terminal-bench"}
 
 
@@ -252,7 +252,7 @@ def inspect_reading(trials: Sequence[Trial], scorer: str | None, reducer: str | 
     reduced = [v for v in reduced if not isnan(v)]
     accuracy = _mean(reduced) if scorer is not None and reduced else None
     runs = sum(not isnan(t.value) for t in scored)  # type: ignore[arg-type]  # scored epochs (NaN: unscored)
-    return HarnessReading("inspect", accuracy, {}, None, runs, detail)
+    return HarnessReading("Inspect", accuracy, {}, None, runs, detail)
 
 
 def terminal_bench_reading(trials: Sequence[Trial]) -> HarnessReading:
