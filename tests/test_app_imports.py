@@ -546,6 +546,18 @@ def test_repeatability_page_shows_the_tau2_reading_and_the_words():
     assert_clean(at, "repeatability with the tau2 reading")
 
 
+def test_repeatability_puts_an_imported_agents_own_harness_reading_beside_the_canonical_one():
+    """A reviewer's demo: tau-bench's own pass^1 (60%, an errored trial a failure) was on the Leaderboard only, while
+    this page showed the canonical 63.33% and tau2's convention: three readings of one file, two pages apart."""
+    at = app_with_uploads(upload_file(TAUBENCH))
+    at.switch_page("views/repeatability.py")
+    run(at)
+    [words] = [m.value.replace("\\", "") for m in at.markdown if "Canonical pass^1" in m.value]
+    assert "- tau-bench's own reading (its rules, not the canonical score): success 60.00%, pass^1 60.00%" in words
+    assert "why it differs: the Leaderboard, under *Beside it*" in words
+    assert_clean(at, "repeatability with tau-bench's own reading")
+
+
 def test_repeatability_words_on_the_sample():
     at = run(AppTest.from_file(str(ROOT / "views" / "repeatability.py"), default_timeout=TIMEOUT))
     report = score_runs(load_runs(ROOT / "sample_data" / "runs.csv").runs)

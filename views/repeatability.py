@@ -3,6 +3,7 @@ import streamlit as st
 from explorer import charts, data, glossary, state, tables, tau2_reading, ui
 from explorer import format as fmt
 from explorer.pages import show_title
+from scoring.measures.report import harness_words
 
 show_title("repeatability")
 st.caption("pass^k: the chance that k attempts at a task, drawn from the recorded runs, all succeeded. "
@@ -100,8 +101,11 @@ compared = data.derived("tau2_compared", None, lambda: [a.agent_id for a in repo
 if compared:
     agent_id = st.selectbox("Agent to compare", compared, **state.bound("tau2", "tau2_agent", compared))
     rep = report.agent(agent_id).repeatability
+    harness = report.agent(agent_id).harness  # an imported agent's own harness, read from its file
     st.markdown("\n".join(f"- Canonical {line}" for line in tau2_reading.canonical_words(
-        rep, policy.pass_k_min_outcomes)) + f"\n- {tau2_reading.tau2_words(rep)}")
+        rep, policy.pass_k_min_outcomes)) + f"\n- {tau2_reading.tau2_words(rep)}"
+        + (f"\n- {fmt.plain(harness_words(harness))}; why it differs: the Leaderboard, under *Beside it*"
+           if harness is not None and harness.pass_k else ""))
     ui.table(data.table_frame("tau2_side_by_side", agent_id, lambda: tau2_reading.side_by_side(rep)),
              {"tau2-bench reading": lambda v: fmt.pct(v, 2), "Canonical (published rule)": lambda v: fmt.pct(v, 2)},
              key="tau2_side_by_side")
