@@ -38,7 +38,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 from scoring import CANONICAL_POLICY, RADAR_AXES
 from scoring.analysis.scorecard import LINK_PARAMS as SCORECARD_LINK_PARAMS
 from scoring.analysis.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
-from scoring.contract.format import short
+from scoring.contract.format import named
 from scoring.contract.policy import FIELD_BY_NAME, FIELDS, FieldSpec, PolicyError, policy_from_dict, policy_to_dict
 
 if TYPE_CHECKING:
@@ -150,8 +150,14 @@ class Parsed:
 
 
 def quoted(text: str) -> str:
-    """A value quoted back in a notice, shortened to SHOWN_CHARS characters (a link's value may be long)."""
-    return f"'{short(text, SHOWN_CHARS)}'"
+    r"""A value quoted back in a notice, shortened to SHOWN_CHARS characters (a link's value may be long), every
+    control and invisible character escaped as Python writes it: a right-to-left override in a link reversed the
+    notice's own words after it, and a zero-width space made a refused id read as a real agent's.
+
+    >>> quoted("steady-pro"), quoted("\u202esteady-pro"), quoted("steady-pro\u200b")
+    ("'steady-pro'", "'\\u202esteady-pro'", "'steady-pro\\u200b'")
+    """
+    return named(text, SHOWN_CHARS)
 
 
 _INTEGER = re.compile(r"[+]?\d{1,12}")

@@ -217,6 +217,16 @@ def test_an_operators_connection_must_exist():
         assert source == state.Source() and "not a connection and table this deployment offers" in notices[0]
 
 
+def test_a_notice_quotes_bidi_and_invisible_characters_escaped():
+    """A right-to-left override in a link reversed the notice's own words; a zero-width space made a refused value
+    read as a real agent's name (a reviewer's hostile links)."""
+    parsed = state.parse({"agent": "\u202esteady-pro", "versus": "steady-pro\u200b", "\u202eagent\u2066": "x"},
+                         AGENTS)
+    words = " | ".join(parsed.notices)
+    assert "\u202e" not in words and "\u200b" not in words and "\u2066" not in words  # none raw
+    assert "'\\u202esteady-pro'" in words and "'steady-pro\\u200b'" in words and "\\u202eagent\\u2066" in words
+
+
 @pytest.mark.parametrize(("params", "expected"), [
     ({"data": "upload"}, "the link gives no sha"),
     ({"data": "upload", "sha": "xyz"}, "sha: must be 16 hex digits"),
