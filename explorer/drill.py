@@ -61,20 +61,35 @@ class RunsFilter:
     cohorts: tuple[str, ...] = ()
 
     def to_query(self) -> dict[str, list[str]]:
-        """The query parameters of a link to these runs (only the fields that filter)."""
+        """The query parameters of a link to these runs (only the fields that filter; the first MAX_QUERY_VALUES
+        values of each, :meth:`cut_in_link` says which were cut)."""
         return {QUERY[f.name]: list(getattr(self, f.name))[:MAX_QUERY_VALUES] for f in fields(self)
                 if getattr(self, f.name)}
 
+    def cut_in_link(self) -> list[str]:
+        """What a link to these runs leaves out, in words: 'the first 200 of the 250 tasks chosen'."""
+        return [f"the first {MAX_QUERY_VALUES:,} of the {len(getattr(self, f.name)):,} {f.name} chosen"
+                for f in fields(self) if len(getattr(self, f.name)) > MAX_QUERY_VALUES]
+
     @classmethod
     def from_query(cls, params: Mapping[str, Iterable[str]]) -> tuple[RunsFilter, list[str]]:
-        """A filter from query parameters, and what was ignored in them (unknown statuses, outcomes, cohorts)."""
+        """A filter from query parameters, and what was ignored in them, in words: unknown statuses, outcomes and
+        cohorts, values past the link's bounds (a link is hostile input: at most MAX_QUERY_VALUES distinct values
+        a parameter, each at most ``state.MAX_VALUE_CHARS`` characters, as the view's own parameters)."""
         values: dict[str, tuple[str, ...]] = {}
         ignored: list[str] = []
         for name, key in QUERY.items():
             given = list(dict.fromkeys(str(v) for v in params.get(key, ()) if str(v)))
+            if any(len(v) > state.MAX_VALUE_CHARS for v in given):
+                ignored.append(f"{key}: a value longer than {state.MAX_VALUE_CHARS} characters")
+                given = [v for v in given if len(v) <= state.MAX_VALUE_CHARS]
+            if len(given) > MAX_QUERY_VALUES:
+                ignored.append(f"{key}: {len(given) - MAX_QUERY_VALUES:,} values past the first {MAX_QUERY_VALUES:,} "
+                               "a link may name")
+                given = given[:MAX_QUERY_VALUES]
             allowed = ALLOWED[name]
             if allowed is not None:
-                ignored += [f"{key} {state.quoted(v)}" for v in given if v not in allowed]
+                ignored += [f"unknown {key} {state.quoted(v)}" for v in given if v not in allowed]
                 given = [v for v in given if v in allowed]
             values[name] = tuple(given)
         return cls(**values), ignored
@@ -345,19 +360,26 @@ _SEEN_KEY = "runs_query_seen"
 _SHOWN_KEY = "runs_filter_shown"
 
 
-def prepare_filter_widgets(options: Mapping[str, Sequence[str]]) -> list[str]:
+def linked_filter() -> dict[str, list[str]]:
+    """The Runs page's filter as the page's query parameters give it (a link's, or the page's own)."""
+    return {key: values for key in QUERY.values() if (values := st.query_params.get_all(key))}
+
+
+def prepare_filter_widgets(options: Mapping[str, Sequence[str]], *, read_link: bool = True) -> list[str]:
     """Before the Runs page's filter widgets: put the filter to show into their state.
 
     A link's query parameters win once (each distinct query once, so the viewer's later edits stay);
     otherwise the last selection (session state). The widgets are set only when the filter changed
     elsewhere or they are new (Streamlit forgets a page's widgets when another page is shown).
-    Returns what was left out, in words (plain text): values a link named that this page does not know.
+    ``read_link`` False: a link's filter is not read yet (it waits for the upload it was made on, and is
+    judged against that data once it is shown). Returns what was left out, in words (plain text): values a
+    link named that this page does not know.
     """
     notes: list[str] = []
-    given = {key: values for key in QUERY.values() if (values := st.query_params.get_all(key))}
-    if given and given != st.session_state.get(_SEEN_KEY):
+    given = linked_filter()
+    if read_link and given and given != st.session_state.get(_SEEN_KEY):
         runs_filter, ignored = RunsFilter.from_query(given)
-        notes += [f"unknown {what}" for what in ignored]
+        notes += ignored
         st.session_state[_SEEN_KEY] = given
         st.session_state[FILTER_KEY] = runs_filter
     runs_filter = current_filter()
@@ -365,16 +387,22 @@ def prepare_filter_widgets(options: Mapping[str, Sequence[str]]) -> list[str]:
         for name, key in WIDGET_KEYS.items():
             known = set(options[name])
             values = getattr(runs_filter, name)
-            notes += [f"{QUERY[name]} {state.quoted(v)} is not in this data" for v in values if v not in known]
+            unknown = [state.quoted(v) for v in values if v not in known]
+            if unknown:  # a few named, the rest counted (a link may name 200 values)
+                notes.append(f"{QUERY[name]} {_listed(unknown, 'values')} "
+                             f"{'is' if len(unknown) == 1 else 'are'} not in this data")
             st.session_state[key] = [v for v in values if v in known]
         st.session_state[_SHOWN_KEY] = runs_filter
     return notes
 
 
-def keep_filter(runs_filter: RunsFilter) -> None:
-    """After the widgets: the filter they show is the selection, and the page's query parameters say it."""
+def keep_filter(runs_filter: RunsFilter, *, write_link: bool = True) -> None:
+    """After the widgets: the filter they show is the selection, and the page's query parameters say it
+    (``write_link`` False: they keep a link's filter that waits for its upload, see prepare_filter_widgets)."""
     st.session_state[FILTER_KEY] = runs_filter
     st.session_state[_SHOWN_KEY] = runs_filter
+    if not write_link:
+        return
     query = runs_filter.to_query()
     for key in QUERY.values():
         if key in query:

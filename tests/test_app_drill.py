@@ -65,11 +65,18 @@ def test_filter_round_trips_through_query_parameters():
     assert drill.RunsFilter().to_query() == {}
 
 
+def test_a_filter_longer_than_a_link_holds_says_what_its_link_leaves_out():
+    many = drill.RunsFilter(agents=("a",), tasks=tuple(f"t{i}" for i in range(250)))
+    assert len(many.to_query()["task"]) == drill.MAX_QUERY_VALUES == 200
+    assert many.cut_in_link() == ["the first 200 of the 250 tasks chosen"]  # shown on the Runs page
+    assert drill.RunsFilter(tasks=("t1",)).cut_in_link() == []
+
+
 def test_filter_from_query_ignores_unknown_values_and_says_so():
     got, ignored = drill.RunsFilter.from_query({"agent": ["a", "a", ""], "status": ["done", "failed"],
                                                 "cohort": ["window"], "outcome": ["success"]})
     assert got == drill.RunsFilter(agents=("a",), statuses=("failed",), outcomes=("success",))
-    assert ignored == ["status 'done'", "cohort 'window'"]
+    assert ignored == ["unknown status 'done'", "unknown cohort 'window'"]
 
 
 def test_filter_in_words():

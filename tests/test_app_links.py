@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -259,6 +261,30 @@ def test_an_agent_kept_from_another_dataset_stays_out_of_the_link_until_that_dat
     assert not warnings(at)
     at.radio(key="source_kind").set_value("Sample data").run()
     assert "agent=crashy-runner" in link_text(at)  # the focus was kept for it
+
+
+def test_a_runs_link_made_on_an_upload_keeps_its_filter_until_that_file_is_shown():
+    """A reviewer's room: the filter of a Runs link made on an upload was judged against the sample shown while the
+    link waited ("agent 'healthy' is not in this data"), cut from the URL, and gone once the file was uploaded."""
+    sha = hashlib.sha256(EDGE_CSV).hexdigest()[:16]
+    at = go(app(data="upload", sha=sha, agent="healthy", task="t1"), "runs")
+    assert any("This link's filter waits for its file" in i.value for i in at.info)
+    assert not warnings(at)  # nothing judged against the sample
+    assert (at.query_params["agent"], at.query_params["task"]) == ("healthy", "t1")  # kept while it waits
+    assert "agent=healthy&task=t1" in link_text(at)
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    at.file_uploader(key="upload").set_value(("edge.csv", EDGE_CSV, "text/csv")).run()
+    assert not at.exception
+    assert (at.multiselect(key="runs_agents").value, at.multiselect(key="runs_tasks").value) == (["healthy"], ["t1"])
+    assert not any("waits for its file" in i.value for i in at.info) and not warnings(at)
+
+
+def test_a_runs_link_past_its_bounds_says_what_it_left_out():
+    at = go(app(task=[f"t{i:05d}" for i in range(300)], agent=["x" * 600, "steady-pro"]), "runs")
+    said = warnings(at).replace("\\", "")  # markdown escapes dropped
+    assert "agent: a value longer than 500 characters" in said and "task: 100 values past the first 200" in said
+    assert "and 197 more values are not in this data" in said and len(said) < 1_000  # not every value listed
+    assert at.multiselect(key="runs_agents").value == ["steady-pro"]
 
 
 def test_a_link_to_an_upload_waits_for_that_file():

@@ -22,7 +22,13 @@ policy = report.policy
 options = {"agents": [a.agent_id for a in report.agents], "tasks": sorted(runs["task_id"].astype(str).unique()),
            "statuses": list(STATUSES), "outcomes": list(OUTCOMES), "cohorts": list(COHORTS)}
 
-notes = drill.prepare_filter_widgets(options)
+# A link made on an upload keeps its filter until that file is shown (app.py asks for it): judged against the data
+# shown meanwhile, its agents and tasks were dropped, from the view and from the URL.
+waiting = state.waiting_for(data.link_hashes(data.current_dataset())) is not None and bool(drill.linked_filter())
+if waiting:
+    st.info("This link's filter waits for its file: the runs below are every run of the data shown until then.",
+            icon=":material/filter_alt:")
+notes = drill.prepare_filter_widgets(options, read_link=not waiting)
 if notes:
     st.warning("Left out of the filter: " + "; ".join(fmt.plain(n) for n in notes) + ".",
                icon=":material/filter_alt_off:")
@@ -42,7 +48,10 @@ cohorts = bottom[2].multiselect("In the cohort of", options["cohorts"], key=dril
                                      f"runs, the radar the latest {policy.radar_window} terminal runs of each agent, "
                                      "pass^k every terminal run with a known outcome.")
 runs_filter = drill.RunsFilter(tuple(agents), tuple(tasks), tuple(statuses), tuple(outcomes), tuple(cohorts))
-drill.keep_filter(runs_filter)
+drill.keep_filter(runs_filter, write_link=not waiting)
+if runs_filter.cut_in_link():
+    st.caption("The link names " + "; ".join(runs_filter.cut_in_link()) + " (a link holds at most "
+               f"{drill.MAX_QUERY_VALUES:,} of each).")
 
 view = runs_filter.view(runs, policy)
 one_agent = runs_filter.agents[0] if len(runs_filter.agents) == 1 else None
