@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
@@ -233,8 +234,20 @@ def _scalar_input(spec: FieldSpec, value: Any, generation: int) -> Any:
     if spec.kind == "integer":
         return st.number_input(label, value=int(value), min_value=int(spec.low), max_value=int(spec.high), step=1,
                                key=key, help=f"{spec.meaning}; {spec.describe_range()}")
-    return st.number_input(label, value=float(value), step=0.05, format="%.2f", key=key,
+    return st.number_input(label, value=float(value), step=0.05, format=decimals_format(float(value)), key=key,
                            help=f"{spec.meaning}; {spec.describe_range()}")
+
+
+def decimals_format(value: float) -> str:
+    """A number box's format that shows ``value`` as the policy holds it: two decimals, more where it has them (a
+    link's 0.404 read "0.40" beside "edited", and 0.004 "0.00"), at most 12.
+
+    >>> decimals_format(0.4), decimals_format(0.404), decimals_format(0.004), decimals_format(1e-30)
+    ('%.2f', '%.3f', '%.3f', '%.12f')
+    """
+    exponent = Decimal(repr(value)).as_tuple().exponent
+    places = -exponent if isinstance(exponent, int) else 2  # a NaN or an infinity has no places (refused anyway)
+    return f"%.{min(max(2, places), 12)}f"
 
 
 def _anchor_input(spec: FieldSpec, value: dict, generation: int) -> dict:

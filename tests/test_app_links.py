@@ -227,6 +227,17 @@ def test_sandbox_edits_survive_another_page_and_open_from_a_link():
     assert "+sandbox-" in "\n".join(i.value for i in fresh.info)
 
 
+def test_a_linked_sandbox_constant_is_shown_as_the_policy_holds_it():
+    """A reviewer's link: 0.404 and 0.004 were shown "0.40" and "0.00" beside "edited", while 0.404 and 0.004 ruled."""
+    at = go(app(**{"policy.success_weight": "0.404", "policy.execution_weight": "0.296",
+                   "policy.neutral_consistency": "0.004"}), "sandbox")
+    boxes = {k: at.number_input(key=f"{k}_0") for k in ("success_weight", "execution_weight", "neutral_consistency",
+                                                        "cost_weight")}
+    assert {k: (b.value, b.proto.format) for k, b in boxes.items()} == {
+        "success_weight": (0.404, "%.3f"), "execution_weight": (0.296, "%.3f"), "neutral_consistency": (0.004, "%.3f"),
+        "cost_weight": (0.3, "%.2f")}
+
+
 def test_the_leaderboard_link_carries_the_intervals_toggle_and_bootstrap_settings():
     at = go(app(intervals="1", replicates="200", seed="7"), "leaderboard")
     assert at.toggle(key="leaderboard_intervals").value is True
