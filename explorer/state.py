@@ -786,8 +786,8 @@ def bound(name: str, key: str, options: Sequence[Any] | None = None, *, part: in
             value = value[part]
         if isinstance(value, list) and options is not None:
             value = [v for v in value if v in options]
-        elif options is not None and value not in options:
-            value = None
+        elif options is not None and value not in options:  # not offered (a link's level=1000): the fallback
+            value = fallback if fallback is not None and fallback in options else None
         if value is not None:
             st.session_state[key] = value
     return {"key": key, "on_change": _write_back, "args": (name, key, part, then)}

@@ -390,6 +390,9 @@ def test_a_linked_level_the_page_does_not_offer_is_said_and_the_link_follows_wha
     said = "\n".join(c.value for c in at.caption).replace("\\", "")
     assert "The level asked for, pass^2, is not offered here (only pass^1, pass^3, pass^5): pass^1 is shown." in said
     assert "level" not in at.query_params and "level=" not in link_text(at)  # pass^1, the default
+    # ... and selected (Score over time's control showed no level selected under the words "pass^1 is shown")
+    shown = at.radio(key="task_k") if page == "repeatability" else at.get("button_group")[0]
+    assert shown.value in (1, [1]), shown.value
     kept = go(go(app(level="3"), "leaderboard"), page)  # an offered level: no word, kept
     assert "is not offered here" not in "\n".join(c.value for c in kept.caption)
     assert kept.query_params["level"] == "3"

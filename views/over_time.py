@@ -48,7 +48,8 @@ st.caption(f"The window: the agent's latest {policy.radar_window} terminal runs 
 
 st.subheader("pass^k over time")
 k = st.segmented_control("k", policy.pass_k_levels, format_func=lambda level: f"pass^{level}",
-                         **state.bound("level", "over_time_k", policy.pass_k_levels)) or policy.pass_k_levels[0]
+                         **state.bound("level", "over_time_k", policy.pass_k_levels,
+                                       fallback=policy.pass_k_levels[0])) or policy.pass_k_levels[0]
 state.say_if_not_offered("level", k, policy.pass_k_levels, lambda level: f"pass^{level}")
 st.plotly_chart(charts.pass_k_over_time(found.frame, ordered, k), width="stretch", key="pass_k_over_time")
 st.caption(f"The mean over the tasks with at least {policy.pass_k_min_outcomes} known outcomes by that day "
