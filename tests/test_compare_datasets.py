@@ -267,6 +267,17 @@ def test_a_link_naming_both_datasets_restores_the_mode_and_waits_for_the_upload(
     assert "compare=datasets" in link and "baseline=" not in link
 
 
+def test_the_agent_chosen_in_the_datasets_mode_is_in_the_link_and_a_link_opens_on_it():
+    """Before, the datasets mode's Agent box followed the focus when first drawn but a choice there never reached
+    the link: whoever opened it saw another agent."""
+    at = app_on_compare(compare="datasets")
+    at.selectbox(key="diff_agent").set_value("crashy-runner").run()
+    link = "\n".join(c.value for c in at.sidebar.code)
+    assert "compare=datasets" in link and "agent=crashy-runner" in link
+    fresh = app_on_compare(compare="datasets", agent="crashy-runner")
+    assert fresh.selectbox(key="diff_agent").value == "crashy-runner"
+
+
 def test_hostile_compare_parameters_give_notices_and_the_default_mode():
     at = app_on_compare(compare="<img src=x onerror=alert(1)>", baseline="upload:not-hex",
                         new="db:../../etc/passwd")

@@ -150,7 +150,9 @@ def two_datasets() -> None:
     if "diff_agent" not in st.session_state:  # the agent in focus, else the first whose verdict is a change
         changed = [a.agent_id for a in d.agents if a.verdict != "no real change"]
         st.session_state["diff_agent"] = state.get("agent") if state.get("agent") in ids else (changed or ids)[0]
-    agent_id = st.selectbox("Agent", ids, key="diff_agent")
+    # The agent chosen is the focus: the link names it where the data shown has it (state.encode), and opens on it.
+    agent_id = st.selectbox("Agent", ids, key="diff_agent",
+                            on_change=lambda: state.put("agent", st.session_state["diff_agent"]))
     a = d.agents[ids.index(agent_id or ids[0])]
     cols = st.columns(4)
     cols[0].metric("Baseline", fmt.score(a.headline.baseline))
