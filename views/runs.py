@@ -49,9 +49,9 @@ cohorts = bottom[2].multiselect("In the cohort of", options["cohorts"], key=dril
                                      "pass^k every terminal run with a known outcome.")
 runs_filter = drill.RunsFilter(tuple(agents), tuple(tasks), tuple(statuses), tuple(outcomes), tuple(cohorts))
 drill.keep_filter(runs_filter, write_link=not waiting)
-if runs_filter.cut_in_link():
-    st.caption("The link names " + "; ".join(runs_filter.cut_in_link()) + " (a link holds at most "
-               f"{drill.MAX_QUERY_VALUES:,} of each).")
+cut = runs_filter.cut_in_link()
+if cut:
+    st.caption(f"The link names {'; '.join(cut)} (a link holds at most {drill.MAX_QUERY_VALUES:,} of each).")
 
 view = runs_filter.view(runs, policy)
 one_agent = runs_filter.agents[0] if len(runs_filter.agents) == 1 else None
