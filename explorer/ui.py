@@ -240,14 +240,20 @@ def _scalar_input(spec: FieldSpec, value: Any, generation: int) -> Any:
 
 def decimals_format(value: float) -> str:
     """A number box's format that shows ``value`` as the policy holds it: two decimals, more where it has them (a
-    link's 0.404 read "0.40" beside "edited", and 0.004 "0.00"), at most 12.
+    link's 0.404 read "0.40" beside "edited", and 0.004 "0.00"); past 12 decimals every significant digit in
+    scientific form (a hostile link's 1e-300 read "0.000000000000", and 0.4000000000001 "0.400000000000").
 
-    >>> decimals_format(0.4), decimals_format(0.404), decimals_format(0.004), decimals_format(1e-30)
-    ('%.2f', '%.3f', '%.3f', '%.12f')
+    >>> decimals_format(0.4), decimals_format(0.404), decimals_format(0.004)
+    ('%.2f', '%.3f', '%.3f')
+    >>> decimals_format(1e-300), decimals_format(0.4000000000001), decimals_format(123456789.25)
+    ('%.1e', '%.12e', '%.2f')
     """
-    exponent = Decimal(repr(value)).as_tuple().exponent
-    places = -exponent if isinstance(exponent, int) else 2  # a NaN or an infinity has no places (refused anyway)
-    return f"%.{min(max(2, places), 12)}f"
+    _, digits, exponent = Decimal(repr(value)).as_tuple()
+    if not isinstance(exponent, int):  # a NaN or an infinity (refused by the policy's validator anyway)
+        return "%.2f"
+    if -exponent <= 12:
+        return f"%.{max(2, -exponent)}f"
+    return f"%.{max(1, len(digits) - 1)}e"
 
 
 def _anchor_input(spec: FieldSpec, value: dict, generation: int) -> dict:

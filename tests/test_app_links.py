@@ -238,6 +238,14 @@ def test_a_linked_sandbox_constant_is_shown_as_the_policy_holds_it():
         "cost_weight": (0.3, "%.2f")}
 
 
+def test_a_hostile_linked_constant_past_twelve_decimals_is_shown_with_every_digit():
+    at = go(app(**{"policy.neutral_consistency": "1e-300", "policy.success_weight": "0.4000000000001",
+                   "policy.execution_weight": "0.2999999999999"}), "sandbox")
+    shown = {k: at.number_input(key=f"{k}_0").proto.format for k in ("neutral_consistency", "success_weight")}
+    assert shown == {"neutral_consistency": "%.1e", "success_weight": "%.12e"}  # was 0.000000000000, 0.400000000000
+    assert at.number_input(key="neutral_consistency_0").value == 1e-300
+
+
 def test_the_leaderboard_link_carries_the_intervals_toggle_and_bootstrap_settings():
     at = go(app(intervals="1", replicates="200", seed="7"), "leaderboard")
     assert at.toggle(key="leaderboard_intervals").value is True
