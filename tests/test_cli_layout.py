@@ -113,7 +113,12 @@ def test_a_report_imports_its_own_subcommand_and_no_analysis():
 
 
 def test_import_scoring_leaves_the_analyses_until_scoring_score_is_asked_for():
-    modules = _imported("import scoring")
+    """Each public name of ``scoring`` is imported when first asked for: ``import scoring`` alone loads none of
+    them (nor pandas), a measure loads its own modules, and the analyses wait for ``scoring.score``."""
+    alone = _imported("import scoring")
+    assert {m for m in alone if m.startswith("scoring")} == {"scoring", "scoring.contract", "scoring.contract.lazy"}
+    assert not {m for m in alone if m.startswith(("pandas", "numpy", "pyarrow"))}, sorted(alone)
+    modules = _imported("import scoring\nscoring.Report")
     assert "scoring.measures.report" in modules and not {m for m in modules if m.startswith("scoring.analysis")}
     import scoring
     from scoring.analysis.notebook import score

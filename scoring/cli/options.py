@@ -9,7 +9,7 @@ import dataclasses
 
 from scoring.contract import format as fmt
 from scoring.contract.limits import DEFAULT_LIMITS, WORKER_OVERHEAD, Limits, parse_size
-from scoring.load.importers import KINDS
+from scoring.load.importers.kinds import KINDS
 from scoring.measures.radar import check_weights
 
 

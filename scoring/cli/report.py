@@ -10,21 +10,29 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 from scoring.cli.options import import_options, limit_options, parse_weights
-from scoring.cli.shared import import_requested, load_inputs, read_policy, read_scorecard, write_stdout
+from scoring.cli.shared import (
+    import_requested,
+    load_inputs,
+    looks_like_runs_file,
+    read_policy,
+    read_scorecard,
+    write_stdout,
+)
 from scoring.contract import format as fmt
 from scoring.contract.extras import install_hint, missing_module_message
 from scoring.contract.limits import Limits
 from scoring.contract.policy import Policy
+from scoring.contract.problems import RunsValidationError
 from scoring.contract.schema import COMPLETED
-from scoring.load.importers.api import looks_like_runs_file
-from scoring.load.runs import RunsValidationError
 from scoring.measures.repeatability import check_levels
 from scoring.measures.report import Report, score_runs
 
+# pandas is imported by the functions that build or read a frame: a report from an engine's aggregates
+# (--engine sql) never loads it.
 if TYPE_CHECKING:
+    import pandas as pd
+
     from scoring.analysis.scorecard import Scorecard
 
 
@@ -266,6 +274,8 @@ def table_text(report: Report) -> str:
 
 def scorecard_table_text(report: Report, card: Scorecard) -> str:
     """The team's profile ranking for the terminal, beside the unchanged headline score and rank."""
+    import pandas as pd
+
     from scoring.analysis.scorecard import apply_scorecard
 
     decimals = report.policy.score_decimals
@@ -281,4 +291,6 @@ def scorecard_table_text(report: Report, card: Scorecard) -> str:
 
 
 def _missing(value: object) -> bool:
+    import pandas as pd
+
     return value is None or bool(pd.isna(value))

@@ -16,21 +16,16 @@ from typing import TYPE_CHECKING, Any
 from scoring.contract.format import named, one_line
 from scoring.contract.limits import Limits
 from scoring.contract.policy import CANONICAL_POLICY, FieldError, Policy, PolicyError, load_policy
-from scoring.load.importers import (
-    Imported,
-    MappingError,
-    apply_prices,
-    expand_folder,
-    import_batch,
-    import_file,
-    mapping_from_json,
-)
-from scoring.load.importers.api import looks_like_runs_file
-from scoring.load.runs import LoadedRuns, RunsValidationError, check_work, load_runs
+from scoring.contract.problems import RunsValidationError
+from scoring.load.importers.kinds import runs_at_a_glance
 
+# The importers and the loader (pandas with them) are imported by the functions that read an input: a report whose
+# engine reads the file itself (--engine sql) never loads them.
 if TYPE_CHECKING:
     from scoring.analysis.scorecard import Scorecard
+    from scoring.load.importers import Imported
     from scoring.load.importers import Mapping as ImportMapping
+    from scoring.load.runs import LoadedRuns
     from scoring.outputs.downloads import DatasetInfo
 
 
@@ -90,6 +85,8 @@ def read_scorecard(path: str | None) -> Scorecard | None:
 
 def load_runs_file(path: str, limits: Limits, **options: Any) -> LoadedRuns:
     """One runs file through the one loader; a refusal names every problem (and the mapping, for a foreign table)."""
+    from scoring.load.runs import check_work, load_runs
+
     try:
         return check_work(load_runs(path, limits=limits, **options), limits)
     except RunsValidationError as exc:
@@ -98,6 +95,17 @@ def load_runs_file(path: str, limits: Limits, **options: Any) -> LoadedRuns:
             hint = ("\nhint: a table in another layout can be read through a column mapping: --mapping MAP.json "
                     "(the app's 'Map a table' page writes one)")
         raise Refused(exc.report() + hint) from None
+
+
+def looks_like_runs_file(path: str, limits: Limits) -> bool:
+    """Whether one input is a runs table: at a glance where its first bytes tell (no importer loaded), else by
+    the importers' detection."""
+    glance = runs_at_a_glance(path)
+    if glance is not None:
+        return glance
+    from scoring.load.importers.api import looks_like_runs_file as detected  # the importers, pandas with them
+
+    return detected(path, limits)
 
 
 def import_requested(args: argparse.Namespace) -> bool:
@@ -126,6 +134,8 @@ def per_input(values: list[str] | None, inputs: list[str], option: str) -> list[
 
 def read_mapping(path: str | None) -> ImportMapping | None:
     """``--mapping``: the column mapping in ``path`` (None without one)."""
+    from scoring.load.importers import MappingError, mapping_from_json
+
     if path is None:
         return None
     try:
@@ -175,6 +185,8 @@ def import_inputs(args: argparse.Namespace, limits: Limits, *, skip_refused: boo
     A folder that is not a tau2 result folder is read as the result files it holds. Every refused file
     is named; with ``skip_refused`` (--exclude-invalid) they are left out and named in the import report.
     """
+    from scoring.load.importers import apply_prices, expand_folder, import_batch, import_file
+
     mapping = read_mapping(args.mapping)
     agents = per_input(args.agent, args.inputs, "--agent")
     tags = per_input(args.experiment, args.inputs, "--experiment")
@@ -201,6 +213,8 @@ def load_inputs(args: argparse.Namespace, limits: Limits, *, exclude_invalid: bo
     The import report goes to stderr as ``import:`` lines (and the import's warnings are not
     repeated as ``warning:`` lines); a refusal names every problem, as for a runs file.
     """
+    from scoring.load.runs import check_work
+
     if reads_one_runs_file(args, limits):
         loaded = load_runs_file(args.inputs[0], limits, exclude_invalid=exclude_invalid)
         print_warnings(loaded.warnings)

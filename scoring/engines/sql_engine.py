@@ -31,13 +31,14 @@ from dataclasses import dataclass, fields
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from scoring.contract.limits import DEFAULT_LIMITS, Limits
 from scoring.contract.policy import CANONICAL_POLICY, Policy
+from scoring.contract.problems import Problem, RunsValidationError
 from scoring.contract.schema import (
     COMPLETED,
     FALSE_TOKENS,
@@ -64,7 +65,7 @@ from scoring.contract.schema import (
     look_alike_warnings,
     normalize_column_name,
 )
-from scoring.load.arrow_runs import csv_header
+from scoring.load.csv_header import csv_header
 from scoring.load.database import (
     CONNECT_TIMEOUT_S,
     READ_SECONDS_PER_CPU_SECOND,
@@ -78,7 +79,6 @@ from scoring.load.database import (
     log,
     redact,
 )
-from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, csv_file_record_lines
 from scoring.measures._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, SPREAD_SCALE_AT, SPREAD_SCALE_BY
 from scoring.measures.headline import (
     LEFT_OUT_STATUSES,
@@ -89,6 +89,9 @@ from scoring.measures.headline import (
 from scoring.measures.radar import RadarAggregates, middle_value, radar_from_aggregates
 from scoring.measures.repeatability import RepeatabilityAggregates, repeatability_from_aggregates
 from scoring.measures.report import Report, assemble_report
+
+if TYPE_CHECKING:
+    from scoring.load.runs import LoadedRuns
 
 MAX_PROBLEMS = 200
 # The duplicate check sorts the run_ids' hashes here (SqlScorer.read_bigints) for at most this many rows
@@ -1274,17 +1277,40 @@ HEADER_BYTES = 1 << 20  # a CSV header must end within the file's first MiB (nin
 TAIL_BYTES = 1 << 16  # the last line is checked when it ends within the file's last 64 KiB
 
 
-def _header_names(path: Path) -> list[str]:
+def _top_level_names(elements: Sequence[tuple[Any, Any]]) -> list[str]:
+    """The top-level column names of a Parquet schema given as DuckDB's ``parquet_schema`` lists it: (name,
+    children) of every element, depth first from the root; a nested column's elements are passed over (counted,
+    never by recursion, so no depth of nesting is a problem). [] for a list that does not add up.
+
+    >>> _top_level_names([("schema", 3), ("a", None), ("s", 2), ("x", None), ("y", 1), ("z", None), ("a", None)])
+    ['a', 's', 'a']
+    """
+    names, i = [], 1
+    try:
+        for _ in range(int(elements[0][1] or 0)):
+            name, pending = elements[i]
+            names.append(str(name))
+            i, pending = i + 1, int(pending or 0)
+            while pending:
+                pending += int(elements[i][1] or 0) - 1
+                i += 1
+    except (IndexError, TypeError, ValueError):
+        return []
+    return names
+
+
+def _header_names(path: Path, con: Any) -> list[str]:
     """The column names as the file writes them: DuckDB renames a repeated name (``latency_ms_1``), which would
-    hide a column named twice that the pandas loader refuses. A Parquet file's are those the loader reads."""
+    hide a column named twice that the pandas loader refuses. A Parquet file's are those the loader reads (from
+    its schema, read by DuckDB: the report never loads Arrow)."""
     if path.suffix.lower() in (".parquet", ".pq"):
-        import pyarrow.parquet as pq
+        import duckdb
 
         try:
-            names = [str(n) for n in pq.read_schema(str(path)).names]
-        except Exception:  # unreadable: DuckDB's refusal says so
+            elements = con.execute("SELECT name, num_children FROM parquet_schema(?)", [str(path)]).fetchall()
+        except duckdb.Error:  # unreadable: DuckDB's refusal (reading the file) says so
             return []
-        return [n for n in names if normalize_column_name(n) in READ_COLUMNS]
+        return [n for n in _top_level_names(elements) if normalize_column_name(n) in READ_COLUMNS]
     with open(path, "rb") as handle:
         head = handle.read(HEADER_BYTES)
     if not re.search(rb"[\r\n]", head) and path.stat().st_size > HEADER_BYTES:
@@ -1311,11 +1337,11 @@ def _last_line_fields(path: Path) -> int | None:
         return None
 
 
-def _check_shape(path: Path) -> None:
+def _check_shape(path: Path, con: Any) -> None:
     """What DuckDB's reader lets through and the pandas loader refuses: a column named twice, and (CSV) a last
     line with a field more than the header (DuckDB drops an empty last field of the last line only; a ragged
     line before it is refused by both)."""
-    header = _header_names(path)
+    header = _header_names(path, con)
     try:
         _normalize_names(header)
     except RunsValidationError as exc:
@@ -1329,7 +1355,7 @@ def _check_shape(path: Path) -> None:
 
 def _duckdb_relation(con: Any, path: Path) -> tuple[Any, str]:
     """The file as a DuckDB relation (relational API: the path is a value, never SQL text), with row numbers."""
-    _check_shape(path)
+    _check_shape(path, con)
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
         return con.read_parquet(str(path), file_row_number=True), "file_row_number + 1"
@@ -1401,6 +1427,8 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
             if path.suffix.lower() != ".csv":
                 raise
             # A person counts the file's lines: each problem row's line beside it, as the pandas engine says it.
+            from scoring.load.runs import csv_file_record_lines  # a refusal's path: the loader, pandas with it
+
             raise exc.with_lines(csv_file_record_lines(path, exc.problem_rows)) from None
         return scorer.report(weights, levels)
     finally:
@@ -1501,7 +1529,7 @@ def load_postgres_runs(spec: ConnectionSpec, table: str, *, limits: Limits = DEF
     import psycopg
     from psycopg import sql
 
-    from scoring.load.runs import validate_runs
+    from scoring.load.runs import validate_runs  # the one validator, pandas with it
 
     table = _table_or_refuse(table)
     conn = connect(spec)

@@ -12,7 +12,6 @@ formats use, so a refused file gets exactly the report it always got.
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +41,7 @@ from scoring.contract.schema import (
     normalize_column_name,
     timestamp_micros,
 )
+from scoring.load.csv_header import csv_header
 
 NAT = np.iinfo(np.int64).min
 # A column as Arrow read it: one array, or (a CSV read in blocks, a Parquet file's row groups) a chunked array.
@@ -113,23 +113,6 @@ def _compact(codes: np.ndarray, names: list[str]) -> tuple[np.ndarray, list[str]
 
 
 # --------------------------------------------------------------------------- reading
-
-
-def csv_header(data: bytes) -> list[str] | None:
-    """The header row's names, or None when the header is not plain (let the text reader decide)."""
-    end = data.find(b"\n")
-    first = (data if end < 0 else data[:end]).rstrip(b"\r")
-    if first.startswith(b"\xef\xbb\xbf"):
-        first = first[3:]
-    try:
-        text = first.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-    try:
-        names = next(csv.reader([text]), None)
-    except csv.Error:
-        return None
-    return names or None
 
 
 def read_csv_table(data: bytes, columns: Collection[str] = SPEC_COLUMNS, *, source: Any = None,

@@ -34,6 +34,13 @@ from numpy.typing import ArrayLike
 from pandas.api import types as ptypes
 
 from scoring.contract.limits import DEFAULT_LIMITS, Limits, format_size, row_limit_refusal
+from scoring.contract.problems import (  # noqa: F401 - MAX_PROBLEMS_*: the refusal's bounds, read here too
+    MAX_PROBLEMS_KEPT,
+    MAX_PROBLEMS_LISTED,
+    Problem,
+    RunsValidationError,
+    _show,
+)
 from scoring.contract.safejson import decode_error_words, object_noting_repeats, parse_int, repeated_keys
 from scoring.contract.schema import (
     FALSE_TOKENS,
@@ -55,104 +62,6 @@ from scoring.load import arrow_runs
 FORMATS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",
            ".pq": "parquet"}
 DEFAULT_MAX_ROWS = DEFAULT_LIMITS.max_rows
-MAX_PROBLEMS_LISTED = 1000  # in the text report
-MAX_PROBLEMS_KEPT = 10_000  # as Problem objects: a file of 5,000,000 bad rows must not cost gigabytes to refuse
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with an input file. ``row`` is None for file-level problems.
-
-    Rows are numbered from 1: the first record of a JSON array or Parquet file,
-    the first line after the header of a CSV, the line number of a JSON Lines file.
-    """
-
-    row: int | None
-    column: str | None
-    value: str | None
-    reason: str
-    code: str = ""  # a schema.Reason code: the same for the same rule whichever engine or importer found it
-    unlisted: int = 0  # rows of this rule counted here, not listed one by one (the SQL engines list the first few)
-
-    @classmethod
-    def of(cls, reason: Reason, row: int | None = None, column: str | None = None, value: str | None = None,
-           **fields: object) -> Problem:
-        return cls(row, column, value, reason.text(**fields), reason.code)
-
-    @classmethod
-    def not_listed(cls, reason: Reason, column: str, rows: int, **fields: object) -> Problem:
-        """The ``rows`` more rows a rule refuses than a refusal lists, as one problem that stands for them."""
-        return cls(None, column, None, f"{reason.text(**fields)}: {rows:,} more row(s) not listed", reason.code,
-                   unlisted=rows)
-
-    def message(self, line: int | None = None) -> str:
-        """The problem in words; ``line``: the file line its row starts on (a CSV), said beside the row."""
-        where = [] if self.row is None else [f"row {self.row}" + (f" (line {line})" if line is not None else "")]
-        if self.column is not None:
-            where.append(f"column '{self.column}'")
-        if self.value is not None:
-            where.append(f"value {_show(self.value)}")
-        return (", ".join(where) + ": " if where else "") + self.reason + (f" [{self.code}]" if self.code else "")
-
-
-class RunsValidationError(ValueError):
-    """A runs file was refused. ``problems`` lists every reason; see :meth:`report`."""
-
-    def __init__(self, problems: list[Problem], *, rows_read: int = 0, source: str = "input",
-                 can_exclude: bool = True, total: int | None = None, invalid_rows: int | None = None):
-        self.problems = problems  # the first MAX_PROBLEMS_KEPT, in row order
-        self.total = len(problems) if total is None else total
-        self.rows_read = rows_read
-        self.source = source
-        self.invalid_rows = len(self.problem_rows) if invalid_rows is None else invalid_rows
-        # Only row-level problems can be excluded; a file-level one refuses the file.
-        self.excludable = can_exclude and all(p.row is not None for p in problems)
-        # A CSV's rows are records after the header; a person counts the file's lines (row 57 may be line 58, or
-        # further on after blank lines or cells over several lines): row -> line, when the loader could tell.
-        self.lines: dict[int, int] = {}
-        super().__init__(self.report())
-
-    @property
-    def problem_rows(self) -> set[int]:
-        """The rows the listed problems name."""
-        return {p.row for p in self.problems if p.row is not None}
-
-    def with_lines(self, lines: Mapping[int, int]) -> RunsValidationError:
-        """This refusal with the file line of each problem row (``csv_record_lines``) said beside the row."""
-        self.lines = dict(lines)
-        self.args = (self.report(),)
-        return self
-
-    def report(self) -> str:
-        head = f"{self.source}: refused, {self.total:,} problem(s)"
-        if self.invalid_rows and self.rows_read:
-            head += f" in {self.invalid_rows:,} of {self.rows_read:,} row(s)"
-        shown = self.problems[:MAX_PROBLEMS_LISTED]
-        lines = [head] + [f"  - {p.message(self.lines.get(p.row) if p.row is not None else None)}" for p in shown]
-        # A line may stand for more than one problem: the SQL engines' "N more row(s) not listed" for a rule.
-        said = sum(p.unlisted or 1 for p in shown)
-        if self.total > said:
-            lines.append(f"  ... and {self.total - said:,} more")
-        if self.excludable and self.invalid_rows:
-            lines.append(f"The {self.invalid_rows:,} invalid row(s) can be excluded explicitly (--exclude-invalid).")
-        return "\n".join(lines)
-
-    def table(self) -> pd.DataFrame:
-        """The problems as a table (row, its line in the file when known, column, value, reason, code)."""
-        line = {"line": pd.array([self.lines.get(p.row) if p.row is not None else None for p in self.problems],
-                                 dtype="Int64")} if self.lines else {}
-        return pd.DataFrame(
-            {
-                "row": pd.array([p.row for p in self.problems], dtype="Int64"),
-                **line,
-                "column": [p.column or "" for p in self.problems],
-                "value": [_show(p.value) if p.value is not None else "" for p in self.problems],
-                "reason": [p.reason for p in self.problems],
-                "code": [p.code for p in self.problems],
-            }
-        )
-
-
 @dataclass(frozen=True)
 class LoadedRuns:
     """A validated runs table and what happened while loading it."""
@@ -210,11 +119,6 @@ def _long_ids(runs: pd.DataFrame, limit: int) -> list[Problem]:
             problems.append(Problem.of(Reason.FILE, None, column, longest[:61], detail=(
                 f"an id of {len(longest):,} characters, more than the limit of {limit:,} (max_id_chars)")))
     return problems
-
-
-def _show(value: str, limit: int = 60) -> str:
-    text = value if len(value) <= limit else value[: limit - 1] + "…"
-    return repr(text)
 
 
 # --------------------------------------------------------------------------- reading

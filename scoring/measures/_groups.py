@@ -5,11 +5,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from scoring.contract.schema import HEADLINE_STATUSES, TERMINAL_STATUSES
+
+# pandas is imported by the functions that build or read a frame: a report from an engine's aggregates
+# (--engine sql) never loads it.
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Sums of values near the largest double overflow: such an agent's values are scaled by a power of two
 # (exactly) before they are added. Every engine applies the same rule (scoring.engines.sql_engine too).
@@ -162,6 +167,7 @@ def headline_cohort(runs: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> frame = pd.DataFrame({"status": ["completed", "completed", "failed"],
     ...                       "success": pd.array([True, None, True], dtype="boolean")})
     >>> [m.tolist() for m in headline_cohort(frame)]
@@ -175,10 +181,13 @@ def status_in(status: pd.Series, names: tuple[str, ...] | list[str]) -> np.ndarr
     """Whether each row's status is one of ``names``: on a categorical column (the canonical frame's), one
     lookup of its codes in a table of its categories (pandas' isin hashes every row: 0.13 s at 10M runs).
 
+    >>> import pandas as pd
     >>> status_in(pd.Series(pd.Categorical(["failed", "completed", None], categories=["completed", "failed"])),
     ...           ["completed"]).tolist()
     [False, True, False]
     """
+    import pandas as pd
+
     if isinstance(status.dtype, pd.CategoricalDtype):
         table = np.append(np.isin(np.asarray(status.cat.categories, dtype=object), list(names)), False)
         return table[status.cat.codes.to_numpy()]  # code -1 (missing) reads the last entry: False
@@ -186,6 +195,8 @@ def status_in(status: pd.Series, names: tuple[str, ...] | list[str]) -> np.ndarr
 
 
 def agent_groups(runs: pd.DataFrame) -> AgentGroups:
+    import pandas as pd
+
     codes, uniques = pd.factorize(runs["agent_id"], sort=False)
     codes = codes.astype(np.int64)
     status = runs["status"]  # categorical in a canonical frame: comparisons run on codes

@@ -9,16 +9,20 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
-import pandas as pd
 
 from scoring.contract import format as fmt
 from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.contract.schema import COMPLETED, TERMINAL_STATUSES
 from scoring.measures._groups import SPREAD_SCALE_AT, SPREAD_SCALE_BY, AgentGroups, agent_groups, optional, safe_divide
 from scoring.measures.facts import Fact
+
+# pandas is imported by the functions that build or read a frame: a report from an engine's aggregates
+# (--engine sql) never loads it.
+if TYPE_CHECKING:
+    import pandas as pd
 
 Number = TypeVar("Number", float, np.ndarray)  # the composite is the same formula on scalars and arrays
 

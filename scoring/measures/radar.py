@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.measures._groups import AgentGroups, agent_groups, optional
@@ -21,6 +21,11 @@ from scoring.measures.axes import (  # RadarAggregates: importable here too
     robustness_tasks,
 )
 from scoring.measures.facts import Fact
+
+# pandas is imported by the functions that build or read a frame: a report from an engine's aggregates
+# (--engine sql) never loads it.
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -144,6 +149,8 @@ def window_rows(groups: AgentGroups, policy: Policy = CANONICAL_POLICY) -> np.nd
 
 def _medians(values: np.ndarray, codes: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
     """(count, median) of non-null values per agent code; median NaN where the count is 0."""
+    import pandas as pd
+
     ok = ~np.isnan(values)
     medians = pd.Series(values[ok]).groupby(codes[ok]).median().reindex(range(size)).to_numpy(dtype=float, copy=True)
     overflowed = np.flatnonzero(np.isinf(medians))  # (a + b) / 2 of two values near the largest double
@@ -165,6 +172,8 @@ def middle_value(ordered: Sequence[float] | np.ndarray) -> float:
 def radar_aggregates(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
                      groups: AgentGroups | None = None) -> RadarAggregates:
     """The aggregate step of the radar on a canonical runs frame (SPEC 4 window)."""
+    import pandas as pd
+
     groups = groups or agent_groups(runs)
     rows = window_rows(groups, policy)
     size, codes = groups.size, groups.codes[rows]

@@ -12,15 +12,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from math import comb
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike
 
 from scoring.contract.policy import CANONICAL_POLICY, FIELD_BY_NAME, Policy
 from scoring.measures._groups import AgentGroups, agent_groups
+
+# pandas is imported by the functions that build or read a frame: the per-task table is built when first read, so a
+# report from an engine's aggregates (--engine sql) never loads it.
+if TYPE_CHECKING:
+    import pandas as pd
 
 MAX_CURVE_K = 100  # the curve's largest k (pass^k is 0 beyond the smallest trial count that large anyway)
 
@@ -48,8 +53,8 @@ def pass_hat_k_array(n: ArrayLike, c: ArrayLike, k: int) -> np.ndarray:
     n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
     if n.size == 0:
         return np.zeros(0)
-    pair, uniques = pd.factorize(n * (int(n.max()) + 1) + c, sort=False)
     width = int(n.max()) + 1
+    uniques, pair = np.unique(n * width + c, return_inverse=True)
     values = np.array([pass_hat_k(int(u // width), int(u % width), k) for u in uniques])
     return values[pair]
 
@@ -165,6 +170,8 @@ class Repeatability:
 
 def _task_codes(tasks: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     """(code per row, names) with names in text order; free for the canonical frame's categories."""
+    import pandas as pd
+
     if isinstance(tasks.dtype, pd.CategoricalDtype):
         return tasks.cat.codes.to_numpy(dtype=np.int64), np.asarray(tasks.cat.categories, dtype=object)
     codes, names = pd.factorize(tasks, sort=True)
@@ -184,6 +191,8 @@ def repeatability_aggregates(runs: pd.DataFrame, groups: AgentGroups) -> Repeata
         uniques = np.flatnonzero(n)
         n, c = n[uniques], c[uniques]
     else:
+        import pandas as pd
+
         pair, uniques = pd.factorize(key, sort=True)
         n = np.bincount(pair, minlength=len(uniques))
         c = np.bincount(pair, weights=groups.succeeded[mask], minlength=len(uniques))
@@ -197,18 +206,26 @@ def task_outcomes(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY,
     """Per (agent, task), sorted by agent then task: n outcomes, c successes, whether it qualifies, pass^k."""
     groups = groups or agent_groups(runs)
     agg = repeatability_aggregates(runs, groups)
-    return _task_table(groups.agents, agg, policy.pass_k_levels, policy)
+    return _TaskTable(groups.agents, agg, policy.pass_k_levels, policy).frame
 
 
-def _task_table(agents: Sequence[str], agg: RepeatabilityAggregates, levels: Sequence[int],
-                policy: Policy) -> pd.DataFrame:
-    names = np.asarray(agents, dtype=object)
-    table = pd.DataFrame({"agent_id": pd.array(names[agg.agent] if len(agg) else [], dtype="str"),
-                          "task_id": pd.array(agg.task_id, dtype="str"), "n": agg.n, "c": agg.c})
-    table["qualifies"] = table["n"] >= policy.pass_k_min_outcomes
-    for k in levels:
-        table[f"pass^{k}"] = pass_hat_k_array(table["n"], table["c"], k)
-    return table
+class _TaskTable:
+    """Every agent's per-task rows (agent_id, task_id, n, c, qualifies, pass^k per level) as arrays, and as a
+    pandas table when first read (:attr:`frame`)."""
+
+    def __init__(self, agents: Sequence[str], agg: RepeatabilityAggregates, levels: Sequence[int], policy: Policy):
+        self.agent_id = np.asarray(agents, dtype=object)[agg.agent] if len(agg) else np.zeros(0, dtype=object)
+        self.task_id, self.n, self.c = agg.task_id, agg.n, agg.c
+        self.qualifies = agg.n >= policy.pass_k_min_outcomes
+        self.pass_k = {k: pass_hat_k_array(agg.n, agg.c, k) for k in levels}
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame({"agent_id": pd.array(self.agent_id, dtype="str"),
+                             "task_id": pd.array(self.task_id, dtype="str"), "n": self.n, "c": self.c,
+                             "qualifies": self.qualifies, **{f"pass^{k}": v for k, v in self.pass_k.items()}})
 
 
 def repeatability(runs: pd.DataFrame, policy: Policy = CANONICAL_POLICY, groups: AgentGroups | None = None,
@@ -223,12 +240,12 @@ def repeatability_from_aggregates(agents: Sequence[str], agg: RepeatabilityAggre
                                   levels: Sequence[int] | None = None) -> dict[str, Repeatability]:
     """The compute step: exact pass^k per task and the unweighted mean over qualifying tasks (any engine)."""
     levels = policy.pass_k_levels if levels is None else check_levels(levels)
-    tasks = _task_table(agents, agg, levels, policy)
+    tasks = _TaskTable(agents, agg, levels, policy)
     size, code = len(agents), agg.agent
-    qualifies = tasks["qualifies"].to_numpy()
+    qualifies = tasks.qualifies
     n_tasks = np.bincount(code, minlength=size)
     n_qualifying = np.bincount(code[qualifies], minlength=size)
-    means = {k: np.bincount(code[qualifies], weights=tasks[f"pass^{k}"].to_numpy()[qualifies],
+    means = {k: np.bincount(code[qualifies], weights=tasks.pass_k[k][qualifies],
                             minlength=size) / np.maximum(n_qualifying, 1) for k in levels}
     below = {k: np.bincount(code[qualifies & (agg.n < k)], minlength=size) for k in levels}
     bounds = np.concatenate(([0], np.cumsum(n_tasks)))
@@ -245,8 +262,8 @@ def repeatability_from_aggregates(agents: Sequence[str], agg: RepeatabilityAggre
 class _TaskSlice:
     """An agent's rows of the shared per-task table, materialized only when read."""
 
-    def __init__(self, table: pd.DataFrame, start: int, stop: int):
+    def __init__(self, table: _TaskTable, start: int, stop: int):
         self.table, self.start, self.stop = table, start, stop
 
     def frame(self) -> pd.DataFrame:
-        return self.table.iloc[self.start:self.stop].reset_index(drop=True)
+        return self.table.frame.iloc[self.start:self.stop].reset_index(drop=True)

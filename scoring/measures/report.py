@@ -7,9 +7,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from scoring.contract import format as fmt
 from scoring.contract.policy import CANONICAL_POLICY, Policy
@@ -19,6 +17,11 @@ from scoring.measures.axes import RADAR_AXES
 from scoring.measures.headline import Headline, headline_scores, leaderboard_order
 from scoring.measures.radar import Radar, check_weights, fitness_radar
 from scoring.measures.repeatability import Repeatability, repeatability
+
+# pandas is imported by the functions that build or read a frame: a report from an engine's aggregates
+# (--engine sql) never loads it.
+if TYPE_CHECKING:
+    import pandas as pd
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
@@ -187,6 +190,8 @@ class Report:
     def leaderboard(self) -> pd.DataFrame:
         """The leaderboard: rank, agent, headline score and its factors, profile score, pass^k and flags, one row
         per agent in leaderboard order (numbers as numbers; ``to_frame()`` has every field)."""
+        import pandas as pd
+
         columns = {"rank": "rank", "agent_id": "agent", "headline_score": "score",
                    "headline_success_rate": "success_rate", "headline_execution_score": "execution",
                    "headline_cost_score": "cost", "headline_completed_runs": "completed_runs",
@@ -198,6 +203,8 @@ class Report:
 
     def _repr_html_(self) -> str:
         """The leaderboard in Jupyter, numbers formatted as the app shows them."""
+        import pandas as pd
+
         board = self.leaderboard().astype(object)
         d = self.policy.score_decimals
         formats = {"score": lambda v: fmt.score(v, d), "profile_score": lambda v: fmt.score(v, d),
@@ -212,6 +219,8 @@ class Report:
 
     def to_frame(self) -> pd.DataFrame:
         """One flat row per agent: the CSV/table form of the report."""
+        import pandas as pd
+
         rows = []
         for a in self.agents:
             h, r, p = a.headline, a.radar, a.repeatability
@@ -294,6 +303,8 @@ def unseen_reading(runs: pd.DataFrame, report: Report) -> pd.DataFrame:
     0        a              1             2          True
     1        b              2             1          True
     """
+    import pandas as pd
+
     counted_runs = runs.copy()
     left = runs["status"].isin([s for s in TERMINAL_STATUSES if s != COMPLETED]).to_numpy()
     if left.any():

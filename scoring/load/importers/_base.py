@@ -49,7 +49,6 @@ TOKEN_COLUMNS = ("input_tokens", "output_tokens", "model")
 # them by model (Inspect's model_usage): --prices prices each model at its own price, cached tokens at their rates.
 USAGE_COLUMN = "token_usage"
 NUMERIC_COLUMNS = ("latency_ms", "cost_usd", "steps", "input_tokens", "output_tokens")
-KINDS = ("tau2", "tau-bench", "inspect", "terminal-bench", "runs")
 TITLES = {
     "tau2": "tau2-bench Results JSON",
     "terminal-bench": "terminal-bench results.json",

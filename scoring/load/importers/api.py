@@ -27,7 +27,6 @@ from scoring.contract.limits import DEFAULT_LIMITS, Limits
 from scoring.contract.schema import Reason
 from scoring.load.importers._base import (
     EXPERIMENT_COLUMN,
-    KINDS,
     RUNS_COLUMNS,
     TITLES,
     FileReport,
@@ -45,7 +44,8 @@ from scoring.load.importers._base import (
     read_bytes,
     unique_sorted,
 )
-from scoring.load.importers.inspect_log import ZIP_MAGIC, read_inspect
+from scoring.load.importers.inspect_log import read_inspect
+from scoring.load.importers.kinds import KINDS, ZIP_MAGIC, runs_at_a_glance
 from scoring.load.importers.mapping import Mapping, apply_mapping
 from scoring.load.importers.tau2 import is_folder_form, read_tau2, read_tau2_folder, read_tau2_parts
 from scoring.load.importers.taubench import read_taubench
@@ -598,29 +598,18 @@ def import_batch(calls: Sequence[Callable[[], Imported]], names: Sequence[str], 
     return imported
 
 
-__all__ = ["Folder", "Together", "classify", "combine", "detect", "expand_folder", "folder_forms", "given_together",
-           "import_batch", "import_file", "import_files"]
-
-
 def looks_like_runs_file(path: str, limits: Limits) -> bool:
-    """Whether one input is a runs table (SPEC 1) by its content, as ``scoring.load.importers.detect`` decides.
-
-    Only a file that starts like a zip archive or JSON needs the importers' detection; anything
-    else (CSV, JSON Lines text, Parquet) is a runs table without reading further, so a large runs
-    file is not read twice. A file detection refuses is left to the loader, which reports it in
-    its own words.
-    """
-    try:
-        if Path(path).is_dir():
-            return False
-        with open(path, "rb") as handle:
-            head = handle.read(4096)
-    except (OSError, ValueError):
-        return True  # the loader says why it cannot be read
-    head = head.lstrip(b"\xef\xbb\xbf").lstrip()
-    if not head.startswith(ZIP_MAGIC) and head[:1] not in (b"{", b"["):
-        return True
+    """Whether one input is a runs table (SPEC 1) by its content, as :func:`detect` decides: at a glance
+    (:func:`~scoring.load.importers.kinds.runs_at_a_glance`) where its first bytes tell, else by detection. A file
+    detection refuses is left to the loader, which reports it in its own words."""
+    glance = runs_at_a_glance(path)
+    if glance is not None:
+        return glance
     try:
         return detect(path, limits=limits) == "runs"
     except RunsValidationError:
         return True
+
+
+__all__ = ["Folder", "Together", "classify", "combine", "detect", "expand_folder", "folder_forms", "given_together",
+           "import_batch", "import_file", "import_files"]

@@ -40,10 +40,10 @@ from scoring.load.importers._base import (
     scan_json,
     trial_count_warnings,
 )
+from scoring.load.importers.kinds import ZIP_MAGIC
 from scoring.load.importers.reading import UNREDUCED, Trial
 
 KIND = "inspect"
-ZIP_MAGIC = b"PK\x03\x04"
 TRUE_VALUES = frozenset({"c", "1", "1.0", "true"})  # SPEC 7: C/1/1.0/true -> true
 FALSE_VALUES = frozenset({"i", "0", "0.0", "false"})  # SPEC 7: I/0/0.0/false -> false
 NO_SCORER = "(none)"  # the scorer name shown when a log has no scorer at all
