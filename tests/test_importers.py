@@ -887,6 +887,7 @@ def test_a_run_id_repeated_across_files_names_each_rows_own_source():
     [problem] = info.value.problems
     assert problem.message() == ("row 3, column 'run_id', value 'sim-2': duplicate run_id (again.json: simulation 1); "
                                  "first seen at row 2 (first.json: simulation 2) [duplicate_run_id]")
+    assert problem.first_row == 2  # the number itself, not read back out of the words
 
 
 def test_a_runs_table_without_a_required_column_is_refused_in_a_batch_as_alone():

@@ -515,6 +515,11 @@ def test_a_missing_or_repeated_id_is_refused_alike_whatever_the_hash(monkeypatch
         score_file_sql(path)
     assert [(p.row, p.column, p.code) for p in info.value.problems] == [(3, "run_id", "missing_value"),
                                                                          (5, "run_id", "duplicate_run_id")]
+    # The row that gave the id first, as a number, and the same problem as the pandas engine's
+    assert info.value.problems[1].first_row == 2
+    with pytest.raises(RunsValidationError) as loaded:
+        load_runs(path)
+    assert loaded.value.problems == info.value.problems  # an id of spaces shown as none by both (it read '')
 
 
 def test_a_rule_on_run_id_other_than_a_missing_id_is_counted_row_by_row(monkeypatch, tmp_path):

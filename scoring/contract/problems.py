@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scoring.contract.schema import Reason
+from scoring.contract.schema import FIRST_SEEN, Reason
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -32,11 +32,16 @@ class Problem:
     reason: str
     code: str = ""  # a schema.Reason code: the same for the same rule whichever engine or importer found it
     unlisted: int = 0  # rows of this rule counted here, not listed one by one (the SQL engines list the first few)
+    first_row: int | None = None  # a repeated run_id: the row that gave it first (said in ``reason`` too)
 
     @classmethod
     def of(cls, reason: Reason, row: int | None = None, column: str | None = None, value: str | None = None,
-           **fields: object) -> Problem:
-        return cls(row, column, value, reason.text(**fields), reason.code)
+           *, first_row: int | None = None, **fields: object) -> Problem:
+        """The problem ``reason`` (its text filled from ``fields``); ``first_row``, for a repeated run_id, the row
+        that gave the id first: kept as a number and said in the text (``schema.FIRST_SEEN``)."""
+        if first_row is not None:
+            fields["where"] = FIRST_SEEN.format(row=first_row)
+        return cls(row, column, value, reason.text(**fields), reason.code, first_row=first_row)
 
     @classmethod
     def not_listed(cls, reason: Reason, column: str, rows: int, **fields: object) -> Problem:

@@ -174,7 +174,6 @@ def normalize_column_name(name: object) -> str:
 
 
 FIRST_SEEN = "; first seen at row {row}"  # a duplicate run_id's ``where``: the row that gave that id first
-FIRST_SEEN_AT_END = re.compile(re.escape(FIRST_SEEN).replace(re.escape("{row}"), r"(\d+)") + "$")
 
 
 class Reason(Enum):

@@ -42,7 +42,6 @@ from scoring.contract.problems import Problem, RunsValidationError
 from scoring.contract.schema import (
     COMPLETED,
     FALSE_TOKENS,
-    FIRST_SEEN,
     FRACTION_DIGITS,
     HEADLINE_STATUSES,
     NONFINITE_TOKENS,
@@ -405,11 +404,13 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
     spelling: the text checks (regular expressions) then do not run at all.
     """
     kinds = kinds or {}
-    rules = [(c, Reason.MISSING_VALUE, f"{c} IS NULL OR {c} = ''", c) for c in ("run_id", "agent_id", "task_id")]
+    # A missing value is shown as none (NULL), as the pandas loader shows it, an id of spaces too (trimmed to '').
+    rules = [(c, Reason.MISSING_VALUE, f"{c} IS NULL OR {c} = ''", f"NULLIF({c}, '')")
+             for c in ("run_id", "agent_id", "task_id")]
     rules += [
         ("status", Reason.UNKNOWN_STATUS,
          f"status IS NOT NULL AND status <> '' AND status NOT IN ({_quote_list(STATUSES)})", d.trimmed("status_text")),
-        ("status", Reason.MISSING_VALUE, "status IS NULL OR status = ''", d.trimmed("status_text")),
+        ("status", Reason.MISSING_VALUE, "status IS NULL OR status = ''", f"NULLIF({d.trimmed('status_text')}, '')"),
         ("success", Reason.NOT_AN_OUTCOME, "success IS NULL AND success_text IS NOT NULL AND success_text <> ''",
          "success_text"),
     ]
@@ -637,7 +638,7 @@ class SqlScorer:
               FROM {self.numbered} WHERE run_id IS NOT NULL AND run_id <> '') AS d
             WHERE k > 1 ORDER BY source_row, run_id LIMIT {MAX_PROBLEMS}""")
         problems = [Problem.of(Reason.DUPLICATE_RUN_ID, None if r is None else int(r), "run_id", str(rid),
-                               where="" if first is None else FIRST_SEEN.format(row=int(first)))
+                               **({"where": ""} if first is None else {"first_row": int(first)}))
                     for r, rid, first in duplicates]
         if len(duplicates) < repeating_rows:  # more than listed
             problems.append(Problem.not_listed(Reason.DUPLICATE_RUN_ID, "run_id", repeating_rows - len(duplicates),

@@ -44,7 +44,6 @@ from scoring.contract.problems import (  # noqa: F401 - MAX_PROBLEMS_*: the refu
 from scoring.contract.safejson import decode_error_words, object_noting_repeats, parse_int, repeated_keys
 from scoring.contract.schema import (
     FALSE_TOKENS,
-    FIRST_SEEN,
     NONFINITE_TOKENS,
     NUMBER_COLUMNS,
     PASS_THROUGH_COLUMNS,
@@ -1195,7 +1194,7 @@ def _check_duplicates(run_id: pd.Series, rows: np.ndarray, out: _Collector) -> N
     if duplicated.any():
         first_row = pd.Series(rows, index=run_id.index).groupby(run_id).transform("first")
         out.add(duplicated, "run_id", run_id, Reason.DUPLICATE_RUN_ID,
-                where=lambda i: FIRST_SEEN.format(row=int(first_row.iloc[i])))
+                first_row=lambda i: int(first_row.iloc[i]))
 
 
 def _ids_from_cells(parsed: pd.Series) -> tuple[np.ndarray, list[str]]:

@@ -36,7 +36,7 @@ import pandas as pd
 
 from scoring.contract.limits import Limits, format_size, row_limit_refusal
 from scoring.contract.safejson import decode_error_words, parse_int
-from scoring.contract.schema import FAILED, FIRST_SEEN, FIRST_SEEN_AT_END, PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
+from scoring.contract.schema import FAILED, FIRST_SEEN, PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
 from scoring.load.importers.reading import HarnessReading, Trial, harness_readings
 from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
 
@@ -260,14 +260,14 @@ class Imported:
         if problem.row is None or (len(self.report.files) == 1 and self.report.files[0].kind in ("runs", "mapped")):
             return problem  # one table: its row *is* the source row, as SPEC 1 counts rows
         here = self.report.locate(problem.row)
-        first = FIRST_SEEN_AT_END.search(problem.reason) if problem.code == Reason.DUPLICATE_RUN_ID.code else None
-        if first is None:
+        row = problem.first_row
+        said = FIRST_SEEN.format(row=row) if row is not None else ""
+        if row is None or not problem.reason.endswith(said):
             return dataclasses.replace(problem, reason=f"{problem.reason} ({here})")
         # A repeated run_id: this row's source, then the first row's (the source after the first row's number read
         # as the first row's: before, "first seen at row 8 (the folder: simulation file X)" named this row's file).
-        row = int(first.group(1))
-        return dataclasses.replace(problem, reason=f"{problem.reason[:first.start()]} ({here})"
-                                                   f"{FIRST_SEEN.format(row=row)} ({self.report.locate(row)})")
+        return dataclasses.replace(problem, reason=f"{problem.reason[:-len(said)]} ({here})"
+                                                   f"{said} ({self.report.locate(row)})")
 
 
 # --------------------------------------------------------------------------- building a result
