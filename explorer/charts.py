@@ -212,6 +212,9 @@ def radar_chart(radars: Sequence[Radar], axis_order: Sequence[str] = RADAR_AXES,
                    legend={"orientation": "h", "y": -0.1}, margin={"l": 70, "r": 70})
 
 
+PASS_K_BARS_MAX_AGENTS = 40  # the pass^k bars' agents at most: the leaderboard's first (explorer-defined)
+
+
 def pass_k_bars(summary_rows: Iterable[tuple[str, dict[int, float] | None]], levels: Sequence[int],
                 theme: ChartTheme = LIGHT) -> go.Figure:
     """Grouped bars: pass^k per agent for the public levels (agents with no qualifying task are listed empty).
@@ -229,10 +232,12 @@ def pass_k_bars(summary_rows: Iterable[tuple[str, dict[int, float] | None]], lev
             textfont={"color": theme.ink, "size": 11},
             customdata=[fmt.pct(v) if v is not None else "no qualifying task" for v in values],
             hovertemplate=f"%{{x}}<br>pass^{k}: %{{customdata}}<extra></extra>"))
-    for agent, (_, p) in zip(agents, rows):
-        if p is None:  # no qualifying task: undefined, which must not look like a 0% bar
-            fig.add_annotation(x=agent, y=0.02, text="no qualifying task", textangle=-90, showarrow=False,
-                               yanchor="bottom", font={"color": theme.muted, "size": 11})
+    # No qualifying task: undefined, which must not look like a 0% bar. Set in one go: add_annotation once per
+    # agent re-validates every annotation before it (2,483 agents without pass^k did not finish in 12 minutes).
+    fig.update_layout(annotations=[
+        {"x": agent, "y": 0.02, "text": "no qualifying task", "textangle": -90, "showarrow": False,
+         "yanchor": "bottom", "font": {"color": theme.muted, "size": 11}}
+        for agent, (_, p) in zip(agents, rows) if p is None])
     fig.update_yaxes(title="mean over qualifying tasks", tickformat=".0%", range=[0, 1.05])
     fig.update_xaxes(title="agent")
     return _layout(fig, "Repeatability: pass^k per agent", theme=theme, barmode="group",

@@ -144,6 +144,25 @@ def test_repeatability_page_with_no_qualifying_task_says_so_instead_of_an_empty_
     assert not at.multiselect
 
 
+def test_repeatability_page_draws_the_leaderboards_first_agents_of_many_and_says_so():
+    """A reviewer's file of 2,500 agents, nearly all without a qualifying task: the page never drew (an annotation
+    added one by one per agent, 12 minutes and a busy core). The bars show the leaderboard's first agents; the
+    table below still lists every one."""
+    from explorer.charts import PASS_K_BARS_MAX_AGENTS
+
+    many = PASS_K_BARS_MAX_AGENTS + 25
+    rows = [f"r{i},agent-{i:03d},t,completed,{'true' if i % 2 else 'false'},1000,0.01,1,2026-01-01T00:00:00Z"
+            for i in range(many)]
+    at = run(page("repeatability", (HEADER + "\n" + "\n".join(rows) + "\n").encode(), upload_name="many.csv"))
+    assert_clean(at, "repeatability page, many agents")
+    (bars,) = [s for s in plotly_specs(at) if s["data"] and s["data"][0]["type"] == "bar"
+               and "pass^" in s["data"][0]["name"]]
+    assert len(bars["data"][0]["x"]) == PASS_K_BARS_MAX_AGENTS
+    assert len(bars["layout"]["annotations"]) == PASS_K_BARS_MAX_AGENTS  # each "no qualifying task"
+    assert any(f"first {PASS_K_BARS_MAX_AGENTS} of {many} agents are drawn" in c.value for c in at.caption)
+    assert len(dataframe(at, "pass_k_summary").value) == many
+
+
 def test_radar_page_with_every_edge_agent_on_the_radar():
     at = run(page("radar", EDGE_CSV))
     at.multiselect(key="radar_agents").set_value(EDGE_AGENTS)
