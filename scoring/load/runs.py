@@ -165,7 +165,7 @@ class _Structural:
         self.rows: list[int] = []
         self.problems: list[Problem] = []
 
-    def add(self, row: int, value: str | None, reason: Reason, **fields: object) -> None:
+    def add(self, row: int, value: str | None, reason: Reason, **fields: Any) -> None:
         self.rows.append(row)
         if len(self.problems) < MAX_PROBLEMS_KEPT:
             self.problems.append(Problem.of(reason, row, None, value, **fields))
