@@ -28,6 +28,10 @@ chart_memo.install()  # a chart of the shared cache is serialized once (explorer
 IDENTITY = ("Rank", "Profile rank", "Agent", "Component")
 SCORES = ("Score", "Profile score", "Earned", "Points if removed")
 PINNED_TEXT_PX = 110  # a pinned text column (an agent id): the rest of a long id is in its tooltip
+# A table's cells at most (explorer-defined): its first rows within it are drawn, and a caption says so. Streamlit
+# refuses a styled table past 262,144 cells, with an error in place of the rest of the page (a reviewer's file of
+# 50,000 tasks: the Headline page's per-task table of 300,000 cells).
+TABLE_MAX_CELLS = 60_000
 _SHOWING = "_explorer_selectable_shows"  # {widget key: (generation, what it shows)} (fresh_key)
 
 
@@ -72,14 +76,21 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
     selected by its position.
     """
     formats = dict(formats or {})
+    rows = shown_rows(frame)
+    part = frame if rows == len(frame) else frame.iloc[:rows]
     # A frame from the shared cache is the same object on every rerun of every session: its Styler is built and
-    # marshalled once (explorer.table_memo); any other frame's on each call, as before.
+    # marshalled once (explorer.table_memo, kept on that frame, for its first rows too); any other frame's on each
+    # call, as before.
     if key is None:
-        styler = _styler(frame, formats)
+        styler = _styler(part, formats)
     else:
-        styler = table_memo.styler(frame, key, formats, lambda: _styler(frame, formats))
+        styler = table_memo.styler(frame, key if part is frame else (key, rows), formats,
+                                   lambda: _styler(part, formats))
+    if part is not frame:
+        st.caption(f"The first {rows:,} of {len(frame):,} rows are shown, in this table's order (a table shows at "
+                   f"most {TABLE_MAX_CELLS:,} cells, explorer-defined); sorting a column sorts these rows.")
     if height == "fit":  # every row shown up to 20 rows, then a scrolling table
-        height = ROW_HEIGHT * (len(frame) + 1) + 3 if len(frame) <= 20 else 600
+        height = ROW_HEIGHT * (len(part) + 1) + 3 if len(part) <= 20 else 600
     # placeholder: Streamlit draws its own "None" for a missing cell whatever the Styler says.
     config: dict[str, Any] | None = pinned(frame, columns)
     if select is None:
@@ -87,10 +98,22 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
                      placeholder=fmt.DASH)
         return []
     widget = key if key is None or fresh_for is None else fresh_key(key, fresh_for)
+    selected = [r for r in selected if 0 <= r < rows]
     event = st.dataframe(styler, hide_index=True, width="stretch", height=height, key=widget, column_config=config,
                          placeholder=fmt.DASH, on_select="rerun", selection_mode=select,
                          selection_default={"selection": {"rows": list(selected)}} if selected else None)
-    return [int(r) for r in event.selection.rows if 0 <= int(r) < len(frame)]
+    return [int(r) for r in event.selection.rows if 0 <= int(r) < rows]
+
+
+def shown_rows(frame: pd.DataFrame) -> int:
+    """How many of the frame's first rows a table draws: all of them within :data:`TABLE_MAX_CELLS` cells.
+
+    >>> shown_rows(pd.DataFrame({"a": range(50_000), "b": 0}))
+    30000
+    >>> shown_rows(pd.DataFrame({"a": range(5)}))
+    5
+    """
+    return min(len(frame), max(1, TABLE_MAX_CELLS // max(1, len(frame.columns))))
 
 
 def _styler(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]]) -> Any:

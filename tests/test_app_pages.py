@@ -209,6 +209,31 @@ def test_ui_table_formats_missing_values_as_a_dash():
     assert pd.api.types.is_float_dtype(el.value["Score"]) and pd.api.types.is_integer_dtype(el.value["Rank"])
 
 
+def _big_table_app():
+    import pandas as pd
+    import streamlit as st
+
+    from explorer import ui
+
+    # A reviewer's file of 50,000 tasks: 300,000 cells, past the 262,144 Streamlit styles (an error in place of
+    # the rest of the page).
+    frame = pd.DataFrame({"Task": [f"t{i:05d}" for i in range(50_000)], **{f"c{j}": 0.5 for j in range(5)}})
+    ui.table(frame, key="probe_big")
+    st.write("after the table")
+
+
+def test_ui_table_past_its_cells_draws_its_first_rows_and_says_so():
+    from explorer.ui import TABLE_MAX_CELLS
+
+    at = AppTest.from_function(_big_table_app, default_timeout=TIMEOUT)
+    run(at)
+    assert not at.exception, at.exception
+    (table,) = at.dataframe
+    assert len(table.value) == TABLE_MAX_CELLS // 6 and table.value["Task"].iloc[0] == "t00000"
+    assert any(f"The first {TABLE_MAX_CELLS // 6:,} of 50,000 rows are shown" in c.value for c in at.caption)
+    assert any("after the table" in m.value for m in at.markdown)  # the page goes on
+
+
 # --------------------------------------------------------------------------- radar: weights
 
 
