@@ -40,9 +40,27 @@ def render(fact: Fact) -> str:
 _MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:/&"  # & too: an entity (&#x202E;) would decode
 
 
+# Streamlit's markdown (remark-gfm) also links a bare address after the escapes are read (``http://``, ``www.``, an
+# e-mail address, ``mailto:``): a word joiner (U+2060, drawn as nothing) between a colon and its "//", between an
+# at-sign and a domain, between "www" and its dot and after "mailto:" or "xmpp:" leaves no address to find (a
+# reviewer's agent named =HYPERLINK("http://evil.example","click") was a live link in headings, bullets and
+# Compare's labels). Other text is left as it was ("pass@5", "runs @ platform", "form: read as").
+_AUTOLINK_BREAK = re.compile(r"(?<=:)(?=//)|(?<=@)(?=[\w-]+\.[\w-])|(?<=www)(?=\.)|(?<=mailto:)|(?<=xmpp:)",
+                             re.IGNORECASE)
+WORD_JOINER = "\u2060"
+
+
 def plain(text: object) -> str:
-    """User text made inert inside Streamlit markdown: every markdown/HTML special is escaped."""
-    return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in str(text))
+    """User text made inert inside Streamlit markdown: every markdown/HTML special is escaped, and no address in it
+    can become a link.
+
+    >>> [plain(t).replace("\\\\", "") for t in ("http://evil.example", "WWW.x.com", "a@b.co", "mailto:x")]
+    ['http:\\u2060//evil.example', 'WWW\\u2060.x.com', 'a@\\u2060b.co', 'mailto:\\u2060x']
+    >>> plain("an older form: read as") == plain("an older form: read as").replace(WORD_JOINER, "")  # no address
+    True
+    """
+    text = _AUTOLINK_BREAK.sub(WORD_JOINER, str(text))
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in text)
 
 
 def ms_fine(value: object) -> str:

@@ -325,6 +325,26 @@ def test_valid_upload_on_every_page(app, tmp_path):
         assert_clean(app, f"{title} with the upload")
 
 
+@pytest.mark.browser
+def test_an_address_in_an_agent_id_is_never_a_link(app, tmp_path):
+    """A reviewer's agent named =HYPERLINK("http://evil.example","click") was a live link in the Headline page's
+    headings and bullets: Streamlit's markdown links a bare address after the escapes are read. Its words stay."""
+    agents = ['=HYPERLINK("http://evil.example","click")', "see www.evil.example", "ops@evil.example"]
+    rows = [(f"a{i}-{j}", agent, f"t{j % 2}", "completed", str(j % 2 == 0).lower(), 1000 + j, 0.01, 2,
+             f"2026-06-02T00:{i:02d}:{j:02d}Z") for i, agent in enumerate(agents) for j in range(6)]
+    app.goto("")
+    upload(app, write_csv(tmp_path / "addresses.csv", rows))
+    for title in ("Leaderboard", "Headline composite"):
+        if title != "Leaderboard":
+            app.open_from_sidebar(title)
+        main = app.page.locator("[data-testid='stMain']")
+        links = [a.get_attribute("href") or "" for a in main.locator("a").all()]
+        # (the page's own links to the Runs page carry the id in their query: a link here, to this app)
+        assert not [h for h in links if "evil" in h and not h.startswith("runs?")], (title, links)
+        assert "evil.example" in main.inner_text()  # the words are shown, as words
+        assert_clean(app, f"{title} with addresses in agent ids")
+
+
 # --- (5) the report downloads --------------------------------------------------------------------------------
 
 def no_nan_constant(name: str):
