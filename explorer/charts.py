@@ -80,7 +80,43 @@ def safe(text: object) -> str:
 
 
 TITLE_CHARS = 40  # a chart title wraps after this many characters: it fits a phone's width (390 px)
+# An id on a chart's axis, in its title, its legend or beside a point: a longer one is cut in the middle (the hover
+# has it whole). A reviewer's 200-character ids left a heatmap of 280 x 120 px under 1,400 px of labels.
+LABEL_CHARS = 40
+LABEL_TAIL = 12  # the end of a cut id kept: ids that differ only at the end stay apart
 AXIS_CHARS = 38
+
+
+def _cut(text: object, limit: int = LABEL_CHARS) -> str:
+    """The text :func:`short` shows, before its HTML escape (its length is what the chart lays out)."""
+    text = safe_text(str(text))
+    return text if len(text) <= limit else text[: limit - LABEL_TAIL - 1] + "…" + text[-LABEL_TAIL:]
+
+
+def short(text: object, limit: int = LABEL_CHARS) -> str:
+    """:func:`safe` of an id cut to ``limit`` characters in the middle: its start and its last LABEL_TAIL kept.
+
+    >>> short("agent-" + "x" * 60 + "-DIFFEND1")
+    'agent-xxxxxxxxxxxxxxxxxxxxx…xxx-DIFFEND1'
+    >>> short("<b>ok</b>")
+    '&lt;b&gt;ok&lt;/b&gt;'
+    """
+    return html.escape(_cut(text, limit), quote=False)
+
+
+def _short_ticks(fig: go.Figure, axis: str, values: Iterable[object]) -> None:
+    """A category axis's tick labels cut by :func:`short`; its categories keep the whole id (two ids cut alike
+    stay two categories, and the hover says which)."""
+    values = list(values)
+    getattr(fig, f"update_{axis}axes")(tickmode="array", tickvals=[safe(v) for v in values],
+                                       ticktext=[short(v) for v in values])
+
+
+def _label_room(values: Iterable[object], px_per_char: int = 7, fits: int = 15) -> int:
+    """The height a chart adds for its upright (or slanted) category labels past ``fits`` characters, so that its
+    plot keeps its own (a reviewer's 40-character labels left a plot of 55 px)."""
+    longest = max((len(_cut(v)) for v in values), default=0)
+    return px_per_char * max(0, longest - fits)
 
 
 def wrap(text: str, width: int = TITLE_CHARS) -> str:
@@ -184,7 +220,7 @@ def contribution_waterfall(headline: Headline, theme: ChartTheme = LIGHT) -> go.
         decreasing={"marker": {"color": COMPONENT_COLORS["floor"]}},
         totals={"marker": {"color": theme.ink}}, connector={"line": {"color": theme.guide}}, cliponaxis=False))
     fig.update_yaxes(title="points of the 0–100 score", range=[0, 110])
-    return _layout(fig, f"How {safe(headline.agent_id)}'s headline score adds up", theme=theme, showlegend=False)
+    return _layout(fig, f"How {short(headline.agent_id)}'s headline score adds up", theme=theme, showlegend=False)
 
 
 def radar_chart(radars: Sequence[Radar], axis_order: Sequence[str] = RADAR_AXES,
@@ -200,7 +236,7 @@ def radar_chart(radars: Sequence[Radar], axis_order: Sequence[str] = RADAR_AXES,
         hover = [f"{AXIS_LABELS[a]}: " + (fmt.score(radar.axes[a]) if radar.axes[a] is not None
                                           else "unavailable — " + str(radar.reasons[a])) for a in axis_order]
         fig.add_trace(go.Scatterpolar(
-            r=r, theta=theta, name=safe(radar.agent_id), mode="lines+markers", connectgaps=False,
+            r=r, theta=theta, name=short(radar.agent_id), mode="lines+markers", connectgaps=False,
             line={"color": PALETTE[i % len(PALETTE)], "width": 2}, fill="none",
             customdata=[[safe(radar.agent_id), h] for h in hover + hover[:1]],
             hovertemplate="%{customdata[0]}<br>%{customdata[1]}<extra></extra>"))
@@ -240,7 +276,9 @@ def pass_k_bars(summary_rows: Iterable[tuple[str, dict[int, float] | None]], lev
         for agent, (_, p) in zip(agents, rows) if p is None])
     fig.update_yaxes(title="mean over qualifying tasks", tickformat=".0%", range=[0, 1.05])
     fig.update_xaxes(title="agent")
-    return _layout(fig, "Repeatability: pass^k per agent", theme=theme, barmode="group",
+    _short_ticks(fig, "x", [a for a, _ in rows])
+    return _layout(fig, "Repeatability: pass^k per agent", height=380 + _label_room([a for a, _ in rows]),
+                   theme=theme, barmode="group",
                    legend={"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"})
 
 
@@ -251,7 +289,7 @@ def pass_k_curve(curves: Mapping[str, Mapping[int, float]], marked: Sequence[int
     for i, (agent, curve) in enumerate(curves.items()):
         ks = list(curve)
         fig.add_trace(go.Scatter(
-            x=ks, y=[curve[k] for k in ks], mode="lines+markers", name=safe(agent),
+            x=ks, y=[curve[k] for k in ks], mode="lines+markers", name=short(agent),
             line={"color": PALETTE[i % len(PALETTE)]}, marker={"size": 5},
             customdata=[[safe(agent), fmt.pct(curve[k])] for k in ks],
             hovertemplate="%{customdata[0]}<br>pass^%{x}: %{customdata[1]}<extra></extra>"))
@@ -276,7 +314,7 @@ def pass_k_histogram(values: Sequence[float], *, agent: str, k: int, theme: Char
     # Whole tasks: ticks one or more tasks apart (plotly's own steps go down to 0.2, read as "0 0 0 1 1 1").
     fig.update_yaxes(title="qualifying tasks", tickformat="d", tick0=0, dtick=max(1, math.ceil(int(counts.max()) / 5)),
                      rangemode="tozero")
-    return _layout(fig, f"Per-task pass^{k} for {safe(agent)}", theme=theme, showlegend=False)
+    return _layout(fig, f"Per-task pass^{k} for {short(agent)}", theme=theme, showlegend=False)
 
 
 ANCHOR_MAPS = {"latency_anchors": ("latency (ms)", ""), "cost_anchors": ("cost per run (USD)", "; log scale"),
@@ -351,6 +389,7 @@ def interval_chart(rows: Sequence[tuple[str, float, float, float, int]], *, floo
                              else "interval end"] for r, _, v, _, _ in ends],
                 hovertemplate="%{customdata[0]}: %{customdata[2]} %{customdata[1]}, off the axis<extra></extra>"))
     fig.update_yaxes(title="agent (leaderboard order)", autorange="reversed", type="category")
+    _short_ticks(fig, "y", [r[0] for r in rows])
     fig.update_xaxes(title="score, 95% bootstrap interval", range=list(x_range))
     return _layout(fig, "Headline scores and their bootstrap intervals", height=max(320, 38 * len(rows) + 120),
                    theme=theme, legend={"orientation": "h", "y": -0.15})
@@ -370,7 +409,7 @@ def frontier_chart(points: Mapping[str, tuple[float, float]], frontier: set[str]
         fig.add_trace(go.Scatter(
             x=[points[n][0] for n in members], y=[points[n][1] for n in members], mode="markers+text",
             # Only frontier agents are labelled: dominated ones cluster; hover names them.
-            name=label, text=[safe(n) if n in frontier else "" for n in members], textposition="top center",
+            name=label, text=[short(n) if n in frontier else "" for n in members], textposition="top center",
             cliponaxis=False,
             marker={"size": 11, "color": color},
             customdata=[[safe(n), _value_text(points[n][0], unit), fmt.pct(points[n][1])] for n in members],
@@ -413,7 +452,7 @@ def points_lost_chart(points: PointsLost) -> go.Figure:
         textfont={"color": "#7a1f1a"}, hovertemplate="%{y}: %{x:.2f} points lost<extra></extra>"))
     fig.update_xaxes(title="points of the 0–100 score", range=[0, max(c.max for c in points.components) * 1.02])
     fig.update_yaxes(autorange="reversed")
-    title = f"{safe(points.agent_id)}: {points.score:.2f} earned (coloured), {points.total_lost:.2f} lost (pale red)"
+    title = f"{short(points.agent_id)}: {points.score:.2f} earned (coloured), {points.total_lost:.2f} lost (pale red)"
     if points.zero_success_floor:
         title += " (the zero-success floor takes every point)"
     return _layout(fig, title, height=300, barmode="stack", showlegend=False,
@@ -433,6 +472,7 @@ def influence_bars(frame: pd.DataFrame, *, title: str) -> go.Figure:
         hovertemplate="%{customdata[0]}: %{x:+.3f} points without its %{customdata[1]} runs "
                       "(%{customdata[2]} completed)<extra></extra>"))
     fig.update_yaxes(autorange="reversed", type="category")
+    _short_ticks(fig, "y", frame["task_id"])
     fig.update_xaxes(title="points gained without its runs", zeroline=True,
                      zerolinecolor="#888")
     return _layout(fig, title, height=max(260, 24 * len(tasks) + 120), showlegend=False,
@@ -476,9 +516,11 @@ def task_heatmap(cells: pd.DataFrame, agents: Sequence[str], tasks: Sequence[str
                       "%{customdata[6]} completed, %{customdata[7]} successful<br>click to open these runs"
                       "<extra></extra>"))
     fig.update_xaxes(type="category", side="top", tickangle=-90, categoryorder="array", categoryarray=x,
-                     tickmode="array", tickvals=x, ticktext=x, tickfont={"size": 11})
+                     tickfont={"size": 11})
     fig.update_yaxes(type="category", autorange="reversed", categoryorder="array", categoryarray=y)
-    top = 20 + 7 * max((len(str(a)) for a in agents), default=10)  # room for the longest upright agent id
+    _short_ticks(fig, "x", agents)  # every agent's column labelled (never thinned out by plotly), cut in the middle
+    _short_ticks(fig, "y", tasks)
+    top = 20 + 7 * max((len(_cut(a)) for a in agents), default=10)  # room for the longest upright label
     height = 22 * len(y) + top + 90
     # Few agents: a plot of HEATMAP_NARROW_PX, not stretched over the page (one agent drew 31 bars 800 px wide).
     narrow = len(agents) * HEATMAP_CELL_PX <= HEATMAP_NARROW_PX
@@ -497,7 +539,7 @@ def compare_components_chart(components: pd.DataFrame, a: str, b: str, maxima: M
     fig = go.Figure()
     for name, column, color in ((a, "earned_a", PALETTE[0]), (b, "earned_b", PALETTE[1])):
         values = components[column].astype(float).tolist()
-        fig.add_trace(go.Bar(y=labels, x=values, orientation="h", name=safe(name), marker={"color": color},
+        fig.add_trace(go.Bar(y=labels, x=values, orientation="h", name=short(name), marker={"color": color},
                              text=[fmt.score(v) for v in values], textposition="outside",
                              customdata=[safe(name)] * len(values),
                              hovertemplate="%{customdata}: %{x:.2f} points (%{y})<extra></extra>"))
@@ -517,10 +559,12 @@ def paired_tasks_chart(tasks: pd.DataFrame, a: str, b: str) -> go.Figure:
                                     [fmt.pct(v) for v in tasks["success_rate_b"]], tasks["outcomes_b"]]),
         hovertemplate="%{customdata[0]}: " + safe(a) + " %{customdata[1]} of %{customdata[2]}, " + safe(b)
                       + " %{customdata[3]} of %{customdata[4]}<br>click to open these runs<extra></extra>"))
-    fig.update_yaxes(title=f"success rate: {safe(a)} minus {safe(b)}", tickformat="+.0%", range=[-1.05, 1.05],
-                     zeroline=True, zerolinecolor="#888")
+    fig.update_yaxes(title=wrap(f"success rate: {short(a)} minus {short(b)}", AXIS_CHARS), tickformat="+.0%",
+                     range=[-1.05, 1.05], zeroline=True, zerolinecolor="#888")
     fig.update_xaxes(title="shared task", type="category", tickangle=-45)
-    return _layout(fig, "Per-task paired differences (known outcomes of terminal runs)", height=380,
+    _short_ticks(fig, "x", tasks["task_id"])
+    return _layout(fig, "Per-task paired differences (known outcomes of terminal runs)",
+                   height=380 + _label_room(tasks["task_id"], 5),
                    showlegend=False)
 
 
@@ -557,7 +601,7 @@ def headline_over_time(frame: pd.DataFrame, agents: Sequence[str]) -> go.Figure:
         rows = frame[frame["agent_id"] == agent]
         color = PALETTE[i % len(PALETTE)]
         fig.add_trace(go.Scatter(
-            x=rows["day"], y=rows["score"], mode=_over_days(rows["score"]), name=safe(agent),
+            x=rows["day"], y=rows["score"], mode=_over_days(rows["score"]), name=short(agent),
             line={"color": color, "width": 2},
             customdata=np.column_stack([[safe(agent)] * len(rows), rows["completed_runs"]]),
             hovertemplate="%{customdata[0]}, %{x|%Y-%m-%d}: %{y:.2f} (%{customdata[1]} completed runs)"
@@ -565,7 +609,7 @@ def headline_over_time(frame: pd.DataFrame, agents: Sequence[str]) -> go.Figure:
         switched = rows[rows["floor_switched"] | rows["gate_switched"]]
         if len(switched):
             fig.add_trace(go.Scatter(
-                x=switched["day"], y=switched["score"], mode="markers", name=f"{safe(agent)}: floor or gate",
+                x=switched["day"], y=switched["score"], mode="markers", name=f"{short(agent)}: floor or gate",
                 marker={"symbol": "diamond", "size": 11, "color": color, "line": {"width": 1.5, "color": "#111"}},
                 customdata=[[safe(agent), _switch_words(r)] for r in switched.itertuples(index=False)],
                 hovertemplate="%{customdata[0]}, %{x|%Y-%m-%d}: %{customdata[1]}<extra></extra>", showlegend=False))
@@ -600,7 +644,7 @@ def radar_over_time(rows: pd.DataFrame, agent: str, weights_label: str = "defaul
         hovertemplate="profile, %{x|%Y-%m-%d}: %{y:.2f}<extra></extra>"))
     fig.update_yaxes(title="axis (0–100); a gap: unavailable", range=[-2, 102])
     _day_axis(fig, rows["day"], "day (UTC); the window of the latest terminal runs finished by its end")
-    return _layout(fig, f"Radar axes of {safe(agent)} over time", height=400, legend={"orientation": "h", "y": -0.25})
+    return _layout(fig, f"Radar axes of {short(agent)} over time", height=400, legend={"orientation": "h", "y": -0.25})
 
 
 def pass_k_over_time(frame: pd.DataFrame, agents: Sequence[str], k: int) -> go.Figure:
@@ -610,7 +654,7 @@ def pass_k_over_time(frame: pd.DataFrame, agents: Sequence[str], k: int) -> go.F
     for i, agent in enumerate(agents):
         rows = frame[frame["agent_id"] == agent]
         fig.add_trace(go.Scatter(
-            x=rows["day"], y=rows[column], mode=_over_days(rows[column]), name=safe(agent),
+            x=rows["day"], y=rows[column], mode=_over_days(rows[column]), name=short(agent),
             line={"color": PALETTE[i % len(PALETTE)], "width": 2},
             customdata=np.column_stack([[safe(agent)] * len(rows), rows["qualifying_tasks"]]),
             hovertemplate="%{customdata[0]}, %{x|%Y-%m-%d}: pass^" + str(k)
@@ -690,5 +734,6 @@ def contribution_bars(headlines: Sequence[Headline], *, theme: ChartTheme = LIGH
         textfont={"color": theme.ink, "size": 11}))
     fig.update_yaxes(title="points of the 0–100 score", range=[0, 105])
     fig.update_xaxes(title="agent (leaderboard order)")
+    _short_ticks(fig, "x", [h.agent_id for h in ranked])
     return _layout(fig, "Headline scores by component", theme=theme, barmode="stack",
                    legend={"orientation": "h", "y": 1.08, "x": 1, "xanchor": "right"})

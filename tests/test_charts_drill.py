@@ -152,6 +152,27 @@ def test_task_heatmap_escapes_names():
     assert "<b>" not in fig.data[0].x[0] and "<i>" not in fig.data[1].y[0]
 
 
+def test_long_ids_are_cut_in_a_charts_labels_and_kept_whole_in_its_categories():
+    """A reviewer's 200-character ids: the heatmap reserved 1,400 px of labels above a 280 x 120 px plot. Labels are
+    cut in the middle (LABEL_CHARS), the categories keep each id whole: two ids that differ only at the end stay two
+    columns with two labels."""
+    long_a, long_b = "agent-" + "x" * 190 + "-DIFFEND1", "agent-" + "x" * 190 + "-DIFFEND2"
+    task = "task-" + "y" * 150
+    agents = [long_a, long_b]
+    cells = pd.DataFrame({"task_id": [task, task], "agent_id": agents, "runs": [1, 1], "outcomes": [1, 1],
+                          "successes": [1, 0], "success_rate": [1.0, 0.0], "completed": [1, 1],
+                          "completed_successes": [1, 0], "headline_success_rate": [1.0, 0.0]})
+    fig = charts.task_heatmap(cells, agents, [task])
+    assert list(fig.layout.xaxis.tickvals) == agents and list(fig.data[0].x) == agents
+    ticks = list(fig.layout.xaxis.ticktext)
+    assert len(set(ticks)) == 2
+    assert all(len(t) == charts.LABEL_CHARS and t.endswith(a[-8:]) for t, a in zip(ticks, agents))
+    assert len(fig.layout.yaxis.ticktext[0]) == charts.LABEL_CHARS
+    assert fig.layout.margin.t <= 20 + 7 * charts.LABEL_CHARS  # was 20 + 7 x 205
+    bars = charts.pass_k_bars([(long_a, None), (long_b, {1: 0.5, 3: 0.2, 5: 0.1})], (1, 3, 5))
+    assert list(bars.layout.xaxis.ticktext) == ticks and list(bars.data[0].x) == agents
+
+
 def test_compare_charts_follow_the_comparison(sample):
     runs, report = sample
     from scoring.analysis.drilldown import compare
