@@ -341,6 +341,9 @@ def floored(report: Report) -> list[str]:
     return [a.agent_id for a in report.agents if a.headline.zero_success_floor]
 
 
+NOTES_SHOWN = 60  # the Leaderboard's notes in words at most (2,500 agents made 3,700 bullets, 15,000 px)
+
+
 def notes_table(report: Report) -> pd.DataFrame:
     """Per agent, what a reader must know beside its numbers, in words (``AgentReport.notes``)."""
     rows = [{"Agent": a.agent_id, "Note": note} for a in report.agents for note in a.notes()]

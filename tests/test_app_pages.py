@@ -163,6 +163,20 @@ def test_repeatability_page_draws_the_leaderboards_first_agents_of_many_and_says
     assert len(dataframe(at, "pass_k_summary").value) == many
 
 
+def test_leaderboard_says_the_first_notes_of_many_and_where_the_rest_are():
+    """A reviewer's 2,500 agents made 3,700 bullets (15,000 px) before the downloads."""
+    from explorer.tables import NOTES_SHOWN
+
+    many = NOTES_SHOWN + 20  # each agent: no cost recorded, and no pass^k (one outcome): two notes
+    rows = [f"r{i},agent-{i:03d},t,completed,true,1000,,1,2026-01-01T00:00:00Z" for i in range(many)]
+    at = run(page("leaderboard", (HEADER + "\n" + "\n".join(rows) + "\n").encode(), upload_name="many.csv"))
+    assert_clean(at, "leaderboard, many notes")
+    (bullets,) = [m.value for m in at.markdown if m.value.startswith("- **agent")]
+    assert bullets.count("\n- **") + 1 == NOTES_SHOWN
+    assert any(f"The first {NOTES_SHOWN} of {2 * many} notes are shown" in c.value
+               and f"the rest, for {many - NOTES_SHOWN // 2} agent(s)" in c.value for c in at.caption)
+
+
 def test_radar_page_with_every_edge_agent_on_the_radar():
     at = run(page("radar", EDGE_CSV))
     at.multiselect(key="radar_agents").set_value(EDGE_AGENTS)

@@ -143,7 +143,13 @@ ui.table(counts, key="accounting",
 notes = data.table_frame("notes", None, lambda: tables.notes_table(report))
 if not notes.empty:
     st.subheader("What the numbers leave out, in words")
-    st.markdown("\n".join(f"- **{fmt.plain(r.Agent)}**: {fmt.plain(r.Note)}" for r in notes.itertuples()))
+    said = notes.head(tables.NOTES_SHOWN)
+    st.markdown("\n".join(f"- **{fmt.plain(r.Agent)}**: {fmt.plain(r.Note)}" for r in said.itertuples()))
+    if len(notes) > len(said):
+        more = notes["Agent"].iloc[len(said):].nunique()
+        st.caption(f"The first {len(said):,} of {len(notes):,} notes are shown (at most {tables.NOTES_SHOWN}, "
+                   f"explorer-defined, in leaderboard order); the rest, for {fmt.count(more)} agent(s), are on each "
+                   "agent's Headline composite page, under its scores.")
 harness = data.table_frame("harness", None, lambda: tables.harness_table(report))
 if not harness.empty:
     st.subheader("Beside it: each harness's own reading")
