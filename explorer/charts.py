@@ -188,10 +188,16 @@ def anchor_curve(anchors: Anchors, *, title: str, x_label: str, value: float | N
     if far:
         x_label += " (log scale: a value lies far past the last anchor)"
     # Ticks at the anchors themselves: the axis reads like the anchor table.
-    fig.update_xaxes(title=wrap(x_label, AXIS_CHARS), type="log" if log else "linear", tickvals=list(xs),
+    axis_title = wrap(x_label, AXIS_CHARS)
+    fig.update_xaxes(title=axis_title, type="log" if log else "linear", tickvals=list(xs),
                      ticktext=[fmt.anchor_x(x, unit).replace(" ms", "").replace(" steps", "") for x in xs])
     fig.update_yaxes(title="score (0–100)", range=[-5, 105])
-    return _layout(fig, title, theme=theme, legend={"orientation": "h", "y": -0.3})
+    # The legend at the figure's foot, under the axis title however many lines it wraps to (at y = -0.3 of the plot,
+    # a log axis's three-line title was drawn under it).
+    lines = axis_title.count("<br>") + 1
+    return _layout(fig, title, height=380 + 18 * (lines - 1), theme=theme,
+                   legend={"orientation": "h", "yref": "container", "y": 0.0, "yanchor": "bottom"},
+                   margin={"b": 80 + 18 * lines})
 
 
 def contribution_waterfall(headline: Headline, theme: ChartTheme = LIGHT) -> go.Figure:

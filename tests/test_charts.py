@@ -81,6 +81,21 @@ def test_an_anchor_map_turns_logarithmic_when_a_value_lies_far_past_the_last_anc
     assert zero.layout.xaxis.type == "linear"  # a log axis cannot show a 0 ms agent
 
 
+def test_an_anchor_maps_legend_sits_under_its_axis_title_however_many_lines_it_wraps_to():
+    """A reviewer's agent at 27 s: the log axis's three-line title was drawn under the legend (placed at y = -0.3
+    of the plot). The legend is now at the figure's foot, the margin grown by each line of the title."""
+    anchors = POLICY.latency_anchors
+    label = "average latency of completed runs (ms)"
+    far = charts.anchor_curve(anchors, title="t", x_label=label, value=4 * anchors.xs[-1])
+    near = charts.anchor_curve(anchors, title="t", x_label=label, value=anchors.xs[1])
+    lines = far.layout.xaxis.title.text.count("<br>") + 1
+    assert lines == 3 and near.layout.xaxis.title.text.count("<br>") == 0
+    for fig, n in ((far, 3), (near, 1)):
+        assert (fig.layout.legend.yref, fig.layout.legend.y, fig.layout.legend.yanchor) == ("container", 0, "bottom")
+        assert fig.layout.margin.b == 80 + 18 * n
+    assert far.layout.height - near.layout.height == 36  # the plot keeps its height
+
+
 def test_anchor_curve_without_a_value_label_names_the_point():
     fig = charts.anchor_curve(POLICY.cost_anchors, title="t", x_label="x", value=0.03)
     (marked,) = traces(fig, "this agent")
