@@ -254,7 +254,7 @@ def radar_chart(radars: Sequence[Radar], axis_order: Sequence[str] = RADAR_AXES,
                    legend={"orientation": "h", "y": -0.1}, margin={"l": 70, "r": 70})
 
 
-PASS_K_BARS_MAX_AGENTS = 40  # the pass^k bars' agents at most: the leaderboard's first (explorer-defined)
+CHART_MAX_AGENTS = 40  # agents drawn in a bar or interval chart at most: the leaderboard's first (explorer-defined)
 
 
 def pass_k_bars(summary_rows: Iterable[tuple[str, dict[int, float] | None]], levels: Sequence[int],

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     from scoring.analysis.uncertainty import Intervals
 from .glossary import GLOSSARY
 
-CHART_AGENTS = 40  # agents drawn in a bar or interval chart; the tables list every agent
+CHART_AGENTS = charts.CHART_MAX_AGENTS  # agents drawn in a bar or interval chart; the tables list every agent
 PACK_FORMAT = "review-pack/1"
 
 

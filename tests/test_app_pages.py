@@ -148,19 +148,34 @@ def test_repeatability_page_draws_the_leaderboards_first_agents_of_many_and_says
     """A reviewer's file of 2,500 agents, nearly all without a qualifying task: the page never drew (an annotation
     added one by one per agent, 12 minutes and a busy core). The bars show the leaderboard's first agents; the
     table below still lists every one."""
-    from explorer.charts import PASS_K_BARS_MAX_AGENTS
+    from explorer.charts import CHART_MAX_AGENTS
 
-    many = PASS_K_BARS_MAX_AGENTS + 25
+    many = CHART_MAX_AGENTS + 25
     rows = [f"r{i},agent-{i:03d},t,completed,{'true' if i % 2 else 'false'},1000,0.01,1,2026-01-01T00:00:00Z"
             for i in range(many)]
     at = run(page("repeatability", (HEADER + "\n" + "\n".join(rows) + "\n").encode(), upload_name="many.csv"))
     assert_clean(at, "repeatability page, many agents")
     (bars,) = [s for s in plotly_specs(at) if s["data"] and s["data"][0]["type"] == "bar"
                and "pass^" in s["data"][0]["name"]]
-    assert len(bars["data"][0]["x"]) == PASS_K_BARS_MAX_AGENTS
-    assert len(bars["layout"]["annotations"]) == PASS_K_BARS_MAX_AGENTS  # each "no qualifying task"
-    assert any(f"first {PASS_K_BARS_MAX_AGENTS} of {many} agents are drawn" in c.value for c in at.caption)
+    assert len(bars["data"][0]["x"]) == CHART_MAX_AGENTS
+    assert len(bars["layout"]["annotations"]) == CHART_MAX_AGENTS  # each "no qualifying task"
+    assert any(f"first {CHART_MAX_AGENTS} of {many} agents are drawn" in c.value for c in at.caption)
     assert len(dataframe(at, "pass_k_summary").value) == many
+
+
+def test_the_interval_chart_draws_the_leaderboards_first_agents_of_many_and_says_so():
+    """A reviewer's 500 agents drew an interval chart 19,000 px tall (38 px a row); the table lists them all."""
+    from explorer.charts import CHART_MAX_AGENTS
+
+    many = CHART_MAX_AGENTS + 10
+    rows = [f"r{i}-{j},agent-{i:03d},t{j},completed,{'true' if (i + j) % 3 else 'false'},{1000 + 10 * i},0.01,1,"
+            f"2026-01-01T00:00:0{j}Z" for i in range(many) for j in range(3)]
+    at = run(page("uncertainty", (HEADER + "\n" + "\n".join(rows) + "\n").encode(), upload_name="many.csv"))
+    assert_clean(at, "uncertainty page, many agents")
+    (chart,) = [s for s in plotly_specs(at)
+                if s["layout"].get("title", {}).get("text", "").startswith("Headline scores")]
+    assert len({y for t in chart["data"] for y in t.get("y", [])}) == CHART_MAX_AGENTS
+    assert any(f"first {CHART_MAX_AGENTS} of {many} agents are drawn" in c.value for c in at.caption)
 
 
 def test_leaderboard_says_the_first_notes_of_many_and_where_the_rest_are():

@@ -27,8 +27,12 @@ st.caption("95% percentile intervals: each agent's completed runs resampled with
            "Agents in one group are not clearly separated by these data.")
 iv = data.intervals(scored, int(replicates), int(seed))  # None where a limit stopped it (the reason is shown)
 if iv is not None:
-    st.plotly_chart(charts.interval_chart(tables.interval_points(report, iv), floored=tables.floored(report),
+    interval_rows = tables.interval_points(report, iv)
+    st.plotly_chart(charts.interval_chart(interval_rows[:charts.CHART_MAX_AGENTS], floored=tables.floored(report),
                                           theme=ui.chart_theme()), width="stretch", key="interval_chart")
+    if len(interval_rows) > charts.CHART_MAX_AGENTS:
+        st.caption(f"The leaderboard's first {charts.CHART_MAX_AGENTS} of {fmt.count(len(interval_rows))} agents "
+                   "are drawn (at most that many, explorer-defined); the table below lists every agent's interval.")
     rows = []
     for a in report.agents:
         x = iv.agents[a.agent_id]
