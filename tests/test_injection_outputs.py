@@ -169,6 +169,8 @@ def test_agent_ids_that_only_look_alike_are_scored_apart_with_a_warning_in_both_
     said = [w for w in loaded.warnings if "read alike" in w]
     assert said == [w for w in score_file_sql(path).warnings if "read alike" in w]
     assert len(said) == 3 and "'GPT-4', 'gpt-4', 'gpt-4\\u200b'" in said[0]  # the difference shows
+    # A combining accent is written as its escape too: repr drew 'cafe\u0301' as 'café', beside 'café' itself
+    assert any("'café', 'cafe\\u0301'" in w or "'cafe\\u0301', 'café'" in w for w in said), said
     assert not any("claude" in w for w in said)
     distinct = tmp_path / "distinct.csv"
     distinct.write_bytes(_csv(["gpt-4", "gpt-5"]))
