@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from scoring.analysis.uncertainty import Intervals
 from .glossary import GLOSSARY
 
-CHART_AGENTS = charts.CHART_MAX_AGENTS  # agents drawn in a bar or interval chart; the tables list every agent
 PACK_FORMAT = "review-pack/1"
 
 
@@ -132,9 +131,9 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals: Intervals | N
     generated = view.generated_at or now_utc()
     weights = check_weights(view.weights, policy)
     agents = list(report.agents)
-    shown = agents[:CHART_AGENTS]
-    cut = (f"The chart shows the first {CHART_AGENTS} of {len(agents)} agents in leaderboard order; the table "
-           "lists every agent.") if len(agents) > CHART_AGENTS else ""
+    shown = agents[:charts.CHART_MAX_AGENTS]
+    cut = (f"The chart shows the first {charts.CHART_MAX_AGENTS} of {len(agents)} agents in leaderboard order; the "
+           "table lists every agent.") if len(agents) > charts.CHART_MAX_AGENTS else ""
     sections: list[tuple[str, str, str]] = []
 
     # -- the leaderboard
@@ -181,7 +180,7 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals: Intervals | N
         body = (f"<p>{intervals.replicates:,} bootstrap replicates of each agent's completed runs, seed "
                 f"{intervals.seed}, {intervals.confidence:.0%} percentile intervals. "
                 f"<b>Tie groups</b>: {_e(GLOSSARY['tie group'])}</p>"
-                + figure(charts.interval_chart(points[:CHART_AGENTS], floored=floored), cut))
+                + figure(charts.interval_chart(points[:charts.CHART_MAX_AGENTS], floored=floored), cut))
     else:
         body = "<p>Bootstrap intervals were not computed for this pack.</p>"
     sections.append(("intervals", "Intervals and tie groups", body))

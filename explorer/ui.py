@@ -11,6 +11,7 @@ import streamlit as st
 
 from . import chart_memo, styler_patch, table_memo
 from . import format as fmt
+from .charts import CHART_MAX_AGENTS
 
 if TYPE_CHECKING:
     from scoring import Policy
@@ -103,6 +104,14 @@ def table(frame: pd.DataFrame, formats: Mapping[str, Callable[[object], str]] | 
                          placeholder=fmt.DASH, on_select="rerun", selection_mode=select,
                          selection_default={"selection": {"rows": list(selected)}} if selected else None)
     return [int(r) for r in event.selection.rows if 0 <= int(r) < rows]
+
+
+def say_agents_drawn(total: int, rest: str) -> None:
+    """Under a chart of the leaderboard's first :data:`~explorer.charts.CHART_MAX_AGENTS` agents, where there are more:
+    how many are drawn, and where ``rest`` are (e.g. "every agent's pass^k is in the table below")."""
+    if total > CHART_MAX_AGENTS:
+        st.caption(f"The leaderboard's first {CHART_MAX_AGENTS} of {fmt.count(total)} agents are drawn (at most that "
+                   f"many, explorer-defined); {rest}.")
 
 
 def shown_rows(frame: pd.DataFrame) -> int:

@@ -187,10 +187,7 @@ if iv is not None:  # the intervals are shown
     st.plotly_chart(data.figure("interval_chart", (replicates, seed, theme.name), lambda: charts.interval_chart(
         tables.interval_points(report, shown)[:charts.CHART_MAX_AGENTS], floored=tables.floored(report), theme=theme)),
         width="stretch", key="leaderboard_interval_chart")
-    if len(report.agents) > charts.CHART_MAX_AGENTS:
-        st.caption(f"The chart draws the leaderboard's first {charts.CHART_MAX_AGENTS} of "
-                   f"{fmt.count(len(report.agents))} agents (explorer-defined); the leaderboard above lists every "
-                   "agent.")
+    ui.say_agents_drawn(len(report.agents), "the leaderboard above lists every agent")
     st.caption(f"**Tie groups** (the colours): {glossary.explain('tie group')} {replicates:,} bootstrap "
                f"replicates of each agent's completed runs (seed {seed}); change them on *Is the difference real?*.")
 

@@ -28,9 +28,7 @@ theme = ui.chart_theme()
 st.plotly_chart(data.figure("pass_k_bars", theme.name, lambda: charts.pass_k_bars(
     [(a.agent_id, a.repeatability.pass_k) for a in report.agents[:charts.CHART_MAX_AGENTS]], levels,
     theme=theme)), width="stretch", key="pass_k_bars")
-if len(report.agents) > charts.CHART_MAX_AGENTS:
-    st.caption(f"The leaderboard's first {charts.CHART_MAX_AGENTS} of {fmt.count(len(report.agents))} agents "
-               "are drawn (at most that many, explorer-defined); every agent's pass^k is in the table below.")
+ui.say_agents_drawn(len(report.agents), "every agent's pass^k is in the table below")
 ui.table(data.table_frame("repeatability_summary", None, lambda: tables.repeatability_summary(report)),
          {f"pass^{k}": lambda v: fmt.pct(v, 2) for k in levels},
          key="pass_k_summary",

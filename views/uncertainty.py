@@ -30,9 +30,7 @@ if iv is not None:
     interval_rows = tables.interval_points(report, iv)
     st.plotly_chart(charts.interval_chart(interval_rows[:charts.CHART_MAX_AGENTS], floored=tables.floored(report),
                                           theme=ui.chart_theme()), width="stretch", key="interval_chart")
-    if len(interval_rows) > charts.CHART_MAX_AGENTS:
-        st.caption(f"The leaderboard's first {charts.CHART_MAX_AGENTS} of {fmt.count(len(interval_rows))} agents "
-                   "are drawn (at most that many, explorer-defined); the table below lists every agent's interval.")
+    ui.say_agents_drawn(len(interval_rows), "the table below lists every agent's interval")
     rows = []
     for a in report.agents:
         x = iv.agents[a.agent_id]
