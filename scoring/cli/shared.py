@@ -103,9 +103,9 @@ def looks_like_runs_file(path: str, limits: Limits) -> bool:
     glance = runs_at_a_glance(path)
     if glance is not None:
         return glance
-    from scoring.load.importers.api import looks_like_runs_file as detected  # the importers, pandas with them
+    from scoring.load.importers.api import detected_as_runs  # the importers, pandas with them
 
-    return detected(path, limits)
+    return detected_as_runs(path, limits)
 
 
 def import_requested(args: argparse.Namespace) -> bool:

@@ -603,8 +603,11 @@ def looks_like_runs_file(path: str, limits: Limits) -> bool:
     (:func:`~scoring.load.importers.kinds.runs_at_a_glance`) where its first bytes tell, else by detection. A file
     detection refuses is left to the loader, which reports it in its own words."""
     glance = runs_at_a_glance(path)
-    if glance is not None:
-        return glance
+    return detected_as_runs(path, limits) if glance is None else glance
+
+
+def detected_as_runs(path: str, limits: Limits) -> bool:
+    """Whether :func:`detect` reads the file as a runs table (one it refuses is left to the loader)."""
     try:
         return detect(path, limits=limits) == "runs"
     except RunsValidationError:
