@@ -96,3 +96,21 @@ def timestamp_runs_csv(spellings: list[str]) -> str:
 
     rows = [f"r{i},a,t,completed,true,1000,0.01,3,{cell(s)}" for i, s in enumerate(spellings)]
     return ",".join(SPEC_COLUMNS) + "\n" + "\n".join(rows) + "\n"
+
+
+# Ids written several ways that differ only in surrounding whitespace: trimmed, each is one id, and every engine
+# says so in the same words (schema.spelling_warnings). Seven agents are spelt several ways, two more than a warning
+# names; 'solo ' is written one way only, and 't9 ' too.
+_SPELT_AGENTS = (["gpt-4", "gpt-4 ", "\tgpt-4", "claude", "claude\u3000"]
+                 + [w for k in range(5) for w in (f"x{k}", f" x{k}")] + ["solo "])
+SPELT_APART_CSV = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,steps,finished_at\n" + "".join(
+    f'r{i},"{agent}",{("t1", "t1 ", "t9 ")[i % 3]},completed,{str(i % 2 == 0).lower()},{100 + i},0.01,3,'
+    f"2026-07-01T00:00:{i:02d}Z\n" for i, agent in enumerate(_SPELT_AGENTS))
+SPELT_APART_AGENTS = ("claude", "gpt-4", "solo", "x0", "x1", "x2", "x3", "x4")
+SPELT_APART_WARNINGS = [
+    "7 agent ids are each written several ways that differ only in surrounding whitespace, and each is scored as "
+    "one agent (surrounding whitespace is trimmed): 'claude' ('claude', 'claude\\u3000'), 'gpt-4' (3 ways, from "
+    "'\\tgpt-4' to 'gpt-4 '), 'x0' (' x0', 'x0'), 'x1' (' x1', 'x1'), 'x2' (' x2', 'x2') and 2 more",
+    "task id 't1' is written 2 ways that differ only in surrounding whitespace ('t1', 't1 '), and they are scored "
+    "as one task (surrounding whitespace is trimmed)",
+]

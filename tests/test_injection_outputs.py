@@ -175,3 +175,47 @@ def test_agent_ids_that_only_look_alike_are_scored_apart_with_a_warning_in_both_
     distinct = tmp_path / "distinct.csv"
     distinct.write_bytes(_csv(["gpt-4", "gpt-5"]))
     assert not any("read alike" in w for w in load_runs(distinct).warnings)
+
+
+def _spelt_files(tmp_path: Path) -> dict[str, Path]:
+    """tests/spellings.py's ids written several ways, as CSV, JSON, Parquet text and a dictionary-encoded Parquet."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+    import pyarrow.parquet as pq
+
+    from tests.spellings import SPELT_APART_CSV
+
+    table = pcsv.read_csv(pa.py_buffer(SPELT_APART_CSV.encode()),
+                          convert_options=pcsv.ConvertOptions(column_types={"run_id": pa.string()},
+                                                              strings_can_be_null=False))
+    paths = {name: tmp_path / name for name in ("runs.csv", "runs.json", "text.parquet", "dictionary.parquet")}
+    paths["runs.csv"].write_text(SPELT_APART_CSV)
+    paths["runs.json"].write_text(json.dumps(table.to_pylist(), default=str))
+    pq.write_table(table, paths["text.parquet"])
+    encoded = table.set_column(1, "agent_id", table["agent_id"].dictionary_encode())
+    pq.write_table(encoded.set_column(2, "task_id", encoded["task_id"].dictionary_encode()),
+                   paths["dictionary.parquet"])
+    return paths
+
+
+def test_ids_written_several_ways_are_one_id_each_with_the_same_warning_in_both_engines(tmp_path):
+    """Surrounding whitespace is trimmed, so 'gpt-4' and 'gpt-4 ' are one agent: no longer without a word (a
+    reviewer's 200-id upload, 2026-12-05). The loader's paths (the Arrow checks on text and on a dictionary, the
+    cell-by-cell parser of JSON) and DuckDB say it alike; an id written one way, whitespace or not, gets none."""
+    import pyarrow.parquet as pq
+
+    from scoring import load_runs
+    from scoring.engines.sql_engine import score_file_sql
+    from tests.spellings import SPELT_APART_AGENTS, SPELT_APART_WARNINGS
+
+    paths = _spelt_files(tmp_path)
+    assert str(pq.read_schema(paths["dictionary.parquet"]).field("agent_id").type).startswith("dictionary")
+    for name, path in paths.items():
+        loaded = load_runs(path)
+        assert tuple(sorted(loaded.runs["agent_id"].unique())) == SPELT_APART_AGENTS, name
+        assert list(loaded.warnings) == SPELT_APART_WARNINGS, name
+        if path.suffix != ".json":
+            assert list(score_file_sql(path).warnings) == SPELT_APART_WARNINGS, name
+    (tmp_path / "one_way.csv").write_bytes(_csv(["gpt-4 ", " claude", "x"]))
+    for score in (lambda p: load_runs(p).warnings, lambda p: score_file_sql(p).warnings):
+        assert not any("whitespace" in w for w in score(tmp_path / "one_way.csv"))

@@ -131,6 +131,13 @@ def test_postgres_edge_cases_give_the_same_report(postgres, tmp_path):
                        json.loads(score_runs(load_runs(path).runs).to_json_text()))
 
 
+def test_ids_written_several_ways_get_the_pandas_engines_warning(postgres):
+    from tests.spellings import SPELT_APART_CSV, SPELT_APART_WARNINGS
+
+    _load(postgres["url"], "spelt_runs", SPELT_APART_CSV)
+    assert list(score_postgres(postgres["url"], "spelt_runs").warnings) == SPELT_APART_WARNINGS
+
+
 def test_postgres_session_is_read_only(postgres):
     import psycopg
 

@@ -595,6 +595,15 @@ def test_every_spelling_the_rules_allow_and_unicode_whitespace_read_alike(spark,
         assert_same_report(*both(path, spark), name)
 
 
+def test_ids_written_several_ways_get_the_pandas_engines_warning(spark, tmp_path):
+    from scoring.engines.spark_engine import score_spark
+    from tests.spellings import SPELT_APART_CSV, SPELT_APART_WARNINGS
+
+    path = tmp_path / "spelt.csv"
+    path.write_text(SPELT_APART_CSV)
+    assert list(score_spark(path, spark=spark).warnings) == SPELT_APART_WARNINGS
+
+
 def test_invalid_cells_are_refused_row_for_row_as_the_pandas_engine_refuses_them(spark, tmp_path):
     from scoring.engines.spark_engine import score_spark
 

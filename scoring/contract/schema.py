@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from enum import Enum
@@ -160,6 +160,65 @@ def look_alike_warnings(names: Iterable[str], what: str = "agent") -> list[str]:
             f"compatibility characters): " + ", ".join(_quoted(n) for n in sorted(group)[:5])
             + (f" and {len(group) - 5:,} more" if len(group) > 5 else "")
             for group in groups.values() if len(group) > 1][:10]
+
+
+SPELLINGS_SHOWN = 5  # ids a spelling warning names (the rest counted; explorer-defined)
+
+
+@dataclass(frozen=True)
+class Spelt:
+    """An id the file writes more than one way, the ways differing only in surrounding whitespace (WHITESPACE):
+    ``ways`` distinct spellings, the ``first`` and ``last`` in text (code point) order."""
+
+    id: str
+    ways: int
+    first: str
+    last: str
+
+
+def spelt_apart(values: Iterable[str]) -> tuple[list[Spelt], int]:
+    """From the distinct texts of an id column as written: the first SPELLINGS_SHOWN ids (in text order) written
+    more than one way, and how many ids are. An id of whitespace alone is refused elsewhere (a missing value).
+
+    >>> spelt_apart(["gpt-4", "gpt-4 ", " gpt-4", "claude", "claude"])
+    ([Spelt(id='gpt-4', ways=3, first=' gpt-4', last='gpt-4 ')], 1)
+    """
+    groups: dict[str, set[str]] = {}
+    for value in values:
+        trimmed = value.strip(WHITESPACE)
+        if trimmed:
+            groups.setdefault(trimmed, set()).add(value)
+    found = sorted(k for k, ways in groups.items() if len(ways) > 1)
+    return [Spelt(k, len(groups[k]), min(groups[k]), max(groups[k])) for k in found[:SPELLINGS_SHOWN]], len(found)
+
+
+def spelling_warnings(found: Sequence[Spelt], total: int, what: str = "agent") -> list[str]:
+    """A warning for ids written several ways that trimming scores as one (explorer-defined: ids are compared
+    once surrounding whitespace is trimmed, so the rows of 'gpt-4' and 'gpt-4 ' are one agent's). Each spelling
+    is quoted as Python writes it, so the whitespace shows.
+
+    >>> import textwrap
+    >>> for line in textwrap.wrap(spelling_warnings([Spelt("gpt-4", 2, "gpt-4", "gpt-4 ")], 1)[0], 100):
+    ...     print(line)
+    agent id 'gpt-4' is written 2 ways that differ only in surrounding whitespace ('gpt-4', 'gpt-4 '),
+    and they are scored as one agent (surrounding whitespace is trimmed)
+    """
+    if not total:
+        return []
+
+    def ways(s: Spelt, counted: bool = True) -> str:
+        if s.ways == 2:
+            return f"({_quoted(s.first)}, {_quoted(s.last)})"
+        return f"({f'{s.ways:,} ways, ' if counted else ''}from {_quoted(s.first)} to {_quoted(s.last)})"
+
+    if total == 1 and len(found) == 1:
+        s = found[0]
+        return [f"{what} id {_quoted(s.id)} is written {s.ways:,} ways that differ only in surrounding whitespace "
+                f"{ways(s, counted=False)}, and they are scored as one {what} (surrounding whitespace is trimmed)"]
+    named = ", ".join(f"{_quoted(s.id)} {ways(s)}" for s in found)
+    more = f" and {total - len(found):,} more" if total > len(found) else ""
+    return [f"{total:,} {what} ids are each written several ways that differ only in surrounding whitespace, and "
+            f"each is scored as one {what} (surrounding whitespace is trimmed): {named}{more}"]
 
 
 def _quoted(name: str) -> str:

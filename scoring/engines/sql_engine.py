@@ -50,6 +50,7 @@ from scoring.contract.schema import (
     PASS_THROUGH_LIMIT,
     READ_COLUMNS,
     REQUIRED_COLUMNS,
+    SPELLINGS_SHOWN,
     STATUSES,
     TERMINAL_STATUSES,
     TIMESTAMP_GROUPS,
@@ -61,8 +62,10 @@ from scoring.contract.schema import (
     TRUE_TOKENS,
     WHITESPACE,
     Reason,
+    Spelt,
     look_alike_warnings,
     normalize_column_name,
+    spelling_warnings,
 )
 from scoring.load.csv_header import csv_header
 from scoring.load.database import (
@@ -150,6 +153,17 @@ class Dialect:
     def trimmed(self, expr: str) -> str:
         """Surrounding whitespace removed, the characters Python's str.strip removes (schema.WHITESPACE)."""
         return f"trim({expr}, {_quote_list([WHITESPACE])})"
+
+    def plain(self, expr: str) -> str | None:
+        """A condition true only of a text that is its own trim (cheaper than trimming); None: the dialect has none."""
+        return None
+
+    def spelled(self, expr: str) -> str:
+        """The text as written where trimming changes it, else NULL: two such spellings of one id are one id
+        (schema.spelt_apart)."""
+        plain = self.plain(expr)
+        changed = f"WHEN {self.trimmed(expr)} <> {expr} THEN {expr}"
+        return f"(CASE WHEN {plain} THEN NULL {changed} END)" if plain else f"(CASE {changed} END)"
 
     def matches(self, expr: str, pattern: str) -> str:
         return f"regexp_full_match({expr}, '{pattern}')"
@@ -287,8 +301,10 @@ class DuckDB(Dialect):
         # a space or beyond ASCII, so any other text is its own trim (the normalized runs, A/B medians:
         # 1M 0.31 -> 0.26 s, 10M 3.0 -> 2.5 s).
         regex = f"regexp_replace({expr}, '^{_WHITESPACE_CLASS}+|{_WHITESPACE_CLASS}+$', '', 'g')"
-        return (f"CASE WHEN ord({expr}) BETWEEN 33 AND 126 AND ord(({expr})[-1]) BETWEEN 33 AND 126 THEN {expr} "
-                f"ELSE {regex} END")
+        return f"CASE WHEN {self.plain(expr)} THEN {expr} ELSE {regex} END"
+
+    def plain(self, expr: str) -> str:
+        return f"ord({expr}) BETWEEN 33 AND 126 AND ord(({expr})[-1]) BETWEEN 33 AND 126"
 
     def newest_cutoff(self, column: str, n: int) -> str | None:
         return f"list_min(max({column}, {n}))"  # max(x, n): the n largest values, a top-n heap per group
@@ -363,6 +379,8 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
       {d.trimmed(f'CAST(run_id AS {text})')} AS run_id,
       {d.trimmed(f'CAST(agent_id AS {text})')} AS agent_id,
       {d.trimmed(f'CAST(task_id AS {text})')} AS task_id,
+      {d.spelled(f'CAST(agent_id AS {text})')} AS agent_spelled,
+      {d.spelled(f'CAST(task_id AS {text})')} AS task_spelled,
       lower({d.trimmed(f'CAST(status AS {text})')}) AS status,
       CAST(status AS {text}) AS status_text,
       {outcome} AS success,
@@ -844,6 +862,8 @@ class SqlScorer:
                             (f"MIN({micros}) FILTER (WHERE {terminal})", "oldest", "MIN"),
                             (f"MAX({micros}) FILTER (WHERE {terminal})", "newest", "MAX")]
             columns.append(("COUNT(*)", "rows_read", "SUM"))
+            # Rows whose agent or task id trimming changed: only then may two spellings be one id (_spellings).
+            columns += [(f"COUNT({p}_spelled)", f"{p}_spelled", "SUM") for p in ("agent", "task")]
             # Every SPEC 1 rule but those on run_id (validate: the duplicate check counts those).
             broken = " OR ".join(f"({c})" for column, _, c, _ in validation_queries(self.d, self.kinds)
                                  if column != "run_id") or "FALSE"
@@ -1186,6 +1206,26 @@ class SqlScorer:
                                        n=np.array([r[2] for r in rows], dtype=np.int64),
                                        c=np.array([r[3] for r in rows], dtype=np.int64))
 
+    def _spellings(self) -> list[str]:
+        """The warnings for agent and task ids written several ways that trimming made one id (schema.spelt_apart),
+        asked only where the pass per agent found an id that trimming changed."""
+        rows = self._agent_rows_named()
+        warnings = []
+        for p, what in (("agent", "agent"), ("task", "task")):
+            if not sum(int(r[f"{p}_spelled"] or 0) for r in rows):
+                continue
+            c, collate = f"{p}_id", self.d.collate
+            found = self.rows(f"""
+                SELECT t, ways, first_way, last_way, COUNT(*) OVER () AS ids FROM (
+                  SELECT {c} AS t, COUNT(DISTINCT w) AS ways, MIN(w{collate}) AS first_way, MAX(w{collate}) AS last_way
+                  FROM (SELECT {c}, COALESCE({p}_spelled, {c}) AS w FROM {self._aliased("r")}
+                        WHERE {c} IN (SELECT {c} FROM {self._aliased("s")} WHERE {p}_spelled IS NOT NULL)) AS sp
+                  GROUP BY {c} HAVING COUNT(DISTINCT w) > 1) AS g
+                ORDER BY t{collate} LIMIT {SPELLINGS_SHOWN}""")
+            spelt = [Spelt(str(t), int(ways), str(first), str(last)) for t, ways, first, last, _ in found]
+            warnings += spelling_warnings(spelt, int(found[0][4]) if found else 0, what)
+        return warnings
+
     def report(self, weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None) -> Report:
         p = self.policy
         agents = self.agents()
@@ -1194,7 +1234,8 @@ class SqlScorer:
                                  radar_from_aggregates(agents, self.radar_aggregates(agents), p),
                                  repeatability_from_aggregates(agents, self.repeatability_aggregates(agents), p,
                                                                levels), p, weights)
-        return dataclasses.replace(report, warnings=tuple(self.warnings + look_alike_warnings(agents)))
+        return dataclasses.replace(report, warnings=tuple(self.warnings + look_alike_warnings(agents)
+                                                          + self._spellings()))
 
 
 @dataclass(frozen=True)

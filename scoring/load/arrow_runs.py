@@ -302,6 +302,29 @@ def _encoded_ids(column: Column) -> tuple[np.ndarray, pa.Array, Column] | None:
     return renumber[entry_codes], merged.dictionary.filter(pa.array(used)), column
 
 
+def spellings(column: Column) -> list[str]:
+    """The distinct texts of an id column as written, where some cell has surrounding whitespace (or may have:
+    _as_read); none where no cell has, or the column is not text (schema.spelt_apart reads them). A dictionary
+    column is read on its dictionary (an unused entry is a spelling no row has, dropped)."""
+    if pa.types.is_dictionary(column.type):
+        if not _is_text(column.type.value_type):
+            return []
+        column = _one_dictionary(column)
+        dictionary = _dictionary_of(column)
+        if _as_read(dictionary):
+            return []
+        used = np.zeros(len(dictionary), dtype=bool)
+        for chunk in chunks_of(column):
+            indices = chunk.indices.to_numpy(zero_copy_only=False)
+            if chunk.null_count:
+                indices = indices[np.asarray(pc.is_valid(chunk), dtype=bool)]
+            used[indices] = True
+        return [v for v in dictionary.filter(pa.array(used)).to_pylist() if v is not None]
+    if not _is_text(column.type) or _as_read(column):
+        return []
+    return [v for v in pc.unique(column).to_pylist() if v is not None]
+
+
 def run_ids(column: Column) -> Column | None:
     """The run_id column stripped, when no cell is empty (duplicates are checked separately)."""
     values = _trimmed_text(column)

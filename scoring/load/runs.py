@@ -55,6 +55,8 @@ from scoring.contract.schema import (
     Reason,
     look_alike_warnings,
     normalize_column_name,
+    spelling_warnings,
+    spelt_apart,
 )
 from scoring.load import arrow_runs
 
@@ -978,6 +980,15 @@ def _parse_ids(raw: pd.Series, column: str, out: _Collector) -> pd.Series:
     return text
 
 
+def _spellings(raw: pd.Series) -> list[str]:
+    """The distinct texts of a raw id column as written (schema.spelt_apart reads them); none for a column of
+    numbers or booleans, which no whitespace surrounds."""
+    if ptypes.is_bool_dtype(raw) or ptypes.is_numeric_dtype(raw):
+        return []
+    values = pd.unique(raw.mask(_nested(raw)).dropna().to_numpy(dtype=object))  # a nested cell is refused
+    return list({t for t in map(_cell_text, values) if t is not None})
+
+
 def _parse_status(raw: pd.Series, out: _Collector) -> pd.Series:
     text = _text(raw.mask(_nested(raw)))
     status = text.str.lower()
@@ -1090,8 +1101,9 @@ def validate_runs(
     _check_duplicates(run_id, rows, out)
     columns = _columns_from_cells(run_id, agents, tasks, status, success, numbers, finished, rows)
     columns.extras = extras
+    spelt = {c: _spellings(raw[c]) for c in ("agent_id", "task_id")}
     return _finish(out, prior, max(len(prior), len(structural_rows)), columns, rows_read=len(raw), source=source,
-                   format=format, exclude_invalid=exclude_invalid, warnings=warnings)
+                   format=format, exclude_invalid=exclude_invalid, warnings=warnings, spellings=spelt)
 
 
 _CHECKS_IN_THREADS_FROM = 10_000  # rows
@@ -1176,8 +1188,9 @@ def checked_table(table: pa.Table, *, source: str = "input", format: str = "tabl
     columns = arrow_runs.Columns(run_id, agents[0], agents[1], tasks[0], tasks[1], status, success,
                                  numbers["latency_ms"], numbers["cost_usd"], numbers["steps"], finished, rows,
                                  extras)
+    spelt = {c: fast.spellings(cols[c]) for c in ("agent_id", "task_id")}
     return functools.partial(_finish, out, [], 0, columns, rows_read=n, source=source, format=format,
-                             exclude_invalid=exclude_invalid, warnings=list(warnings or []))
+                             exclude_invalid=exclude_invalid, warnings=list(warnings or []), spellings=spelt)
 
 
 def require_columns(columns: Collection[str], rows_read: int, source: str, prior: list[Problem],
@@ -1220,8 +1233,10 @@ def _columns_from_cells(run_id: pd.Series, agents: pd.Series, tasks: pd.Series, 
 
 
 def _finish(out: _Collector, prior: list[Problem], prior_total: int, columns: arrow_runs.Columns, *,
-            rows_read: int, source: str, format: str, exclude_invalid: bool, warnings: list[str]) -> LoadedRuns:
-    """Refuse (or exclude, on request) what the parsers found, then build the canonical frame."""
+            rows_read: int, source: str, format: str, exclude_invalid: bool, warnings: list[str],
+            spellings: Mapping[str, list[str]] | None = None) -> LoadedRuns:
+    """Refuse (or exclude, on request) what the parsers found, then build the canonical frame. ``spellings``: the
+    distinct texts of the id columns as written, where trimming may have made two of them one id."""
     problems = sorted(prior + out.problems, key=lambda p: (p.row if p.row is not None else -1))
     problems = problems[:MAX_PROBLEMS_KEPT]
     total = prior_total + out.total
@@ -1236,5 +1251,7 @@ def _finish(out: _Collector, prior: list[Problem], prior_total: int, columns: ar
     if columns.finished_us is None and rows_read:
         warnings.append("No finished_at column: file order is used for the radar window (a later row is newer).")
     warnings += look_alike_warnings(columns.agents)
+    for column, what in (("agent_id", "agent"), ("task_id", "task")):
+        warnings += spelling_warnings(*spelt_apart((spellings or {}).get(column, [])), what)
     return LoadedRuns(runs=arrow_runs.canonical_frame(columns), source=source, format=format, rows_read=rows_read,
                       excluded_rows=excluded, excluded_problems=tuple(problems), warnings=tuple(warnings))
