@@ -10,6 +10,7 @@ runs it), tau-bench's ``display_metrics``, Inspect's stored ``results.scores[*].
 import io
 import json
 import math
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -543,3 +544,63 @@ def test_nonfinite_reader_takes_any_bytes_and_keeps_their_length(data, chunk):
 
     stream = NonFiniteAsNumbers(io.BytesIO(data), chunk=chunk)
     assert len(b"".join(iter(lambda: stream.read(7), b""))) == len(data)
+
+
+# --------------------------------------------------------------------------- numbers a reading cannot take
+# (a reviewer's hostile harness files, 2026-12-06: each test failed before its fix)
+
+
+def _probe_json(edit) -> bytes:
+    """The probe log (tests/fixtures/inspect/probe.eval) as an Inspect .json log, edited as JSON text."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(INSPECT))
+    out = Path(tempfile.mkdtemp()) / "probe.json"
+    write_eval_log(log, str(out), format="json")
+    return edit(out.read_text()).encode()
+
+
+def test_huge_costs_give_tau2s_mean_not_a_traceback():
+    """Two costs of 1e308 overflowed the reading's fsum (OverflowError, a traceback from the command line); the
+    mean is the exact sum's, a finite number."""
+    doc = json.loads(TAU2_FILES[0].read_text())
+    for simulation in doc["simulations"][:2]:
+        simulation["agent_cost"] = 1e308
+    (agent,) = reading((json.dumps(doc).encode(), "huge.json")).values()
+    cost = agent.to_json()["harness"]["avg_cost_usd"]
+    assert cost is not None and 1e307 <= cost <= 1e308
+
+
+def test_an_infinite_inspect_score_is_refused_naming_its_sample():
+    """Inspect reads a score of Infinity as an infinite accuracy: the JSON report failed ("Out of range float
+    values") and the table said "success inf%". The sample is refused, by row and sample."""
+    data = _probe_json(lambda text: text.replace('"value": "C"', '"value": Infinity', 1))
+    with pytest.raises(RunsValidationError) as info:
+        import_file(data, "inf.json").validate()
+    (problem,) = info.value.problems
+    assert (problem.row, problem.column, problem.value) == (1, "success", "Infinity")
+    assert "sample 1: the score is not a finite number" in info.value.report()
+    agent = _excluded_reading(data, "inf.json")
+    # Excluded, the other epochs' accuracy (mean reducer): easy C, C -> 1; hard I, C, I -> 1/3; medium C, C, I -> 2/3
+    assert agent.to_json()["harness"]["success_rate"] == pytest.approx((1 + 1 / 3 + 2 / 3) / 3)
+
+
+def _excluded_reading(data: bytes, name: str):
+    loaded = import_file(data, name).validate(exclude_invalid=True)
+    (agent,) = score_runs(loaded.runs, harness=loaded.harness).agents
+    return agent
+
+
+def test_a_nan_cost_or_time_in_an_inspect_log_is_refused_not_read_as_missing():
+    """A NaN total_cost or total_time became an empty cell (NaN is "no value" in the raw frame), left out of the
+    means without a word; SPEC 1 refuses a non-finite number."""
+    def edit(text: str) -> str:
+        doc = json.loads(text)
+        doc["samples"][1]["model_usage"]["mockllm/model"]["total_cost"] = float("nan")
+        doc["samples"][3]["total_time"] = float("nan")
+        return json.dumps(doc)
+
+    with pytest.raises(RunsValidationError) as info:
+        import_file(_probe_json(edit), "nan.json").validate()
+    assert [(p.row, p.column, p.value) for p in info.value.problems] == [(2, "cost_usd", "NaN"),
+                                                                          (4, "latency_ms", "NaN")]

@@ -299,11 +299,16 @@ class Records:
         self._bad.add(index)
 
     def add(self, row: dict[str, Any]) -> None:
-        """Keep a record's row; a JSON whole number no double holds (``10**400``) is that record's problem."""
+        """Keep a record's row; a JSON whole number no double holds (``10**400``) is that record's problem, and so
+        is a NaN (the frame's float columns hold no value as NaN: kept, it would read as an empty cell, dropped
+        without a word; an Inspect sample's NaN ``total_time`` or ``total_cost``, a reviewer's log of 2026-12-06)."""
         for column in (*NUMERIC_COLUMNS, *PASS_THROUGH_COLUMNS):
             value = row.get(column)
             if isinstance(value, int) and not isinstance(value, bool) and as_number(value)[0] is None:
                 self.problem(len(self.rows), column, value, f"{column} is too large for a number")
+                row[column] = None
+            elif isinstance(value, float) and math.isnan(value):
+                self.problem(len(self.rows), column, value, Reason.NOT_FINITE.value)
                 row[column] = None
         self.rows.append(row)
 

@@ -128,6 +128,9 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
     for sample in samples:
         row = _sample_row(sample, log.eval.run_id, agent_id, scorer, counts)
         records.add(row)
+        value = _infinite_score(sample, scorer)
+        if value is not None:  # Inspect's accuracy would be infinite; the report would not be JSON
+            records.problem(len(records.rows) - 1, "success", value, "the score is not a finite number")
         trials.append(_trial(sample, row, scorer))
 
     warnings = _warnings(log, counts, len(samples))
@@ -154,6 +157,15 @@ def _first_reducer(log: Any) -> str | None:
     return str(reducers[0]) if reducers else UNREDUCED
 
 
+def _infinite_score(sample: Any, scorer: str) -> float | None:
+    """The chosen score's value where it is an infinite number (NaN is Inspect's "unscored"), else None."""
+    score = (sample.scores or {}).get(scorer)
+    value = None if score is None else score.value
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isinf(value) else None
+
+
 def _trial(sample: Any, row: dict[str, Any], scorer: str) -> Trial:
     """The sample epoch as Inspect's ``accuracy()`` reads it: ``value_to_float`` of the chosen scorer's
     value; a sample without that score (an errored one) is not counted."""
@@ -163,6 +175,8 @@ def _trial(sample: Any, row: dict[str, Any], scorer: str) -> Trial:
     if score is not None and isinstance(score.value, (dict, list)):
         # A dict or list value: Inspect reduces it per key (or index) and reports its metrics under the keys,
         # never as one accuracy of the scorer (its accuracy() reads a container as 0 with a warning); no reading.
+        return Trial(row["agent_id"], row["task_id"], False, False, trial=sample.epoch)
+    if _infinite_score(sample, scorer) is not None:  # refused (read_inspect): no reading counts it
         return Trial(row["agent_id"], row["task_id"], False, False, trial=sample.epoch)
     value = None if score is None else float(value_to_float()(score.value))
     raw = score.value if score is not None and isinstance(score.value, (str, int, float, bool)) else value

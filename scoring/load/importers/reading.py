@@ -35,7 +35,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from math import comb, fsum, isnan
+from math import comb, fsum, isfinite, isnan
 
 import numpy as np
 
@@ -124,7 +124,18 @@ def terminal_bench_k_values(min_attempts: int) -> list[int]:
 
 
 def _mean(values: Sequence[float]) -> float | None:
-    return fsum(values) / len(values) if values else None
+    """The mean as a harness takes it (a sum, then a division); exactly where the sum passes the largest double
+    (two costs of 1e308: an OverflowError before) and None where it is not a number at all.
+
+    >>> _mean([1e308, 1e308]), _mean([0.5, 1.0]), _mean([]), _mean([float("inf")])
+    (1e+308, 0.75, None, None)
+    """
+    if not values or not all(isfinite(v) for v in values):
+        return None
+    try:
+        return fsum(values) / len(values)
+    except OverflowError:
+        return float(sum(map(Fraction, values), Fraction(0)) / len(values))
 
 
 def _per_task(trials: Iterable[Trial]) -> dict[str, tuple[int, int]]:
