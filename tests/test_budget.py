@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hostile_files import PROBE, bomb_eval, deep_eval, events_eval, runs_csv
+from hostile_files import PROBE, bomb_eval, deep_eval, eval_with_member, events_eval, runs_csv
 
 from scoring.cli import commands as cli
 from scoring.contract.limits import DEFAULT_LIMITS, Limits
@@ -38,17 +38,38 @@ def refusal(data: bytes, name: str, limits: Limits = DEFAULT_LIMITS, kind: str |
 # --------------------------------------------------------------------------- archives (.eval)
 
 
-def test_a_zip_whose_directory_lies_is_refused_on_the_bytes_it_really_produces():
+def test_a_zip_whose_directory_lies_is_refused_as_soon_as_it_passes_the_size_it_declares():
+    """Refused on the bytes it really produces, once they pass what its directory declares: one step of the
+    inflater (1 MiB at most), never the whole budget (a reviewer's 120 KB bomb took 17 s of CPU refused at 2 GB)."""
+    from scoring.load.importers._base import _INFLATE
+
     data = bomb_eval(20 * MB)  # says 2,000 bytes; inflates to 20 MB
     assert len(data) < 100_000
-    text = refusal(data, "bomb.eval", SMALL)
-    assert re.search(r"unpacking stopped at 5\.\d MB, more than the limit of 5\.0 MB \(max_memory\)", text)
-    assert re.search(r"samples/easy_epoch_1\.json alone gave 5\.\d MB where its directory says 2\.0 KB", text)
+    for limits in (SMALL, DEFAULT_LIMITS):
+        text = refusal(data, "bomb.eval", limits)
+        found = re.search(r"samples/easy_epoch_1\.json inflates to more than the 2,000 bytes its directory declares "
+                          r"\(([\d,]+) bytes unpacked when the read stopped\): refused", text)
+        assert found, text
+        assert 2_000 < int(found.group(1).replace(",", "")) <= 2_000 + _INFLATE
+
+
+def test_an_archive_that_unpacks_past_the_budget_stops_at_the_budget():
+    """Honest sizes past the budget, unpacked without the .eval directory's check before: stopped at the budget."""
+    from scoring.load.importers._base import check_archive
+
+    data = eval_with_member("samples/easy_epoch_1.json", b" " * (20 * MB))
+    with pytest.raises(RunsValidationError) as info:
+        check_archive(data, "big.eval", SMALL, json_members=lambda name: None)
+    text = info.value.report()
+    assert re.search(r"unpacking stopped at 5\.\d MB, more than the limit of 5\.0 MB \(max_memory\)", text), text
+    assert re.search(r"samples/easy_epoch_1\.json alone gave \d\.\d MB where its directory says 20\.0 MB", text), text
 
 
 def test_a_lying_member_within_the_budget_is_refused_too():
     text = refusal(bomb_eval(200_000), "lie.eval")
-    assert "inflates to 200,000 bytes, not the 2,000 its directory declares" in text
+    assert "inflates to more than the 2,000 bytes its directory declares" in text
+    short = refusal(bomb_eval(1_000), "short.eval")  # ends short of what it declares: refused at its end
+    assert "inflates to 1,000 bytes, not the 2,000 its directory declares" in short, short
 
 
 def test_nesting_inside_an_eval_member_is_bounded():
@@ -229,7 +250,8 @@ def test_the_cli_refuses_a_lying_eval(tmp_path):
     done = subprocess.run([sys.executable, "-m", "scoring", "report", str(path), "--max-memory", "5MB"],
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], timeout=120)
     assert done.returncode == 2 and not done.stdout and "Traceback" not in done.stderr
-    assert "more than the limit of 5.0 MB (max_memory)" in done.stderr, done.stderr
+    # Refused as soon as the member passes the 2,000 bytes it declares, before the 5 MB budget
+    assert "inflates to more than the 2,000 bytes its directory declares" in done.stderr, done.stderr
 
 
 def test_the_cli_refuses_too_many_agents_events_and_nesting(capsys, tmp_path):

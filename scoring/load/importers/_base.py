@@ -731,7 +731,8 @@ class _Inflated(io.RawIOBase):
 
     The archive's directory and local header may lie about a member's size: what counts is what
     the inflater produces. Past ``budget`` bytes the read stops with a refusal; a member that
-    inflates to another size than its directory declares is refused at its end.
+    inflates past the size its directory declares is refused there (a 120 KB zstd bomb took 17 s of
+    CPU when it was refused at the budget instead), and one that ends short of it at its end.
     """
 
     def __init__(self, data: bytes, entry: zipfile.ZipInfo, budget: int, name: str, limits: Limits):
@@ -789,6 +790,10 @@ class _Inflated(io.RawIOBase):
         except Exception as exc:
             raise file_error(self.name, f"archive member {self.entry.filename}: not readable ({exc})") from None
         self.produced += len(chunk)
+        if self.produced > self.entry.file_size:  # as soon as it says so: a bomb stopped at once, not at the budget
+            raise file_error(self.name, f"archive member {self.entry.filename} inflates to more than the "
+                                        f"{self.entry.file_size:,} bytes its directory declares ({self.produced:,} "
+                                        "bytes unpacked when the read stopped): refused")
         if self.produced > self.budget:
             unpacked = self.limits.max_memory - self.budget + self.produced
             raise file_error(self.name, f"unpacking stopped at {format_size(unpacked)}, more than the limit of "
