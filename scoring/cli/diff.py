@@ -10,7 +10,7 @@ import sys
 
 from scoring.analysis.diff import BASELINE, NEW, NO_AGENT_IN_BOTH, diff_runs, render
 from scoring.analysis.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
-from scoring.cli.options import from_option, limit_options
+from scoring.cli.options import bootstrap_refusal, from_option, limit_options
 from scoring.cli.shared import Refused, load_inputs, read_policy, write_stdout
 from scoring.contract import format as fmt
 from scoring.contract.limits import Limits
@@ -59,9 +59,9 @@ def run_diff(args: argparse.Namespace, limits: Limits) -> int:
     threshold = args.fail_on_drop
     if threshold is not None and not (threshold >= 0 and math.isfinite(threshold)):
         raise Refused(f"--fail-on-drop: a number of points from 0 up, got {threshold:g}")
-    for name, value, low, high in (("--replicates", args.replicates, 1, 100_000), ("--seed", args.seed, 0, 2**63)):
-        if value is not None and not low <= value <= high:
-            raise Refused(f"{name}: must be from {low:,} to {high:,}, got {value:,}")
+    refusal = bootstrap_refusal(args)
+    if refusal:
+        raise Refused(refusal)
     policy = read_policy(args.policy)
     sides = []
     for side, path in ((BASELINE, args.baseline), (NEW, args.new)):

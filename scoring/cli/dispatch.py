@@ -73,8 +73,8 @@ def main(argv: list[str] | None = None, prog: str = "python -m scoring") -> int:
         return 2
     if err:
         sys.stderr.write(err)
-    if out:
-        write_stdout(out)
+    if out and write_stdout(out):
+        return 2  # not written: said on stderr
     return code
 
 

@@ -28,6 +28,28 @@ def parse_weights(text: str) -> dict[str, float]:
     return weights
 
 
+BOOTSTRAP_BOUNDS = (("--replicates", "replicates", 1, 100_000), ("--seed", "seed", 0, 2**63))  # explorer-defined
+
+
+def bootstrap_refusal(args: argparse.Namespace, needs: str | None = None) -> str | None:
+    """Why ``--replicates`` or ``--seed`` cannot be used (checked before any input is read), or None; ``needs``:
+    the option without which they would be ignored (report's ``--intervals``).
+
+    >>> bootstrap_refusal(argparse.Namespace(replicates=0, seed=None))
+    '--replicates: must be from 1 to 100,000, got 0'
+    >>> bootstrap_refusal(argparse.Namespace(replicates=50, seed=None, intervals=False), needs="--intervals")
+    '--replicates and --seed set the bootstrap of --intervals: add --intervals'
+    """
+    for option, name, low, high in BOOTSTRAP_BOUNDS:
+        value = getattr(args, name, None)
+        if value is not None and not low <= value <= high:
+            return f"{option}: must be from {low:,} to {high:,}, got {value:,}"
+    given = any(getattr(args, name, None) is not None for _, name, _, _ in BOOTSTRAP_BOUNDS)
+    if needs and given and not getattr(args, needs.lstrip("-"), False):
+        return f"--replicates and --seed set the bootstrap of {needs}: add {needs}"
+    return None
+
+
 def from_option(command: argparse.ArgumentParser, whose: str = "the inputs'") -> None:
     """``--from KIND``: a kind by any name :func:`kind_name` reads (``report``, ``pack``, ``diff``...)."""
     command.add_argument("--from", dest="kind", type=kind_name, default=None, metavar="KIND",

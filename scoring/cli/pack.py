@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from scoring.cli.options import import_options, limit_options, parse_weights
+from scoring.cli.options import bootstrap_refusal, import_options, limit_options, parse_weights
 from scoring.cli.shared import Refused, input_dataset, load_inputs, read_policy
 from scoring.contract import format as fmt
 from scoring.contract.limits import Limits
@@ -61,9 +61,9 @@ def run_pack(args: argparse.Namespace, limits: Limits, parser: argparse.Argument
         weights = parse_weights(args.weights)
     except ValueError as exc:
         parser.error(f"--weights: {exc}")
-    for name, value, low, high in (("--replicates", args.replicates, 1, 100_000), ("--seed", args.seed, 0, 2**63)):
-        if value is not None and not low <= value <= high:
-            parser.error(f"{name}: must be from {low:,} to {high:,}, got {value:,}")
+    refusal = bootstrap_refusal(args)
+    if refusal:
+        parser.error(refusal)
     policy = read_policy(args.policy)
     loaded = load_inputs(args, limits, exclude_invalid=args.exclude_invalid)
     dataset = input_dataset(args, loaded, limits)

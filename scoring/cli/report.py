@@ -10,7 +10,7 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from scoring.cli.options import import_options, limit_options, parse_weights
+from scoring.cli.options import bootstrap_refusal, import_options, limit_options, parse_weights
 from scoring.cli.shared import (
     import_requested,
     load_inputs,
@@ -86,6 +86,9 @@ def run_report(args: argparse.Namespace, limits: Limits, parser: argparse.Argume
         parser.error(f"--weights: {exc}")
     if args.scorecard is not None and args.weights.strip():
         parser.error("--weights and --scorecard both set the radar weights: give one of them")
+    refusal = bootstrap_refusal(args, needs="--intervals")
+    if refusal:
+        parser.error(refusal)
     card = read_scorecard(args.scorecard)
     if card is not None:
         weights = dict(card.weights)  # every axis: the same path as --weights, so the same profile scores

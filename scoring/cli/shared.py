@@ -6,8 +6,10 @@ that cannot run raises :class:`Refused`: its message goes to stderr and the exit
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
+import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -34,13 +36,29 @@ class Refused(Exception):
 
 
 def write_stdout(text: str) -> int:
-    """``text`` on stdout; exit status 0 (a closed pipe, e.g. into `head`, is not an error of ours)."""
+    """``text`` on stdout, and the exit status: 0, or 2 where it could not be written (a full disk, stdout closed),
+    said on stderr; never 1, which says "worse" or "does not reproduce". A closed pipe (e.g. into `head`) is not an
+    error of ours: 0."""
+    if sys.stdout is None:  # started with stdout closed
+        print("cannot write the output: stdout is closed", file=sys.stderr)
+        return 2
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. piped into `head`: not an error of ours
-        sys.stdout = None
+        _stdout_to_devnull()
+    except OSError as exc:
+        _stdout_to_devnull()
+        print(f"cannot write the output: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     return 0
+
+
+def _stdout_to_devnull() -> None:
+    """What is left in stdout's buffer goes nowhere at exit (Python would say so on stderr, and exit 120)."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):  # not a file descriptor (captured): no flush
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.stdout = None
 
 
 def print_warnings(warnings: Iterable[object]) -> None:

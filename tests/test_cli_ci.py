@@ -1,0 +1,59 @@
+"""The command line as a vendor's CI runs it (a reviewer's findings, 2026-12-06; each test failed before its fix):
+output that cannot be written exits 2 with a line on stderr, never 1 ("worse", "does not reproduce") with a
+traceback; bootstrap options are checked before any input is read."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import scoring_cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "runs.csv"
+
+
+def _run(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "scoring", *args], cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                          timeout=120, **kwargs)
+
+
+@pytest.mark.parametrize("args", [("report", str(SAMPLE)),
+                                  ("diff", str(SAMPLE), str(SAMPLE), "--fail-on-drop", "1", "--format", "markdown"),
+                                  ("sample",)], ids=["report", "diff", "sample"])
+def test_a_full_disk_exits_2_with_a_line_not_1_with_a_traceback(args):
+    with open("/dev/full", "w") as full:
+        done = _run(*args, stdout=full)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "cannot write the output: No space left on device"
+
+
+def test_stdout_closed_exits_2_with_a_line():
+    done = _run("report", str(SAMPLE), stdout=subprocess.DEVNULL, preexec_fn=lambda: os.close(1))
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "cannot write the output: stdout is closed"
+
+
+def test_a_pipe_closed_by_its_reader_is_no_error():
+    head = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+    done = _run("report", str(SAMPLE), stdout=head.stdin)
+    head.stdin.close()
+    head.wait(timeout=60)
+    assert done.returncode == 0 and "Traceback" not in done.stderr and "Exception" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("args, said", [
+    (("--intervals", "--replicates", "0"), "--replicates: must be from 1 to 100,000, got 0"),
+    (("--intervals", "--replicates", "100000000"), "--replicates: must be from 1 to 100,000, got 100,000,000"),
+    (("--intervals", "--seed", "-1"), "--seed: must be from 0 to"),
+    (("--replicates", "50"), "--replicates and --seed set the bootstrap of --intervals: add --intervals"),
+])
+def test_report_checks_the_bootstrap_options_before_reading(args, said):
+    done = scoring_cli("report", SAMPLE, *args)
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert not done.stdout
