@@ -57,3 +57,17 @@ def test_report_checks_the_bootstrap_options_before_reading(args, said):
     done = scoring_cli("report", SAMPLE, *args)
     assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert not done.stdout
+
+
+@pytest.mark.parametrize("name", ["runs.json", "runs.jsonl", "runs"])
+def test_the_sql_engine_names_the_format_it_does_not_read(name, tmp_path):
+    """A JSON runs file was read as a CSV by --engine sql (its header checked first), refused as a "duplicate
+    column" made of JSON text."""
+    path = tmp_path / name
+    path.write_text('[{"run_id": "r1", "agent_id": "a", "task_id": "t", "status": "completed", "success": true, '
+                    '"latency_ms": 1, "cost_usd": 0.01}, {"run_id": "r2", "agent_id": "a", "task_id": "t", '
+                    '"status": "completed", "success": true, "latency_ms": 1, "cost_usd": 0.01}]\n')
+    done = scoring_cli("report", path, "--engine", "sql", "--from", "runs")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "the SQL engine reads Parquet and CSV files; use the pandas engine for " in done.stderr, done.stderr
+    assert "duplicate column" not in done.stderr

@@ -1397,18 +1397,17 @@ def _check_shape(path: Path, con: Any) -> None:
 
 def _duckdb_relation(con: Any, path: Path) -> tuple[Any, str]:
     """The file as a DuckDB relation (relational API: the path is a value, never SQL text), with row numbers."""
-    _check_shape(path, con)
     suffix = path.suffix.lower()
+    if suffix not in (".parquet", ".pq", ".csv"):  # before the header is read, as a CSV's would be
+        detail = f"the SQL engine reads Parquet and CSV files; use the pandas engine for {suffix or 'this file'}"
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=detail)], source=path.name)
+    _check_shape(path, con)
     if suffix in (".parquet", ".pq"):
         return con.read_parquet(str(path), file_row_number=True), "file_row_number + 1"
-    if suffix == ".csv":
-        # An explicit dialect: a ragged line is an error, never a silently re-sniffed single column.
-        # (Row numbers come from the scan order, which DuckDB keeps while insertion order is preserved.)
-        return con.read_csv(str(path), all_varchar=True, header=True, sep=",", quotechar='"',
-                            escapechar='"'), "row_number() OVER ()"
-    raise RunsValidationError([Problem.of(Reason.FILE, detail=f"the SQL engine reads Parquet and CSV files; use "
-                                                              f"the pandas engine for {suffix or 'this file'}")],
-                              source=path.name)
+    # A CSV: an explicit dialect, so a ragged line is an error, never a silently re-sniffed single column.
+    # (Row numbers come from the scan order, which DuckDB keeps while insertion order is preserved.)
+    return con.read_csv(str(path), all_varchar=True, header=True, sep=",", quotechar='"',
+                        escapechar='"'), "row_number() OVER ()"
 
 
 def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
