@@ -402,3 +402,37 @@ def test_every_command_in_the_readme_section_runs():
     args, result = printed[0]
     typed = cli_process(*args)
     assert (typed.returncode, typed.stdout, typed.stderr) == (0, result.stdout, result.stderr), commands[0]
+
+
+# --------------------------------------------------------------------------- files the detection refuses or decodes
+# (a reviewer's harness files, 2026-12-06; each test failed before its fix)
+
+
+@pytest.mark.parametrize("cut", ["half", "tail"])
+def test_a_truncated_eval_is_refused_as_a_damaged_archive_not_an_unsupported_type(cut, tmp_path):
+    data = (FIXTURES / "inspect" / "probe.eval").read_bytes()
+    path = tmp_path / "cut.eval"
+    path.write_bytes(data[: len(data) // 2] if cut == "half" else data[:-10])
+    done = scoring_cli("report", path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "a damaged zip archive" in done.stderr and "unsupported file type" not in done.stderr, done.stderr
+
+
+def test_json_nested_too_deep_says_so_without_from(tmp_path):
+    doc = json.loads(sorted((FIXTURES / "tau2").glob("*.json"))[0].read_text())
+    doc["simulations"][0]["reward_info"]["deep"] = json.loads("[" * 90 + "]" * 90)
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(doc))
+    done = scoring_cli("report", path)
+    assert done.returncode == 2 and "levels deep, more than the limit of 64 (max_json_depth)" in done.stderr, \
+        done.stderr
+
+
+def test_a_utf16_results_file_is_read_as_with_from(tmp_path):
+    """Windows PowerShell writes JSON as UTF-16 with a byte-order mark: detected by its first characters."""
+    source = sorted((FIXTURES / "tau2").glob("*.json"))[0]
+    path = tmp_path / "utf16.json"
+    path.write_bytes(source.read_text(encoding="utf-8").encode("utf-16"))  # with its byte-order mark
+    done, told = scoring_cli("report", path), scoring_cli("report", path, "--from", "tau2")
+    assert done.returncode == 0 and told.returncode == 0, done.stderr
+    assert done.stdout == told.stdout == scoring_cli("report", source).stdout

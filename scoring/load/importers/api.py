@@ -45,7 +45,7 @@ from scoring.load.importers._base import (
     unique_sorted,
 )
 from scoring.load.importers.inspect_log import read_inspect
-from scoring.load.importers.kinds import KINDS, ZIP_MAGIC, runs_at_a_glance
+from scoring.load.importers.kinds import KINDS, ZIP_MAGIC, runs_at_a_glance, text_head
 from scoring.load.importers.mapping import Mapping, apply_mapping
 from scoring.load.importers.tau2 import is_folder_form, read_tau2, read_tau2_folder, read_tau2_parts
 from scoring.load.importers.taubench import read_taubench
@@ -120,7 +120,7 @@ def _sniff(data: bytes, name: str, limits: Limits) -> tuple[str, Any, list[str]]
         raise file_error(name, "a zip archive that is not an Inspect .eval log")
     if data.startswith(PARQUET_MAGIC):
         return "runs", None, []
-    head = data[:4096].lstrip(b"\xef\xbb\xbf")
+    head = text_head(data[:4096])
     if _INSPECT_JSON_HEAD.match(head):
         return "inspect", None, []
     if head.lstrip()[:1] not in (b"{", b"["):
@@ -607,11 +607,13 @@ def looks_like_runs_file(path: str, limits: Limits) -> bool:
 
 
 def detected_as_runs(path: str, limits: Limits) -> bool:
-    """Whether :func:`detect` reads the file as a runs table (one it refuses is left to the loader)."""
+    """Whether :func:`detect` reads the file as a runs table. One it refuses goes to the importers, whose
+    detection says why (a damaged zip, JSON nested too deep): the runs loader would say only that it is not a
+    runs file ("unsupported file type '.eval'" for a truncated Inspect log, a reviewer's file of 2026-12-06)."""
     try:
         return detect(path, limits=limits) == "runs"
     except RunsValidationError:
-        return True
+        return False
 
 
 __all__ = ["Folder", "Together", "classify", "combine", "detect", "expand_folder", "folder_forms", "given_together",
