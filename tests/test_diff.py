@@ -286,6 +286,29 @@ def test_cli_a_gate_that_compares_no_agent_neither_passes_nor_fails_but_exits_2(
     assert max(len(line) for line in markdown.splitlines()) <= MARKDOWN_WIDTH
 
 
+def test_cli_a_gate_with_a_baseline_agent_missing_from_the_new_set_is_not_passed(tmp_path, capsys):
+    """A harness that skipped an agent passed the gate (exit 0), where the same agent failing every run failed it:
+    a reviewer's CI check, 2026-12-06. Now "agents missing", exit 2, unless an agent fails (exit 1); naming the
+    agents to gate (--agent) gates those alone."""
+    base, new, worse = tmp_path / "base.csv", tmp_path / "new.csv", tmp_path / "worse.csv"
+    both = records("both", ALL_WON)
+    frame(both, records("gone", ALL_WON)).drop(columns="source_row").to_csv(base, index=False)
+    frame(both, records("fresh", ALL_WON)).drop(columns="source_row").to_csv(new, index=False)
+    frame(records("both", ONE_LOST_EACH)).drop(columns="source_row").to_csv(worse, index=False)
+    code = main(["diff", str(base), str(new), "--fail-on-drop", "1", "--format", "json", "--replicates", "50"])
+    out, err = capsys.readouterr()
+    doc = json.loads(out)
+    assert code == 2 and doc["gate"] == "agents missing" and doc["only_in_baseline"] == ["gone"], err
+    assert "gate: not passed: the new set has no runs of a baseline agent" in err and err.rstrip().endswith("gone")
+    assert main(["diff", str(base), str(new), "--fail-on-drop", "1", "--replicates", "50"]) == 2
+    assert "AGENTS MISSING, not passed (exit status 2)" in capsys.readouterr().out
+    assert main(["diff", str(base), str(new), "--fail-on-drop", "1", "--replicates", "50", "--agent", "both"]) == 0
+    assert main(["diff", str(base), str(new), "--replicates", "50"]) == 0  # no gate: a listing
+    capsys.readouterr()
+    assert main(["diff", str(base), str(worse), "--fail-on-drop", "1", "--replicates", "50"]) == 1  # a drop first
+    assert "FAILED (both)" in capsys.readouterr().out
+
+
 def test_cli_pair_compares_an_agent_renamed_between_the_sets(renamed_tau_bench, capsys):
     base, new = (str(p) for p in renamed_tau_bench)
     code = main(["diff", base, new, "--pair", "base-1205", "new-1206", "--fail-on-drop", "1", "--format", "json",

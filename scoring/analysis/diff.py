@@ -15,7 +15,10 @@ the same one, stated in :data:`RULE`:
   with none in either, "no real change".
 - **Gate** (``--fail-on-drop POINTS``): an agent fails it when its verdict is "worse" and its drop
   is at least POINTS headline points. A gate with no agent in both sets compared nothing: it neither
-  passes nor fails (exit status 2), so a renamed agent never lets a drop through unseen.
+  passes nor fails (exit status 2), so a renamed agent never lets a drop through unseen. Nor does a
+  gate pass with a baseline agent the new set does not have (a harness that skipped it): it is
+  "agents missing" (exit status 2) unless an agent fails, until the agent is paired (``--pair``) or
+  the agents gated are named (``--agent``).
 - **Pairs** (``--pair BASELINE_ID NEW_ID``): an agent renamed between the sets (tau-bench names its agent
   after the results file) is compared under its new id; the pairing is stated in every rendering.
 - **Newly solved / newly failed**: tasks both sets have a known terminal outcome on that the new
@@ -174,16 +177,19 @@ class Diff:
         return threshold is not None and not self.agents
 
     def gate(self, threshold: float | None) -> str | None:
-        """"pass", "fail", "nothing compared", or None without a threshold."""
+        """"pass", "fail", "nothing compared", "agents missing" (a baseline agent the new set lacks, and no
+        failure), or None without a threshold."""
         if threshold is None:
             return None
-        return "nothing compared" if self.compared_nothing(threshold) else "fail" if self.failing(threshold) \
-            else "pass"
+        if self.compared_nothing(threshold):
+            return "nothing compared"
+        return "fail" if self.failing(threshold) else "agents missing" if self.only_in_baseline else "pass"
 
     def exit_code(self, threshold: float | None) -> int:
         """0 when nothing fails the gate, 1 when an agent's real drop reaches ``threshold`` points, 2 when the gate
-        compared no agent (an input error: no agent id is in both sets)."""
-        return {"fail": 1, "nothing compared": 2}.get(self.gate(threshold) or "pass", 0)
+        could not check every agent (an input error: no agent id in both sets, or a baseline agent missing from
+        the new set)."""
+        return {"fail": 1, "nothing compared": 2, "agents missing": 2}.get(self.gate(threshold) or "pass", 0)
 
     def to_json(self, threshold: float | None = None) -> dict[str, Any]:
         return {"policy_version": self.policy.version, "baseline": self.baseline_name, "new": self.new_name,
@@ -336,6 +342,8 @@ def _md_text(name: str) -> str:
     return "".join("\\" + ch if ch in "\\`*_{}[]()<>#+-.!|~$&:" else ch for ch in fmt.one_line(name))
 
 
+MISSING_AGENTS = ("the new set has no runs of a baseline agent; pair it with its new id (--pair BASELINE_ID "
+                  "NEW_ID) or name the agents to gate (--agent)")
 NO_AGENT_IN_BOTH = ("No agent is in both sets. An agent renamed between them (tau-bench names its agent after "
                     "the results file) is compared with --pair BASELINE_ID NEW_ID.")
 
@@ -347,9 +355,14 @@ def _gate_line(d: Diff, threshold: float | None, markdown: bool = False) -> str:
         return (f"Gate: fail on a real drop of {threshold:g} point{'' if threshold == 1 else 's'} or more: "
                 f"NOTHING COMPARED, neither passed nor failed (exit status 2). {NO_AGENT_IN_BOTH}")
     failing = d.failing(threshold)
-    names = ", ".join(_md_text(a.agent_id) if markdown else fmt.one_line(a.agent_id) for a in failing)
-    return (f"Gate: fail on a real drop of {threshold:g} point{'' if threshold == 1 else 's'} or more: "
-            + (f"FAILED ({names})." if failing else "passed."))
+
+    def named(ids: Iterable[str]) -> str:
+        return ", ".join(_md_text(a) if markdown else fmt.one_line(a) for a in ids)
+
+    verdict = (f"FAILED ({named(a.agent_id for a in failing)})." if failing
+               else f"AGENTS MISSING, not passed (exit status 2): {MISSING_AGENTS} ({named(d.only_in_baseline)})."
+               if d.only_in_baseline else "passed.")
+    return f"Gate: fail on a real drop of {threshold:g} point{'' if threshold == 1 else 's'} or more: {verdict}"
 
 
 def json_text(d: Diff, threshold: float | None = None) -> str:

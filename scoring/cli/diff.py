@@ -8,7 +8,7 @@ import argparse
 import math
 import sys
 
-from scoring.analysis.diff import BASELINE, NEW, NO_AGENT_IN_BOTH, diff_runs, render
+from scoring.analysis.diff import BASELINE, MISSING_AGENTS, NEW, NO_AGENT_IN_BOTH, diff_runs, render
 from scoring.analysis.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED
 from scoring.cli.options import bootstrap_refusal, from_option, limit_options
 from scoring.cli.shared import Refused, load_inputs, read_policy, write_stdout
@@ -90,4 +90,7 @@ def run_diff(args: argparse.Namespace, limits: Limits) -> int:
               f"(a real drop; --fail-on-drop {threshold:g})", file=sys.stderr)
     if result.compared_nothing(threshold):
         print(f"gate: compared nothing, so it neither passed nor failed. {NO_AGENT_IN_BOTH}", file=sys.stderr)
+    elif result.gate(threshold) == "agents missing":
+        print(f"gate: not passed: {MISSING_AGENTS}: {', '.join(map(fmt.one_line, result.only_in_baseline))}",
+              file=sys.stderr)
     return result.exit_code(threshold)
