@@ -71,3 +71,20 @@ def test_the_sql_engine_names_the_format_it_does_not_read(name, tmp_path):
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "the SQL engine reads Parquet and CSV files; use the pandas engine for " in done.stderr, done.stderr
     assert "duplicate column" not in done.stderr
+
+
+def test_the_csv_report_carries_the_jsons_flag_codes_and_true_false():
+    """SPEC 6's flags are stable codes: the CSV had their words ("zero-success floor") and pandas' True/False, so
+    a script grepping the flags read different strings from the two formats."""
+    import csv
+    import io
+    import json
+
+    doc = json.loads(scoring_cli("report", SAMPLE).stdout)
+    rows = list(csv.DictReader(io.StringIO(scoring_cli("report", SAMPLE, "--format", "csv").stdout)))
+    assert [r["agent_id"] for r in rows] == [a["agent_id"] for a in doc["agents"]]
+    for row, agent in zip(rows, doc["agents"]):
+        assert row["flags"] == "; ".join(agent["headline"]["flags"])
+        for field in ("consistency_neutral", "zero_success_floor"):
+            assert row[f"headline_{field}"] == json.dumps(agent["headline"][field])
+    assert {"zero_success_floor", "neutral_consistency"} <= {r["flags"] for r in rows}

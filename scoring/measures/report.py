@@ -176,13 +176,26 @@ class Report:
         # allow_nan=False: an undefined value must be null, never NaN (SPEC 6).
         return json.dumps(self.to_json(), indent=2, allow_nan=False) + "\n"
 
-    def to_csv_text(self, excluded_rows: int | None = None) -> str:
-        """The flat report as CSV, with text cells neutralized against spreadsheet formula injection; with
-        ``excluded_rows`` (scores computed without the invalid rows, which SPEC 1 says are counted), a first column
-        gives that count on every row."""
+    def csv_frame(self) -> pd.DataFrame:
+        """``to_frame()`` as a CSV file carries it: the flags as the JSON's stable codes (SPEC 6; the frame has their
+        words), true and false spelt as the JSON spells them (pandas writes True), text cells neutralized against
+        spreadsheet formula injection."""
+        import numpy as np
+
         frame = self.to_frame()
+        frame["flags"] = ["; ".join(a.headline.flag_codes) for a in self.agents]
+        for column in frame.columns:
+            if frame[column].map(lambda v: isinstance(v, (bool, np.bool_))).any():
+                frame[column] = frame[column].map(lambda v: str(bool(v)).lower() if isinstance(v, (bool, np.bool_))
+                                                  else v).astype(object)
         for column in ("agent_id", "flags"):
             frame[column] = frame[column].map(neutralize_cell)
+        return frame
+
+    def to_csv_text(self, excluded_rows: int | None = None) -> str:
+        """The flat report as CSV (:meth:`csv_frame`); with ``excluded_rows`` (scores computed without the invalid
+        rows, which SPEC 1 says are counted), a first column gives that count on every row."""
+        frame = self.csv_frame()
         if excluded_rows is not None:
             frame.insert(0, "excluded_rows", excluded_rows)
         return frame.to_csv(index=False)

@@ -153,9 +153,7 @@ def report_csv(report: Report, dataset: DatasetInfo, *, intervals: Intervals | N
                generated_at: str | None = None) -> str:
     """The flat report as CSV, each row naming the policy and the dataset; with ``intervals``, each score's
     interval and tie group. Text cells are neutralized against spreadsheet formula injection."""
-    frame = report.to_frame()
-    for column in ("agent_id", "flags"):
-        frame[column] = frame[column].map(neutralize_cell)
+    frame = report.csv_frame()
     if intervals is not None:
         ivs = [intervals.agents[a.agent_id] for a in report.agents]  # the frame's rows, in report order
         frame["headline_low"] = [None if x.headline is None else x.headline.low for x in ivs]
