@@ -201,3 +201,22 @@ def test_cli_verify_exit_codes(tmp_path):
     bad.write_text(json.dumps(receipt))
     out = scoring_cli("verify", bad, SAMPLE)
     assert out.returncode == 1 and "headline.success_rate" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_cli_verify_says_whether_the_inputs_are_the_receipts_dataset(tmp_path):
+    """The dataset block is where a receipt was made, not part of what reproduces: verify said "reproduces" with an
+    edited sha256 and no word about it (a reviewer, 2026-12-06). It now says on stderr whether the inputs' sha256
+    is the receipt's; the exit status is still the agent's runs'."""
+    made = scoring_cli("receipt", SAMPLE, "swift-lite")
+    path = tmp_path / "receipt.json"
+    path.write_text(made.stdout)
+    same = scoring_cli("verify", path, SAMPLE)
+    sha = json.loads(made.stdout)["dataset"]["sha256"]
+    assert same.returncode == 0 and f"dataset: the inputs' sha256 is the receipt's ({sha[:16]}...)" in same.stderr
+    edited = json.loads(made.stdout)
+    edited["dataset"]["sha256"] = "0" * 64
+    path.write_text(json.dumps(edited))
+    other = scoring_cli("verify", path, SAMPLE)
+    assert other.returncode == 0 and "reproduces: swift-lite" in other.stdout
+    assert f"dataset: not the receipt's (the inputs' sha256 is {sha[:16]}..., the receipt names 0000000000000000...)" \
+        in other.stderr, other.stderr

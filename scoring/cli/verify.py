@@ -8,7 +8,7 @@ import argparse
 import sys
 
 from scoring.cli.options import import_options, limit_options
-from scoring.cli.shared import Refused, load_inputs
+from scoring.cli.shared import Refused, input_dataset, load_inputs
 from scoring.contract.format import one_line
 from scoring.contract.limits import Limits
 
@@ -47,7 +47,8 @@ def run_verify(args: argparse.Namespace, limits: Limits) -> int:
         receipt = parse_receipt(data)
     except ReceiptError as exc:
         raise Refused(f"{args.receipt}: not a receipt that can be checked: {_shown(exc)}") from None
-    problems = verify(receipt, load_inputs(args, limits).runs)
+    loaded = load_inputs(args, limits)
+    problems = verify(receipt, loaded.runs)
     if problems:
         print(f"does not reproduce: first difference at {_shown(problems[0])}", file=sys.stderr)
         if len(problems) > 1:
@@ -55,4 +56,23 @@ def run_verify(args: argparse.Namespace, limits: Limits) -> int:
         return 1
     sandbox = " (a sandbox policy, not the canonical one)" if "+sandbox-" in receipt["policy_version"] else ""
     print(f"reproduces: {_shown(receipt['agent_id'])} under {_shown(receipt['policy_version'])}{sandbox}")
+    print(_dataset_line(receipt, input_dataset(args, loaded, limits).sha256), file=sys.stderr)
     return 0
+
+
+def _dataset_line(receipt: dict, sha256: str) -> str:
+    """What the receipt's dataset block (where it was made: provenance, which the numbers do not depend on) says
+    beside the inputs given: the agent's runs are what reproduced, and a copy of the file with its rows in another
+    order, or other agents' runs changed, reproduces too.
+
+    >>> _dataset_line({"dataset": {"sha256": "ab" * 32}}, "ab" * 32)
+    "dataset: the inputs' sha256 is the receipt's (abababababababab...)"
+    """
+    said = (receipt.get("dataset") or {}).get("sha256") if isinstance(receipt.get("dataset"), dict) else None
+    if not isinstance(said, str):
+        return "dataset: the receipt names no sha256; the agent's runs reproduced"
+    if said == sha256:
+        return f"dataset: the inputs' sha256 is the receipt's ({sha256[:16]}...)"
+    return (f"dataset: not the receipt's (the inputs' sha256 is {sha256[:16]}..., the receipt names "
+            f"{_shown(said[:16])}...): the agent's runs reproduced all the same, so these are not the bytes the "
+            "receipt was made from (another order, other agents' rows), or its dataset block was edited")
