@@ -88,3 +88,23 @@ def test_the_csv_report_carries_the_jsons_flag_codes_and_true_false():
         for field in ("consistency_neutral", "zero_success_floor"):
             assert row[f"headline_{field}"] == json.dumps(agent["headline"][field])
     assert {"zero_success_floor", "neutral_consistency"} <= {r["flags"] for r in rows}
+
+
+@pytest.mark.parametrize("extra", [(), ("--engine", "sql"), ("--from", "tau2")], ids=["loader", "sql", "import"])
+def test_a_named_pipe_is_refused_not_waited_on(extra, tmp_path):
+    """A FIFO's size says nothing and reading it waits for a writer: the command hung for ever (a reviewer's
+    `mkfifo`, 2026-12-06). Refused in words, never opened (no writer here: a hang would be the timeout)."""
+    pipe = tmp_path / "runs.csv"
+    os.mkfifo(pipe)
+    done = _run("report", str(pipe), *extra, stdout=subprocess.PIPE)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "is a named pipe (FIFO), not a file: give the file itself" in done.stderr, done.stderr
+
+
+def test_a_pipe_inside_a_tau2_folder_is_refused_not_waited_on(tmp_path):
+    folder = tmp_path / "results"
+    (folder / "simulations").mkdir(parents=True)
+    (folder / "results.json").write_text('{"info": {}, "tasks": []}')
+    os.mkfifo(folder / "simulations" / "s1.json")
+    done = _run("report", str(folder), stdout=subprocess.PIPE)
+    assert done.returncode == 2 and "is a named pipe (FIFO), not a file" in done.stderr, done.stderr

@@ -13,7 +13,9 @@ resident). The CLI takes ``--max-memory`` and ``--max-rows``; the app reads
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from dataclasses import dataclass
 
 _UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
@@ -126,4 +128,27 @@ def format_size(n: float) -> str:
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{int(n)} bytes"
+
+
+def special_file(path: object) -> str | None:
+    """What ``path`` names where it is neither a regular file nor a folder (a named pipe, a device, a socket): its
+    size says nothing and reading it may wait for ever (a pipe nobody writes, one read twice) or never end
+    (``/dev/zero``). None for a file, a folder, or a path that cannot be looked at (its reader says why).
+
+    >>> special_file("/dev/null"), special_file("/"), special_file("/no/such/file")
+    ('a device', None, None)
+    """
+    try:
+        mode = os.stat(path).st_mode  # type: ignore[arg-type]
+    except (OSError, ValueError, TypeError):
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return ("a named pipe (FIFO)" if stat.S_ISFIFO(mode) else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+
+
+def special_file_reason(path: object, kind: str) -> str:
+    """The refusal of a path :func:`special_file` names."""
+    return f"{path} is {kind}, not a file: give the file itself (a pipe or a device may never end, or never start)"
 

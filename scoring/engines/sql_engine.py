@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from scoring.contract.limits import DEFAULT_LIMITS, Limits
+from scoring.contract.limits import DEFAULT_LIMITS, Limits, special_file, special_file_reason
 from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.contract.problems import Problem, RunsValidationError
 from scoring.contract.schema import (
@@ -1419,6 +1419,10 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
     path = Path(path)
     if not path.exists():
         raise RunsValidationError([Problem.of(Reason.FILE, detail=f"cannot read {path}: no such file")],
+                                  source=path.name)
+    special = special_file(path)
+    if special:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=special_file_reason(path, special))],
                                   source=path.name)
     config: dict[str, Any] = {k: v for k, v in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
                                                 ("threads", threads)) if v}

@@ -33,7 +33,14 @@ import pyarrow.compute as pc
 from numpy.typing import ArrayLike
 from pandas.api import types as ptypes
 
-from scoring.contract.limits import DEFAULT_LIMITS, Limits, format_size, row_limit_refusal
+from scoring.contract.limits import (
+    DEFAULT_LIMITS,
+    Limits,
+    format_size,
+    row_limit_refusal,
+    special_file,
+    special_file_reason,
+)
 from scoring.contract.problems import (  # noqa: F401 - MAX_PROBLEMS_*: the refusal's bounds, read here too
     MAX_PROBLEMS_KEPT,
     MAX_PROBLEMS_LISTED,
@@ -675,6 +682,9 @@ def read_runs(source: str | Path | bytes | BinaryIO, *, name: str | None = None,
     """
     path = Path(source) if isinstance(source, (str, Path)) else None
     name = name or (path.name if path else None) or "input"
+    special = special_file(path) if path is not None else None
+    if special:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=special_file_reason(path, special))], source=name)
     try:
         fmt = format or detect_format(name)
     except ValueError as exc:

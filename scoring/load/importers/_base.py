@@ -34,7 +34,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import pandas as pd
 
-from scoring.contract.limits import Limits, format_size, row_limit_refusal
+from scoring.contract.limits import Limits, format_size, row_limit_refusal, special_file, special_file_reason
 from scoring.contract.safejson import decode_error_words, parse_int
 from scoring.contract.schema import FAILED, FIRST_SEEN, PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
 from scoring.load.importers.reading import HarnessReading, Trial, harness_readings
@@ -616,6 +616,9 @@ def read_bytes(source: Source, name: str, limits: Limits) -> bytes:
         data = bytes(source)
     elif isinstance(source, (str, Path)):
         path = Path(source)
+        special = special_file(path)
+        if special:
+            raise file_error(name, special_file_reason(path, special))
         try:
             size = path.stat().st_size
             _check_size(size, name, limits)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scoring.contract.limits import special_file
+
 KINDS = ("tau2", "tau-bench", "inspect", "terminal-bench", "runs")
 ZIP_MAGIC = b"PK\x03\x04"  # an Inspect AI .eval log is a zip archive
 # Byte-order marks, longest first (UTF-32's begins like UTF-16's): Windows PowerShell writes JSON as UTF-16.
@@ -34,6 +36,8 @@ def runs_at_a_glance(path: str) -> bool | None:
     text, Parquet) is a runs table without reading further, so a large runs file is not read twice. A file
     that cannot be read is left to the loader, which says why in its own words; a folder is a harness's.
     """
+    if special_file(path):
+        return True  # never opened here (a pipe would wait for a writer): the loader refuses it in words
     try:
         if Path(path).is_dir():
             return False
