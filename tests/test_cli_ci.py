@@ -108,3 +108,17 @@ def test_a_pipe_inside_a_tau2_folder_is_refused_not_waited_on(tmp_path):
     os.mkfifo(folder / "simulations" / "s1.json")
     done = _run("report", str(folder), stdout=subprocess.PIPE)
     assert done.returncode == 2 and "is a named pipe (FIFO), not a file" in done.stderr, done.stderr
+
+
+def test_explain_reads_harness_results_as_report_does_and_refuses_a_negative_top():
+    """explain took a runs file only ("expected a JSON array of runs" for a tau2 file, where report, receipt, badge,
+    pack and diff import it), and took --top -3 as 0 without a word."""
+    import json
+
+    tau2 = sorted((ROOT / "tests" / "fixtures" / "tau2").glob("*.json"))[0]
+    (agent,) = {a["agent_id"] for a in json.loads(scoring_cli("report", tau2).stdout)["agents"]}
+    done = scoring_cli("explain", tau2, agent)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["agent_id"] == agent and "import: " in done.stderr
+    negative = scoring_cli("explain", SAMPLE, "steady-pro", "--top", "-3")
+    assert negative.returncode == 2 and "--top: a number of runs from 0 up, got -3" in negative.stderr
