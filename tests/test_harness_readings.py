@@ -604,3 +604,20 @@ def test_a_nan_cost_or_time_in_an_inspect_log_is_refused_not_read_as_missing():
         import_file(_probe_json(edit), "nan.json").validate()
     assert [(p.row, p.column, p.value) for p in info.value.problems] == [(2, "cost_usd", "NaN"),
                                                                           (4, "latency_ms", "NaN")]
+
+
+def test_scores_the_two_readings_take_apart_are_named(capsys):
+    """'c' is a success by SPEC 7 (any case) and 0 in Inspect's value_to_float, 'yes' the reverse: the two success
+    rates differed and nothing said why (Inspect's own "Unable to convert value to float: c" reached stderr)."""
+    def edit(text: str) -> str:
+        return text.replace('"value": "C"', '"value": "c"', 1).replace('"value": "I"', '"value": "yes"', 1)
+
+    imported = import_file(_probe_json(edit), "lower.json")
+    said = [w for w in imported.report.all_warnings() if "readings take apart" in w]
+    assert said == ["2 sample(s) have a score the two readings take apart, so Inspect's own accuracy and the "
+                    "canonical success rate differ on them: 'c' (1), 'yes' (1). A success here is C, 1, 1.0 or "
+                    "true in any case (SPEC 7); Inspect's value_to_float counts only 'C' itself, yes/true and "
+                    "numbers"]
+    assert "Unable to convert" not in capsys.readouterr().err
+    plain = import_file(INSPECT)
+    assert not any("readings take apart" in w for w in plain.report.all_warnings())

@@ -9,15 +9,20 @@ of everything it would unpack to) against ``max_memory``, its sample count again
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import logging
 import math
 import tempfile
 import zipfile
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from scoring.contract.extras import install_hint
+from scoring.contract.format import one_line
 from scoring.contract.limits import DEFAULT_LIMITS, Limits, format_size
 from scoring.contract.schema import COMPLETED, FAILED, TIMEOUT
 from scoring.load.importers._base import (
@@ -125,15 +130,19 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
     records = Records("sample")
     counts = {"partial": 0, "nan_score": 0, "unscored": 0, "failed_scored": 0, "some_cost": 0, "naive": 0}
     trials = []
+    read_apart: Counter[str] = Counter()  # scores the two readings take apart, by the value as written
     for sample in samples:
         row = _sample_row(sample, log.eval.run_id, agent_id, scorer, counts)
         records.add(row)
         value = _infinite_score(sample, scorer)
         if value is not None:  # Inspect's accuracy would be infinite; the report would not be JSON
             records.problem(len(records.rows) - 1, "success", value, "the score is not a finite number")
-        trials.append(_trial(sample, row, scorer))
+        trial = _trial(sample, row, scorer)
+        trials.append(trial)
+        if trial.value is not None and not math.isnan(trial.value) and (row["success"] is True) != (trial.value == 1):
+            read_apart[repr(trial.raw)] += 1
 
-    warnings = _warnings(log, counts, len(samples))
+    warnings = _warnings(log, counts, len(samples)) + _read_apart_warning(read_apart)
     epochs = getattr(log.eval.config, "epochs", None)
     warnings += trial_count_warnings([agent_id] * len(samples), [str(s.id) for s in samples],
                                      epochs if isinstance(epochs, int) else None)  # Inspect prints no pass^k
@@ -157,6 +166,19 @@ def _first_reducer(log: Any) -> str | None:
     return str(reducers[0]) if reducers else UNREDUCED
 
 
+@contextlib.contextmanager
+def _quiet(function: Any) -> Iterator[None]:
+    """``function``'s module logs no warning meanwhile (Inspect's "Unable to convert value to float", unlabelled on
+    stderr)."""
+    logger = logging.getLogger(function.__module__)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def _infinite_score(sample: Any, scorer: str) -> float | None:
     """The chosen score's value where it is an infinite number (NaN is Inspect's "unscored"), else None."""
     score = (sample.scores or {}).get(scorer)
@@ -178,7 +200,8 @@ def _trial(sample: Any, row: dict[str, Any], scorer: str) -> Trial:
         return Trial(row["agent_id"], row["task_id"], False, False, trial=sample.epoch)
     if _infinite_score(sample, scorer) is not None:  # refused (read_inspect): no reading counts it
         return Trial(row["agent_id"], row["task_id"], False, False, trial=sample.epoch)
-    value = None if score is None else float(value_to_float()(score.value))
+    with _quiet(value_to_float):  # a value it cannot read: said once by the import's warnings, not per sample
+        value = None if score is None else float(value_to_float()(score.value))
     raw = score.value if score is not None and isinstance(score.value, (str, int, float, bool)) else value
     return Trial(row["agent_id"], row["task_id"], value is not None, value == 1.0, value=value,
                  trial=sample.epoch, raw=raw)
@@ -308,6 +331,19 @@ def _sample_row(sample: Any, run_id: str, agent_id: str, scorer: str, counts: di
         "steps": steps,
         "finished_at": sample.completed_at,
     }
+
+
+def _read_apart_warning(read_apart: Counter[str]) -> list[str]:
+    """Where the explorer's outcome (SPEC 7: C/1/1.0/true in any case, spaces trimmed) and Inspect's value_to_float
+    (C exactly, yes/true in any case, a number) take a score apart, so that Inspect's own accuracy and the canonical
+    success rate differ on it (a reviewer's 'c': a success here, 0 in Inspect, the gap said nowhere)."""
+    if not read_apart:
+        return []
+    shown = ", ".join(f"{one_line(v)} ({n})" for v, n in read_apart.most_common(5))
+    more = f" and {len(read_apart) - 5} more" if len(read_apart) > 5 else ""
+    return [f"{sum(read_apart.values())} sample(s) have a score the two readings take apart, so Inspect's own "
+            f"accuracy and the canonical success rate differ on them: {shown}{more}. A success here is C, 1, 1.0 or "
+            "true in any case (SPEC 7); Inspect's value_to_float counts only 'C' itself, yes/true and numbers"]
 
 
 def _warnings(log: Any, counts: dict[str, int], n: int) -> list[str]:
