@@ -122,3 +122,11 @@ def test_explain_reads_harness_results_as_report_does_and_refuses_a_negative_top
     assert json.loads(done.stdout)["agent_id"] == agent and "import: " in done.stderr
     negative = scoring_cli("explain", SAMPLE, "steady-pro", "--top", "-3")
     assert negative.returncode == 2 and "--top: a number of runs from 0 up, got -3" in negative.stderr
+
+
+def test_an_empty_file_is_refused_alike_by_both_engines(tmp_path):
+    """DuckDB's CSV sniffer spoke for the SQL engine ("Sniffer detected value different than the user input")."""
+    path = tmp_path / "empty.csv"
+    path.write_bytes(b"")
+    said = [scoring_cli("report", path, *extra).stderr for extra in ((), ("--engine", "sql"))]
+    assert said[0] == said[1] and "the file is empty" in said[0], said

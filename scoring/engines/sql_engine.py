@@ -1424,6 +1424,8 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
     if special:
         raise RunsValidationError([Problem.of(Reason.FILE, detail=special_file_reason(path, special))],
                                   source=path.name)
+    if path.is_file() and path.stat().st_size == 0:  # as the pandas engine says it (DuckDB's CSV sniffer would)
+        raise RunsValidationError([Problem.of(Reason.FILE, detail="the file is empty")], source=path.name)
     config: dict[str, Any] = {k: v for k, v in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
                                                 ("threads", threads)) if v}
     try:
