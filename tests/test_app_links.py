@@ -145,6 +145,20 @@ def link_params(link: str) -> dict[str, str | list[str]]:
     return {k: v[0] if len(v) == 1 else v for k, v in params.items()}
 
 
+def test_score_over_time_keeps_its_default_agents_in_the_link_when_the_radar_agent_is_chosen():
+    """The top three were charted but never written down: choosing the radar's agent (the agent in focus) gave a
+    link that charted that agent alone (a reviewer's fresh viewer, 2026-12-06)."""
+    at = go(go(app(), "leaderboard"), "over_time")  # (AppTest's first switch to over_time opens the home page)
+    shown = at.multiselect(key="over_time_agents").value
+    assert shown == ["steady-pro", "swift-lite", "blackbox-api"]
+    at.selectbox(key="over_time_radar_agent").set_value("swift-lite").run()
+    link = link_text(at)
+    assert "timeline=steady-pro&timeline=swift-lite&timeline=blackbox-api" in link and "agent=swift-lite" in link
+    fresh = go(go(app(**link_params(link)), "leaderboard"), "over_time")
+    assert fresh.multiselect(key="over_time_agents").value == shown
+    assert fresh.selectbox(key="over_time_radar_agent").value == "swift-lite"
+
+
 def test_each_pages_own_controls_reach_the_link_and_a_fresh_session():
     # Repeatability: the curve's agents, the per-task level, the agent compared with tau2-bench's reading.
     at = go(app(), "repeatability")

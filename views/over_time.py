@@ -16,10 +16,12 @@ report = scored.report
 policy = report.policy
 agents = [a.agent_id for a in report.agents]
 focus = drill.focus_agent()
-default = [focus] if focus in agents else agents[:DEFAULT_AGENTS]
+if state.get("timeline") is None:  # the agents charted are part of the view: written down once (as the radar's
+    # set), so an agent chosen below (the agent in focus) never changes what the view's link charts
+    state.put("timeline", [focus] if focus in agents else agents[:DEFAULT_AGENTS])
 chosen = st.multiselect("Agents", agents, max_selections=state.KEY_BY_NAME["timeline"].max_items,
                         help=f"Without a choice elsewhere, the top {DEFAULT_AGENTS} of the leaderboard.",
-                        **state.bound("timeline", "over_time_agents", agents, fallback=default))
+                        **state.bound("timeline", "over_time_agents", agents))
 if not chosen:
     st.info("Choose at least one agent.", icon=":material/info:")
     end_page()
