@@ -53,9 +53,11 @@ STREAMLIT_PARAMS = frozenset({"embed", "embed_options"})  # Streamlit's own; not
 # The radar page's Team Scorecard parameters: read and validated by explorer.scorecards, kept in its link.
 SCORECARD_PARAMS = frozenset(SCORECARD_LINK_PARAMS)
 # Parameters a page reads itself (its own names, validated there) and keeps in its link: the Runs page's filter
-# (explorer.drill: its ``agent`` is a filter of runs, not the agent shown) and the radar page's scorecard.
+# (explorer.drill: its ``agent`` is a filter of runs, not the agent shown), the radar page's scorecard, and Compare's
+# agent of two datasets (views/compare.py: often an agent the sidebar's dataset, which ``agent`` names, lacks).
 PAGE_PARAMS: dict[str, frozenset[str]] = {"radar": SCORECARD_PARAMS,
-                                          "runs": frozenset({"agent", "task", "status", "outcome", "cohort"})}
+                                          "runs": frozenset({"agent", "task", "status", "outcome", "cohort"}),
+                                          "compare": frozenset({"diff_agent"})}
 POLICY_PREFIX = "policy."
 WEIGHT_PREFIX = "w_"  # w_correctness=60: one radar weight, in percent, by axis name
 LEGACY_WEIGHTS = "weights"  # the older positional form, weights=60,20,20,20,20 (read, never written)

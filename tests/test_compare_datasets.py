@@ -3,6 +3,8 @@ of explorer.diffs and the diff tables of explorer.tables, and the page itself (A
 
 from __future__ import annotations
 
+import urllib.parse
+
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -431,3 +433,39 @@ def test_a_file_picked_on_the_page_is_kept_when_the_mode_switches_and_back():
     again.file_uploader(key="diff_new_upload").set_value(None).run()
     assert not again.exception and "diff_new_kept" not in again.session_state
     assert not any("Still comparing" in c.value for c in again.caption)
+
+
+def test_the_agent_of_two_datasets_is_in_the_link_when_the_sidebars_data_lacks_it():
+    """The link named the datasets mode's agent by the shared parameter `agent`, which names only the sidebar's
+    dataset's agents: swift-lite renamed swift-lite-v2 in the new dataset was left out, and whoever opened the link
+    saw steady-pro (a reviewer's fresh viewer, 2026-12-06). The page carries its own `diff_agent`."""
+    frame = pd.read_csv(SAMPLE_RUNS, dtype=str, keep_default_na=False)
+    week2 = frame.assign(agent_id=frame["agent_id"].replace("swift-lite", "swift-lite-v2")).to_csv(index=False)
+
+    def upload(at: AppTest) -> None:
+        at.radio(key="diff_new_kind").set_value(diffs.UPLOAD).run()
+        at.file_uploader(key="diff_new_upload").set_value(("week2.csv", week2.encode(), "text/csv")).run()
+        assert not at.exception, [e.value for e in at.exception]
+
+    at = app_on_compare(compare="datasets")
+    upload(at)
+    at.selectbox(key="diff_pair_old").set_value("swift-lite")
+    at.selectbox(key="diff_pair_new").set_value("swift-lite-v2")
+    at.button(key="diff_pair_add").click().run()
+    at.selectbox(key="diff_agent").set_value("swift-lite-v2").run()
+    link = "\n".join(c.value for c in at.sidebar.code)
+    assert "diff_agent=swift-lite-v2" in link and "pair=swift-lite&pair=swift-lite-v2" in link, link
+    params: dict[str, list[str]] = {}
+    for part in link.split("?", 1)[1].split("&"):
+        name, value = part.split("=", 1)
+        params.setdefault(name, []).append(urllib.parse.unquote_plus(value))
+    fresh = AppTest.from_file("../app.py", default_timeout=TIMEOUT)
+    for name, values in params.items():
+        fresh.query_params[name] = values if len(values) > 1 else values[0]
+    fresh.switch_page("views/compare.py")
+    fresh.run()
+    upload(fresh)
+    assert fresh.selectbox(key="diff_agent").value == "swift-lite-v2"
+    # The two-agents view's link does not keep it
+    fresh.radio(key="compare_mode").set_value("agents").run()
+    assert "diff_agent=" not in "\n".join(c.value for c in fresh.sidebar.code)

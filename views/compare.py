@@ -8,6 +8,8 @@ from scoring.analysis.explain import component_weights
 
 title_slot = st.empty()  # the title follows the mode, chosen just below it
 VERSUS_FOR = "compare_versus_for"  # the agent A that agent B was chosen against
+DIFF_AGENT = "diff_agent"  # the two-datasets view's agent in its link (state.PAGE_PARAMS: the page reads it itself)
+DIFF_AGENT_SEEN = "diff_agent_link_seen"  # the parameter's value last read (a link's is read once)
 MODES = {"agents": "Two agents (one dataset)", "datasets": "Two datasets (baseline vs new)"}
 mode = st.radio("Compare", list(MODES), format_func=MODES.__getitem__, horizontal=True,
                 label_visibility="collapsed", **state.bound("compare", "compare_mode", list(MODES)))
@@ -147,12 +149,22 @@ def two_datasets() -> None:
 
     st.subheader("One agent, measure by measure")
     ids = [a.agent_id for a in d.agents]
+    linked = st.query_params.get(DIFF_AGENT)  # the link's agent of the comparison (or the page's own, written below)
+    if linked is not None and linked != st.session_state.get(DIFF_AGENT_SEEN):
+        st.session_state[DIFF_AGENT_SEEN] = linked
+        if linked in ids:
+            st.session_state["diff_agent"] = linked
+        else:
+            st.caption(f":material/link_off: The agent the link asked for, {fmt.plain(state.quoted(linked))}, is not "
+                       "in both datasets.")
     if "diff_agent" not in st.session_state:  # the agent in focus, else the first whose verdict is a change
         changed = [a.agent_id for a in d.agents if a.verdict != "no real change"]
         st.session_state["diff_agent"] = state.get("agent") if state.get("agent") in ids else (changed or ids)[0]
-    # The agent chosen is the focus: the link names it where the data shown has it (state.encode), and opens on it.
+    # The agent chosen is the focus, and the page's own link parameter: the new dataset's agent is often not the
+    # sidebar's, whose agents alone the shared parameter `agent` names (a reviewer's link opened on another agent).
     agent_id = st.selectbox("Agent", ids, key="diff_agent",
                             on_change=lambda: state.put("agent", st.session_state["diff_agent"]))
+    st.query_params[DIFF_AGENT] = st.session_state[DIFF_AGENT_SEEN] = agent_id
     a = d.agents[ids.index(agent_id or ids[0])]
     cols = st.columns(4)
     cols[0].metric("Baseline", fmt.score(a.headline.baseline))
@@ -282,4 +294,6 @@ def two_agents() -> None:
 if mode == "datasets":
     two_datasets()
 else:
+    if DIFF_AGENT in st.query_params:  # the two-datasets view's own parameter: not this view's
+        del st.query_params[DIFF_AGENT]
     two_agents()
