@@ -58,6 +58,10 @@ SCORECARD_PARAMS = frozenset(SCORECARD_LINK_PARAMS)
 PAGE_PARAMS: dict[str, frozenset[str]] = {"radar": SCORECARD_PARAMS,
                                           "runs": frozenset({"agent", "task", "status", "outcome", "cohort"}),
                                           "compare": frozenset({"diff_agent"})}
+# A state a page writes and reads under another name, where its own parameter takes the state's: on the Runs page
+# ``agent`` is the filter, so the agent in focus travels as ``focus`` (before, a Runs link lost it: a reviewer's
+# fresh viewer opened the Headline page on #1, 2026-12-06).
+PAGE_ALIASES: dict[str, dict[str, str]] = {"runs": {"agent": "focus"}}
 POLICY_PREFIX = "policy."
 WEIGHT_PREFIX = "w_"  # w_correctness=60: one radar weight, in percent, by axis name
 LEGACY_WEIGHTS = "weights"  # the older positional form, weights=60,20,20,20,20 (read, never written)
@@ -483,10 +487,10 @@ def encode(values: Mapping[str, Any], page: str, agents: Collection[str] | None 
     parameter ``page`` reads itself, such as the Runs page's ``agent`` filter, is left to it). With ``agents``
     (the dataset shown), an agent the state keeps from another dataset is left out: the link names only what it
     shows (a link naming an agent its data does not have opens with a notice)."""
-    own = PAGE_PARAMS.get(page, frozenset())
+    own, alias = PAGE_PARAMS.get(page, frozenset()), PAGE_ALIASES.get(page, {})
     out: dict[str, str | list[str]] = {}
     for key in KEYS:
-        if key.name in own or key.name not in values:
+        if (key.name in own and key.name not in alias) or key.name not in values:
             continue
         value = values[key.name]
         if agents is not None and key.kind == "agent" and value not in agents:  # the data shown's agents only
@@ -507,7 +511,7 @@ def encode(values: Mapping[str, Any], page: str, agents: Collection[str] | None 
             out.update({f"{POLICY_PREFIX}{name}": policy_value_text(FIELD_BY_NAME[name], v)
                         for name, v in sorted(value.items(), key=lambda item: _FIELD_ORDER[item[0]])})
         else:
-            out[key.name] = str(value)
+            out[alias.get(key.name, key.name)] = str(value)
     return out
 
 
@@ -652,8 +656,10 @@ def read_link(connections: Mapping[str, Collection[str]], page: str = "") -> Sou
     # The radar's scorecard opened on another page: kept for the radar page, and in every page's link meanwhile.
     carried = {k: v for k, v in params.items() if k in SCORECARD_PARAMS and k not in own}
     # Bounded once, here: the settings read now and the agent settings read once the dataset is shown (settle_link)
-    # take the same bounded values, so that each cut is said once.
-    params, cut = bounded({k: v for k, v in params.items() if k not in own})
+    # take the same bounded values, so that each cut is said once. A state the page names otherwise (PAGE_ALIASES)
+    # is read under its own name.
+    names = {param: name for name, param in PAGE_ALIASES.get(page, {}).items()}
+    params, cut = bounded({names.get(k, k): v for k, v in params.items() if k not in own})
     source, notices = parse_source(params, connections)
     free = parse(params, (), only=[k.name for k in KEYS if k.kind not in AGENT_KINDS])
     st.session_state[STORE].update(free.values)

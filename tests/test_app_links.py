@@ -159,6 +159,21 @@ def test_score_over_time_keeps_its_default_agents_in_the_link_when_the_radar_age
     assert fresh.selectbox(key="over_time_radar_agent").value == "swift-lite"
 
 
+def test_the_runs_pages_link_carries_the_agent_in_focus_as_focus():
+    """On the Runs page `agent` is its filter, so its link left the agent in focus out: a fresh viewer's Headline
+    page opened on #1 (a reviewer, 2026-12-06). It travels there as `focus`, beside the filter."""
+    at = go(go(app(agent="old-reliable"), "headline"), "runs")
+    link = link_text(at)
+    assert "/runs?" in link and "focus=old-reliable" in link, link
+    fresh = go(go(app(**link_params(link)), "runs"), "headline")
+    assert fresh.selectbox(key="headline_agent").value == "old-reliable"
+    # A filter of two agents beside it: both travel, each under its own name
+    filtered = go(app(agent=["null-pointer", "two-speed"], focus="old-reliable"), "runs")
+    link = link_text(filtered)
+    assert "agent=null-pointer&agent=two-speed" in link and "focus=old-reliable" in link, link
+    assert go(filtered, "headline").selectbox(key="headline_agent").value == "old-reliable"
+
+
 def test_each_pages_own_controls_reach_the_link_and_a_fresh_session():
     # Repeatability: the curve's agents, the per-task level, the agent compared with tau2-bench's reading.
     at = go(app(), "repeatability")

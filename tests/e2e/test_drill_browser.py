@@ -60,7 +60,8 @@ def test_selecting_a_leaderboard_row_opens_that_agents_runs(app, sample_report, 
     assert "352 runs: 262 completed, 59 failed, 29 timed out" in panel.inner_text()
     app.screenshot("issue15-leaderboard-selected")
     open_link(app, "Open its 352 runs")
-    assert "/runs?agent=crashy-runner" in app.page.url
+    # The filter, and the agent in focus beside it (the Runs page's own `agent` is its filter)
+    assert "/runs?" in app.page.url and "&agent=crashy-runner" in app.page.url and "focus=crashy-runner" in app.page.url
     assert_runs_page_shows(app, sample_runs, agent="crashy-runner")
     app.screenshot("issue15-runs-crashy-runner")
 
