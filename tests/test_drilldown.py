@@ -229,6 +229,7 @@ def test_undated_runs_count_from_the_first_day():
     assert list(a["completed_runs"]) == [1, 1, 2] and a["score"].notna().all()
     assert over.undated_runs == {"a": 1}
     assert "1 run has no finished_at" in str(over.facts()[0])
+    assert "they count" not in str(over.facts()[0])  # one run is not "they" (a reviewer's wording note)
 
 
 def test_runs_spanning_more_days_than_scored_are_refused_before_any_work_with_the_first_and_last_named():
@@ -288,6 +289,10 @@ def test_compare_two_agents_on_the_sample():
     assert (c.tasks["difference"] == c.tasks["success_rate_a"] - c.tasks["success_rate_b"]).all()
     assert set(c.tasks["task_id"]).isdisjoint(c.tasks_only_a + c.tasks_only_b)
     json.dumps(c.to_json(), allow_nan=False)
+    # A difference of two rates is in percentage points, signed, as the tasks table says it (it said "35.82%")
+    said = next(str(f) for f in c.facts() if "tasks both attempted" in str(f))
+    mean = c.tasks["difference"].mean()
+    assert f"differs by {100 * mean:+.2f} pp on average (swift-lite minus crashy-runner)" in said, said
 
 
 def test_compare_is_deterministic_for_a_seed():

@@ -242,8 +242,8 @@ class OverTime:
         out = []
         undated = sum(self.undated_runs.values())
         if undated:
-            out.append(Fact("{n:count|run has|runs have} no finished_at: like the radar window, they count as the "
-                            "oldest, so every day's numbers include them.", {"n": undated}))
+            out.append(Fact("{n:count|run has|runs have} no finished_at: like the radar window, the days count a run "
+                            "without one as the oldest, so every day's numbers include it.", {"n": undated}))
         gate = self.policy.consistency_min_latencies
         for row in self.switches().itertuples(index=False):
             v = {"agent": row.agent_id, "day": row.day.strftime("%Y-%m-%d"), "n": row.completed_runs,
@@ -564,9 +564,9 @@ class Comparison:
                                 "nothing they have in common: each drawn task gives runs to one of them only, and the "
                                 "interval is as wide as for two unrelated samples.", v))
         if len(self.tasks):
-            out.append(Fact("On the {shared:count} tasks both attempted, the success rate differs by {mean:pct} on "
-                            "average; {only_a:count} are solved only by {a:text}, {only_b:count} only by {b:text}.",
-                            v))
+            out.append(Fact("On the {shared:count} tasks both attempted, the success rate differs by {mean:pp} on "
+                            "average ({a:text} minus {b:text}); {only_a:count} are solved only by {a:text}, "
+                            "{only_b:count} only by {b:text}.", v))
         return out
 
     def to_json(self) -> dict[str, Any]:
