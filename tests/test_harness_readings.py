@@ -616,7 +616,7 @@ def test_scores_the_two_readings_take_apart_are_named(capsys):
     said = [w for w in imported.report.all_warnings() if "readings take apart" in w]
     assert said == ["2 sample(s) have a score the two readings take apart, so Inspect's own accuracy and the "
                     "canonical success rate differ on them: 'c' (1), 'yes' (1). A success here is C, 1, 1.0 or "
-                    "true in any case (SPEC 7); Inspect's value_to_float counts only 'C' itself, yes/true and "
+                    "true in any case; Inspect's value_to_float counts only 'C' itself, yes/true and "
                     "numbers"]
     assert "Unable to convert" not in capsys.readouterr().err
     plain = import_file(INSPECT)

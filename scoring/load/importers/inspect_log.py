@@ -343,7 +343,7 @@ def _read_apart_warning(read_apart: Counter[str]) -> list[str]:
     more = f" and {len(read_apart) - 5} more" if len(read_apart) > 5 else ""
     return [f"{sum(read_apart.values())} sample(s) have a score the two readings take apart, so Inspect's own "
             f"accuracy and the canonical success rate differ on them: {shown}{more}. A success here is C, 1, 1.0 or "
-            "true in any case (SPEC 7); Inspect's value_to_float counts only 'C' itself, yes/true and numbers"]
+            "true in any case; Inspect's value_to_float counts only 'C' itself, yes/true and numbers"]
 
 
 def _warnings(log: Any, counts: dict[str, int], n: int) -> list[str]:

@@ -16,7 +16,7 @@ _BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le"), (b"\x00\x00\xfe\xff", "utf-32-be"),
 
 
 def text_head(head: bytes) -> bytes:
-    """A file's first bytes as UTF-8 without a byte-order mark (a UTF-16 or UTF-32 file's decoded), to be told
+    r"""A file's first bytes as UTF-8 without a byte-order mark (a UTF-16 or UTF-32 file's decoded), to be told
     by its first characters.
 
     >>> text_head("\ufeff{}".encode("utf-16-le")), text_head(b"\xef\xbb\xbf[1]"), text_head(b"run_id")
