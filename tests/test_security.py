@@ -317,6 +317,7 @@ def test_an_id_longer_than_max_id_chars_is_refused_naming_its_column_length_and_
         ("agent_id", "an id of 2,000 characters, more than the limit of 1,000 (max_id_chars)"),
         ("task_id", "an id of 1,001 characters, more than the limit of 1,000 (max_id_chars)")]  # run_id: 1,000
     assert error.problems[0].value == "x" * 61 and not error.excludable
+    assert [p.row for p in error.problems] == [1, 2]  # each longest id's first row, as SPEC 1 names a value's row
     assert check_work(load_runs(data, name="x.csv"), Limits(max_id_chars=2_000)).runs["agent_id"].str.len().max() \
         == 2_000  # the operator's setting
 

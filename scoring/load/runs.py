@@ -124,7 +124,10 @@ def _long_ids(runs: pd.DataFrame, limit: int) -> list[Problem]:
         lengths = values.str.len()
         if len(lengths) and int(lengths.max()) > limit:
             longest = values.iloc[int(lengths.to_numpy().argmax())]
-            problems.append(Problem.of(Reason.FILE, None, column, longest[:61], detail=(
+            # Its first row, as SPEC 1 names a refused value's row (a reviewer's 5,000,000-character id had none)
+            rows = runs.loc[(ids == longest).to_numpy(), "source_row"] if "source_row" in runs else None
+            row = int(rows.iloc[0]) if rows is not None and len(rows) and pd.notna(rows.iloc[0]) else None
+            problems.append(Problem.of(Reason.FILE, row, column, longest[:61], detail=(
                 f"an id of {len(longest):,} characters, more than the limit of {limit:,} (max_id_chars)")))
     return problems
 
