@@ -358,9 +358,12 @@ def parse_policy(texts: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
         try:
             policy_from_dict(changes)
         except PolicyError as error:
-            named = {n for e in error.errors for part in e.field.split(" + ")
+            # A constant's own bound first: a sum is judged again without it (before, "success_weight=2" was
+            # refused twice, its range and then a sum that counted the value already refused).
+            errors = [e for e in error.errors if " + " not in e.field] or error.errors
+            named = {n for e in errors for part in e.field.split(" + ")
                      if (n := _base_field(part.strip())) in changes}
-            for e in error.errors:
+            for e in errors:
                 notices.append(f"{POLICY_PREFIX}{e.field}: {e.message}; ignored")
             if not named:  # cannot happen for a dict of known constants; never loop on it
                 return {}, notices

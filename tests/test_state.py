@@ -92,6 +92,15 @@ def test_a_policy_equal_to_the_canonical_one_is_not_a_change():
     assert "policy" not in parsed.values and parsed.notices == []
 
 
+def test_a_constant_out_of_its_bounds_is_refused_once_not_again_in_a_sum():
+    """success_weight=2 was refused for its range and then for a sum counting the value already refused (a reviewer's
+    link, 2026-12-06): one notice. A sum still off without it is said on its own."""
+    assert state.parse({"policy.success_weight": "2"}, AGENTS).notices == [
+        "policy.success_weight: must lie in [0, 1], got 2.0; ignored"]
+    both = state.parse({"policy.success_weight": "2", "policy.cost_weight": "0.5"}, AGENTS)
+    assert both.values == {} and len(both.notices) == 2 and "must sum to 1, got 1.2" in both.notices[1]
+
+
 @pytest.mark.parametrize(("params", "expected"), [
     ({"agent": "nobody"}, "agent: 'nobody' is not an agent of the dataset shown; ignored"),
     ({"agent": "<script>alert(1)</script>"}, "is not an agent of the dataset shown"),
