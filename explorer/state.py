@@ -562,8 +562,13 @@ def parse_source(params: Mapping[str, Sequence[str] | str],
     """The dataset a link names, checked against the operator's ``connections`` (name -> tables); notices
     for a source this deployment cannot open (the sample is shown instead)."""
     params, _ = bounded({k: v for k, v in params.items() if k in SOURCE_PARAMS})
-    data = params.get("data", [None])[0]
-    sha = params.get("sha", [None])[0]
+    repeated = [f"{name}: given {len(values)} times; the first is used" for name, values in params.items()
+                if len(values) > 1]  # as every other parameter says it
+    source, notices = _source(params.get("data", [None])[0], params.get("sha", [None])[0], connections)
+    return source, repeated + notices
+
+
+def _source(data: str | None, sha: str | None, connections: Mapping[str, Collection[str]]) -> tuple[Source, list[str]]:
     if data is None or data == "sample":
         return Source(), []
     if sha is not None and not _SHA.fullmatch(sha.lower()):

@@ -196,6 +196,13 @@ def test_every_policy_constant_survives_a_link():
 
 def test_the_sample_is_the_default_source():
     assert state.parse_source({}, {}) == (state.Source(), [])
+
+
+def test_a_repeated_data_source_says_the_first_is_used():
+    """data=upload&sha=...&data=sample used the first without a word, where every other parameter says so."""
+    source, notices = state.parse_source({"data": ["upload", "sample"], "sha": "0123456789abcdef"}, {})
+    assert source == state.Source("upload", sha="0123456789abcdef")
+    assert notices == ["data: given 2 times; the first is used"]
     assert state.encode_source("sample") == {}
 
 
