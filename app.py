@@ -84,7 +84,9 @@ link_source_params = state.encode_source(dataset.kind, connection=dataset.connec
 @st.fragment(key=pages.LINK_FRAGMENT)  # a control that changes only its part reruns that part and this (rerun_parts)
 def link_and_pack() -> None:
     # The scorecard in force travels in every page's link (the radar page keeps its own parameters itself).
-    carried = scorecards.link_params() if page.name != "radar" else {}
+    carried: dict[str, str | list[str]] = dict(scorecards.link_params()) if page.name != "radar" else {}
+    if page.name != "runs":  # and the Runs page's filter (the Runs page keeps its own names itself)
+        carried.update(drill.filter_link_params(shown_agents))
     link = state.copy_link(page, {**link_source_params, **carried}, state.awaited_params(hashes), shown_agents)
     if isinstance(result, data.Scored):
         data.pack_downloads(result, link, state.view())

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 
 import pandas as pd
@@ -124,6 +124,31 @@ def _listed(values: Sequence[str], what: str, shown: int = 3) -> str:
 
 
 # --------------------------------------------------------------------------- the selection, carried
+
+
+def filter_link_params(agents: Collection[str] | None) -> dict[str, list[str]]:
+    """The Runs page's filter as another page's link carries it (``runs.<name>``): the view of every page keeps it
+    (before, a link copied on the Headline page opened the Runs page on every run). ``agents``: the dataset shown's,
+    the only ones a link names (None: the data is refused, nothing is named)."""
+    query = current_filter().to_query()
+    shown = [a for a in query.pop(QUERY["agents"], []) if agents is not None and a in agents]
+    if shown:
+        query[QUERY["agents"]] = shown
+    return {state.RUNS_FILTER_PREFIX + k: v for k, v in query.items()}
+
+
+def adopt_carried_filter() -> None:
+    """On the Runs page: a filter another page's link carried becomes this page's own parameters, read as a Runs
+    link's filter (once; in place of what the URL held, such as the agent in focus that came along as ``agent``)."""
+    carried = state.take_carried([state.RUNS_FILTER_PREFIX + k for k in QUERY.values()])
+    if not carried:
+        return
+    own = {name[len(state.RUNS_FILTER_PREFIX):]: values for name, values in carried.items()}
+    for key in QUERY.values():
+        if key in own:
+            st.query_params[key] = own[key]
+        elif key in st.query_params:
+            del st.query_params[key]
 
 
 def current_filter() -> RunsFilter:

@@ -62,6 +62,9 @@ PAGE_PARAMS: dict[str, frozenset[str]] = {"radar": SCORECARD_PARAMS,
 # ``agent`` is the filter, so the agent in focus travels as ``focus`` (before, a Runs link lost it: a reviewer's
 # fresh viewer opened the Headline page on #1, 2026-12-06).
 PAGE_ALIASES: dict[str, dict[str, str]] = {"runs": {"agent": "focus"}}
+# The Runs page's filter in another page's link: its own names under this prefix (``runs.status=failed``), carried
+# until the Runs page takes them (explorer.drill), so a link copied on any page keeps the filter of the view.
+RUNS_FILTER_PREFIX = "runs."
 POLICY_PREFIX = "policy."
 WEIGHT_PREFIX = "w_"  # w_correctness=60: one radar weight, in percent, by axis name
 LEGACY_WEIGHTS = "weights"  # the older positional form, weights=60,20,20,20,20 (read, never written)
@@ -423,7 +426,8 @@ def parse(params: Mapping[str, Sequence[str] | str], agents: Collection[str], *,
     policy_texts: dict[str, str] = {}
     weight_texts: dict[str, str] = {}
     for name, values in params.items():
-        if name in STREAMLIT_PARAMS or name in SOURCE_PARAMS or name in SCORECARD_PARAMS:
+        if name in STREAMLIT_PARAMS or name in SOURCE_PARAMS or name in SCORECARD_PARAMS or \
+                name.startswith(RUNS_FILTER_PREFIX):  # carried for the Runs page, which reads them (explorer.drill)
             continue
         if name.startswith(POLICY_PREFIX):
             if only is None or "policy" in only:
@@ -662,7 +666,8 @@ def read_link(connections: Mapping[str, Collection[str]], page: str = "") -> Sou
     params = {name: st.query_params.get_all(name) for name in list(st.query_params)[:MAX_PARAMS + 1]}
     own = PAGE_PARAMS.get(page, frozenset())  # the landing page's own parameters: it reads them itself
     # The radar's scorecard opened on another page: kept for the radar page, and in every page's link meanwhile.
-    carried = {k: v for k, v in params.items() if k in SCORECARD_PARAMS and k not in own}
+    carried = {k: v for k, v in params.items()
+               if (k in SCORECARD_PARAMS or k.startswith(RUNS_FILTER_PREFIX)) and k not in own}
     # Bounded once, here: the settings read now and the agent settings read once the dataset is shown (settle_link)
     # take the same bounded values, so that each cut is said once. A state the page names otherwise (PAGE_ALIASES)
     # is read under its own name.
@@ -833,7 +838,8 @@ def _write_back(name: str, key: str, part: int | None, then: Callable[[], None] 
         then()
 
 
-def write_url(page: str, source: Mapping[str, str], awaited: Mapping[str, str | list[str]] | None = None,
+def write_url(page: str, source: Mapping[str, str | list[str]],
+              awaited: Mapping[str, str | list[str]] | None = None,
               agents: Collection[str] | None = None) -> dict[str, str | list[str]]:
     """Mirror the state of ``page`` (and the data source) in the URL; returns the parameters written. ``awaited``:
     the upload a link waits for and its waiting settings (:func:`awaited_params`), in place of the shown ones;
@@ -884,8 +890,8 @@ def show_link_notices(page: str) -> None:
         st.info(fmt.plain(note), icon=":material/link:")
 
 
-def copy_link(page: PageSpec, source: Mapping[str, str], awaited: Mapping[str, str | list[str]] | None = None,
-              agents: Collection[str] | None = None) -> str:
+def copy_link(page: PageSpec, source: Mapping[str, str | list[str]],
+              awaited: Mapping[str, str | list[str]] | None = None, agents: Collection[str] | None = None) -> str:
     """Mirror ``page``'s state in the URL and offer its full link to copy (st.code has a copy button); ``agents``:
     the dataset's shown, the only ones the link names (None: the data is refused, the state's agents as kept)."""
     st = _st()

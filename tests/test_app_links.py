@@ -174,6 +174,23 @@ def test_the_runs_pages_link_carries_the_agent_in_focus_as_focus():
     assert go(filtered, "headline").selectbox(key="headline_agent").value == "old-reliable"
 
 
+def test_another_pages_link_carries_the_runs_filter_and_the_runs_page_opens_on_it():
+    """A link copied on the Headline page left the Runs page's filter out: whoever opened it saw every run there
+    (a reviewer's fresh viewer, 2026-12-06). It travels as runs.<name> until the Runs page takes it."""
+    at = go(app(status=["failed", "timeout"], task=["task-01", "task-02"]), "runs")
+    assert at.multiselect(key="runs_statuses").value == ["failed", "timeout"]
+    link = link_text(go(at, "headline"))
+    assert "runs.task=task-01&runs.task=task-02&runs.status=failed&runs.status=timeout" in link, link
+    fresh = go(go(app(**link_params(link)), "headline"), "leaderboard")
+    assert "runs.status=failed" in link_text(fresh)  # carried on every page until the Runs page takes it
+    assert not [w for w in warnings(fresh).splitlines() if "runs." in w]  # no notice: a parameter it reads
+    go(fresh, "runs")
+    assert fresh.multiselect(key="runs_statuses").value == ["failed", "timeout"]
+    assert fresh.multiselect(key="runs_tasks").value == ["task-01", "task-02"]
+    own = link_text(fresh)
+    assert "status=failed&status=timeout" in own and "runs.status" not in own, own
+
+
 def test_each_pages_own_controls_reach_the_link_and_a_fresh_session():
     # Repeatability: the curve's agents, the per-task level, the agent compared with tau2-bench's reading.
     at = go(app(), "repeatability")

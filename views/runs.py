@@ -22,6 +22,7 @@ policy = report.policy
 options = {"agents": [a.agent_id for a in report.agents], "tasks": sorted(runs["task_id"].astype(str).unique()),
            "statuses": list(STATUSES), "outcomes": list(OUTCOMES), "cohorts": list(COHORTS)}
 
+drill.adopt_carried_filter()  # a filter another page's link carried (runs.<name>) is read as this page's own
 # A link made on an upload keeps its filter until that file is shown (app.py asks for it): judged against the data
 # shown meanwhile, its agents and tasks were dropped, from the view and from the URL.
 waiting = state.waiting_for(data.link_hashes(data.current_dataset())) is not None and bool(drill.linked_filter())

@@ -7,6 +7,8 @@ so by position); a heatmap cell by clicking the transparent marker plotly draws 
 
 from __future__ import annotations
 
+import urllib.parse
+
 import pytest
 
 from scoring import load_runs
@@ -66,6 +68,10 @@ def test_selecting_a_leaderboard_row_opens_that_agents_runs(app, sample_report, 
     app.screenshot("issue15-runs-crashy-runner")
 
 
+def _params(url: str) -> dict[str, list[str]]:
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
+
+
 @pytest.mark.browser
 def test_a_leaderboard_row_unticked_leaves_the_link_and_a_tick_never_moves_to_another_datasets_row(
         app, sample_report, tmp_path):
@@ -75,7 +81,9 @@ def test_a_leaderboard_row_unticked_leaves_the_link_and_a_tick_never_moves_to_an
     select_row(app, grid, row, "ticking the crashy-runner row")
     assert "agent=crashy-runner" in app.page.url
     select_row(app, grid, row, "unticking it")
-    assert "agent=" not in app.page.url  # a link copied now opens with no row ticked
+    # A link copied now opens with no row ticked: no agent in focus (the tick set the Runs page's filter, which
+    # every page's link carries as runs.agent, as the session keeps it)
+    assert "agent" not in _params(app.page.url) and _params(app.page.url)["runs.agent"] == ["crashy-runner"]
     assert app.page.locator(".st-key-leaderboard_selection").count() == 0
     select_row(app, grid, row, "ticking it again")
     path = tmp_path / "edge.csv"
@@ -83,6 +91,7 @@ def test_a_leaderboard_row_unticked_leaves_the_link_and_a_tick_never_moves_to_an
     upload(app, path)  # its fourth row is another agent (crashy-runner is not in it)
     assert app.page.locator(".st-key-leaderboard_selection").count() == 0
     assert "data=upload" in app.page.url and "agent=" not in app.page.url  # a link names only agents it shows
+    assert not {"agent", "runs.agent"} & set(_params(app.page.url))
 
 
 @pytest.mark.browser
