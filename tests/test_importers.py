@@ -254,6 +254,12 @@ def test_tau2_partial_rewards_and_unequal_trials_warn_like_tau2():
     assert "unequal trial counts (1 to 2 per task; expected 2 as info.num_trials); fewest: task(s) 2" in warnings
     assert "tau2-bench computes pass^k only up to k = 1" in warnings
     assert "1 of the file's 3 listed task(s) have no simulation" in warnings
+    # Every task alike but short of info.num_trials: not "unequal ... (1 to 1 per task" (a reviewer's file
+    # with rows excluded read "unequal trial counts (9 to 9 per task; expected 10")
+    short = [simulation(1, task_id="1", trial=0), simulation(2, task_id="2", trial=0)]
+    said = " | ".join(import_file(as_bytes(tau2_doc(short, num_trials=2, tasks=[{"id": "1"}, {"id": "2"}])),
+                                  "s.json").report.all_warnings())
+    assert "fewer trials than expected (1 per task; expected 2 as info.num_trials)" in said and "unequal" not in said
 
 
 def test_each_harness_note_on_unequal_trials_says_what_that_harness_computes(tmp_path):

@@ -550,7 +550,9 @@ def trial_count_warnings(agents: list[str], tasks: list[str], expected: int | No
             fewest = sorted(str(t) for t in n[n == low].index)
             said = ("" if expected is None else " as info.num_trials" if expected >= high
                     else f"; info.num_trials says {expected}")  # a task may have run more often than it says
-            out.append(f"agent {agent!s}: unequal trial counts ({low} to {high} per task; expected {want}{said}"
+            counted = f"{low} to {high} per task" if low < high else f"{low} per task"  # all alike, but short
+            out.append(f"agent {agent!s}: {'unequal trial counts' if low < high else 'fewer trials than expected'} "
+                       f"({counted}; expected {want}{said}"
                        + f"); fewest: task(s) {', '.join(fewest[:5])}{' and more' if len(fewest) > 5 else ''}; "
                        + (harness_note.format(fewest=low) + "; " if harness_note else "")
                        + "the explorer computes every k and counts a task with fewer than k outcomes as 0")
