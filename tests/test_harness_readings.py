@@ -621,3 +621,13 @@ def test_scores_the_two_readings_take_apart_are_named(capsys):
     assert "Unable to convert" not in capsys.readouterr().err
     plain = import_file(INSPECT)
     assert not any("readings take apart" in w for w in plain.report.all_warnings())
+
+
+def test_rows_excluded_here_are_said_to_be_in_the_harness_reading():
+    """With rows excluded, the harness's reading still reads its file whole: said beside the two numbers."""
+    data = _probe_json(lambda text: text.replace('"value": "C"', '"value": Infinity', 1))
+    loaded = import_file(data, "inf.json").validate(exclude_invalid=True)
+    assert loaded.excluded_rows == 1
+    assert ("each harness's own reading reads its file whole, so it may count the 1 row(s) excluded here: its "
+            "numbers and the canonical ones may count different runs") in loaded.warnings
+    assert not any("excluded here" in w for w in import_file(INSPECT).validate(exclude_invalid=True).warnings)
