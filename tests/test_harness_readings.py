@@ -631,3 +631,16 @@ def test_rows_excluded_here_are_said_to_be_in_the_harness_reading():
     assert ("each harness's own reading reads its file whole, so it may count the 1 row(s) excluded here: its "
             "numbers and the canonical ones may count different runs") in loaded.warnings
     assert not any("excluded here" in w for w in import_file(INSPECT).validate(exclude_invalid=True).warnings)
+
+
+def test_inspects_reader_refusal_counts_samples_from_1_as_every_other_message():
+    """Inspect's reader said "samples.1.id: Field required" of the second sample; every other message says
+    "sample 2"."""
+    def edit(text: str) -> str:
+        doc = json.loads(text)
+        del doc["samples"][1]["id"]
+        return json.dumps(doc)
+
+    with pytest.raises(RunsValidationError) as info:
+        import_file(_probe_json(edit), "no_id.json")
+    assert "not readable as an Inspect log: sample 2: id: Field required" in info.value.report()

@@ -247,6 +247,19 @@ def _read_log(data: bytes, fmt: str, name: str, path: Path | None) -> Any:
         raise file_error(name, f"not readable as an Inspect log: {_reader_error(exc)}") from None
 
 
+def _located(loc: tuple[object, ...]) -> str:
+    """A pydantic error's location, a sample counted from 1 as every other message counts it (Inspect's reader
+    says ``samples.1.id`` of the second sample).
+
+    >>> _located(("samples", 1, "id")), _located(("eval", "task")), _located(())
+    ('sample 2: id', 'eval.task', '')
+    """
+    if len(loc) >= 2 and loc[0] == "samples" and isinstance(loc[1], int):
+        rest = ".".join(str(p) for p in loc[2:])
+        return f"sample {loc[1] + 1}" + (f": {rest}" if rest else "")
+    return ".".join(str(p) for p in loc)
+
+
 def _reader_error(exc: Exception) -> str:
     """The reader's refusal in a line: a pydantic validation error as its first field and reason.
 
@@ -259,7 +272,7 @@ def _reader_error(exc: Exception) -> str:
     if callable(errors):
         try:
             first = errors()[0]
-            where = ".".join(str(p) for p in first.get("loc", ())) or "the log"
+            where = _located(tuple(first.get("loc", ()))) or "the log"
             count = len(errors())
             more = f" (and {count - 1} more)" if count > 1 else ""
             return f"{where}: {first.get('msg', 'invalid')}{more}; the file does not have Inspect's log layout"
