@@ -420,7 +420,8 @@ def test_tau2_every_malformed_record_is_named_and_good_records_survive():
         "row 8, column 'steps': simulation 8: the messages are not a list",
         "row 9, column 'steps': simulation 9: message 1: tool_calls is not a list",
         "row 10, column 'cost_usd', value '[1]': simulation 10: agent_cost is a nested value, not a number (USD)",
-        "row 11, column 'latency_ms', value '-3000.0': negative; must be 0 or more (run.json: simulation 11)",
+        # the file's own value in seconds (it said the scaled '-3000.0', a reviewer's note of 2026-12-06)
+        "row 11, column 'latency_ms', value '-3.0': negative; must be 0 or more (simulation 11: duration in seconds)",
     ):
         assert expected in text, expected
     kept = imported.validate(exclude_invalid=True)
@@ -878,9 +879,9 @@ def test_validator_problems_point_back_to_the_file_and_record():
     imported = import_files([GROK3, (as_bytes(tau2_doc([simulation(1, duration=-1.0)])), "neg.json")])
     with pytest.raises(RunsValidationError) as info:
         imported.validate()
-    assert info.value.problems[0].message() == (
-        "row 11, column 'latency_ms', value '-1000.0': negative; must be 0 or more (neg.json: simulation 1) "
-        "[negative]")
+    assert info.value.problems[0].message() == (  # the file's own value, in seconds (it said '-1000.0')
+        "row 11, column 'latency_ms', value '-1.0': neg.json: negative; must be 0 or more (simulation 1: duration in "
+        "seconds) [negative]")
 
 
 def test_a_run_id_repeated_across_files_names_each_rows_own_source():
@@ -1154,3 +1155,12 @@ def test_a_json_file_cut_off_inside_a_string_says_where_in_plain_words():
     for error, where in ((harness, "line 3, column 25"), (runs, "line 1, column 13")):
         reason = error.value.problems[0].reason
         assert f"not valid JSON: Unterminated string starting at {where}" in reason and "at at" not in reason, reason
+
+
+def test_a_duration_past_the_largest_number_once_scaled_is_refused_quoting_the_files_value():
+    """1e308 seconds x 1000 is past the largest double: refused as 'inf' before, the file's 1e308 now."""
+    imported = import_file(as_bytes(tau2_doc([simulation(1, duration=1e308)])), "huge.json")
+    with pytest.raises(RunsValidationError) as info:
+        imported.validate()
+    assert info.value.problems[0].message() == ("row 1, column 'latency_ms', value '1e+308': not a finite number "
+                                                "(simulation 1: duration in seconds, x 1000) [not_finite]")

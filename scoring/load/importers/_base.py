@@ -303,6 +303,13 @@ class Records:
                                         detail=reason))
         self._bad.add(index)
 
+    def refuse(self, index: int, reason: Reason, column: str, value: Any, note: str) -> None:
+        """A record's value refused by a SPEC 1 rule (``reason``: its code), quoted as the file writes it, the record
+        and what the value is (``note``) said after the rule."""
+        self.problems.append(Problem(index + 1, column, preview(value), f"{reason.text()} ({self.where(index)}: "
+                                     f"{note})", reason.code))
+        self._bad.add(index)
+
     def add(self, row: dict[str, Any]) -> None:
         """Keep a record's row; a JSON whole number no double holds (``10**400``) is that record's problem, and so
         is a NaN (the frame's float columns hold no value as NaN: kept, it would read as an empty cell, dropped

@@ -10,6 +10,7 @@ header in ``results.json`` and one ``SimulationRun`` per file in ``simulations/`
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 
 from scoring.contract import schema
 from scoring.contract.limits import DEFAULT_LIMITS, Limits, format_size
+from scoring.contract.schema import Reason
 from scoring.load.importers._base import (
     RUNS_COLUMNS,
     Imported,
@@ -267,8 +269,18 @@ def _scaled(i: int, sim: dict, key: str, factor: float, column: str, unit: str, 
         return None
     if number is None and missing_counter:
         counts[missing_counter] += 1
-    # A negative value is scaled, not fixed: the validator refuses it with the row.
-    return None if number is None else scale_exactly(number, factor)
+    if number is None:
+        return None
+    # Refused here, quoting the file's own value (the validator would quote it scaled: a duration of -3 s as
+    # '-3000.0', one of 1e308 s as 'inf'; a reviewer's tau2 files, 2026-12-06).
+    if number < 0:
+        records.refuse(i, Reason.NEGATIVE, column, value, f"{key} in {unit}")
+        return None
+    scaled = scale_exactly(number, factor)
+    if not math.isfinite(scaled):
+        records.refuse(i, Reason.NOT_FINITE, column, value, f"{key} in {unit}, x {factor:g}")
+        return None
+    return scaled
 
 
 COUNTED_WARNINGS = {
