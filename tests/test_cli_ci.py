@@ -130,3 +130,13 @@ def test_an_empty_file_is_refused_alike_by_both_engines(tmp_path):
     path.write_bytes(b"")
     said = [scoring_cli("report", path, *extra).stderr for extra in ((), ("--engine", "sql"))]
     assert said[0] == said[1] and "the file is empty" in said[0], said
+
+
+def test_a_badge_path_ending_with_a_slash_names_a_folder(tmp_path):
+    """`badge -o out/sub/` wrote a file named `sub` where the folder did not exist."""
+    done = scoring_cli("badge", SAMPLE, "steady-pro", "-o", f"{tmp_path}/sub/")
+    assert done.returncode == 2 and "no such folder" in done.stderr, done.stderr
+    assert not (tmp_path / "sub").exists()
+    (tmp_path / "sub").mkdir()
+    assert scoring_cli("badge", SAMPLE, "steady-pro", "-o", f"{tmp_path}/sub/").returncode == 0
+    assert [p.suffix for p in (tmp_path / "sub").iterdir()] == [".svg"]

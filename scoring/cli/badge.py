@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import hashlib
+import os
 import sys
 from pathlib import Path
 
@@ -58,6 +59,8 @@ def run_badge(args: argparse.Namespace, limits: Limits) -> int:
     if args.output is None:
         return write_stdout(svg)
     target = Path(args.output)
+    if args.output.endswith(("/", os.sep)) and not target.is_dir():  # Path() drops the slash: a file named so
+        raise Refused(f"{args.output}: no such folder (a path that ends with / names a folder to write the badge in)")
     if target.is_dir():
         target = target / badge_file_name(args.agent_id, report.policy.version, digest)
     try:
