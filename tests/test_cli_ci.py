@@ -140,3 +140,18 @@ def test_a_badge_path_ending_with_a_slash_names_a_folder(tmp_path):
     (tmp_path / "sub").mkdir()
     assert scoring_cli("badge", SAMPLE, "steady-pro", "-o", f"{tmp_path}/sub/").returncode == 0
     assert [p.suffix for p in (tmp_path / "sub").iterdir()] == [".svg"]
+
+
+@pytest.mark.parametrize("name, text", [
+    ("runs.json", '[{"run_id": "r1", "agent_id": "a", "task_id": "t", "status": "completed", "success": true, '
+                  '"latency_ms": 1, "cost_usd": 1e999}]'),
+    ("runs.jsonl", '{"run_id": "r1", "agent_id": "a", "task_id": "t", "status": "completed", "success": true, '
+                   '"latency_ms": 1, "cost_usd": 1.5e400}\n'),
+])
+def test_a_json_number_past_the_largest_double_is_quoted_as_the_file_writes_it(name, text, tmp_path):
+    """1e999 was quoted back as 'inf' (a reviewer's CI check)."""
+    path = tmp_path / name
+    path.write_text(text)
+    done = scoring_cli("report", path)
+    assert done.returncode == 2 and "column 'cost_usd', value '1" in done.stderr and "'inf'" not in done.stderr
+    assert "not a finite number [not_finite]" in done.stderr, done.stderr

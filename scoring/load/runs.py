@@ -18,6 +18,7 @@ import csv
 import functools
 import io
 import json
+import math
 import mmap
 import os
 import re
@@ -432,10 +433,23 @@ def _preview(value: object) -> str:
 
 
 def _json_value(text: str) -> object:
-    """json.loads with NaN / Infinity kept as text (validation refuses them as non-finite numbers) and an object
+    """json.loads with NaN / Infinity kept as text (validation refuses them as non-finite numbers), and so a decimal
+    past the largest double (``1e999``): refused quoting the file's text, not 'inf' (a whole number past the digit
+    limit reads as infinity: ``safejson.parse_int``); and an object
     that repeats a key marked (``safejson.RepeatedKeys``: the record is refused as a CSV header naming a column
     twice is, never read with one of its values dropped)."""
-    return json.loads(text, parse_constant=str, parse_int=parse_int, object_pairs_hook=object_noting_repeats)
+    return json.loads(text, parse_constant=str, parse_int=parse_int, parse_float=_finite_or_text,
+                      object_pairs_hook=object_noting_repeats)
+
+
+def _finite_or_text(text: str) -> float | str:
+    """A JSON decimal as a double, or its text where no double holds it.
+
+    >>> _finite_or_text("1e999"), _finite_or_text("2.5")
+    ('1e999', 2.5)
+    """
+    value = float(text)
+    return value if math.isfinite(value) else text
 
 
 def _read_json(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
