@@ -1164,3 +1164,15 @@ def test_a_duration_past_the_largest_number_once_scaled_is_refused_quoting_the_f
         imported.validate()
     assert info.value.problems[0].message() == ("row 1, column 'latency_ms', value '1e+308': not a finite number "
                                                 "(simulation 1: duration in seconds, x 1000) [not_finite]")
+
+
+@pytest.mark.parametrize("given, shown", [("10", "'10'"), (2.5, "2.5"), (0, "0")])
+def test_an_info_num_trials_that_is_not_a_count_is_said_not_read(given, shown):
+    """info.num_trials "10" (text) was left aside without a word (a reviewer's tau2 file)."""
+    doc = tau2_doc([simulation(1)], num_trials=2)
+    doc["info"]["num_trials"] = given
+    warnings = import_file(as_bytes(doc), "r.json").report.all_warnings()
+    assert f"info.num_trials is {shown}, not a whole number of trials from 1: not read (the trial counts are the " \
+           "file's own)" in warnings
+    assert not any("num_trials is" in w for w in import_file(as_bytes(tau2_doc([simulation(1)], num_trials=2)),
+                                                             "r.json").report.all_warnings())

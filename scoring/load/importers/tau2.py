@@ -131,8 +131,12 @@ def read_tau2(doc: Any, name: str, *, agent: str | None = None, experiment: str 
     check_rows(len(simulations), name, limits, "simulations")
     base_agent = agent if agent is not None else _agent_from_info(doc, name)
     agent_id = agent_with_experiment(base_agent, experiment)
-    expected = get_path(doc, "info.num_trials")
-    expected = expected if isinstance(expected, int) and not isinstance(expected, bool) and expected > 0 else None
+    given = get_path(doc, "info.num_trials")
+    expected = given if isinstance(given, int) and not isinstance(given, bool) and given > 0 else None
+    # Not a count of trials (text "10", 2.5, 0): said, where it was left aside without a word (a reviewer's file)
+    shown = repr(given[:40]) if isinstance(given, str) else preview(given, 40)  # text quoted: '10' is not 10
+    unread = ([f"info.num_trials is {shown}, not a whole number of trials from 1: not read (the trial counts are "
+               "the file's own)"] if given is not None and expected is None else [])
 
     records = Records("simulation file" if simulation_names is not None else "simulation", simulation_names)
     rewards: list[float] = []
@@ -145,7 +149,7 @@ def read_tau2(doc: Any, name: str, *, agent: str | None = None, experiment: str 
         if trial is not None:
             trials.append(trial)
 
-    warnings = list(warnings or []) + outcome_warnings(rewards, "simulation")
+    warnings = list(warnings or []) + unread + outcome_warnings(rewards, "simulation")
     warnings += _count_warnings(counts)
     ok_tasks = [r["task_id"] for r in records.rows if r.get("task_id") is not None]
     # tau2's compute_metrics: k up to info.num_trials, cut to the fewest simulations of a task it evaluates.
