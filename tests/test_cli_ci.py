@@ -155,3 +155,9 @@ def test_a_json_number_past_the_largest_double_is_quoted_as_the_file_writes_it(n
     done = scoring_cli("report", path)
     assert done.returncode == 2 and "column 'cost_usd', value '1" in done.stderr and "'inf'" not in done.stderr
     assert "not a finite number [not_finite]" in done.stderr, done.stderr
+
+
+def test_a_refused_option_shows_the_subcommands_usage_not_every_commands():
+    done = scoring_cli("report", SAMPLE, "--weights", "nope=1")
+    assert done.returncode == 2 and done.stderr.startswith("usage: python -m scoring report "), done.stderr[:200]
+    assert "{report,verify" not in done.stderr

@@ -43,7 +43,8 @@ def build_parser(prog: str = "python -m scoring", names: Sequence[str] = SUBCOMM
     parser = argparse.ArgumentParser(prog=prog, description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True, metavar="{" + ",".join(SUBCOMMANDS) + "}")
     for name in names:
-        importlib.import_module(f"scoring.cli.{name}").add_parser(sub)
+        command = importlib.import_module(f"scoring.cli.{name}").add_parser(sub)
+        command.set_defaults(command_parser=command)  # a refused combination shows the subcommand's own usage
     return parser
 
 
@@ -54,6 +55,7 @@ def main(argv: list[str] | None = None, prog: str = "python -m scoring") -> int:
     parser = build_parser(prog, argv[:1] if argv[:1] and argv[0] in SUBCOMMANDS else SUBCOMMANDS)
     args = parser.parse_args(argv)
     args.argv = argv[1:]
+    parser = getattr(args, "command_parser", parser)  # its errors name the subcommand's usage, not every command's
     limits = limits_from(args, parser)
     if getattr(args, "engine", None) == "spark":  # the cluster (or local JVM) has its own memory settings
         return _run(args, limits, parser)
