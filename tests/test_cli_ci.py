@@ -161,3 +161,14 @@ def test_a_refused_option_shows_the_subcommands_usage_not_every_commands():
     done = scoring_cli("report", SAMPLE, "--weights", "nope=1")
     assert done.returncode == 2 and done.stderr.startswith("usage: python -m scoring report "), done.stderr[:200]
     assert "{report,verify" not in done.stderr
+
+
+def test_a_short_line_is_refused_by_row_by_the_sql_engine_too(tmp_path):
+    """DuckDB's sniffer said only "Error when sniffing file"; the pandas engine names the row and line."""
+    lines = SAMPLE.read_text().splitlines()
+    path = tmp_path / "mid.csv"
+    path.write_text("\n".join(lines[:5] + ["r-x,a,t"] + lines[5:50]) + "\n")
+    done = scoring_cli("report", path, "--engine", "sql")
+    assert done.returncode == 2 and "row 5 (line 6): the line has 3 field(s); the header has 9 [short_line]" \
+        in done.stderr, done.stderr
+    assert "sniffing" not in done.stderr and "--exclude-invalid" not in done.stderr

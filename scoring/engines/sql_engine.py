@@ -1395,6 +1395,23 @@ def _check_shape(path: Path, con: Any) -> None:
             "holding a comma without quotes around it"))], source=path.name)
 
 
+def _csv_refusal_by_row(path: Path) -> RunsValidationError | None:
+    """The pandas loader's refusal of a CSV file DuckDB could not read, where it names rows (a line with too few
+    fields: DuckDB says only "Error when sniffing file"); None where it names none (a file past its limits, which
+    the SQL engine has not) or reads the file."""
+    from scoring.load.runs import load_runs  # a refusal's path: the loader, pandas with it
+
+    try:
+        load_runs(path)
+    except RunsValidationError as exc:
+        if not any(p.row is not None for p in exc.problems):
+            return None
+        # The SQL engine refuses rather than excludes (--exclude-invalid needs the pandas engine): not offered here
+        return RunsValidationError(exc.problems, rows_read=exc.rows_read, source=exc.source, can_exclude=False,
+                                   total=exc.total, invalid_rows=exc.invalid_rows).with_lines(exc.lines)
+    return None
+
+
 def _duckdb_relation(con: Any, path: Path) -> tuple[Any, str]:
     """The file as a DuckDB relation (relational API: the path is a value, never SQL text), with row numbers."""
     suffix = path.suffix.lower()
@@ -1441,6 +1458,9 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
             relation.create_view("source_file")
             described = con.execute("DESCRIBE source_file").fetchall()
         except duckdb.Error as exc:
+            by_row = _csv_refusal_by_row(path) if path.suffix.lower() == ".csv" else None
+            if by_row is not None:  # what DuckDB's sniffer cannot say: the row, line and reason (a short line)
+                raise by_row from None
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise RunsValidationError([Problem.of(Reason.FILE, detail=f"not readable as CSV or Parquet ({first}); "
                                                                       "the pandas engine reports the row")],
