@@ -78,10 +78,12 @@ if one_agent is not None:
             st.caption("None of these runs is completed, so the headline does not read them: without them the "
                        "score would be the same.")
         elif removal.points_if_removed is not None:
-            now = report.agent(one_agent).headline.score
+            now, gain = report.agent(one_agent).headline.score, removal.points_if_removed
+            effect = (f"these runs cost it {gain:.2f} points of its weighted score" if gain > 0
+                      else f"these runs add {-gain:.2f} points to its weighted score" if gain < 0
+                      else "these runs neither cost nor add a point")
             st.info(f"Without these {len(view):,} runs, {fmt.plain(one_agent)}'s headline would be "
-                    f"{fmt.score(removal.score_if_removed)} instead of {fmt.score(now)} (its weighted score "
-                    f"{removal.points_if_removed:+.2f} points: what these runs cost, or add when negative).",
+                    f"{fmt.score(removal.score_if_removed)} instead of {fmt.score(now)}: {effect}.",
                     icon=":material/calculate:")
     order = st.radio("Order", ORDERS, format_func=lambda o: f"{o} first", horizontal=True,
                      help="Costliest first: the runs whose removal would raise the agent's score the most.",
