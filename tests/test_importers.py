@@ -1176,3 +1176,16 @@ def test_an_info_num_trials_that_is_not_a_count_is_said_not_read(given, shown):
            "file's own)" in warnings
     assert not any("num_trials is" in w for w in import_file(as_bytes(tau2_doc([simulation(1)], num_trials=2)),
                                                              "r.json").report.all_warnings())
+
+
+def test_two_inputs_of_one_name_are_told_apart_by_their_place():
+    """Two folders' runs.csv repeating a run_id read "(runs.csv: row 1); first seen at row 1 (runs.csv: row 1)"."""
+    text = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd\nr1,a,t,completed,true,1,0.01\n"
+    imported = import_files([(text.encode(), "runs.csv"), (text.encode(), "runs.csv")])
+    with pytest.raises(RunsValidationError) as info:
+        imported.validate()
+    [problem] = info.value.problems
+    assert "(runs.csv (input 2): row 1); first seen at row 1 (runs.csv (input 1): row 1)" in problem.reason, \
+        problem.reason
+    other = import_files([(text.encode(), "a.csv"), (text.replace("r1", "r2").encode(), "b.csv")])
+    assert "input" not in other.report.locate(2)

@@ -177,9 +177,15 @@ class ImportReport:
         return None
 
     def locate(self, row: int) -> str:
-        """'grok-3.json: simulation 3' for a row of the combined table."""
+        """'grok-3.json: simulation 3' for a row of the combined table; a name two inputs share is told apart by the
+        input's place ('runs.csv (input 2): row 1': a reviewer's duplicate across two folders' runs.csv)."""
         f = self.file_for(row)
-        return f.locate(row) if f else f"row {row}"
+        if f is None:
+            return f"row {row}"
+        said = f.locate(row)
+        if sum(g.name == f.name for g in self.files) > 1:
+            said = f"{f.name} (input {self.files.index(f) + 1})" + said[len(f.name):]
+        return said
 
     def text(self) -> str:
         """The report in words, for a person: one block per file, then the joint warnings."""
