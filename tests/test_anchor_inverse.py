@@ -3,7 +3,7 @@
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scoring.contract.policy import CANONICAL_POLICY, Anchors
@@ -67,6 +67,9 @@ def anchor_maps(draw):
 
 @settings(max_examples=200, deadline=None)
 @given(anchor_maps(), st.floats(0, 1), st.lists(st.floats(0, 8000), min_size=1, max_size=30))
+# A score near the smallest doubles: 64 doubles inward did not reach it (a fresh clone's run, 2026-12-06)
+@example(Anchors("x", (1.0, 2.0, 3.0, 4.0, 5.0, 58.0), (0.0, 0.0, 0.0, 0.0, 1.1125369292536007e-308, 0.0), "x"),
+         2.2250738585e-313, [0.0])
 def test_inverse_is_exactly_the_set_reaching_the_score(anchors, score, probes):
     intervals = anchors.inverse(score)
     for low, high in intervals:

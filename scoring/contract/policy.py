@@ -124,13 +124,25 @@ class Anchors:
 
     def _reaching(self, x: float, score: float, inner: float, steps: int = 64) -> float:
         """``x`` moved one double at a time toward ``inner`` until the map sends it to at least ``score``
-        (the crossing formula can land a rounding outside)."""
+        (the crossing formula can land a rounding outside); where ``steps`` doubles are not enough (scores near the
+        smallest doubles, whose map moves by a step of 5e-324 over many doubles: a property test's example), halved
+        toward ``inner``, which the map sends to at least ``score`` (an anchor of the piece)."""
         toward = math.inf if inner > x else -math.inf
         for _ in range(steps):
             if self(x) >= score or x == inner:
-                break
+                return x
             x = math.nextafter(x, toward)
-        return x
+        if self(x) >= score:
+            return x
+        short, far = x, inner  # the map sends ``far`` to at least ``score``, ``short`` below it
+        while True:
+            middle = short + (far - short) / 2
+            if middle in (short, far):
+                return far
+            if self(middle) >= score:
+                far = middle
+            else:
+                short = middle
 
 
 # --------------------------------------------------------------------------- the field table
