@@ -1,9 +1,19 @@
+import os
 import sys
 from pathlib import Path
+
+from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# CI (.ci/run sets CI=true) draws the same examples on every run: a rare example a random run finds is a bug to fix
+# and pin with @example, never a job that fails one run in many (a fresh clone's run found one on 2026-12-06, the
+# anchor inverse near the smallest doubles). Runs elsewhere keep drawing new examples.
+settings.register_profile("ci", derandomize=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 def _scan_for_components_once() -> None:
