@@ -1189,3 +1189,20 @@ def test_two_inputs_of_one_name_are_told_apart_by_their_place():
         problem.reason
     other = import_files([(text.encode(), "a.csv"), (text.replace("r1", "r2").encode(), "b.csv")])
     assert "input" not in other.report.locate(2)
+
+
+def test_inspect_logs_without_the_inspect_extra_say_what_to_install(monkeypatch):
+    """A core install has neither inspect_ai nor its zstandard and ijson: an Inspect log is refused in words (exit
+    status 2 at the command line), before the checks that stream it with those packages, not by an ImportError."""
+    import importlib.util
+
+    from scoring.load.importers import inspect_log
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "inspect_ai" else real(name, *a))
+    data = (Path(__file__).parent / "fixtures" / "inspect" / "probe.eval").read_bytes()
+    for name, raw in (("probe.eval", data), ("probe.json", b'{"samples": []}')):
+        with pytest.raises(RunsValidationError) as refused:
+            inspect_log.read_inspect(raw, name)
+        assert "needs the inspect_ai package" in str(refused.value)
+        assert "scoring-methodology-explorer[inspect]" in str(refused.value), str(refused.value)

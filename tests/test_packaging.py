@@ -164,8 +164,10 @@ def test_recipe_fails_on_a_real_drop_and_the_core_install_needs_no_extra(venv, w
     assert probe.returncode == 0, probe.stderr
     where, found = probe.stdout.splitlines()
     assert str(ROOT) not in where and "site-packages" in where and found == "[]"
+    shutil.copy(ROOT / "tests" / "fixtures" / "inspect" / "probe.eval", tmp_path / "probe.eval")
     for command, extra in ((["serve"], "app"), (["report", "results/runs.csv", "--engine", "sql"], "sql"),
-                           (["pack", "results/runs.csv", "-o", "review.html"], "pack")):
+                           (["pack", "results/runs.csv", "-o", "review.html"], "pack"),
+                           (["report", "probe.eval"], "inspect"), (["diff", "probe.eval", "probe.eval"], "inspect")):
         refused = shell(venv, tmp_path, "agentscore", *command)
         assert refused.returncode == 2 and f"scoring-methodology-explorer[{extra}]" in refused.stderr
         assert "Traceback" not in refused.stderr

@@ -10,6 +10,7 @@ of everything it would unpack to) against ``max_memory``, its sample count again
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import json
 import logging
@@ -101,6 +102,9 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
                  experiment: str | None = None, scorer: str | None = None,
                  limits: Limits = DEFAULT_LIMITS) -> Imported:
     """Map an Inspect AI log (.eval or .json, as bytes) to a raw runs table (SPEC 7)."""
+    # Before any reading: the checks below stream the log with inspect_ai's own dependencies (zstandard, ijson).
+    if importlib.util.find_spec("inspect_ai") is None:
+        raise _needs_inspect(name)
     fmt = "eval" if data.startswith(ZIP_MAGIC) else "json"
     if fmt == "eval":
         _check_zip(data, name, limits)
@@ -232,12 +236,18 @@ def _member_events(filename: str) -> str | None:
     return "events" if filename.startswith("samples/") else ""
 
 
+def _needs_inspect(name: str) -> Exception:
+    """The refusal of an Inspect log where the [inspect] extra (inspect_ai, and with it zstandard and ijson) is
+    not installed: what to install, exit status 2, never an ImportError traceback."""
+    return file_error(name, "reading Inspect logs needs the inspect_ai package, which is not installed: "
+                            + install_hint("inspect"))
+
+
 def _read_log(data: bytes, fmt: str, name: str, path: Path | None) -> Any:
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:  # inspect_ai comes with the [inspect] extra
-        raise file_error(name, "reading Inspect logs needs the inspect_ai package, which is not installed: "
-                               + install_hint("inspect")) from None
+        raise _needs_inspect(name) from None
     try:
         if path is not None and fmt == "eval":
             # From disk the reader can skip what no run column needs (events are most of a log).
