@@ -29,6 +29,7 @@ from scoring.analysis.explain import (
     smallest_weighted_for,
 )
 from scoring.cli.commands import main
+from scoring.contract.rounding import TIE_WINDOW, published_round
 from scoring.measures._exact import CohortColumns, ExactColumns, rounded_stats
 from tests import helpers
 from tests.helpers import run_tables, scoring_cli
@@ -117,9 +118,13 @@ def test_components_sum_as_documented_on_random_tables(rows):
 
 
 def test_smallest_weighted_for_is_the_rounding_threshold():
-    for target in (0.01, 57.84, 65.5, 76.31, 99.99, 100.0):
+    # The published rounding (a computed half read as the half, then to even): targets of odd and even last digit.
+    for target in (0.01, 0.02, 57.84, 65.5, 76.31, 76.32, 99.99, 100.0):
         w = smallest_weighted_for(target, 2)
-        assert round(w, 2) >= target > round(math.nextafter(w, -math.inf), 2)
+        assert published_round(w, 2) >= target > published_round(math.nextafter(w, -math.inf), 2)
+        half = target - 0.005  # within the tie window below an even target, above it below an odd one
+        even = round(target * 100) % 2 == 0
+        assert (w < half) == even and abs(w - half) == pytest.approx(TIE_WINDOW, rel=1e-3)
 
 
 def tie_table(other):

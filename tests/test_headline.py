@@ -325,7 +325,7 @@ def _half_way_cases(decimals: int) -> list[float]:
 
 
 @pytest.mark.parametrize("decimals", [0, 1, 2, 3, 6])
-def test_final_scores_round_exactly_as_python_round_at_every_half_way_point(decimals):
+def test_final_scores_round_exactly_as_final_score_at_every_half_way_point(decimals):
     import dataclasses
 
     import numpy as np

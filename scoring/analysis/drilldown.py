@@ -63,6 +63,7 @@ from scoring.analysis.uncertainty import (
 )
 from scoring.contract import format as fmt
 from scoring.contract.policy import CANONICAL_POLICY, Policy
+from scoring.contract.rounding import published_round
 from scoring.contract.schema import STATUSES
 from scoring.measures._groups import AgentGroups, agent_groups, headline_cohort, optional
 from scoring.measures.axes import AXES, RADAR_AXES
@@ -394,7 +395,8 @@ def _radar_days(runs: pd.DataFrame, groups: AgentGroups, day: np.ndarray, n_days
     # reasons; rounded and combined exactly as Radar.axes and Radar.profile do.
     raw = {axis.name: [optional(v) for v in axis.value(agg, policy)] for axis in AXES}
     decimals = policy.score_decimals
-    values = {axis: np.array([np.nan if v is None else round(v, decimals) for v in raw[axis]]) for axis in raw}
+    values = {axis: np.array([np.nan if v is None else published_round(v, decimals) for v in raw[axis]])
+              for axis in raw}
     profiles = [profile_score({a: raw[a][i] for a in raw}, weights, policy).score for i in range(len(pieces))]
     profile = np.array([np.nan if v is None else v for v in profiles])
     has = owner >= 0

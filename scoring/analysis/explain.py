@@ -53,6 +53,7 @@ import pandas as pd
 
 from scoring.contract import format as fmt
 from scoring.contract.policy import CANONICAL_POLICY, Policy
+from scoring.contract.rounding import TIE_WINDOW, published_round
 from scoring.contract.schema import COMPLETED, HEADLINE_STATUSES, NOT_TERMINAL_STATUSES, STATUSES, TERMINAL_STATUSES
 from scoring.measures._exact import CohortColumns, CohortSums, ExactColumns
 from scoring.measures._groups import AgentGroups, agent_groups, headline_cohort
@@ -202,21 +203,28 @@ def _evaluate(stats: HeadlineAggregates, policy: Policy) -> tuple[float, float]:
 
 
 def smallest_weighted_for(target: float, decimals: int) -> float:
-    """The smallest double whose published rounding (Python ``round``) is at least ``target``.
+    """The smallest double whose published rounding (scoring.contract.rounding) is at least ``target``.
 
     Examples
     --------
-    >>> w = smallest_weighted_for(76.31, 2)
-    >>> round(w, 2), round(math.nextafter(w, 0), 2)
-    (76.31, 76.3)
+    >>> w = smallest_weighted_for(76.31, 2)  # 76.305 is a half-way point: to even, 76.30
+    >>> published_round(w, 2), published_round(math.nextafter(w, 0), 2), w > 76.305
+    (76.31, 76.3, True)
+    >>> w = smallest_weighted_for(76.32, 2)  # 76.315 rounds to even, 76.32: so does a little less
+    >>> published_round(w, 2), published_round(math.nextafter(w, 0), 2), w < 76.315
+    (76.32, 76.31, True)
     """
-    w = target - 0.5 * 10.0 ** -decimals
+    half = target - 0.5 * 10.0 ** -decimals
+    # The half-way point below target rounds to target when target's last digit is even: the answer is then
+    # the window's lower end, else just past its upper end. Either is within a few units of this start.
+    up = round(target * 10.0 ** decimals) % 2 == 0
+    w = half - TIE_WINDOW if up else half + TIE_WINDOW
     for _ in range(10_000):  # a few steps: the start is within a rounding of the answer
-        if round(w, decimals) < target:
+        if published_round(w, decimals) < target:
             break
         w = math.nextafter(w, -math.inf)
     for _ in range(10_000):
-        if round(w, decimals) >= target:
+        if published_round(w, decimals) >= target:
             break
         w = math.nextafter(w, math.inf)
     return w

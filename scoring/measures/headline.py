@@ -15,6 +15,7 @@ import numpy as np
 
 from scoring.contract import format as fmt
 from scoring.contract.policy import CANONICAL_POLICY, Policy
+from scoring.contract.rounding import TIE_WINDOW, published_round
 from scoring.contract.schema import COMPLETED, TERMINAL_STATUSES
 from scoring.measures._groups import SPREAD_SCALE_AT, SPREAD_SCALE_BY, AgentGroups, agent_groups, optional, safe_divide
 from scoring.measures.facts import Fact
@@ -346,8 +347,9 @@ def composite_arrays(stats: HeadlineAggregates, policy: Policy = CANONICAL_POLIC
 
 
 def final_score(weighted: Number, floor: bool, policy: Policy = CANONICAL_POLICY) -> float:
-    """The published score: the zero-success floor, else the weighted composite rounded (Python round)."""
-    return 0.0 if floor else round(float(weighted), policy.score_decimals)
+    """The published score: the zero-success floor, else the weighted composite rounded as published
+    (:func:`~scoring.contract.rounding.published_round`: Python's round, a computed half read as the half)."""
+    return 0.0 if floor else published_round(float(weighted), policy.score_decimals)
 
 
 def final_scores(weighted: np.ndarray, floor: np.ndarray, policy: Policy = CANONICAL_POLICY) -> np.ndarray:
@@ -357,17 +359,18 @@ def final_scores(weighted: np.ndarray, floor: np.ndarray, policy: Policy = CANON
     returns the double nearest that decimal. With y = x * 10**d, the integer r = rint(y) is that
     decimal's numerator unless y lies within the multiplication's error of a half-way point, and
     r / 10**d (one correctly rounded division of exact integers) is the double nearest it. Values
-    near a half-way point, and any too large for the shortcut, are rounded by Python itself.
+    near a half-way point (within the published rounding's TIE_WINDOW too), and any too large for
+    the shortcut, are rounded one by one by :func:`published_round`.
     """
     weighted = np.asarray(weighted, dtype=np.float64)
     scale = 10.0 ** policy.score_decimals
     y = weighted * scale
     out = np.rint(y) / scale
     # The product's error is at most half a unit in its last place: a margin of four units decides.
-    margin = 4 * np.spacing(np.abs(y))
+    margin = np.maximum(4 * np.spacing(np.abs(y)), 2 * TIE_WINDOW * scale)
     doubtful = ~(np.abs(np.abs(y - np.trunc(y)) - 0.5) > margin) | ~(np.abs(y) < 2.0 ** 52)
     for i in np.flatnonzero(doubtful):
-        out[i] = round(float(weighted[i]), policy.score_decimals)
+        out[i] = published_round(float(weighted[i]), policy.score_decimals)
     return np.where(np.asarray(floor, dtype=bool), 0.0, out)
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from scoring.contract.policy import CANONICAL_POLICY, Policy
+from scoring.contract.rounding import published_round
 from scoring.measures._groups import AgentGroups, agent_groups, optional
 from scoring.measures.axes import (  # RadarAggregates: importable here too
     AXES,
@@ -49,9 +50,9 @@ class Radar:
 
     @property
     def axes(self) -> dict[str, float | None]:
-        """Axes rounded as published (2 decimals)."""
+        """Axes rounded as published (2 decimals; scoring.contract.rounding)."""
         d = self.policy.score_decimals
-        return {a: None if v is None else round(v, d) for a, v in self.raw_axes.items()}
+        return {a: None if v is None else published_round(v, d) for a, v in self.raw_axes.items()}
 
     def profile(self, weights: Mapping[str, float] | None = None) -> Profile:
         return profile_score(self.raw_axes, weights, self.policy)
@@ -118,7 +119,7 @@ def profile_score(raw_axes: Mapping[str, float | None], weights: Mapping[str, fl
         return Profile(None, dict.fromkeys(available, 0.0) if available else {})
     normalized = {a: w / total for a, w in available.items()}
     score = sum(w * values[a] for a, w in available.items()) / total
-    return Profile(round(score, policy.score_decimals), normalized)
+    return Profile(published_round(score, policy.score_decimals), normalized)
 
 
 def window_positions(groups: AgentGroups, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from scoring.contract.format import factor, score
 from scoring.contract.policy import EXPLORER, PUBLISHED, Anchors, Policy, Provenance
+from scoring.contract.rounding import TIE_WINDOW, published_round
 from scoring.measures.axes import AXES
 from scoring.measures.headline import Headline
 
@@ -48,7 +49,7 @@ def worked_formula(headline: Headline) -> str:
         f"      = round(100 × ({p.success_weight:g} × {factor(h.success_rate)} + {p.execution_weight:g} × "
         f"{factor(h.execution_score)} + {p.cost_weight:g} × {factor(h.cost_score)}), {p.score_decimals})",
         f"      = round({factor(parts['success'])} + {factor(parts['execution'])} + {factor(parts['cost'])}, "
-        f"{p.score_decimals}) = {score(round(h.weighted_score, p.score_decimals))}",
+        f"{p.score_decimals}) = {score(published_round(h.weighted_score, p.score_decimals))}",
     ]
     if h.zero_success_floor:
         lines.append("zero-success floor → 0.00")
@@ -63,6 +64,7 @@ def anchor_rows(anchors: Anchors) -> list[tuple[float, float]]:
 def rules(policy: Policy) -> list[Rule]:
     """Every rule of the methodology in words, with the policy's own numbers."""
     p = policy
+    window = f"{TIE_WINDOW:g}".replace("e-0", "e-")  # 1e-9
     return [
         Rule("Headline composite", f"Weights: {_pct(p.success_weight)} success rate, {_pct(p.execution_weight)} "
              f"execution (latency and consistency), {_pct(p.cost_weight)} cost.", PUBLISHED),
@@ -81,6 +83,10 @@ def rules(policy: Policy) -> list[Rule]:
              f"{p.consistency_min_latencies}-run gate; the neutral factor is {p.neutral_consistency:g}.", EXPLORER),
         Rule("Headline composite", execution_formula(p) + ".", EXPLORER),
         Rule("Headline composite", headline_formula(p) + ".", PUBLISHED),
+        Rule("Headline composite", f"Rounding (the score, every radar axis, the profile score): round(…, "
+             f"{p.score_decimals}) of the exact value, a half to even as Python rounds it; a computed value within "
+             f"{window} of a half-way point is read as that point (the arithmetic's own error is far smaller), so "
+             "equal exact scores publish equal.", EXPLORER),
         Rule("Headline composite", "Zero-success floor: completed runs but no successful one gives a score of 0. "
              "Nothing else scales the score.", PUBLISHED),
         Rule("Headline composite", "No completed run: no headline score (unranked). Leaderboard order: score "
