@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, score_runs
 from scoring.analysis.scorecard import EXAMPLES_DIR, Scorecard, apply_scorecard, read_scorecard, scorecard_to_json
+from scoring.cli.badge import folder_sha256
 from scoring.cli.commands import main
 from scoring.outputs.badge import badge_file_name, badge_svg
 from tests.helpers import scoring_cli
@@ -64,6 +66,28 @@ def test_badge_on_stdout_is_the_libraries_badge_with_the_exact_score():
     assert cli("badge", SAMPLE, "deep-thinker").stdout == result.stdout  # byte-identical for the same input
 
 
+def test_a_badge_of_a_tau2_results_folder_names_the_folders_sha256_as_sha256sum_gives_it(tmp_path):
+    """The CI recipe's RESULTS may be a tau2 results folder (docs/ci.md): the badge step reads it as report and
+    diff do, and names the sha256 of its files' sha256sum lines, which a shell pipeline reproduces."""
+    folder = ROOT / "tests" / "fixtures" / "tau2" / "grok-3-folder"
+    result = cli("badge", folder, "xai/grok-3@airline")
+    assert result.returncode == 0, result.stderr.decode()
+    listing = subprocess.run(["bash", "-c", "set -o pipefail; (cd \"$0\" && find . -type f -printf '%P\\n' | "
+                              "LC_ALL=C sort | xargs -d '\\n' sha256sum) | sha256sum", str(folder)],
+                             capture_output=True, text=True, check=True).stdout.split()[0]
+    root = ET.fromstring(result.stdout)
+    assert root.get("data-dataset-sha256") == listing == folder_sha256(folder)
+    # The same runs as the folder's report (the README's tau2 folder example scores as the file does).
+    report = json.loads(cli("report", folder).stdout)
+    assert root.get("data-headline-score") == f"{report['agents'][0]['headline']['score']:.2f}"
+    # One more file in the folder is another dataset: another sha256.
+    copy = tmp_path / "grok-3-folder"
+    shutil.copytree(folder, copy)
+    (copy / "notes.txt").write_text("a note\n")
+    again = ET.fromstring(cli("badge", copy, "xai/grok-3@airline").stdout)
+    assert again.get("data-dataset-sha256") not in (listing, None)
+
+
 def test_badge_to_a_file_and_into_a_folder(tmp_path):
     target = tmp_path / "badge.svg"
     result = cli("badge", SAMPLE, "null-pointer", "-o", target)
@@ -101,8 +125,10 @@ def test_badge_of_a_harness_file_names_that_files_sha256():
 @pytest.mark.parametrize("args, words", [
     (("badge", SAMPLE, "steady-prox"), "no agent 'steady-prox' in " + str(SAMPLE) + " (did you mean 'steady-pro'?)"),
     (("badge", SAMPLE, "nobody-at-all"), "no agent 'nobody-at-all'"),
-    (("badge", ROOT / "sample_data", "steady-pro"), "give one file, not a folder"),
-    (("badge", ROOT / "no-such-file.csv", "steady-pro"), "cannot read the file (No such file or directory)"),
+    (("badge", ROOT / "sample_data", "steady-pro"), "give one file or a tau2-bench results folder, not a folder of "
+                                                    "several inputs"),
+    # read first, as report reads it (so a pipe or a device is refused unopened): the loader's words
+    (("badge", ROOT / "no-such-file.csv", "steady-pro"), f"cannot read {ROOT / 'no-such-file.csv'}: No such file"),
     (("badge", SAMPLE, "steady-pro", "-o", ROOT / "no-such-dir" / "b.svg"), "cannot write the badge"),
 ])
 def test_badge_refusals(args, words):

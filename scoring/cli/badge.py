@@ -8,6 +8,7 @@ import argparse
 import difflib
 import hashlib
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -22,8 +23,9 @@ from scoring.measures.report import score_runs
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Register ``badge`` on the command line's subcommands."""
     badge = sub.add_parser("badge", help="write one agent's canonical headline score as an SVG badge")
-    badge.add_argument("file", metavar="FILE", help="a runs file, or one harness results file (imported as for "
-                                                     "`report`); its sha256 goes into the badge")
+    badge.add_argument("file", metavar="FILE", help="a runs file, one harness results file or a tau2-bench results "
+                                                     "folder (imported as for `report`); its sha256 goes into the "
+                                                     "badge (a folder's: of its files' sha256sum lines)")
     badge.add_argument("agent_id", metavar="AGENT")
     badge.add_argument("-o", "--output", default=None, metavar="PATH",
                        help="write the SVG here (a folder: the badge's own file name inside it); default stdout")
@@ -33,23 +35,57 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return badge
 
 
-def _file_sha256(path: str) -> str:
+def _file_sha256(path: str | Path) -> str:
     try:
         with open(path, "rb") as handle:
             return hashlib.file_digest(handle, "sha256").hexdigest()
-    except IsADirectoryError:
-        raise Refused(f"{path}: a badge names one file's sha256; give one file, not a folder") from None
     except OSError as exc:
         raise Refused(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+
+
+def folder_sha256(folder: Path) -> str:
+    """The sha256 of a folder's regular files: of the lines ``sha256sum`` prints for them (``<hex>  <path>``, the
+    paths relative to the folder, in byte order), as
+
+        (cd FOLDER && find . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -d '\\n' sha256sum) | sha256sum
+
+    prints it. Links, pipes and devices are left out (never opened: a pipe could wait for ever)."""
+    files = []
+    for root, _, names in os.walk(folder):  # links to folders are not followed
+        for name in names:
+            path = Path(root) / name
+            if stat.S_ISREG(os.lstat(path).st_mode):
+                files.append(path.relative_to(folder).as_posix())
+    files.sort(key=lambda p: p.encode("utf-8", "surrogateescape"))
+    listing = "".join(f"{_file_sha256(folder / f)}  {f}\n" for f in files)
+    return hashlib.sha256(listing.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _input_sha256(path: str, limits: Limits) -> str:
+    """The badge's dataset sha256: the file's, or a tau2-bench results folder's (:func:`folder_sha256`)."""
+    if not Path(path).is_dir():
+        return _file_sha256(path)
+    from scoring.contract.problems import RunsValidationError
+    from scoring.load.importers import detect  # a folder: the importers, pandas with them
+
+    try:
+        tau2 = detect(Path(path), limits=limits) == "tau2"
+    except RunsValidationError:  # a folder of other files (read as several inputs)
+        tau2 = False
+    if not tau2:
+        raise Refused(f"{path}: a badge names one dataset's sha256; give one file or a tau2-bench results folder, "
+                      "not a folder of several inputs")
+    return folder_sha256(Path(path))
 
 
 def run_badge(args: argparse.Namespace, limits: Limits) -> int:
     """One agent's canonical headline score as an SVG badge, with the file's sha256 and the policy version."""
     from scoring.outputs.badge import badge_file_name, badge_svg
 
-    digest = _file_sha256(args.file)
     args.inputs = [args.file]
-    report = score_runs(load_inputs(args, limits).runs, CANONICAL_POLICY)
+    runs = load_inputs(args, limits).runs  # first: the loader refuses a pipe or a device in words, unopened
+    digest = _input_sha256(args.file, limits)
+    report = score_runs(runs, CANONICAL_POLICY)
     agents = {a.agent_id: a for a in report.agents}
     if args.agent_id not in agents:
         close = difflib.get_close_matches(args.agent_id, list(agents), n=3)
