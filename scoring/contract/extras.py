@@ -13,8 +13,6 @@ DISTRIBUTION = "scoring-methodology-explorer"  # pyproject.toml's name (the comm
 EXTRA_OF_MODULE: dict[str, str] = {
     "streamlit": "app", "duckdb": "sql", "psycopg": "postgres", "pyspark": "spark", "py4j": "spark",
     "grpc": "spark", "inspect_ai": "inspect", "plotly": "pack", "playwright": "pack",
-    # Inspect logs are streamed with inspect_ai's own dependencies (a .eval's zstd members, a log's JSON events).
-    "zstandard": "inspect", "ijson": "inspect",
 }
 
 
