@@ -746,6 +746,28 @@ def test_mapping_converts_units_joins_ids_and_leaves_invalid_values_for_validati
         assert phrase in text, phrase
 
 
+def test_a_scored_column_left_out_of_a_mapping_is_a_warning_that_says_what_it_costs():
+    """A reviewer mapped a table without cost_usd and read "0 warnings": every agent then lost its cost score."""
+    from scoring.load.importers.mapping import UNMAPPED_COST, apply_mapping, mapping_from_json
+
+    frame = pd.DataFrame({"id": ["1"], "who": ["a"], "t": ["x"], "st": ["completed"], "ok": ["true"], "ms": ["100"],
+                          "usd": ["0.01"]})
+    every = {"run_id": "id", "agent_id": "who", "task_id": "t", "status": "st", "success": "ok", "latency_ms": "ms",
+             "cost_usd": "usd"}
+    for left_out in (None, "cost_usd", "latency_ms", "success"):
+        columns = {k: v for k, v in every.items() if k != left_out}
+        mapping = mapping_from_json(json.dumps({"mapping_version": 1, "columns": columns}))
+        report = apply_mapping(frame, mapping).report
+        assert report.files[0].warnings == (() if left_out is None else (UNMAPPED_COST[left_out],))
+        if left_out is not None:
+            assert f"{left_out} is not mapped" in report.text() and "score" in UNMAPPED_COST[left_out]
+    # A latency computed from two timestamps is a mapping too: no warning.
+    frame = frame.assign(start=["2026-01-01T00:00:00Z"], end=["2026-01-01T00:00:01Z"])
+    mapping = mapping_from_json(json.dumps({"mapping_version": 1, "latency_from": ["start", "end"],
+                                            "columns": {k: v for k, v in every.items() if k != "latency_ms"}}))
+    assert apply_mapping(frame, mapping).report.files[0].warnings == ()
+
+
 def test_mapping_threshold_rule_and_nan_text_is_never_an_empty_value():
     frame = pd.DataFrame({"id": ["a", "b", "c", "d", "e"], "m": "x", "t": "t1",
                           "reward": ["1", "0.9999995", "0.5", "NaN", ""]})

@@ -431,6 +431,17 @@ def describe(mapping: Mapping, experiment: str | None = None) -> list[MappedColu
     return out
 
 
+# What a scored column left out of a mapping does to every agent's headline (SPEC 3), as the import warns it.
+UNMAPPED_COST = {
+    "success": "success is not mapped: no run has an outcome, so every agent with a completed run scores 0 "
+               "(the zero-success floor)",
+    "latency_ms": "latency_ms is not mapped: no run has a latency, so every agent's latency score is 0 and its "
+                  "consistency the neutral factor (flagged 'no latency recorded')",
+    "cost_usd": "cost_usd is not mapped: no run has a cost, so every agent's cost score is 0 "
+                "(flagged 'no cost recorded')",
+}
+
+
 def apply_mapping(frame: pd.DataFrame, mapping: Mapping, *, rows: np.ndarray | None = None,
                   name: str = "table", experiment: str | None = None,
                   problems: tuple[Problem, ...] = (), warnings: tuple[str, ...] = ()) -> Imported:
@@ -472,6 +483,9 @@ def apply_mapping(frame: pd.DataFrame, mapping: Mapping, *, rows: np.ndarray | N
                 if c not in mapping.columns and c not in computed] + [
         f"{c}: not in the mapping" for c in ("steps", "finished_at") if c not in mapping.columns]
     notes = list(warnings)
+    # A scored column left out of the mapping is empty in every run: say what that costs before it is scored.
+    notes += [UNMAPPED_COST[c] for c in ("success", "latency_ms", "cost_usd")
+              if c not in mapping.columns and c not in mapping.constants and c not in computed]
     if naive:
         notes.append(f"{naive} finished_at value(s) have no time zone: read as UTC")
     agents = unique_sorted(v for v in raw["agent_id"] if isinstance(v, str))
