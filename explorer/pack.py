@@ -153,7 +153,8 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals: Intervals | N
                "Completed runs", "Flags"]
     numeric = [h for h in headers if h not in ("Agent", "Flags")]
     board = (f"<p>The canonical headline composite: {_e(headline_formula(policy))}; "
-             f"{_e(execution_formula(policy))}. Factors are shown as percentages of their 0–1 scale.</p>"
+             f"{_e(execution_formula(policy))}. The success rate is shown as a percentage; execution, consistency "
+             "and the cost score on their 0–1 scale.</p>"
              + _table(headers, rows, numeric=numeric))
     sections.append(("leaderboard", "Leaderboard", board))
 

@@ -67,6 +67,12 @@ def test_the_pack_has_every_section_and_chart(document):
     assert pack.figure_count(document) == 5  # intervals, contributions, radar, pass^k, rank moves
 
 
+def test_the_leaderboard_says_how_each_factor_is_shown(document):
+    # The success rate as a percentage, the other factors on 0-1 (it said "percentages" of them all).
+    assert "The success rate is shown as a percentage; execution, consistency and the cost score on their 0–1 scale" \
+        in document and "percentages of their 0–1 scale" not in document
+
+
 def test_the_pack_is_self_contained(document):
     assert "Plotly" in document and len(document) > 3_000_000  # plotly.js embedded
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"?https?:", document)

@@ -35,7 +35,7 @@ account = drill.accounts(scored)[agent_id]
 if not h.ranked:
     st.info(fmt.render(h.explain()[0]), icon=":material/info:")
     st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in account.facts()))
-    drill.runs_link(drill.RunsFilter(agents=(agent_id,)), f"Open its {account.total_runs:,} runs")
+    drill.runs_link(drill.RunsFilter(agents=(agent_id,)), f"Open its {fmt.counted(account.total_runs, 'run', 'runs')}")
     end_page()
 explained = drill.explanation(scored, agent_id)
 texts = drill.headline_texts(scored, agent_id)  # the page's lists of facts, composed once for every session
@@ -82,7 +82,7 @@ with right:
 
 st.subheader("Which runs the headline reads")
 st.markdown(texts.runs_read)
-drill.runs_link(drill.RunsFilter(agents=(agent_id,)), f"Open its {account.total_runs:,} runs")
+drill.runs_link(drill.RunsFilter(agents=(agent_id,)), f"Open its {fmt.counted(account.total_runs, 'run', 'runs')}")
 
 ahead = explained.overtake
 if ahead is None:

@@ -110,7 +110,8 @@ if selected:
         st.markdown("\n".join(f"- {fmt.render(fact)}" for fact in words))
         links = st.columns(3)
         with links[0]:
-            drill.runs_link(drill.RunsFilter(agents=(agent_id,)), f"Open its {account.total_runs:,} runs")
+            drill.runs_link(drill.RunsFilter(agents=(agent_id,)),
+                            f"Open its {fmt.counted(account.total_runs, 'run', 'runs')}")
         with links[1]:
             worst = drill.agent_costliest(scored, agent_id).tasks if agent.headline.ranked else ()
             if worst:
@@ -171,7 +172,9 @@ if not harness.empty:
                   "every level is in the words above." if len(levels) > tables.HARNESS_LEVELS else ""))
 st.subheader("What the headline does not see (a reading, for reviewers)")
 st.caption("Per agent: the share of terminal runs and of spend the published rule (completed runs only) leaves "
-           "out, and the headline and rank if failed and timed-out runs counted as unsuccessful completed runs. "
+           "out (failed and timed-out runs: the table above's *Headline ignores* also counts queued, running and "
+           "cancelled runs, which no measure reads), and the headline and rank if failed and timed-out runs counted "
+           "as unsuccessful completed runs. "
            "A reading, like the sandbox: the canonical score and rank never change.")
 unseen = data.table_frame("unseen", None, lambda: tables.unseen_table(runs, report))
 ui.table(unseen, {"Share of runs left out": fmt.pct, "Share of spend left out": fmt.pct,

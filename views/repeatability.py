@@ -87,8 +87,10 @@ st.markdown(f"**{tau2_reading.LABEL}.** tau2-bench computes pass^k only for k up
             f"{policy.pass_k_min_outcomes}-outcome gate. The numbers above follow the published rule instead: a "
             f"qualifying task with fewer than k outcomes counts 0 at pass^k. Where both are defined, each task's "
             f"pass^k is the same C(c, k) ÷ C(n, k); only which tasks enter the mean differs. It is tau2-bench's "
-            f"convention applied to these outcomes, whichever harness produced them: each harness's own reading "
-            f"(tau-bench's among them) is on the Leaderboard, under *Beside it: each harness's own reading*.")
+            f"convention applied to these outcomes, whichever harness produced them."
+            + (" Each harness's own reading (tau-bench's among them) is on the Leaderboard, under *Beside it: each "
+               "harness's own reading*." if any(a.harness is not None for a in report.agents) else
+               " (Data imported from a harness's results also gets that harness's own reading, on the Leaderboard.)"))
 ui.table(data.table_frame("tau2_summary", None, lambda: tau2_reading.tau2_summary(report)),
          {f"tau2 pass^{k}": lambda v: fmt.pct(v, 2) for k in levels},
          key="tau2_summary",

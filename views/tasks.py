@@ -44,4 +44,4 @@ else:
                     f"{int(cell['successes']):,} of {int(cell['outcomes']):,} known outcomes successful "
                     f"({fmt.pct(cell['success_rate'])}); headline cohort {int(cell['completed']):,} completed, "
                     f"{fmt.pct(cell['headline_success_rate'])} successful.")
-        drill.runs_link(chosen, f"Open these {int(cell['runs']):,} runs")
+        drill.runs_link(chosen, "Open this run" if int(cell["runs"]) == 1 else f"Open these {int(cell['runs']):,} runs")

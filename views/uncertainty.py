@@ -4,11 +4,13 @@ import streamlit as st
 from explorer import charts, data, glossary, state, tables, ui
 from explorer import format as fmt
 from explorer.pages import show_title
-from scoring.analysis.uncertainty import frontier_points, pareto_frontier
+from scoring.analysis.uncertainty import DEFAULT_REPLICATES, DEFAULT_SEED, frontier_points, pareto_frontier
 
 show_title("uncertainty")
 st.caption("Added views beside the canonical numbers, which none of them changes: bootstrap intervals, tie "
-           "groups, cost–accuracy frontiers and what-if sensitivity.")
+           "groups, cost–accuracy frontiers and what-if sensitivity. The published methodology has none of them: "
+           f"every rule and default on this page (the 95% level, {DEFAULT_REPLICATES:,} replicates and seed "
+           f"{DEFAULT_SEED} by default, the resampling, the tie groups) is explorer-defined.")
 
 scored = data.require_scores()
 report = scored.report
@@ -21,10 +23,10 @@ replicates = left.number_input("Bootstrap replicates", 100, 5000, step=100,
 seed = right.number_input("Seed", 0, 2**31 - 1, step=1, help=glossary.tooltip("seed"), **state.bound("seed", "seed"))
 
 st.subheader("Intervals and tie groups", help=glossary.tooltip("percentile interval", "tie group"))
-st.caption("95% percentile intervals: each agent's completed runs resampled with replacement for the headline; "
-           "outcomes resampled within each task for pass^k. Walking down the leaderboard, an agent joins the "
-           "current tie group while its upper bound reaches the lower bound of the group's first agent. "
-           "Agents in one group are not clearly separated by these data.")
+st.caption("95% percentile intervals (explorer-defined): each agent's completed runs resampled with replacement "
+           "for the headline; outcomes resampled within each task for pass^k. Walking down the leaderboard, an "
+           "agent joins the current tie group while its upper bound reaches the lower bound of the group's first "
+           "agent. Agents in one group are not clearly separated by these data.")
 iv = data.intervals(scored, int(replicates), int(seed))  # None where a limit stopped it (the reason is shown)
 if iv is not None:
     interval_rows = tables.interval_points(report, iv)

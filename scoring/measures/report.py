@@ -124,6 +124,8 @@ def harness_words(reading: Any) -> str:
     'success 55.00%, pass^1 55.00%, pass^2 40.00%, avg cost $0.5134 over 20 runs'
     >>> harness_words(HarnessReading("tau2-bench", 1.0, {}, 1e300, 2)).split(", ")[-1]  # a hostile file's cost
     'avg cost $1.0000e+300 over 2 runs'
+    >>> harness_words(HarnessReading("tau2-bench", 1.0, {}, 0.5, 1)).split(", ")[-1]
+    'avg cost $0.5000 over 1 run'
     """
     parts = [f"success {fmt.pct(reading.success_rate)}" if reading.success_rate is not None
              else "no success rate (no scorer ran)"]
@@ -140,7 +142,7 @@ def harness_words(reading: Any) -> str:
     if reading.detail.get("reducer_note"):
         parts.append(str(reading.detail["reducer_note"]))
     return (f"{reading.name}'s own reading (its rules, not the canonical score): {', '.join(parts)} "
-            f"over {reading.runs:,} runs")
+            f"over {fmt.counted(reading.runs, 'run', 'runs')}")
 
 
 @dataclass(frozen=True)
