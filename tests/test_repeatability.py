@@ -4,10 +4,14 @@
 """
 
 from fractions import Fraction
+from math import comb
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from scoring import pass_hat_k, repeatability, runs_from_records, task_outcomes
+from scoring import pass_hat_k, repeatability, runs_from_records, score_runs, task_outcomes
+from scoring.measures.repeatability import mean_pass_hat_k
 from tests.helpers import run
 
 TOL = 1e-12
@@ -176,3 +180,39 @@ def test_the_tau2_reading_stops_at_the_smallest_trial_count_and_keeps_every_task
 def test_levels_are_bounded(levels):
     with pytest.raises(ValueError, match="levels"):
         repeatability(runs_from_records(outcomes("t", 3, 0)), levels=levels)
+
+
+# ------------------------------------------------------------------ the mean over tasks, exact (SPEC 5)
+
+def test_the_mean_over_tasks_is_the_exact_rational_rounded_once():
+    """A reviewer's file (2026-12-06): task A 3 of 3, task B 5 of 7. pass^1 = (1 + 5/7) / 2 = 6/7 and
+    pass^3 = (1 + C(5,3)/C(7,3)) / 2 = (1 + 10/35) / 2 = 9/14; the doubles summed gave each one unit off."""
+    rows = [{"run_id": f"a{i}", "agent_id": "x", "task_id": "A", "status": "completed", "success": "true",
+             "latency_ms": "100", "cost_usd": "0.01"} for i in range(3)]
+    rows += [{"run_id": f"b{i}", "agent_id": "x", "task_id": "B", "status": "completed" if i % 2 else "failed",
+              "success": "true" if i < 5 else "false", "latency_ms": "100", "cost_usd": "0.01"} for i in range(7)]
+    report = score_runs(runs_from_records(rows))
+    pass_k = report.agent("x").repeatability.pass_k
+    assert pass_k == {1: float(Fraction(6, 7)), 3: float(Fraction(9, 14)), 5: float(Fraction(1, 42))}
+    assert pass_k[1] == 0.8571428571428571 and pass_k[3] == 0.6428571428571429  # not ...572, ...428
+    assert pass_k[5] == float(Fraction(1, 2) * Fraction(comb(5, 5), comb(7, 5)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(3, 40), st.integers(0, 40)), min_size=1, max_size=60), st.integers(1, 12))
+def test_mean_pass_hat_k_is_the_correctly_rounded_exact_mean(tasks, k):
+    tasks = [(n, min(c, n)) for n, c in tasks]
+    n, c = zip(*tasks)
+
+    def term(nn: int, cc: int) -> Fraction:  # SPEC 5: C(c, k) / C(n, k) if c >= k, else 0
+        return Fraction(comb(cc, k), comb(nn, k)) if cc >= k else Fraction(0)
+
+    exact = sum((term(nn, cc) for nn, cc in tasks), Fraction(0)) / len(tasks)
+    assert mean_pass_hat_k(n, c, k)[0] == float(exact)
+    # Per group, the same as each group alone.
+    group = [i % 3 for i in range(len(tasks))]
+    out = mean_pass_hat_k(n, c, k, group, 4)
+    for g in range(4):
+        mine = [t for t, gg in zip(tasks, group) if gg == g]
+        want = (sum((term(nn, cc) for nn, cc in mine), Fraction(0)) / len(mine)) if mine else 0
+        assert out[g] == float(want)

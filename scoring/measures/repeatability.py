@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cached_property, lru_cache
-from math import comb
+from math import comb, lcm
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -57,6 +57,43 @@ def pass_hat_k_array(n: ArrayLike, c: ArrayLike, k: int) -> np.ndarray:
     uniques, pair = np.unique(n * width + c, return_inverse=True)
     values = np.array([pass_hat_k(int(u // width), int(u % width), k) for u in uniques])
     return values[pair]
+
+
+def mean_pass_hat_k(n: ArrayLike, c: ArrayLike, k: int, group: ArrayLike | None = None,
+                    groups: int = 1) -> np.ndarray:
+    """The unweighted mean of pass_hat_k over tasks, per group (default: one group), as the exact rational
+    mean rounded once to a double (SPEC 5: computed exactly), not a sum of rounded values (a unit or two in the last
+    place off it). 0 for a group of no task.
+
+    Tasks sharing (n, c) are counted together, and each group's terms are put over the least common multiple of
+    their C(n, k): one integer sum, one correctly rounded integer division.
+
+    Examples
+    --------
+    >>> float(mean_pass_hat_k([3, 7], [3, 5], 1)[0]), float(mean_pass_hat_k([3, 7], [3, 5], 3)[0])  # 6/7, 9/14
+    (0.8571428571428571, 0.6428571428571429)
+    >>> mean_pass_hat_k([3, 7, 4], [3, 5, 0], 1, group=[0, 0, 1], groups=3).tolist()
+    [0.8571428571428571, 0.0, 0.0]
+    """
+    n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
+    code = np.zeros(len(n), dtype=np.int64) if group is None else np.asarray(group, dtype=np.int64)
+    out = np.zeros(groups)
+    if n.size == 0:
+        return out
+    tasks = np.bincount(code, minlength=groups)
+    scoring = c >= k  # a task with fewer than k successes adds 0
+    if not scoring.any():
+        return out
+    keys, counts = np.unique(np.stack([code[scoring], n[scoring], c[scoring]], axis=1), axis=0, return_counts=True)
+    starts = np.flatnonzero(np.r_[True, keys[1:, 0] != keys[:-1, 0]])
+    for start, stop in zip(starts.tolist(), np.r_[starts[1:], len(keys)].tolist()):
+        rows = [(int(cnt), comb(int(nn), k), comb(int(cc), k))
+                for (_, nn, cc), cnt in zip(keys[start:stop].tolist(), counts[start:stop].tolist())]
+        denominator = lcm(*(d for _, d, _ in rows))
+        total = sum(cnt * num * (denominator // d) for cnt, d, num in rows)
+        g = int(keys[start, 0])
+        out[g] = total / (denominator * int(tasks[g]))  # int / int: correctly rounded
+    return out
 
 
 def check_levels(levels: Iterable[int]) -> tuple[int, ...]:
@@ -122,7 +159,7 @@ class Repeatability:
         if q.empty:
             return {}
         ks = range(1, min(int(q["n"].max()), MAX_CURVE_K) + 1) if ks is None else ks
-        return {k: float(pass_hat_k_array(q["n"], q["c"], k).mean()) for k in ks}
+        return {k: float(mean_pass_hat_k(q["n"], q["c"], k)[0]) for k in ks}
 
     def tau2_reading(self) -> Tau2Reading | None:
         """tau2-bench's convention on the same tasks: k up to the smallest n, mean over every task."""
@@ -131,7 +168,7 @@ class Repeatability:
             return None
         n, c = tasks["n"].to_numpy(np.int64), tasks["c"].to_numpy(np.int64)
         max_k = min(int(n.min()), MAX_CURVE_K)
-        return Tau2Reading(max_k, len(tasks), {k: float(pass_hat_k_array(n, c, k).mean()) for k in range(1, max_k + 1)})
+        return Tau2Reading(max_k, len(tasks), {k: float(mean_pass_hat_k(n, c, k)[0]) for k in range(1, max_k + 1)})
 
     @property
     def tasks_below_min_outcomes(self) -> int:
@@ -245,8 +282,7 @@ def repeatability_from_aggregates(agents: Sequence[str], agg: RepeatabilityAggre
     qualifies = tasks.qualifies
     n_tasks = np.bincount(code, minlength=size)
     n_qualifying = np.bincount(code[qualifies], minlength=size)
-    means = {k: np.bincount(code[qualifies], weights=tasks.pass_k[k][qualifies],
-                            minlength=size) / np.maximum(n_qualifying, 1) for k in levels}
+    means = {k: mean_pass_hat_k(agg.n[qualifies], agg.c[qualifies], k, code[qualifies], size) for k in levels}
     below = {k: np.bincount(code[qualifies & (agg.n < k)], minlength=size) for k in levels}
     bounds = np.concatenate(([0], np.cumsum(n_tasks)))
     out: dict[str, Repeatability] = {}
