@@ -331,10 +331,11 @@ def what_if(agent: AgentReport, policy: Policy, *, key: str) -> None:
                      help="Headline score after the change (points: rounded new score minus rounded current score)")
     gate_panel, outcomes_panel = metric_row(2)
     gate_panel.metric("More completed runs with a latency until the consistency gate",
-                      f"{s.runs_to_consistency_gate:,}",
+                      fmt.counted(s.runs_to_consistency_gate, "run", "runs"),
                       help=f"The gate needs {policy.consistency_min_latencies} recorded latencies")
-    outcomes_panel.metric(f"More outcomes until every task has {s.top_level} (pass^{s.top_level} above 0 possible)",
-                          f"{s.total_outcomes_to_pass_k:,}",
+    outcomes_panel.metric(f"More outcomes until every task has {s.top_level} (only then can pass^{s.top_level} "
+                          "be above 0 on it)",
+                          fmt.counted(s.total_outcomes_to_pass_k, "outcome", "outcomes"),
                           help=f"A task qualifies for pass^k with {policy.pass_k_min_outcomes} outcomes, but counts 0 "
                                f"at pass^{s.top_level} until it has {s.top_level}: only then can {s.top_level} of "
                                "them all succeed")

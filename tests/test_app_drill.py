@@ -352,7 +352,12 @@ def test_headline_page_shows_the_agents_what_if_figures(sample):
     shown = metrics(at)
     for what in s.what_ifs:
         assert shown[what.change.capitalize()] == fmt.score(what.score)
-    assert shown["More completed runs with a latency until the consistency gate"] == f"{s.runs_to_consistency_gate:,}"
+    gate = s.runs_to_consistency_gate
+    assert shown["More completed runs with a latency until the consistency gate"] == \
+        f"{gate:,} {'run' if gate == 1 else 'runs'}"  # a count with its noun, never a bare number
+    outcomes = s.total_outcomes_to_pass_k
+    assert shown[f"More outcomes until every task has {s.top_level} (only then can pass^{s.top_level} be above 0 on "
+                 "it)"] == f"{outcomes:,} {'outcome' if outcomes == 1 else 'outcomes'}"
 
 
 def test_headline_page_selected_task_links_to_its_runs():
