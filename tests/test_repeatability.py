@@ -7,7 +7,7 @@ from fractions import Fraction
 from math import comb
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from scoring import pass_hat_k, repeatability, runs_from_records, score_runs, task_outcomes
@@ -200,6 +200,8 @@ def test_the_mean_over_tasks_is_the_exact_rational_rounded_once():
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.integers(3, 40), st.integers(0, 40)), min_size=1, max_size=60), st.integers(1, 12))
+@example([(n, n - 1) for n in range(60, 101)], 30)  # C(100, 30) alone is past 64 bits: Python's integers
+@example([(3, 3), (7, 5)], 1)  # the hand-worked file above
 def test_mean_pass_hat_k_is_the_correctly_rounded_exact_mean(tasks, k):
     tasks = [(n, min(c, n)) for n, c in tasks]
     n, c = zip(*tasks)

@@ -65,8 +65,8 @@ def mean_pass_hat_k(n: ArrayLike, c: ArrayLike, k: int, group: ArrayLike | None 
     mean rounded once to a double (SPEC 5: computed exactly), not a sum of rounded values (a unit or two in the last
     place off it). 0 for a group of no task.
 
-    Tasks sharing (n, c) are counted together, and each group's terms are put over the least common multiple of
-    their C(n, k): one integer sum, one correctly rounded integer division.
+    Every task's term is put over the least common multiple of the C(n, k) of the distinct (n, c) pairs: integer
+    sums per group (in int64 where they fit), then one correctly rounded integer division each.
 
     Examples
     --------
@@ -78,21 +78,25 @@ def mean_pass_hat_k(n: ArrayLike, c: ArrayLike, k: int, group: ArrayLike | None 
     n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
     code = np.zeros(len(n), dtype=np.int64) if group is None else np.asarray(group, dtype=np.int64)
     out = np.zeros(groups)
-    if n.size == 0:
-        return out
-    tasks = np.bincount(code, minlength=groups)
     scoring = c >= k  # a task with fewer than k successes adds 0
     if not scoring.any():
         return out
-    keys, counts = np.unique(np.stack([code[scoring], n[scoring], c[scoring]], axis=1), axis=0, return_counts=True)
-    starts = np.flatnonzero(np.r_[True, keys[1:, 0] != keys[:-1, 0]])
-    for start, stop in zip(starts.tolist(), np.r_[starts[1:], len(keys)].tolist()):
-        rows = [(int(cnt), comb(int(nn), k), comb(int(cc), k))
-                for (_, nn, cc), cnt in zip(keys[start:stop].tolist(), counts[start:stop].tolist())]
-        denominator = lcm(*(d for _, d, _ in rows))
-        total = sum(cnt * num * (denominator // d) for cnt, d, num in rows)
-        g = int(keys[start, 0])
-        out[g] = total / (denominator * int(tasks[g]))  # int / int: correctly rounded
+    tasks = np.bincount(code, minlength=groups)
+    width = int(n.max()) + 1
+    pairs, pair = np.unique(n[scoring] * width + c[scoring], return_inverse=True)
+    terms = [(comb(int(p // width), k), comb(int(p % width), k)) for p in pairs.tolist()]
+    denominator = lcm(*(d for d, _ in terms))
+    scaled = [num * (denominator // d) for d, num in terms]  # each task's pass^k times the denominator, exact
+    if denominator * int(scoring.sum()) < 2 ** 63:  # every group's total fits in an int64
+        totals = np.zeros(groups, dtype=np.int64)
+        np.add.at(totals, code[scoring], np.array(scaled, dtype=np.int64)[pair])
+        total_of = totals.tolist()
+    else:  # binomials past 64 bits (tasks of many outcomes): Python's integers
+        total_of = [0] * groups
+        for g, p in zip(code[scoring].tolist(), pair.tolist()):
+            total_of[g] += scaled[p]
+    for g in np.flatnonzero(tasks).tolist():
+        out[g] = total_of[g] / (denominator * int(tasks[g]))  # int / int: correctly rounded
     return out
 
 
