@@ -52,6 +52,9 @@ with st.sidebar:
                        "The sample data stays loaded: the files are scored together once every one is kept.")
     elif not data.current_dataset().is_sample:
         data.use_sample()
+    shown = data.current_dataset()
+    if not shown.exclude_invalid and state.excludes_invalid_rows(data.link_hashes(shown)):
+        data.exclude_invalid_rows()  # the link's dataset, read as its maker read it ("Exclude the invalid rows")
     result = data.scored()
     st.caption(fmt.plain(data.source_caption(result)))
     if result.imported is not None:
@@ -74,11 +77,14 @@ if expected:
             + ("It was an import (harness files read together, experiment tags, or a table read through a column "
                "mapping): upload the same files with the same tags, or the table with its saved mapping (JSON), "
                if imported else "Upload that file ")
-            + "in the sidebar to see the same view; until then the data shown is "
+            + "in the sidebar to see the same view"
+            + (" (its invalid rows are then excluded, as they were when the link was made)"
+               if state.awaited_params(hashes).get("exclude") else "")
+            + "; until then the data shown is "
             f"{fmt.plain(dataset.name)}.", icon=":material/link:")
 
 link_source_params = state.encode_source(dataset.kind, connection=dataset.connection, table=dataset.table,
-                                         sha256=hashes[0] if hashes else None)
+                                         sha256=hashes[0] if hashes else None, excluded=dataset.exclude_invalid)
 
 
 @st.fragment(key=pages.LINK_FRAGMENT)  # a control that changes only its part reruns that part and this (rerun_parts)

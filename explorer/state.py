@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -527,7 +527,8 @@ _FIELD_ORDER = {f.name: i for i, f in enumerate(FIELDS)}
 
 # --------------------------------------------------------------------------- the data source of a link
 
-SOURCE_PARAMS = ("data", "sha")
+SOURCE_PARAMS = ("data", "sha", "exclude")
+EXCLUDED = "invalid"  # exclude=invalid: the link's dataset was scored with its invalid rows excluded
 _SHA = re.compile("[0-9a-f]{" + str(SHA_CHARS) + "}")
 _NAME = re.compile(r"[A-Za-z0-9_.\-]{1,100}")
 
@@ -540,6 +541,7 @@ class Source:
     connection: str | None = None
     table: str | None = None
     sha: str | None = None  # first SHA_CHARS hex digits of the dataset's sha256
+    excluded: bool = False  # scored with its invalid rows excluded ("Exclude the invalid rows")
 
     @property
     def waits_for_data(self) -> bool:
@@ -548,16 +550,17 @@ class Source:
 
 
 def encode_source(kind: str, *, connection: str | None = None, table: str | None = None,
-                  sha256: str | None = None) -> dict[str, str]:
+                  sha256: str | None = None, excluded: bool = False) -> dict[str, str]:
     """The source parameters of a link: none for the sample; an operator's connection by name and table;
-    an upload by the start of its sha256. A viewer's own database URL is never written (it may hold a
-    password): the link says only that it was made on one."""
+    an upload by the start of its sha256; ``exclude=invalid`` where its invalid rows were excluded. A viewer's
+    own database URL is never written (it may hold a password): the link says only that it was made on one."""
+    exclude = {"exclude": EXCLUDED} if excluded else {}
     if kind == "sample":
         return {}
     if kind == "connection" and connection and table:
-        return {"data": f"db:{connection}/{table}"}
+        return {"data": f"db:{connection}/{table}", **exclude}
     if kind in ("upload", "import") and sha256:
-        return {"data": kind, "sha": sha256[:SHA_CHARS]}
+        return {"data": kind, "sha": sha256[:SHA_CHARS], **exclude}
     return {"data": "url"}
 
 
@@ -569,6 +572,11 @@ def parse_source(params: Mapping[str, Sequence[str] | str],
     repeated = [f"{name}: given {len(values)} times; the first is used" for name, values in params.items()
                 if len(values) > 1]  # as every other parameter says it
     source, notices = _source(params.get("data", [None])[0], params.get("sha", [None])[0], connections)
+    exclude = params.get("exclude", [None])[0]
+    if exclude is not None and exclude != EXCLUDED:
+        notices.append(f"exclude: must be {EXCLUDED}, got {quoted(exclude)}; ignored")
+    elif exclude is not None and source.kind in ("upload", "import", "connection"):
+        source = replace(source, excluded=True)
     return source, repeated + notices
 
 
@@ -705,6 +713,15 @@ def _names(hashes: Collection[str], prefix: str | None) -> bool:
     return prefix is not None and any(h.startswith(prefix) for h in hashes)
 
 
+def excludes_invalid_rows(hashes: Collection[str]) -> bool:
+    """Whether the link names the dataset shown (``hashes``, or at once for a connection) as scored with its
+    invalid rows excluded, while it is still to be settled: the data is then read so, as the link's maker saw it."""
+    link: Link | None = _st().session_state.get(LINK)
+    if link is None or not link.source.excluded:
+        return False
+    return not link.source.waits_for_data or _names(hashes, link.source.sha)
+
+
 def settle_link(agents: Collection[str] | None, hashes: Collection[str]) -> None:
     """Apply the link's agent settings once the dataset it expects is shown (at once unless it expects an
     upload). ``agents`` is None while the dataset is refused; ``hashes``: the shown dataset's sha256s that a
@@ -755,7 +772,7 @@ def awaited_params(hashes: Collection[str]) -> dict[str, str | list[str]]:
     sha = waiting_for(hashes)
     if link is None or sha is None:
         return {}
-    return {**encode_source(link.source.kind, sha256=sha), **link.waiting}
+    return {**encode_source(link.source.kind, sha256=sha, excluded=link.source.excluded), **link.waiting}
 
 
 def take_notices() -> tuple[list[str], list[str]]:

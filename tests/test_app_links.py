@@ -450,3 +450,46 @@ def test_a_linked_level_the_page_does_not_offer_is_said_and_the_link_follows_wha
     kept = go(go(app(level="3"), "leaderboard"), page)  # an offered level: no word, kept
     assert "is not offered here" not in "\n".join(c.value for c in kept.caption)
     assert kept.query_params["level"] == "3"
+
+
+BAD = (b"run_id,agent_id,task_id,status,success,latency_ms,cost_usd\n"
+       b"r1,a,t,completed,true,100,0.01\nr2,a,t,completed,true,abc,0.01\nr3,a,t,completed,false,120,0.02\n")
+
+
+def test_a_link_made_after_excluding_the_invalid_rows_brings_the_exclusion_back():
+    """A newcomer's review: a link made after "Exclude the invalid rows" said only "upload that file"; uploaded, the
+    file was refused again, and the view came back only after a second click."""
+    at = go(app(), "leaderboard")
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    at.file_uploader(key="upload").set_value(("bad.csv", BAD, "text/csv")).run()
+    (exclude,) = [b for b in at.button if b.key == "exclude_invalid"]
+    exclude.click().run()
+    go(at, "headline")
+    sha = hashlib.sha256(BAD).hexdigest()[:16]
+    assert f"data=upload&sha={sha}&exclude=invalid" in link_text(at)
+    assert (at.query_params["sha"], at.query_params["exclude"]) == (sha, "invalid")
+
+    fresh = go(app(data="upload", sha=sha, exclude="invalid", agent="a"), "headline")  # a viewer opens the link
+    said = "\n".join(i.value for i in fresh.info)
+    assert "its invalid rows are then excluded, as they were when the link was made" in said
+    assert not warnings(fresh)  # exclude is read, not "not a setting"
+    assert "exclude=invalid" in link_text(fresh) and fresh.query_params["exclude"] == "invalid"  # kept while waiting
+    fresh.radio(key="source_kind").set_value("Upload a file").run()
+    fresh.file_uploader(key="upload").set_value(("bad.csv", BAD, "text/csv")).run()
+    assert not fresh.exception and not fresh.error  # not refused: excluded as the link says
+    assert fresh.session_state["dataset"].exclude_invalid
+    assert any("1 excluded row" in c.value for c in fresh.sidebar.caption), [c.value for c in fresh.sidebar.caption]
+    assert "exclude=invalid" in link_text(fresh)
+
+    # Another file (not the link's) is read as it is: refused, the exclusion offered, not applied.
+    other = go(app(data="upload", sha=sha, exclude="invalid"), "leaderboard")
+    other.radio(key="source_kind").set_value("Upload a file").run()
+    other.file_uploader(key="upload").set_value(("other.csv", BAD + b"r4,a,t,completed,maybe,1,0.1\n",
+                                                 "text/csv")).run()
+    assert other.error and not other.session_state["dataset"].exclude_invalid
+
+
+def test_a_links_exclude_must_say_invalid():
+    at = go(app(exclude="rows"), "leaderboard")
+    assert "exclude: must be invalid, got 'rows'; ignored" in warnings(at).replace("\\", "")
+    assert "exclude" not in link_text(at)

@@ -214,6 +214,20 @@ def test_an_upload_is_named_by_its_hash_prefix():
     assert notices == [] and source.kind == "upload" and source.waits_for_data and sha.startswith(source.sha)
 
 
+def test_a_dataset_read_with_its_invalid_rows_excluded_says_so_in_its_link():
+    sha = "cd" * 32
+    for kind, given in (("upload", {"sha256": sha}), ("import", {"sha256": sha}),
+                        ("connection", {"connection": "warehouse", "table": "runs"})):
+        params = state.encode_source(kind, excluded=True, **given)
+        assert params["exclude"] == "invalid"
+        source, notices = state.parse_source(params, {"warehouse": ["runs"]})
+        assert notices == [] and source.kind == kind and source.excluded
+        assert "exclude" not in state.encode_source(kind, **given)  # not excluded: not said
+    assert state.encode_source("sample", excluded=True) == {}  # the sample has no invalid row
+    source, notices = state.parse_source({"data": "upload", "sha": sha[:16], "exclude": "yes"}, {})
+    assert not source.excluded and notices == ["exclude: must be invalid, got 'yes'; ignored"]
+
+
 def test_a_viewers_own_database_url_is_never_put_in_a_link():
     params = state.encode_source("url", connection="postgresql://u:secret@h/db", table="runs")
     assert params == {"data": "url"}
