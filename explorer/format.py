@@ -12,6 +12,7 @@ from scoring.contract.format import (
     counted,
     factor,
     ms,
+    ms_fine,
     number,
     pct,
     pct2,
@@ -26,8 +27,8 @@ from scoring.contract.format import (
 )
 from scoring.measures.facts import Fact
 
-__all__ = ["DASH", "FORMATS", "anchor_x", "count", "counted", "dollars_safe", "factor", "ms", "number", "pct", "pct2",
-           "plain", "points", "pp", "rate", "render", "score", "short", "steps", "text", "usd", "weight"]
+__all__ = ["DASH", "FORMATS", "anchor_x", "count", "counted", "dollars_safe", "factor", "ms", "ms_fine", "number", "pct",
+           "pct2", "plain", "points", "pp", "rate", "render", "score", "short", "steps", "text", "usd", "weight"]
 
 
 def render(fact: Fact) -> str:
@@ -61,18 +62,6 @@ def plain(text: object) -> str:
     """
     text = _AUTOLINK_BREAK.sub(WORD_JOINER, str(text))
     return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in text)
-
-
-def ms_fine(value: object) -> str:
-    """Milliseconds with two decimals under 100 ms, else as :func:`ms` writes them: a formula's small spread keeps the
-    digits its result was computed from ('1 − 0.20 ms ÷ 1,000 ms = 0.9998', not '1 − 0 ms ÷ …').
-
-    >>> ms_fine(0.2), ms_fine(99.994), ms_fine(1446.4), ms_fine(None)
-    ('0.20 ms', '99.99 ms', '1,446 ms', '—')
-    """
-    if isinstance(value, (int, float)) and value == value and abs(value) < 100:
-        return f"{value:.2f} ms"
-    return ms(value)
 
 
 def natural_key(text: str) -> tuple[tuple[int, str] | tuple[int, str, str], ...]:

@@ -361,3 +361,13 @@ def test_final_scores_property_equal_to_final_score():
         assert [float(g).hex() for g in got] == [final_score(v, False, policy).hex() for v in values]
 
     check()
+
+
+def test_the_consistency_sentence_keeps_the_spreads_digits_as_the_gate_box_does():
+    """A newcomer read "1 - 71 ms/1,446 ms = 0.9512" in the sentence and "1 − 70.58 ms ÷ 1,446 ms" in the box."""
+    from scoring import load_runs, score_runs
+    from tests.helpers import SAMPLE
+
+    headline = score_runs(load_runs(SAMPLE).runs).agent("steady-pro").headline
+    (sentence,) = [f.render() for f in headline.explain() if f.template.startswith("Consistency")]
+    assert "1 - 70.58 ms/1,446 ms = 0.9512" in sentence, sentence

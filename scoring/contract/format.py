@@ -198,6 +198,18 @@ def steps(value: Cell) -> str:
     return DASH if _missing(value) else f"{value:g} steps"
 
 
+def ms_fine(value: Cell) -> str:
+    """Milliseconds with two decimals under 100 ms, else as :func:`ms` writes them: a formula's small spread keeps the
+    digits its result was computed from ('1 − 0.20 ms ÷ 1,000 ms = 0.9998', not '1 − 0 ms ÷ …').
+
+    >>> ms_fine(0.2), ms_fine(99.994), ms_fine(1446.4), ms_fine(None)
+    ('0.20 ms', '99.99 ms', '1,446 ms', '—')
+    """
+    if isinstance(value, (int, float)) and value == value and abs(value) < 100:
+        return f"{value:.2f} ms"
+    return ms(value)
+
+
 def anchor_x(value: float, unit: str) -> str:
     """An anchor position in its unit, as the methodology page writes it."""
     if unit == "ms":
@@ -208,5 +220,6 @@ def anchor_x(value: float, unit: str) -> str:
 
 
 # The named formats a Fact's slots use: "{avg:ms}" is formatted with ms().
-FORMATS = {"score": score, "pct": pct, "pct2": pct2, "rate": rate, "pp": pp, "factor": factor, "ms": ms, "usd": usd,
-           "count": count, "weight": weight, "steps": steps, "number": number, "text": text, "level": level}
+FORMATS = {"score": score, "pct": pct, "pct2": pct2, "rate": rate, "pp": pp, "factor": factor, "ms": ms,
+           "ms_fine": ms_fine, "usd": usd, "count": count, "weight": weight, "steps": steps, "number": number,
+           "text": text, "level": level}

@@ -245,7 +245,7 @@ class Headline:
             facts.append(Fact("{latency_runs:count|recorded latency|recorded latencies}, fewer than the {gate:count} "
                               "needed: consistency takes the neutral factor {neutral:number}.", v))
         else:
-            facts.append(Fact("Consistency 1 - pstdev/mean = 1 - {pstdev:ms}/{avg_latency_ms:ms} = "
+            facts.append(Fact("Consistency 1 - pstdev/mean = 1 - {pstdev:ms_fine}/{avg_latency_ms:ms_fine} = "
                               "{consistency:factor} (clamped to 0-1) over {latency_runs:count} latencies.", v))
         if self.cost_runs:
             facts.append(Fact("Average cost {avg_cost_usd:usd} over {cost_runs:count} runs maps to a cost score of "
