@@ -27,8 +27,8 @@ from scoring.contract.format import (
 )
 from scoring.measures.facts import Fact
 
-__all__ = ["DASH", "FORMATS", "anchor_x", "count", "counted", "dollars_safe", "factor", "ms", "ms_fine", "number", "pct",
-           "pct2", "plain", "points", "pp", "rate", "render", "score", "short", "steps", "text", "usd", "weight"]
+__all__ = ["DASH", "FORMATS", "anchor_x", "count", "counted", "dollars_safe", "factor", "ms", "ms_fine", "number",
+           "pct", "pct2", "plain", "points", "pp", "rate", "render", "score", "short", "steps", "text", "usd", "weight"]
 
 
 def render(fact: Fact) -> str:
