@@ -220,7 +220,9 @@ def contribution_waterfall(headline: Headline, theme: ChartTheme = LIGHT) -> go.
     hover.append(f"{fmt.score(headline.score)} (rounded to {p.score_decimals} decimals)")
     fig = go.Figure(go.Waterfall(
         x=labels, y=values, measure=measures, customdata=hover,
-        text=[f"{v:+.2f}" if m == "relative" else fmt.score(headline.score) for v, m in zip(values, measures)],
+        # The floor takes the unrounded weighted score away: four decimals, as the table beside it writes it.
+        text=[(f"{v:+.4f}" if label == "Zero-success floor" else f"{v:+.2f}") if m == "relative"
+              else fmt.score(headline.score) for label, v, m in zip(labels, values, measures)],
         textposition="outside", hovertemplate="%{x}: %{customdata}<extra></extra>",
         increasing={"marker": {"color": COMPONENT_COLORS["success"]}},
         decreasing={"marker": {"color": COMPONENT_COLORS["floor"]}},

@@ -28,7 +28,8 @@ from scoring.contract.format import (
 from scoring.measures.facts import Fact
 
 __all__ = ["DASH", "FORMATS", "anchor_x", "count", "counted", "dollars_safe", "factor", "ms", "ms_fine", "number",
-           "pct", "pct2", "plain", "points", "pp", "rate", "render", "score", "short", "steps", "text", "usd", "weight"]
+           "pct", "pct2", "plain", "points", "points_fine", "pp", "rate", "render", "score", "short", "steps", "text",
+           "usd", "weight"]
 
 
 def render(fact: Fact) -> str:
@@ -94,6 +95,19 @@ def change(value: object) -> str:
     if not isinstance(value, (int, float)) or value != value:
         return score(value)
     return f"{0.0 if abs(value) < 0.005 else value:+.2f}"
+
+
+def points_fine(value: object) -> str:
+    """Points of the 0-100 score with four decimals, as ``explain``'s table writes the weighted score and its
+    rounding (80.4250 and -0.0050 beside a published 80.42); never -0.0000.
+
+    >>> import pandas as pd
+    >>> points_fine(80.42500000000001), points_fine(-0.00000001), points_fine(None), points_fine(pd.NA)
+    ('80.4250', '0.0000', '—', '—')
+    """
+    if not isinstance(value, (int, float)) or value != value:  # None, pandas' NA, NaN
+        return DASH
+    return f"{0.0 if abs(value) < 0.00005 else value:.4f}"
 
 
 def points(value: object) -> str:

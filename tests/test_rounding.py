@@ -113,3 +113,31 @@ def test_the_window_is_narrow_next_to_a_published_unit():
     # 80.4250001 is 1e-7 points past the half: a real difference, rounded up; 1e-12 past: the half itself.
     assert published_round(80.4250001, 2) == 80.43 and published_round(80.4249999, 2) == 80.42
     assert published_round(80.425 + 1e-12, 2) == 80.42 and published_round(80.435 - 1e-12, 2) == 80.44
+
+
+# z: latency 1000 ms: 0.8 + 1000 * 0.2 / 1500 = 14/15 (0.9333), consistency neutral 0.5, execution 43/60;
+#    cost 0.013: 0.8 - 0.003 * 0.3 / 0.04 = 0.7775. Weighted: 0 + 21.5 + 23.325 = 44.825, a half: 44.82 (to even);
+#    no success, so the zero-success floor publishes 0.
+FLOOR = ("run_id,agent_id,task_id,status,success,latency_ms,cost_usd\n"
+         "r1,z,t,completed,false,1000,0.013\nr2,ok,t,completed,true,1000,0.013\n")
+
+
+def test_every_word_about_a_floored_half_way_score_says_what_the_worked_formula_says(tmp_path, capsys):
+    """A reviewer's read (2026-12-06): the worked formula said round(...) = 44.82, the floor's sentence beside it
+    "the weighted formula alone would give 44.83", the waterfall -44.83."""
+    from explorer import charts
+    from explorer.format import render
+    from scoring.outputs.methodology import worked_formula
+
+    path = tmp_path / "floor.csv"
+    path.write_text(FLOOR)
+    headline = score_runs(load_runs(path).runs).agent("z").headline
+    assert headline.score == 0.0 and abs(headline.weighted_score - 44.825) < 1e-12
+    assert "= 44.82" in worked_formula(headline)
+    (floor,) = [render(f) for f in headline.explain() if f.template.startswith("Zero-success floor")]
+    assert "would give 44.82)" in floor.replace("\\", ""), floor
+    (waterfall,) = charts.contribution_waterfall(headline).data
+    assert waterfall.text[3] == "-44.8250"  # the unrounded weighted score taken away, as the table writes it
+    assert main(["explain", str(path), "z", "--format", "table"]) == 0
+    out = capsys.readouterr().out
+    assert "so the 44.825 points the formula gives are all taken away" in out and "44.83" not in out

@@ -6,6 +6,7 @@ from explorer import badges, charts, data, drill, glossary, state, tables, ui
 from explorer import format as fmt
 from explorer.pages import end_page, show_title
 from scoring.analysis.explain import Overtake, PointsLost
+from scoring.contract.rounding import published_round
 from scoring.outputs.methodology import execution_formula, worked_formula
 
 show_title("headline")
@@ -50,7 +51,8 @@ cols[3].metric("Cost score", fmt.factor(h.cost_score), help=f"average cost {fmt.
 if h.zero_success_floor:
     st.error(f"**Zero-success floor applies.** None of the {h.completed_runs:,} completed runs succeeded, so the "
              f"headline score is 0 whatever latency and cost say (the weighted formula alone would give "
-             f"{fmt.score(h.weighted_score)}). Published rule of policy {policy.version}.",
+             f"{fmt.score(published_round(h.weighted_score or 0.0, policy.score_decimals))}). Published rule of policy "
+             f"{policy.version}.",
              icon=":material/block:")
 
 for note in report.agent(agent_id).notes():
@@ -75,7 +77,9 @@ with left:
                     key="points_lost")
 with right:
     ui.table(data.table_frame("points", agent_id, lambda: tables.points_table(points)),
-             {"Weight": fmt.factor, "Factor": fmt.factor, "Earned": fmt.points, "Max": fmt.points, "Lost": fmt.points},
+             # four decimals, as explain's table: the weighted score and its rounding to the published score
+             {"Weight": fmt.factor, "Factor": fmt.factor, "Earned": fmt.points_fine, "Max": fmt.points,
+              "Lost": fmt.points_fine},
              key="points_table")
     st.caption("Earned = weight × factor × 100 and lost = max − earned, per component; earned and lost add up "
                "to 100, and the earned points (after the floor or the rounding) to the score.")

@@ -150,7 +150,7 @@ class PointsLost:
                     c.to_json()) for c in self.components]
         v = {"weighted": self.weighted_score, "score": self.score, "rounding": self.rounding}
         if self.zero_success_floor:
-            out.append(Fact("Zero-success floor: no completed run succeeded, so the {weighted:score} points the "
+            out.append(Fact("Zero-success floor: no completed run succeeded, so the {weighted:number} points the "
                             "formula gives are all taken away; the score is 0.", v))
         elif self.rounding:
             out.append(Fact("Rounding to the published decimals: {weighted:number} becomes {score:score}.", v))

@@ -253,8 +253,10 @@ class Headline:
         else:
             facts.append(Fact("No completed run recorded a cost: the cost score is 0 (data-quality flag)."))
         if self.zero_success_floor:
+            # the formula's own result, rounded as published (the worked formula's "round(...) = X" beside it)
+            v["formula"] = published_round(float(self.weighted_score or 0.0), p.score_decimals)
             facts.append(Fact("Zero-success floor: no completed run succeeded, so the score is 0 whatever the other "
-                              "factors (the weighted formula alone would give {weighted:score}).", v))
+                              "factors (the weighted formula alone would give {formula:score}).", v))
         return facts
 
     def to_json(self) -> dict:
