@@ -262,6 +262,8 @@ def two_agents() -> None:
             ui.table(data.table_frame("compare_components", pair, lambda: tables.compare_components(c)),
                      {a: fmt.points, b: fmt.points, "Difference": fmt.points},
                      key="compare_components_table")
+            st.caption("Each component's points are rounded here; the headline score is rounded once, from their "
+                       "exact sum, so the points shown can add up to a hundredth more or less than it.")
 
     st.subheader("Task by task")
     if c.tasks.empty:
