@@ -136,6 +136,18 @@ EDGE_ROWS = [
 # The engines' edge-case file: every engine must give the pandas engine's report on it, to the bit.
 EDGE_CSV = (REQUIRED_HEADER + ",steps,finished_at\n" + "\n".join(EDGE_ROWS) + "\n")
 
+# Latencies far below a millisecond's smallest sensible value, whose squared deviations fall below the smallest
+# double: 'tiny' (hand-worked in tests/test_headline.py: consistency 1/9, score 80.67), 'subnormal' (latencies
+# of a few units of the smallest double), 'huge' (scaled the other way), and 'plain' beside them.
+TINY_LATENCY_CSV = (REQUIRED_HEADER + ",steps,finished_at\n" + "\n".join(
+    f"{row},1,2026-07-01T00:00:{i:02d}Z" for i, row in enumerate(
+        [f"t{i},tiny,t1,completed,true,1e-200,0.01" for i in range(4)] + ["t4,tiny,t1,completed,true,5e-200,0.01"]
+        + [f"s{i},subnormal,t1,completed,true,{v},0.01" for i, v in enumerate(["5e-324", "1e-323", "5e-324",
+                                                                              "2e-323", "1.5e-323", "1.5e-323"])]
+        + [f"h{i},huge,t1,completed,{'true' if i % 2 else 'false'},{v},0.02" for i, v in enumerate(
+            ["1e300", "3e300", "2e300", "1e300", "1.5e300"])]
+        + [f"p{i},plain,t1,completed,true,{1000 + 100 * i},0.01" for i in range(5)])) + "\n")
+
 
 def write_parquet(rows: list[dict[str, Any]], path: Path) -> None:
     """Run records as a typed Parquet file (booleans, doubles, integer steps, text times)."""

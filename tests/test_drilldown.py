@@ -164,6 +164,19 @@ def as_of(rows, day):
     return [r for r in rows if r["finished_at"] is None or int(r["finished_at"][8:10]) <= day]
 
 
+def test_the_last_day_keeps_a_tiny_spread_as_the_report_does():
+    """Found by hypothesis (2026-12-06): latencies of 5e-165 ms and 0 have a variance (about 1e-330) below the
+    smallest double. The report scales them (spread_shift); the score over time rounded the variance to a double
+    before its root: consistency 1 (70.00) where the report says 0 (55.00)."""
+    rows = [{"run_id": f"r{i}", "agent_id": "c", "task_id": "t1", "status": "completed", "success": True,
+             "latency_ms": 5.023333447509835e-165 if i == 0 else 0.0, "cost_usd": None, "steps": None,
+             "finished_at": f"2026-07-0{1 + i % 2}T00:00:00Z"} for i in range(6)]
+    report = score_runs(runs_from_records(rows), SMALL_WINDOW).agent("c").headline
+    assert report.consistency == 0.0 and report.score == 55.0
+    last = score_over_time(runs_from_records(rows), SMALL_WINDOW).frame.iloc[-1]
+    assert last["score"] == report.score and last["weighted_score"] == pytest.approx(report.weighted_score, abs=1e-9)
+
+
 @SETTINGS
 @given(run_tables(min_size=1))
 def test_every_day_equals_rescoring_the_runs_finished_by_then(rows):

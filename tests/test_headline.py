@@ -371,3 +371,15 @@ def test_the_consistency_sentence_keeps_the_spreads_digits_as_the_gate_box_does(
     headline = score_runs(load_runs(SAMPLE).runs).agent("steady-pro").headline
     (sentence,) = [f.render() for f in headline.explain() if f.template.startswith("Consistency")]
     assert "1 - 70.58 ms/1,446 ms = 0.9512" in sentence, sentence
+
+
+def test_tiny_latencies_keep_their_spread():
+    """A reviewer's file: four latencies of 1e-200 ms and one of 5e-200. Mean 1.8e-200; deviations -0.8 (x4) and
+    3.2 (x1e-200): squares 4 * 0.64 + 10.24 = 12.8, / 5 = 2.56 (x1e-400), pstdev 1.6e-200, consistency 1 - 1.6/1.8 =
+    1/9; execution (1 + 1/9) / 2 = 5/9; score 40 + 30 * 5/9 + 30 * 0.8 = 80.67 (cost 0.01: 0.8). The squares
+    (about 1e-400) are below the smallest double: unscaled they vanished, and consistency read 1.0 (score 94.00)."""
+    rows = [{"run_id": f"r{i}", "agent_id": "s", "task_id": "t", "status": "completed", "success": "true",
+             "latency_ms": "5e-200" if i == 4 else "1e-200", "cost_usd": "0.01"} for i in range(5)]
+    h = score_runs(runs_from_records(rows)).agent("s").headline
+    assert h.latency_pstdev_ms == pytest.approx(1.6e-200, rel=1e-15)
+    assert h.consistency == pytest.approx(1 / 9, abs=1e-15) and h.score == 80.67

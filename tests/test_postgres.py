@@ -22,7 +22,15 @@ from scoring.contract.limits import DEFAULT_LIMITS
 from scoring.engines.sql_engine import load_postgres_runs, score_postgres
 from scoring.load import database
 from scoring.load.database import ConnectFailed, ConnectionSpec, SourceRefused, operator_connection, parse_viewer_url
-from tests.helpers import EDGE_CSV, ROOT, SAMPLE, assert_same_report, free_port, many_problems_csv
+from tests.helpers import (
+    EDGE_CSV,
+    ROOT,
+    SAMPLE,
+    TINY_LATENCY_CSV,
+    assert_same_report,
+    free_port,
+    many_problems_csv,
+)
 
 # One server per test process: under xdist every postgres test runs on one worker (one group).
 pytestmark = [pytest.mark.postgres, pytest.mark.xdist_group("postgres")]
@@ -129,6 +137,15 @@ def test_postgres_edge_cases_give_the_same_report(postgres, tmp_path):
     path.write_text(EDGE_CSV)
     assert_same_report(json.loads(score_postgres(postgres["url"], "edge_runs").to_json_text()),
                        json.loads(score_runs(load_runs(path).runs).to_json_text()))
+
+
+def test_postgres_tiny_and_huge_latencies_give_the_same_report(postgres, tmp_path):
+    _load(postgres["url"], "tiny_runs", TINY_LATENCY_CSV)
+    path = tmp_path / "tiny.csv"
+    path.write_text(TINY_LATENCY_CSV)
+    doc = json.loads(score_postgres(postgres["url"], "tiny_runs").to_json_text())
+    assert_same_report(doc, json.loads(score_runs(load_runs(path).runs).to_json_text()))
+    assert {a["agent_id"]: a["headline"]["score"] for a in doc["agents"]}["tiny"] == 80.67
 
 
 def test_ids_written_several_ways_get_the_pandas_engines_warning(postgres):

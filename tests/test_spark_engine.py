@@ -35,6 +35,7 @@ from tests.helpers import (
     EDGE_CSV,
     ROOT,
     SAMPLE,
+    TINY_LATENCY_CSV,
     assert_same_report,
     free_port,
     many_problems_csv,
@@ -151,6 +152,14 @@ def test_edge_case_file_gives_the_same_report(spark, tmp_path):
     assert_same_report(sql, pandas)
     agents = {a["agent_id"]: a for a in pandas["agents"]}
     assert agents["floor"]["headline"]["zero_success_floor"] and agents["infra"]["headline"]["score"] is None
+
+
+def test_tiny_and_huge_latencies_give_the_same_report(spark, tmp_path):
+    path = tmp_path / "tiny.csv"
+    path.write_text(TINY_LATENCY_CSV)
+    sql, pandas = both(path, spark)
+    assert_same_report(sql, pandas)
+    assert {a["agent_id"]: a["headline"]["score"] for a in pandas["agents"]}["tiny"] == 80.67
 
 
 def test_the_window_breaks_ties_on_run_id_in_code_point_order(spark, tmp_path):

@@ -16,7 +16,15 @@ from hypothesis import strategies as st
 from scoring import RunsValidationError, load_runs, score_runs
 from scoring.contract.schema import WHITESPACE
 from scoring.engines.sql_engine import LIMB_BITS, LIMB_LOW, LIMB_TOP, redact, score_file_sql
-from tests.helpers import EDGE_CSV, SAMPLE, assert_same_report, many_problems_csv, run_tables, write_parquet
+from tests.helpers import (
+    EDGE_CSV,
+    SAMPLE,
+    TINY_LATENCY_CSV,
+    assert_same_report,
+    many_problems_csv,
+    run_tables,
+    write_parquet,
+)
 from tests.helpers import REQUIRED_HEADER as HEADER
 
 
@@ -103,6 +111,18 @@ def test_edge_case_file_gives_the_same_report(tmp_path):
     agents = {a["agent_id"]: a for a in pandas_doc["agents"]}
     assert agents["floor"]["headline"]["zero_success_floor"] and agents["infra"]["headline"]["score"] is None
     assert agents["zero-steps"]["radar"]["axes"]["tool_efficiency"] is None
+
+
+def test_tiny_and_huge_latencies_give_the_same_report(tmp_path):
+    """Squared deviations of 1e-200 ms underflowed in every engine alike (consistency 1.0, not 1/9): both scale
+    the deviations of an agent's tiny latencies up by the same power of two (spread_shift), as huge ones down."""
+    path = tmp_path / "tiny.csv"
+    path.write_text(TINY_LATENCY_CSV)
+    sql_doc, pandas_doc = both(path)
+    assert_same_report(sql_doc, pandas_doc)
+    agents = {a["agent_id"]: a["headline"] for a in pandas_doc["agents"]}
+    assert agents["tiny"]["score"] == 80.67 and abs(agents["tiny"]["consistency"] - 1 / 9) < 1e-15
+    assert 0 < agents["subnormal"]["consistency"] < 1 and 0 < agents["huge"]["consistency"] < 1
 
 
 def test_small_window_policy_uses_the_run_id_tie_break(tmp_path):

@@ -19,7 +19,7 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from scoring.contract.policy import CANONICAL_POLICY, Policy
-from scoring.measures._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, SPREAD_SCALE_AT, SPREAD_SCALE_BY, agent_groups
+from scoring.measures._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, agent_groups, spread_shift
 from scoring.measures.headline import Headline, HeadlineAggregates, composite_arrays, final_score, final_scores
 from scoring.measures.repeatability import pass_hat_k_array
 from scoring.measures.report import AgentReport, Report
@@ -139,7 +139,7 @@ def _scaled(latency: np.ndarray, cost: np.ndarray) -> tuple[np.ndarray, np.ndarr
     """(has latency, has cost, latency, cost): missing values as 0, huge ones scaled by a power of two."""
     has_lat, has_cost = ~np.isnan(latency), ~np.isnan(cost)
     lat, cst = np.where(has_lat, latency, 0.0), np.where(has_cost, cost, 0.0)
-    lat_shift = SPREAD_SCALE_BY if lat.max(initial=0.0) >= 2.0 ** SPREAD_SCALE_AT else 0
+    lat_shift = int(spread_shift(np.array([lat.max(initial=0.0)]))[0])  # huge latencies down, tiny ones up
     cost_shift = MEAN_SCALE_BY if cst.max(initial=0.0) >= 2.0 ** MEAN_SCALE_AT else 0
     return has_lat, has_cost, np.ldexp(lat, -lat_shift), np.ldexp(cst, -cost_shift), lat_shift, cost_shift
 

@@ -81,7 +81,7 @@ from scoring.load.database import (
     log,
     redact,
 )
-from scoring.measures._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, SPREAD_SCALE_AT, SPREAD_SCALE_BY
+from scoring.measures._groups import MEAN_SCALE_AT, MEAN_SCALE_BY, spread_shift
 from scoring.measures.headline import (
     LEFT_OUT_STATUSES,
     HeadlineAccounting,
@@ -347,6 +347,11 @@ class PostgreSQL(Dialect):
 
     def log2_floor(self, expr: str) -> str:
         return f"CAST(floor(log(2.0, CAST({expr} AS NUMERIC))) AS INTEGER)"
+
+    def pow2(self, expr: str) -> str:
+        # In double precision (exact for a power of two): pow(2.0, n) is NUMERIC in PostgreSQL, whose 2^-943 has
+        # too few digits, so the mantissas of latencies of 1e300 ms summed to 0 (their average read 0 ms).
+        return f"power(CAST(2 AS DOUBLE PRECISION), {expr})"
 
     def int_div(self, a: str, b: str) -> str:
         return f"(({a}) / ({b}))"
@@ -931,15 +936,13 @@ class SqlScorer:
         """The completed-run cohort per agent (SPEC 3), with exact sums and the spread from the exact mean.
 
         Huge values are scaled by a power of two before they are added, by the pandas engine's rule
-        (scoring.measures._groups: MEAN_SCALE_*, SPREAD_SCALE_*), so that no sum overflows in either engine.
+        (scoring.measures._groups: MEAN_SCALE_*, spread_shift), so that no sum overflows in either engine, and
+        tiny deviations scaled up before they are squared, so that no square underflows.
         """
         index = {a: i for i, a in enumerate(agents)}
         completed = f"status IN ({_quote_list(HEADLINE_STATUSES)})"  # the headline cohort (_groups.headline_cohort)
         counts = _named(self._per_agent(), _Counts, index, len(agents))
         counts = {k: np.nan_to_num(v) for k, v in counts.items()}
-
-        def scale(largest: np.ndarray, at: int, by: int) -> np.ndarray:
-            return np.where(largest >= 2.0 ** at, by, 0).astype(np.int64)
 
         sums, shifts = self._exact_sums(agents)
 
@@ -950,7 +953,7 @@ class SqlScorer:
         cost_mean = mean(1, counts["cost_runs"])
         # The spread: sum of (x - mean)^2 with the mean computed above (the same double as pandas uses).
         # Each mean and scale travels as its shortest round-trip text, which every engine parses to the same double.
-        shift = scale(counts["latency_max"], SPREAD_SCALE_AT, SPREAD_SCALE_BY)
+        shift = spread_shift(counts["latency_max"])  # huge latencies scaled down, tiny ones up
         means = self._means({a: (float(m), math.ldexp(1.0, -int(k)))
                              for a, m, k in zip(agents, latency_mean, shift) if not np.isnan(m)})
         squares: dict[str, float] = {}

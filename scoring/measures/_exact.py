@@ -129,13 +129,26 @@ class CohortColumns:
         square = scale * scale
         # int / int is correctly rounded in Python; n * sum(x^2) - sum(x)^2 >= 0 exactly.
         mean = [(s / scale) / n if n > 0 else nan for s, n in zip(self.latency_sum, self.latency_runs)]
-        pstdev = [math.sqrt((n * q - s * s) / (n * n * square)) if n > 0 else nan
+        pstdev = [_root(n * q - s * s, n * n * square) if n > 0 else nan
                   for s, q, n in zip(self.latency_sum, self.latency_squares, self.latency_runs)]
         cost = [(s / cost_scale) / n if n > 0 else nan for s, n in zip(self.cost_sum, self.cost_runs)]
         count = lambda values: np.array(values, dtype=float)
         return HeadlineAggregates(count(self.completed), count(self.successes), count(self.latency_runs),
                                   np.array(mean, dtype=float), np.array(pstdev, dtype=float), count(self.cost_runs),
                                   np.array(cost, dtype=float))
+
+
+def _root(numerator: int, denominator: int) -> float:
+    """sqrt(numerator / denominator) for integers (numerator >= 0, denominator > 0), where the quotient may be past
+    the doubles' range (the spread of latencies of 1e-200 ms): scaled by a power of four, rooted, scaled back.
+
+    >>> _root(9, 4), _root(256, 10 ** 402), math.sqrt(256 / 10 ** 402)  # sqrt(2.56e-400): 2.56e-400 is 0.0
+    (1.5, 1.6e-200, 0.0)
+    """
+    if numerator == 0:
+        return 0.0
+    k = max(0, (denominator.bit_length() - numerator.bit_length()) // 2)  # numerator * 4^k about the denominator
+    return math.ldexp(math.sqrt((numerator << (2 * k)) / denominator), -k)
 
 
 def _columns(lists: list[list[int]], latency_shift: int, cost_shift: int) -> CohortColumns:

@@ -20,6 +20,23 @@ if TYPE_CHECKING:
 # (exactly) before they are added. Every engine applies the same rule (scoring.engines.sql_engine too).
 MEAN_SCALE_AT, MEAN_SCALE_BY = 960, 128  # means: values from 2^960 are summed as value * 2^-128
 SPREAD_SCALE_AT, SPREAD_SCALE_BY = 480, 560  # squared deviations: from 2^480, (d * 2^-560)^2
+# ...and tiny latencies: an agent whose largest latency is above 0 but under 2^-480 (about 1e-144 ms) has its deviations
+# scaled up, (d * 2^600)^2, or their squares would fall below the smallest normal double (1e-154 ms squared) and
+# lose digits, then vanish: consistency read 1.0 for latencies of 1e-200 ms whose spread is 1/9 of their mean.
+SPREAD_TINY_BELOW, SPREAD_TINY_BY = 480, 600
+
+
+def spread_shift(largest: np.ndarray) -> np.ndarray:
+    """Per agent, the power of two its latency deviations are divided by before they are squared (SPREAD_*): 560
+    for latencies from 2^480, -600 for latencies all under 2^-480 (not all 0), else 0. Every engine applies it.
+
+    >>> spread_shift(np.array([0.0, 1.0, 2.0 ** 480, 1e-200, 2.0 ** -481])).tolist()
+    [0, 0, 560, -600, -600]
+    """
+    largest = np.asarray(largest, dtype=float)
+    tiny = (largest > 0) & (largest < 2.0 ** -SPREAD_TINY_BELOW)
+    return np.where(largest >= 2.0 ** SPREAD_SCALE_AT, SPREAD_SCALE_BY, np.where(tiny, -SPREAD_TINY_BY, 0)).astype(
+        np.int64)
 
 
 @dataclass(frozen=True)
@@ -63,6 +80,12 @@ class AgentGroups:
         # Almost always no agent is scaled: the values are summed as they are (no per-row ldexp of zero).
         totals = self.exact_total(mask, np.ldexp(values, -scale[self.codes]) if scale.any() else values)
         return counts, np.ldexp(safe_divide(totals, counts), scale)
+
+    def largest(self, mask: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """Per agent, the largest absolute value under ``mask`` (0 where none)."""
+        if not len(mask):
+            return np.zeros(self.size)
+        return np.maximum.reduceat(np.where(mask, np.abs(values), 0.0), self.starts)
 
     def scale(self, mask: np.ndarray, values: np.ndarray, *, at: int, by: int) -> np.ndarray:
         """Per agent, ``by`` where its largest value under ``mask`` is at least 2^``at``, else 0."""

@@ -17,7 +17,15 @@ from scoring.contract import format as fmt
 from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.contract.rounding import TIE_WINDOW, published_round
 from scoring.contract.schema import COMPLETED, TERMINAL_STATUSES
-from scoring.measures._groups import SPREAD_SCALE_AT, SPREAD_SCALE_BY, AgentGroups, agent_groups, optional, safe_divide
+from scoring.measures._groups import (
+    SPREAD_SCALE_AT,
+    SPREAD_TINY_BELOW,
+    AgentGroups,
+    agent_groups,
+    optional,
+    safe_divide,
+    spread_shift,
+)
 from scoring.measures.facts import Fact
 
 # pandas is imported by the functions that build or read a frame: a report from an engine's aggregates
@@ -383,8 +391,15 @@ def headline_aggregates(runs: pd.DataFrame, groups: AgentGroups) -> HeadlineAggr
     has_latency = completed & ~np.isnan(latency)
     n_latency, mean_latency = groups.mean(has_latency, latency)
     # Two-pass population standard deviation (no cancellation), its sum correctly rounded like the means;
-    # an agent with huge latencies has its deviations scaled so that their squares stay finite.
-    scale = groups.scale(has_latency, latency, at=SPREAD_SCALE_AT, by=SPREAD_SCALE_BY)
+    # an agent with huge latencies has its deviations scaled so that their squares stay finite, one with tiny
+    # latencies so that their squares keep their digits (spread_shift). Almost always neither: no pass for it.
+    with np.errstate(invalid="ignore"):  # NaN (no latency) compares False
+        unusual = bool(((latency >= 2.0 ** SPREAD_SCALE_AT) | ((latency > 0) & (latency < 2.0 ** -SPREAD_TINY_BELOW)))
+                       .any()) if len(latency) else False
+    if unusual:
+        scale = spread_shift(groups.largest(has_latency, latency))
+    else:
+        scale = np.zeros(groups.size, dtype=np.int64)
     deviation = np.where(has_latency, latency - mean_latency[groups.codes], 0.0)
     if scale.any():  # almost never: no per-row ldexp of zero (two temporaries of every row fewer)
         deviation = np.ldexp(deviation, -scale[groups.codes])
