@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, RADAR_AXES, load_runs, score_runs
 from scoring.analysis.scorecard import EXAMPLES_DIR, Scorecard, apply_scorecard, read_scorecard, scorecard_to_json
-from scoring.cli.badge import folder_sha256
 from scoring.cli.commands import main
 from scoring.outputs.badge import badge_file_name, badge_svg
 from tests.helpers import scoring_cli
@@ -66,26 +65,45 @@ def test_badge_on_stdout_is_the_libraries_badge_with_the_exact_score():
     assert cli("badge", SAMPLE, "deep-thinker").stdout == result.stdout  # byte-identical for the same input
 
 
-def test_a_badge_of_a_tau2_results_folder_names_the_folders_sha256_as_sha256sum_gives_it(tmp_path):
+def test_a_badge_of_a_tau2_results_folder_names_the_folder_as_receipt_and_pack_do(tmp_path):
     """The CI recipe's RESULTS may be a tau2 results folder (docs/ci.md): the badge step reads it as report and
-    diff do, and names the sha256 of its files' sha256sum lines, which a shell pipeline reproduces."""
+    diff do, and names the dataset as receipt, pack and the app name it (the import digest of the files read)."""
     folder = ROOT / "tests" / "fixtures" / "tau2" / "grok-3-folder"
     result = cli("badge", folder, "xai/grok-3@airline")
     assert result.returncode == 0, result.stderr.decode()
-    listing = subprocess.run(["bash", "-c", "set -o pipefail; (cd \"$0\" && find . -type f -printf '%P\\n' | "
-                              "LC_ALL=C sort | xargs -d '\\n' sha256sum) | sha256sum", str(folder)],
-                             capture_output=True, text=True, check=True).stdout.split()[0]
     root = ET.fromstring(result.stdout)
-    assert root.get("data-dataset-sha256") == listing == folder_sha256(folder)
-    # The same runs as the folder's report (the README's tau2 folder example scores as the file does).
+    receipt = json.loads(cli("receipt", folder, "xai/grok-3@airline").stdout)["dataset"]
+    assert root.get("data-dataset-sha256") == receipt["sha256"] and receipt["sha256_of"] == "import of the files"
     report = json.loads(cli("report", folder).stdout)
     assert root.get("data-headline-score") == f"{report['agents'][0]['headline']['score']:.2f}"
-    # One more file in the folder is another dataset: another sha256.
+    # A file the import does not read is no part of the dataset; a simulation that changes is.
     copy = tmp_path / "grok-3-folder"
     shutil.copytree(folder, copy)
     (copy / "notes.txt").write_text("a note\n")
-    again = ET.fromstring(cli("badge", copy, "xai/grok-3@airline").stdout)
-    assert again.get("data-dataset-sha256") not in (listing, None)
+    assert ET.fromstring(cli("badge", copy, "xai/grok-3@airline").stdout).get("data-dataset-sha256") == \
+        receipt["sha256"]
+    simulation = sorted((copy / "simulations").glob("*.json"))[0]
+    simulation.write_text(simulation.read_text().replace('"reward": 1.0', '"reward": 0.0'))
+    changed = ET.fromstring(cli("badge", copy, "xai/grok-3@airline").stdout).get("data-dataset-sha256")
+    assert changed not in (receipt["sha256"], None)
+
+
+def test_a_linked_simulations_folder_is_named_by_what_it_holds(tmp_path):
+    """A reviewer's pair (2026-12-06): two folders sharing results.json, each a link to other simulations, scored
+    26.51 and 0.00 under one sha256 (the walk left links out; the reader follows them)."""
+    folder = ROOT / "tests" / "fixtures" / "tau2" / "grok-3-folder"
+    shas = []
+    for i, reward in enumerate(("1.0", "0.0")):
+        sims = tmp_path / f"sims{i}"
+        shutil.copytree(folder / "simulations", sims)
+        for f in sims.glob("*.json"):
+            f.write_text(f.read_text().replace('"reward": 1.0', f'"reward": {reward}'))
+        linked = tmp_path / f"linked{i}"
+        linked.mkdir()
+        shutil.copy(folder / "results.json", linked / "results.json")
+        (linked / "simulations").symlink_to(sims, target_is_directory=True)
+        shas.append(ET.fromstring(cli("badge", linked, "xai/grok-3@airline").stdout).get("data-dataset-sha256"))
+    assert shas[0] != shas[1] and None not in shas
 
 
 def test_badge_to_a_file_and_into_a_folder(tmp_path):

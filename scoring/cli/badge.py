@@ -8,16 +8,19 @@ import argparse
 import difflib
 import hashlib
 import os
-import stat
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scoring.cli.options import limit_options
-from scoring.cli.shared import Refused, load_inputs, write_stdout
+from scoring.cli.shared import Refused, input_dataset, load_inputs, write_stdout
 from scoring.contract import format as fmt
 from scoring.contract.limits import Limits
 from scoring.contract.policy import CANONICAL_POLICY
 from scoring.measures.report import score_runs
+
+if TYPE_CHECKING:
+    from scoring.load.runs import LoadedRuns
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -25,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     badge = sub.add_parser("badge", help="write one agent's canonical headline score as an SVG badge")
     badge.add_argument("file", metavar="FILE", help="a runs file, one harness results file or a tau2-bench results "
                                                      "folder (imported as for `report`); its sha256 goes into the "
-                                                     "badge (a folder's: of its files' sha256sum lines)")
+                                                     "badge (a folder's: the import digest receipt and pack name)")
     badge.add_argument("agent_id", metavar="AGENT")
     badge.add_argument("-o", "--output", default=None, metavar="PATH",
                        help="write the SVG here (a folder: the badge's own file name inside it); default stdout")
@@ -43,39 +46,18 @@ def _file_sha256(path: str | Path) -> str:
         raise Refused(f"{path}: cannot read the file ({exc.strerror or exc})") from None
 
 
-def folder_sha256(folder: Path) -> str:
-    """The sha256 of a folder's regular files: of the lines ``sha256sum`` prints for them (``<hex>  <path>``, the
-    paths relative to the folder, in byte order), as
-
-        (cd FOLDER && find . -type f -printf '%P\\n' | LC_ALL=C sort | xargs -d '\\n' sha256sum) | sha256sum
-
-    prints it. Links, pipes and devices are left out (never opened: a pipe could wait for ever)."""
-    files = []
-    for root, _, names in os.walk(folder):  # links to folders are not followed
-        for name in names:
-            path = Path(root) / name
-            if stat.S_ISREG(os.lstat(path).st_mode):
-                files.append(path.relative_to(folder).as_posix())
-    files.sort(key=lambda p: p.encode("utf-8", "surrogateescape"))
-    listing = "".join(f"{_file_sha256(folder / f)}  {f}\n" for f in files)
-    return hashlib.sha256(listing.encode("utf-8", "surrogateescape")).hexdigest()
-
-
-def _input_sha256(path: str, limits: Limits) -> str:
-    """The badge's dataset sha256: the file's, or a tau2-bench results folder's (:func:`folder_sha256`)."""
-    if not Path(path).is_dir():
+def _input_sha256(args: argparse.Namespace, loaded: LoadedRuns, limits: Limits) -> str:
+    """The badge's dataset sha256: the file's bytes' (a runs file, one harness file as it stands), or a tau2-bench
+    results folder's import digest, the one ``receipt``, ``pack`` and the app name that folder by (input_dataset)."""
+    path = Path(args.file)
+    if not path.is_dir():
         return _file_sha256(path)
-    from scoring.contract.problems import RunsValidationError
-    from scoring.load.importers import detect  # a folder: the importers, pandas with them
+    from scoring.load.importers.tau2 import is_folder_form
 
-    try:
-        tau2 = detect(Path(path), limits=limits) == "tau2"
-    except RunsValidationError:  # a folder of other files (read as several inputs)
-        tau2 = False
-    if not tau2:
+    if not is_folder_form(path):
         raise Refused(f"{path}: a badge names one dataset's sha256; give one file or a tau2-bench results folder, "
                       "not a folder of several inputs")
-    return folder_sha256(Path(path))
+    return input_dataset(args, loaded, limits).sha256
 
 
 def run_badge(args: argparse.Namespace, limits: Limits) -> int:
@@ -83,9 +65,9 @@ def run_badge(args: argparse.Namespace, limits: Limits) -> int:
     from scoring.outputs.badge import badge_file_name, badge_svg
 
     args.inputs = [args.file]
-    runs = load_inputs(args, limits).runs  # first: the loader refuses a pipe or a device in words, unopened
-    digest = _input_sha256(args.file, limits)
-    report = score_runs(runs, CANONICAL_POLICY)
+    loaded = load_inputs(args, limits)  # first: the loader refuses a pipe or a device in words, unopened
+    digest = _input_sha256(args, loaded, limits)
+    report = score_runs(loaded.runs, CANONICAL_POLICY)
     agents = {a.agent_id: a for a in report.agents}
     if args.agent_id not in agents:
         close = difflib.get_close_matches(args.agent_id, list(agents), n=3)

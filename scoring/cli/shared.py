@@ -257,9 +257,16 @@ def input_dataset(args: argparse.Namespace, loaded: LoadedRuns, limits: Limits) 
     from scoring.outputs.downloads import DatasetInfo, file_sha256, import_digest, import_identity
 
     def sha(path: Path) -> str:
+        """A file's bytes' sha256; a folder's: of the files the import reads from it (a tau2 folder's results.json
+        and simulations, links followed as the reader follows them; another folder's result files), each listed
+        with its path."""
         if not path.is_dir():
             return file_sha256(path)
-        lines = [f"{p.relative_to(path).as_posix()}\t{file_sha256(p)}" for p in sorted(path.rglob("*")) if p.is_file()]
+        from scoring.load.importers import expand_folder
+        from scoring.load.importers.tau2 import folder_files, is_folder_form
+
+        files = folder_files(path) if is_folder_form(path) else expand_folder(path)
+        lines = [f"{p.relative_to(path).as_posix()}\t{sha(p)}" for p in files if p.exists()]
         return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
 
     paths = [Path(p) for p in args.inputs]

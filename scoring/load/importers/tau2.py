@@ -317,6 +317,13 @@ def is_folder_form(path: Path) -> bool:
         return False
 
 
+def folder_files(folder: Path) -> list[Path]:
+    """The files tau2's folder form is read from: ``results.json``, then ``simulations/*.json`` in name order (links
+    followed, as the reader opens them). What the folder's dataset sha256 names, nothing else in the folder."""
+    sims_dir = folder / SIMULATIONS_DIR
+    return [folder / "results.json"] + (sorted(sims_dir.glob("*.json")) if sims_dir.is_dir() else [])
+
+
 def read_tau2_folder(path: str | Path, *, name: str | None = None, agent: str | None = None,
                      experiment: str | None = None, limits: Limits = DEFAULT_LIMITS) -> Imported:
     """Read tau2's folder form: ``results.json`` (header) plus ``simulations/<id>.json`` (one run each).
@@ -327,10 +334,9 @@ def read_tau2_folder(path: str | Path, *, name: str | None = None, agent: str | 
     path = Path(path)
     folder = path if path.is_dir() else path.parent
     name = name or folder.name
-    meta_path, sims_dir = folder / "results.json", folder / SIMULATIONS_DIR
+    meta_path, *files = folder_files(folder)
     if not meta_path.is_file():
         raise file_error(name, "a tau2 results folder needs results.json")
-    files = sorted(sims_dir.glob("*.json")) if sims_dir.is_dir() else []
     check_rows(len(files), name, limits, "simulation files")
     try:
         sizes = [meta_path.stat().st_size] + [f.stat().st_size for f in files]
