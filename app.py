@@ -53,7 +53,8 @@ with st.sidebar:
     elif not data.current_dataset().is_sample:
         data.use_sample()
     shown = data.current_dataset()
-    if not shown.exclude_invalid and state.excludes_invalid_rows(data.link_hashes(shown)):
+    connection = (shown.connection, shown.table) if shown.kind == "connection" else (None, None)
+    if not shown.exclude_invalid and state.excludes_invalid_rows(data.link_hashes(shown), *connection):
         data.exclude_invalid_rows()  # the link's dataset, read as its maker read it ("Exclude the invalid rows")
     result = data.scored()
     st.caption(fmt.plain(data.source_caption(result)))

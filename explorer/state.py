@@ -713,13 +713,16 @@ def _names(hashes: Collection[str], prefix: str | None) -> bool:
     return prefix is not None and any(h.startswith(prefix) for h in hashes)
 
 
-def excludes_invalid_rows(hashes: Collection[str]) -> bool:
-    """Whether the link names the dataset shown (``hashes``, or at once for a connection) as scored with its
-    invalid rows excluded, while it is still to be settled: the data is then read so, as the link's maker saw it."""
+def excludes_invalid_rows(hashes: Collection[str], connection: str | None = None, table: str | None = None) -> bool:
+    """Whether the link names the dataset shown (an upload by its ``hashes``, a connection by its ``connection`` and
+    ``table``) as scored with its invalid rows excluded, while it is still to be settled: the data is then read
+    so, as the link's maker saw it. Any other dataset is read as it is."""
     link: Link | None = _st().session_state.get(LINK)
     if link is None or not link.source.excluded:
         return False
-    return not link.source.waits_for_data or _names(hashes, link.source.sha)
+    if link.source.kind == "connection":
+        return (connection, table) == (link.source.connection, link.source.table)
+    return _names(hashes, link.source.sha)
 
 
 def settle_link(agents: Collection[str] | None, hashes: Collection[str]) -> None:

@@ -286,3 +286,21 @@ def test_a_pages_own_parameters_are_left_to_it():
     assert parsed.values == {"seed": 5} and parsed.notices == []
     scorecard = state.parse({"scorecard": "speed-first", "scorecard_weights": "correctness:1"}, [], page="radar")
     assert scorecard.notices == [] and scorecard.values == {}
+
+
+def test_a_links_exclusion_reaches_only_the_dataset_it_names(monkeypatch):
+    """A reviewer's case: a link's exclude=invalid on db:ops/runs excluded the rows of another table read after."""
+    from types import SimpleNamespace
+
+    sha = "ef" * 32
+    for source, shown, applies in (
+            (state.Source("connection", connection="ops", table="runs", excluded=True), ((), "ops", "runs"), True),
+            (state.Source("connection", connection="ops", table="runs", excluded=True), ((), "ops", "other"), False),
+            (state.Source("connection", connection="ops", table="runs", excluded=True), (("x" * 64,), None, None),
+             False),
+            (state.Source("upload", sha=sha[:16], excluded=True), ((sha,), None, None), True),
+            (state.Source("upload", sha=sha[:16], excluded=True), (("0" * 64,), None, None), False),
+            (state.Source("upload", sha=sha[:16]), ((sha,), None, None), False)):
+        session = {state.LINK: state.Link(source, {}, [])}
+        monkeypatch.setattr(state, "_st", lambda session=session: SimpleNamespace(session_state=session))
+        assert state.excludes_invalid_rows(*shown) is applies, (source, shown)
