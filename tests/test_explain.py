@@ -576,3 +576,17 @@ def test_cli_explain_refuses_an_unknown_agent_and_a_bad_file(tmp_path):
     bad.write_text("run_id,agent_id\nr1,a\n")
     refused = scoring_cli("explain", bad, "a", "--format", "table")
     assert refused.returncode == 2 and "refused" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_explain_reads_latencies_whose_spread_is_past_the_largest_double():
+    """A reviewer's file (2026-12-06): latencies of 0, 1e160 and 2e160 ms. The score was fine; explain, the
+    influence of tasks and the removal of runs raised OverflowError (their exact spread divided two integers whose
+    quotient, about 1e320, is past the largest double)."""
+    rows = [{"run_id": f"r{i}", "agent_id": "a", "task_id": f"t{i % 2}", "status": "completed", "success": "true",
+             "latency_ms": f"{i % 3}e160", "cost_usd": "0.01"} for i in range(6)]
+    runs = runs_from_records(rows)
+    report = score_runs(runs)
+    e = explain(runs, "a", report)
+    assert e.points is not None and e.points.score == report.agent("a").headline.score
+    assert e.influence is not None and str(e)  # every part, the influence of each task too, computed and said
+    assert math.isfinite(report.agent("a").headline.latency_pstdev_ms)

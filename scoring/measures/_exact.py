@@ -144,11 +144,14 @@ def _root(numerator: int, denominator: int) -> float:
 
     >>> _root(9, 4), _root(256, 10 ** 402), math.sqrt(256 / 10 ** 402)  # sqrt(2.56e-400): 2.56e-400 is 0.0
     (1.5, 1.6e-200, 0.0)
+    >>> _root(4 * 10 ** 320, 1)  # the quotient past the largest double: int / int would overflow
+    2e+160
     """
     if numerator == 0:
         return 0.0
-    k = max(0, (denominator.bit_length() - numerator.bit_length()) // 2)  # numerator * 4^k about the denominator
-    return math.ldexp(math.sqrt((numerator << (2 * k)) / denominator), -k)
+    k = (denominator.bit_length() - numerator.bit_length()) // 2  # numerator * 4^k about the denominator
+    quotient = (numerator << (2 * k)) / denominator if k >= 0 else numerator / (denominator << (-2 * k))
+    return math.ldexp(math.sqrt(quotient), -k)
 
 
 def _columns(lists: list[list[int]], latency_shift: int, cost_shift: int) -> CohortColumns:
