@@ -221,7 +221,8 @@ def contribution_waterfall(headline: Headline, theme: ChartTheme = LIGHT) -> go.
     fig = go.Figure(go.Waterfall(
         x=labels, y=values, measure=measures, customdata=hover,
         # The floor takes the unrounded weighted score away: four decimals, as the table beside it writes it.
-        text=[(f"{v:+.4f}" if label == "Zero-success floor" else f"{v:+.2f}") if m == "relative"
+        text=[(f"{0.0 if abs(v) < 5e-5 else v:+.4f}" if label == "Zero-success floor" else f"{v:+.2f}")
+              if m == "relative"
               else fmt.score(headline.score) for label, v, m in zip(labels, values, measures)],
         textposition="outside", hovertemplate="%{x}: %{customdata}<extra></extra>",
         increasing={"marker": {"color": COMPONENT_COLORS["success"]}},

@@ -577,6 +577,8 @@ def parse_source(params: Mapping[str, Sequence[str] | str],
         notices.append(f"exclude: must be {EXCLUDED}, got {quoted(exclude)}; ignored")
     elif exclude is not None and source.kind in ("upload", "import", "connection"):
         source = replace(source, excluded=True)
+    elif exclude is not None and "data" not in params:  # (a data= the deployment cannot open says so itself)
+        notices.append("exclude: the sample data has no invalid row to exclude; ignored")
     return source, repeated + notices
 
 

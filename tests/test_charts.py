@@ -130,6 +130,17 @@ def test_waterfall_shows_the_floor_bar_for_zero_success(report):
     assert w.y[0] == 0.0  # no success, no success points
 
 
+def test_a_floor_that_takes_nothing_away_reads_plus_zero():
+    """No success, no cost, latencies 0, 0, 0, 0 and 100,000 ms (mean 20,000: latency score 0; pstdev 40,000:
+    consistency 0): the weighted score is 0 and the floor removes -0.0 points, which read "-0.0000"."""
+    rows = [{"run_id": f"r{i}", "agent_id": "z", "task_id": "t", "status": "completed", "success": "false",
+             "latency_ms": "100000" if i == 4 else "0", "cost_usd": ""} for i in range(5)]
+    h = score_runs(runs_from_records(rows)).agent("z").headline
+    assert h.zero_success_floor and h.weighted_score == 0.0
+    (w,) = charts.contribution_waterfall(h).data
+    assert w.text[3] == "+0.0000" and "-0.0000" not in w.text
+
+
 def test_waterfall_of_an_unranked_agent_is_empty_not_broken():
     runs = runs_from_records([{"run_id": "r1", "agent_id": "a", "task_id": "t", "status": "failed",
                                "success": False, "latency_ms": 10, "cost_usd": 0.1}])

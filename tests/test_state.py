@@ -224,6 +224,8 @@ def test_a_dataset_read_with_its_invalid_rows_excluded_says_so_in_its_link():
         assert notices == [] and source.kind == kind and source.excluded
         assert "exclude" not in state.encode_source(kind, **given)  # not excluded: not said
     assert state.encode_source("sample", excluded=True) == {}  # the sample has no invalid row
+    source, notices = state.parse_source({"exclude": "invalid"}, {})  # a hand-written link on the sample
+    assert source == state.Source() and notices == ["exclude: the sample data has no invalid row to exclude; ignored"]
     source, notices = state.parse_source({"data": "upload", "sha": sha[:16], "exclude": "yes"}, {})
     assert not source.excluded and notices == ["exclude: must be invalid, got 'yes'; ignored"]
 
