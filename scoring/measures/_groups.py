@@ -93,8 +93,7 @@ class AgentGroups:
             return np.zeros(self.size, dtype=np.int64)
         if not ((values >= 2.0 ** at) | (values <= -(2.0 ** at))).any():
             return np.zeros(self.size, dtype=np.int64)  # no value that large at all: no agent is scaled
-        largest = np.maximum.reduceat(np.where(mask, np.abs(values), 0.0), self.starts)
-        return np.where(largest >= 2.0 ** at, by, 0).astype(np.int64)
+        return np.where(self.largest(mask, values) >= 2.0 ** at, by, 0).astype(np.int64)
 
     @cached_property
     def pairwise_levels(self) -> list[np.ndarray]:

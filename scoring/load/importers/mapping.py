@@ -479,13 +479,11 @@ def apply_mapping(frame: pd.DataFrame, mapping: Mapping, *, rows: np.ndarray | N
                                               if isinstance(a, str) else a)
         raw[EXPERIMENT_COLUMN] = pd.Series([experiment] * len(raw), index=raw.index, dtype="str")
     computed = {"latency_ms"} if mapping.latency_from else set()
-    unmapped = [f"{c}: not in the mapping (empty)" for c in ("success", "latency_ms", "cost_usd")
-                if c not in mapping.columns and c not in computed] + [
+    left_out = [c for c in ("success", "latency_ms", "cost_usd") if c not in mapping.columns and c not in computed]
+    unmapped = [f"{c}: not in the mapping (empty)" for c in left_out] + [
         f"{c}: not in the mapping" for c in ("steps", "finished_at") if c not in mapping.columns]
-    notes = list(warnings)
     # A scored column left out of the mapping is empty in every run: say what that costs before it is scored.
-    notes += [UNMAPPED_COST[c] for c in ("success", "latency_ms", "cost_usd")
-              if c not in mapping.columns and c not in mapping.constants and c not in computed]
+    notes = list(warnings) + [UNMAPPED_COST[c] for c in left_out]
     if naive:
         notes.append(f"{naive} finished_at value(s) have no time zone: read as UTC")
     agents = unique_sorted(v for v in raw["agent_id"] if isinstance(v, str))
