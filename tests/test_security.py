@@ -296,6 +296,7 @@ def test_a_number_past_pythons_digit_limit_is_refused_at_its_row_and_column_as_n
                           name=name).value
     [problem] = error.problems
     assert (problem.row, problem.column, problem.reason) == (1, "latency_ms", "not a finite number")
+    assert problem.value == "1" + "0" * 5000  # quoted as written, as a CSV's cell is (it read 'inf')
     assert "set_int_max_str_digits" not in error.report()
 
 

@@ -340,6 +340,24 @@ def test_both_engines_refuse_the_same_malformed_cells(tmp_path, cell, column):
         assert [(p.row, p.column) for p in info.value.problems] == [(1, column)], load
 
 
+@pytest.mark.parametrize("cell, code", [("9" * 4400, "not_finite"), ("-" + "9" * 5000, "not_finite"),
+                                        ("1" + "0" * 5000 + "e-5000", None), ("9" * 4301 + "x", "not_a_number")])
+def test_a_whole_number_past_pythons_4300_digits_is_read_as_the_sql_engine_reads_it(tmp_path, cell, code):
+    """pandas read a whole number of over 4,300 digits as no number (Python's limit on int()), where DuckDB reads
+    the same spelling as a double past the largest one: 'not a number' beside 'not a finite number'."""
+    path = tmp_path / "long.csv"
+    path.write_text(HEADER + f"\nr1,a,t,completed,true,{cell},0.01\nr2,a,t,completed,true,10,0.01\n")
+    if code is None:  # a long spelling of 1.0: read alike, as 1 ms
+        assert_same_report(*both(path))
+        return
+    codes = []
+    for load in (score_file_sql, load_runs):
+        with pytest.raises(RunsValidationError) as info:
+            load(path)
+        codes.append([(p.row, p.column, p.code) for p in info.value.problems])
+    assert codes[0] == codes[1] == [(1, "latency_ms", code)]
+
+
 def test_a_refusal_quotes_each_value_as_written_as_the_pandas_engine_does(tmp_path):
     # The SQL engine quoted an outcome lowered ('maybe' for 'Maybe') and a status untrimmed ('DONE ').
     path = tmp_path / "values.csv"

@@ -54,6 +54,7 @@ from scoring.contract.schema import (
     FALSE_TOKENS,
     NONFINITE_TOKENS,
     NUMBER_COLUMNS,
+    NUMBER_PATTERN,
     PASS_THROUGH_COLUMNS,
     PASS_THROUGH_LIMIT,
     READ_COLUMNS,
@@ -434,12 +435,24 @@ def _preview(value: object) -> str:
 
 def _json_value(text: str) -> object:
     """json.loads with NaN / Infinity kept as text (validation refuses them as non-finite numbers), and so a decimal
-    past the largest double (``1e999``): refused quoting the file's text, not 'inf' (a whole number past the digit
-    limit reads as infinity: ``safejson.parse_int``); and an object
+    past the largest double (``1e999``) and a whole number past Python's digit limit for ``int()``: refused quoting
+    the file's text, not 'inf'; and an object
     that repeats a key marked (``safejson.RepeatedKeys``: the record is refused as a CSV header naming a column
     twice is, never read with one of its values dropped)."""
-    return json.loads(text, parse_constant=str, parse_int=parse_int, parse_float=_finite_or_text,
+    return json.loads(text, parse_constant=str, parse_int=_int_or_text, parse_float=_finite_or_text,
                       object_pairs_hook=object_noting_repeats)
+
+
+def _int_or_text(text: str) -> int | str:
+    """A JSON whole number as an int, or its text past the digit limit (``safejson.parse_int`` reads it as
+    infinity): a number column refuses it as not finite quoting the digits, as a CSV's cell; an id reads as its
+    digits, as any whole-number id does.
+
+    >>> _int_or_text("12"), _int_or_text("9" * 5000) == "9" * 5000
+    (12, True)
+    """
+    value = parse_int(text)
+    return value if isinstance(value, int) else text
 
 
 def _finite_or_text(text: str) -> float | str:
@@ -1046,6 +1059,21 @@ def _booleans(is_true: pd.Series, is_false: pd.Series, index: pd.Index) -> pd.Se
     return pd.Series(pd.arrays.BooleanArray(t, ~(t | f)), index=index)
 
 
+def _numbers(text: pd.Series) -> pd.Series:
+    """The cells' doubles, NA where a cell is no number. A whole number of over 4,300 digits is no number to
+    pandas (Python's limit on int()); it is read here as float() and the SQL engines read it: past the largest
+    double, so not finite, never 'not a number'. Only the cells pandas left unread are looked at again."""
+    values = pd.to_numeric(text, errors="coerce").astype("float64")
+    missed = text.notna() & values.isna()
+    if missed.any():
+        spelled = text[missed]
+        numbers = spelled[spelled.str.fullmatch(NUMBER_PATTERN)]
+        if len(numbers):
+            values = values.copy()
+            values.loc[numbers.index] = numbers.map(float).astype("float64")
+    return values
+
+
 def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool = False,
                   below: float | None = None) -> pd.Series:
     if ptypes.is_numeric_dtype(raw) and not ptypes.is_bool_dtype(raw):
@@ -1057,7 +1085,7 @@ def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool
         nested = _nested(raw)
         text = _text(raw.mask(nested))
         out.add(nested, column, raw, Reason.NESTED)
-        values = pd.to_numeric(text, errors="coerce").astype("float64")
+        values = _numbers(text)
         token = text.str.lower().isin(NONFINITE_TOKENS)
         nonfinite = token | np.isinf(values)
         unparsed = text.notna() & values.isna() & ~token
