@@ -9,6 +9,7 @@ from scoring import runs_from_records, score_runs
 from tests.helpers import run, scoring_cli
 
 ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "runs.csv"
 TOL = 1e-9
 
 HEADLINE_KEYS = {"score", "completed_runs", "successful_runs", "success_rate", "avg_latency_ms",
@@ -300,3 +301,12 @@ def test_cli_missing_file_exits_nonzero_without_traceback(tmp_path):
     assert result.returncode != 0
     assert result.stderr.strip()
     assert "Traceback" not in result.stderr
+
+
+def test_the_table_says_why_no_agent_has_a_profile_when_every_weight_is_0():
+    """SPEC 4: the profile is null where the weights sum to 0; the table showed a column of dashes and said nothing."""
+    zero = ",".join(f"{axis}=0" for axis in ("correctness", "latency", "cost", "tool_efficiency", "robustness"))
+    out = cli("report", str(SAMPLE), "--format", "table", "--weights", zero).stdout
+    assert "profile: every radar weight is 0, so no agent has a profile score (weigh one axis)" in out
+    assert "every radar weight is 0" not in cli("report", str(SAMPLE), "--format", "table",
+                                                  "--weights", "correctness=1,latency=0").stdout

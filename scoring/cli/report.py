@@ -1,6 +1,5 @@
 """``report INPUT...``: score runs files or harness results (or a PostgreSQL or Spark table) and print the report
-as JSON, CSV or a terminal table, with a Team Scorecard's profile ranking or bootstrap intervals when asked.
-"""
+as JSON, CSV or a terminal table, with a Team Scorecard's profile ranking or bootstrap intervals when asked."""
 
 from __future__ import annotations
 
@@ -271,6 +270,8 @@ def table_text(report: Report) -> str:
     for column in frame.columns:
         frame[column] = [fmt.DASH if _missing(v) else formats[column](v) for v in frame[column]]
     notes = [f"  {fmt.one_line(a.agent_id)}: {fmt.one_line(note)}" for a in report.agents for note in a.notes()]
+    if report.weights and not any(report.weights.values()):  # SPEC 4: no profile where the weights sum to 0
+        notes.insert(0, "  profile: every radar weight is 0, so no agent has a profile score (weigh one axis)")
     return (f"policy {report.policy.version}\n" + frame.to_string(index=False)
             + ("\nnotes:\n" + "\n".join(notes) if notes else ""))
 
