@@ -702,3 +702,18 @@ def test_the_task_matrix_orders_numbered_tasks_by_their_number():
     [heatmap] = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Heatmap" in c.proto.spec
                  or '"heatmap"' in c.proto.spec]
     assert heatmap["data"][0]["y"] == ["2", "3", "11", "t9", "t10"]
+
+
+def test_the_per_task_pass_k_reads_as_a_percentage_as_the_agents_mean_beside_it_does():
+    """A newcomer read a task's 0.7500 under an agent's 86.16%: the same quantity, two scales."""
+    at = run(page("repeatability"))
+    at.selectbox(key="task_agent").set_value("steady-pro")
+    run(at)
+    shown = display_frame(dataframe(at, "task_table"))
+    qualifying = shown[shown["Qualifies"] == "yes"]
+    assert len(qualifying), shown.head()
+    for k in (1, 3, 5):
+        assert qualifying[f"pass^{k}"].str.fullmatch(r"\d{1,3}\.\d{2}%").all(), qualifying[f"pass^{k}"].head()
+    assert qualifying.iloc[0][["pass^1", "pass^3", "pass^5"]].tolist() == ["75.00%", "25.00%", "0.00%"]  # 3 of 4
+    summary = display_frame(dataframe(at, "pass_k_summary")).set_index("Agent")
+    assert summary.loc["steady-pro", "pass^1"] == "86.16%"

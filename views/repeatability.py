@@ -68,7 +68,7 @@ if with_tasks:
     task_rows = data.table_frame("task_table", agent_id, lambda: tables.task_table(report, agent_id))
     left, right = st.columns([3, 2])
     with left:
-        ui.table(task_rows, {f"pass^{j}": fmt.factor for j in levels}, key="task_table",
+        ui.table(task_rows, {f"pass^{j}": fmt.pct2 for j in levels}, key="task_table",
                  height=min(360, ui.ROW_HEIGHT * (len(task_rows) + 1) + 3))
         rep = report.agent(agent_id).repeatability
         qualifying = fmt.counted(rep.qualifying_tasks, "qualifying task", "qualifying tasks")
