@@ -143,18 +143,21 @@ FAR_PAST_ANCHORS = 3  # a value this many times the last anchor turns an anchor 
 
 def anchor_curve(anchors: Anchors, *, title: str, x_label: str, value: float | None = None,
                  value_label: str = "", others: Mapping[str, float] | None = None,
-                 theme: ChartTheme = LIGHT) -> go.Figure:
+                 theme: ChartTheme = LIGHT, factor: bool = False) -> go.Figure:
     """The clamped piecewise-linear map with its anchors as points, one value marked, others faint.
 
-    The x range runs a little past both ends so the clamps are visible as flat segments.
+    The x range runs a little past both ends so the clamps are visible as flat segments. Scores read 0-100, as the
+    anchor tables and the radar axes read them; ``factor`` draws them 0-1, as the headline's factors read (the
+    Headline page: "a latency score of 0.8738").
     """
+    scale, marked_format, anchor_format = (1, ".4f", ".2f") if factor else (100, ".2f", ".0f")
     xs = np.array(anchors.xs, dtype=float)
-    scores = 100 * np.array(anchors.scores, dtype=float)
+    scores = scale * np.array(anchors.scores, dtype=float)
     marked = [v for v in [value, *(others or {}).values()] if v is not None]
     low = min([xs[0] * 0.5, *marked]) if xs[0] > 0 else 0.0
     high = max([xs[-1] * 1.15, *marked])
     line_x = np.concatenate(([low], xs, [high]))
-    line_y = 100 * np.array([anchors(x) for x in line_x])
+    line_y = scale * np.array([anchors(x) for x in line_x])
     unit = anchors.unit
     fig = go.Figure()
     fig.add_trace(go.Scatter(
@@ -163,23 +166,23 @@ def anchor_curve(anchors: Anchors, *, title: str, x_label: str, value: float | N
     fig.add_trace(go.Scatter(
         x=xs, y=scores, mode="markers", name="anchors", marker={"size": 10, "color": theme.ink},
         customdata=[fmt.anchor_x(x, unit) for x in xs],
-        hovertemplate="anchor %{customdata} → score %{y:.0f}<extra></extra>"))
+        hovertemplate=f"anchor %{{customdata}} → score %{{y:{anchor_format}}}<extra></extra>"))
     if others:
         names = list(others)
         ox = np.array([others[n] for n in names], dtype=float)
         fig.add_trace(go.Scatter(
-            x=ox, y=100 * np.array([anchors(x) for x in ox]), mode="markers", name="other agents",
+            x=ox, y=scale * np.array([anchors(x) for x in ox]), mode="markers", name="other agents",
             marker={"size": 8, "color": theme.faint},
             customdata=[[safe(n), _value_text(x, unit)] for n, x in zip(names, ox)],
-            hovertemplate="%{customdata[0]}: %{customdata[1]} → %{y:.2f}<extra></extra>"))
+            hovertemplate=f"%{{customdata[0]}}: %{{customdata[1]}} → %{{y:{marked_format}}}<extra></extra>"))
     if value is not None:
-        y = 100 * anchors(value)
+        y = scale * anchors(value)
         fig.add_trace(go.Scatter(
             x=[value], y=[y], mode="markers", name=safe(value_label) or "this agent",
             marker={"size": 15, "color": theme.accent, "symbol": "diamond",
                     "line": {"width": 1, "color": theme.background}},
             customdata=[[safe(value_label), _value_text(value, unit)]],
-            hovertemplate="%{customdata[0]}: %{customdata[1]} → score %{y:.2f}<extra></extra>"))
+            hovertemplate=f"%{{customdata[0]}}: %{{customdata[1]}} → score %{{y:{marked_format}}}<extra></extra>"))
         fig.add_vline(x=value, line={"color": theme.accent, "dash": "dot", "width": 1})
     # A value far past the last anchor would squeeze the anchors (and their tick labels) into the axis's first few
     # pixels: the axis turns logarithmic then, as the cost axis always is.
@@ -191,7 +194,7 @@ def anchor_curve(anchors: Anchors, *, title: str, x_label: str, value: float | N
     axis_title = wrap(x_label, AXIS_CHARS)
     fig.update_xaxes(title=axis_title, type="log" if log else "linear", tickvals=list(xs),
                      ticktext=[fmt.anchor_x(x, unit).replace(" ms", "").replace(" steps", "") for x in xs])
-    fig.update_yaxes(title="score (0–100)", range=[-5, 105])
+    fig.update_yaxes(title="score (0–1)" if factor else "score (0–100)", range=[-0.05 * scale, 1.05 * scale])
     # The legend at the figure's foot, under the axis title however many lines it wraps to (at y = -0.3 of the plot,
     # a log axis's three-line title was drawn under it).
     lines = axis_title.count("<br>") + 1

@@ -717,3 +717,15 @@ def test_the_per_task_pass_k_reads_as_a_percentage_as_the_agents_mean_beside_it_
     assert qualifying.iloc[0][["pass^1", "pass^3", "pass^5"]].tolist() == ["75.00%", "25.00%", "0.00%"]  # 3 of 4
     summary = display_frame(dataframe(at, "pass_k_summary")).set_index("Agent")
     assert summary.loc["steady-pro", "pass^1"] == "86.16%"
+
+
+def test_the_headline_pages_anchor_maps_read_0_to_1_as_the_factors_beside_them():
+    at = run(page("headline"))
+    titles = {}
+    for spec in plotly_specs(at):
+        text = spec["layout"].get("title", {}).get("text", "")
+        if text.startswith(("Latency: average", "Cost: average")):
+            titles[text.split(":")[0]] = (text, spec["layout"]["yaxis"]["title"]["text"])
+    assert set(titles) == {"Latency", "Cost"}
+    for title, axis in titles.values():
+        assert re.search(r"→ [01]\.\d{4}$", title) and axis == "score (0–1)", (title, axis)

@@ -69,6 +69,22 @@ def test_anchor_curve_marks_the_agent_and_the_others():
     assert [s.x0 for s in fig.layout.shapes] == [1250.0]
 
 
+def test_the_headlines_anchor_map_reads_0_to_1_as_its_title_and_factors_do():
+    """A newcomer read "Latency: average 1,446 ms → 0.8738" over an axis of 0-100 and a hover of 87.38: the Headline
+    page's factors are 0-1, the Methodology page's anchor tables 0-100."""
+    anchors = POLICY.latency_anchors
+    fig = charts.anchor_curve(anchors, title="t", x_label="x", value=1250.0, value_label="me", others={"a": 700.0},
+                              factor=True)
+    assert fig.layout.yaxis.title.text == "score (0–1)" and list(fig.layout.yaxis.range) == pytest.approx([-0.05, 1.05])
+    (marked,) = traces(fig, "me")
+    assert list(marked.y) == pytest.approx([0.9]) and "%{y:.4f}" in marked.hovertemplate
+    assert list(traces(fig, "anchors")[0].y) == pytest.approx(list(anchors.scores))
+    assert list(traces(fig, "other agents")[0].y) == pytest.approx([anchors(700.0)])
+    assert max(traces(fig, "map")[0].y) == pytest.approx(1.0)
+    plain = charts.anchor_curve(anchors, title="t", x_label="x", value=1250.0, value_label="me")
+    assert plain.layout.yaxis.title.text == "score (0–100)" and traces(plain, "me")[0].y[0] == pytest.approx(90.0)
+
+
 def test_an_anchor_map_turns_logarithmic_when_a_value_lies_far_past_the_last_anchor():
     """A newcomer's review: a tau2 agent at minutes per run squeezed the anchors' tick labels (500, 2,000, 5,000)
     into a pile at the left of a linear axis."""

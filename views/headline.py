@@ -181,7 +181,7 @@ for column, (what, anchors, field, score, recorded, show, x_label) in zip(st.col
     with column:
         st.plotly_chart(data.figure(f"{what}_curve", (agent_id, theme.name), partial(
             charts.anchor_curve, anchors, title=f"{what.capitalize()}: average {show(average)} → {fmt.factor(score)}",
-            x_label=x_label, value=average, value_label=agent_id, others=others, theme=theme)),
+            x_label=x_label, value=average, value_label=agent_id, others=others, theme=theme, factor=True)),
             width="stretch", key=f"{what}_curve")
         if recorded == 0:
             st.warning(f"No completed run recorded a {what}: {what} score 0 (data-quality flag).")
