@@ -215,6 +215,18 @@ def test_a_refusal_and_a_frame_come_back_whole(method: str):
     assert frame["b"].sum() == sum(range(1000)) + 5
 
 
+def _encode_surrogate() -> None:
+    "a\ud800".encode("utf-8")
+
+
+def test_a_builtin_error_comes_back_with_its_words():
+    """A UnicodeEncodeError came back from the worker with none of its words (its message lives in C fields that
+    BaseException.__init__ does not set): the command line printed a bare 'UnicodeEncodeError'."""
+    with pytest.raises(UnicodeEncodeError) as info:
+        run_limited(_encode_surrogate, (), max_rss=_above_this_process(500 * MB, "fork"), max_cpu=60, method="fork")
+    assert "can't encode character '\\ud800' in position 1" in str(info.value)
+
+
 def test_a_worker_does_not_run_the_servers_main_script(tmp_path, monkeypatch):
     """In the Streamlit server ``__main__`` is the app script being run; multiprocessing would have every fork-server
     worker run that file first (the whole app in bare mode, ~0.6 s of CPU and 160 MB per upload)."""

@@ -1228,3 +1228,29 @@ def test_inspect_logs_without_the_inspect_extra_say_what_to_install(monkeypatch)
             inspect_log.read_inspect(raw, name)
         assert "needs the inspect_ai package" in str(refused.value)
         assert "scoring-methodology-explorer[inspect]" in str(refused.value), str(refused.value)
+
+
+def test_a_lone_surrogate_escape_in_a_harness_file_is_read_as_the_file_spells_it_with_a_warning():
+    """A reviewer's tau2 file naming its model "xai/grok-3\\ud800" (half a UTF-16 pair, no character) stopped the
+    import with a bare UnicodeEncodeError: pandas' strings cannot hold it. Read as written, escape and all, with a
+    word; two different surrogates never read as one."""
+    text = GROK3.read_text(encoding="utf-8")
+    assert text.count('"llm": "xai/grok-3"') >= 1
+    edited = text.replace('"llm": "xai/grok-3"', '"llm": "xai/grok-3\\ud800"').replace(
+        '"domain_name": "airline"', '"domain_name": "air\\udfffline"', 1)
+    imported = import_file(edited.encode(), "sur.json")
+    runs = imported.validate().runs
+    assert set(runs["agent_id"]) == {"xai/grok-3\\ud800@air\\udfffline"}
+    said = text.count('"llm": "xai/grok-3"') + 1
+    assert any(f"{said} text(s) hold a lone UTF-16 surrogate escape" in w for w in imported.report.files[0].warnings)
+    assert score_runs(runs).agents[0].agent_id == "xai/grok-3\\ud800@air\\udfffline"
+
+
+def test_a_mapping_names_a_lone_surrogate_and_its_field_once():
+    with pytest.raises(MappingError) as info:
+        mapping_from_json(json.dumps({**BASE, "separator": "\udc00"}))
+    assert str(info.value) == ("mapping field 'separator': the text \"\\udc00\" holds a lone UTF-16 surrogate, "
+                               "which is no character")
+    with pytest.raises(MappingError) as info:
+        mapping_from_json('{"mapping_version": 1, "columns": {"run_id": Infinity}}')
+    assert str(info.value).count("mapping") == 1, str(info.value)

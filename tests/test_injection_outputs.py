@@ -219,3 +219,28 @@ def test_ids_written_several_ways_are_one_id_each_with_the_same_warning_in_both_
     (tmp_path / "one_way.csv").write_bytes(_csv(["gpt-4 ", " claude", "x"]))
     for score in (lambda p: load_runs(p).warnings, lambda p: score_file_sql(p).warnings):
         assert not any("whitespace" in w for w in score(tmp_path / "one_way.csv"))
+
+
+def test_every_invisible_or_unencodable_character_is_escaped_for_a_terminal():
+    """Every control, separator, lone surrogate and format character of this Python's Unicode (a reviewer's table
+    showed "a", "a\\u200b" and "a\\ufeff" as three identical rows)."""
+    import sys
+    import unicodedata
+
+    from scoring.contract.format import one_line
+
+    categories = ("Cc", "Cf", "Cs", "Zl", "Zp")
+    unsafe = [chr(c) for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) in categories]
+    assert len(unsafe) > 2000  # the surrogates alone are 2,048
+    kept = [f"U+{ord(ch):04X}" for ch in unsafe if one_line(ch) == ch]
+    assert not kept, kept
+    assert one_line("café 😀 a-b_c.d") == "café 😀 a-b_c.d"
+
+
+def test_ids_that_differ_by_an_invisible_character_read_apart_in_the_terminal_table(tmp_path):
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(_records(["a", "a\u200b", "a\ufeff"], runs_each=2)))
+    out = scoring_cli("report", path, "--format", "table", cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    agents = [line.split()[1] for line in out.stdout.splitlines()[2:5]]
+    assert sorted(agents) == ["a", "a\\u200b", "a\\ufeff"], out.stdout

@@ -115,7 +115,7 @@ def test_any_valid_scorecard_round_trips(card):
     (doc(name=""), "name", "must be 1-80 characters, got 0"),
     (doc(name="n" * 81), "name", "must be 1-80 characters, got 81"),
     (doc(name="bell\x07"), "name", "character 5 is U+0007"),
-    (doc(name="lone \ud800"), "name", "character 6 is U+D800"),
+    (doc(name="lone \ud800"), "name", 'the text "lone \\ud800" holds a lone UTF-16 surrogate'),
     (doc(name="rtl\u202eevil"), "name", "U+202E"),
     (doc(name=" padded"), "name", "must not start or end with a space"),
     (doc(description=["x"]), "description", "must be text"),

@@ -653,3 +653,50 @@ def test_a_huge_left_out_cost_reads_in_powers_of_ten_in_the_headlines_words():
             for i, (status, cost) in enumerate([("completed", 0.5), ("timeout", 1e300), ("failed", 0.25)])]
     words = score_runs(runs_from_records(rows)).agent("a").headline.left_out_words()
     assert words.endswith("; they cost $1.0000e+300 (100.0% of the recorded spend)"), words
+
+
+SURROGATE_RECORD = ('{"run_id":"r1","agent_id":"a","task_id":"t","status":"completed","success":true,'
+                    '"latency_ms":1,"cost_usd":0.5}')
+
+
+@pytest.mark.parametrize("name", ["r.json", "r.jsonl"])
+@pytest.mark.parametrize("edit, refused", [
+    (('"agent_id":"a"', '"agent_id":"a\\ud800"'), ("agent_id", "a\\xed\\xa0\\x80")),
+    (('"status":"completed"', '"status":"completed\\udfff"'), ("status", "completed\\xed\\xbf\\xbf")),
+    (('"latency_ms":1', '"latency_ms":"1\\ud800"'), ("latency_ms", "1\\xed\\xa0\\x80")),
+    (('"cost_usd":0.5', '"cost_usd":0.5,"note":"\\udc00"'), None),  # a column no score reads: scored
+    (('"cost_usd":0.5', '"cost_usd":0.5,"\\ud800x":1'), None),
+    (('"agent_id":"a"', '"agent_id":"\\ud83d\\ude00"'), None),  # a pair of escapes is one character: 😀
+])
+def test_a_lone_surrogate_escape_in_json_is_refused_at_its_row_and_column(name, edit, refused):
+    """A reviewer's 116-byte file: "a\\ud800" (JSON's escape of half a UTF-16 pair, no character) stopped the command
+    line with a bare UnicodeEncodeError (exit 1) and replaced the app's page with Streamlit's error."""
+    record = SURROGATE_RECORD.replace(*edit)
+    second = SURROGATE_RECORD.replace('"r1"', '"r2"')
+    data = ("\n".join([record, second]) if name.endswith("l") else f"[{record},{second}]").encode()
+    if refused is None:
+        loaded = load_runs(data, name=name)
+        assert len(loaded.runs) == 2
+        return
+    error = pytest.raises(RunsValidationError, load_runs, data, name=name).value
+    assert [(p.row, p.column, p.value, p.code) for p in error.problems] == [(1, *refused, "nested")]
+    assert error.excludable
+    assert len(load_runs(data, name=name, exclude_invalid=True).runs) == 1
+
+
+def test_the_command_line_refuses_a_lone_surrogate_with_exit_2_and_words(tmp_path):
+    path = tmp_path / "surrogate.json"
+    path.write_text("[" + SURROGATE_RECORD.replace('"agent_id":"a"', '"agent_id":"a\\ud800"') + "]")
+    out = scoring_cli("report", path, cwd=ROOT)
+    assert out.returncode == 2, out.stderr
+    assert "row 1, column 'agent_id'" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("text, where", [('{"a": ["ok", "x\\ud800"]}', "a[1]"), ('{"a": {"\\udc00b": 1}}', "a"),
+                                         ('"\\ud800"', "")])
+def test_small_documents_refuse_a_lone_surrogate_naming_its_place(text, where):
+    """A mapping's separator of "\\udc00" was accepted and stopped the read later with a bare UnicodeEncodeError."""
+    with pytest.raises(JsonRefused) as info:
+        load_json(text, what="mapping")
+    assert info.value.where == where and "lone UTF-16 surrogate" in info.value.reason
+    assert load_json('{"a": "\\ud83d\\ude00"}') == {"a": "😀"}  # a pair is one character

@@ -144,16 +144,24 @@ def text(value: object) -> str:
 
 
 # C0/C1 controls (ESC starts every terminal sequence; CR and newline end a line or a Markdown block), DEL, the
-# line/paragraph separators and the bidi controls (U+202E shows what follows backwards).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+# line/paragraph separators, lone surrogates (no character: a UTF-8 terminal cannot be sent them) and the format
+# characters (Unicode's Cf: the bidi controls, U+202E showing what follows backwards; zero-width spaces and joiners,
+# the byte-order mark, the tags): invisible or reordering, so "a" and "a\u200b" would read as one name in a table.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\xad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e"
+                     "\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ud800-\udfff\ufeff\ufff9-\ufffb"
+                     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+                     "\U000e0001\U000e0020-\U000e007f]")
 
 
 def one_line(value: object) -> str:
-    r"""A stranger's text (a name) for a terminal or one line of Markdown: every control, line separator and bidi
-    control shown as its escape, so it can neither drive the terminal, end the line nor reorder what follows.
+    r"""A stranger's text (a name) for a terminal or one line of Markdown: every control, line separator, lone
+    surrogate and format character shown as its escape, so it can neither drive the terminal, end the line, reorder
+    what follows nor pass for another name.
 
     >>> one_line("a\x1b[2J\nb\u202ec")
     'a\\x1b[2J\\nb\\u202ec'
+    >>> one_line("a\u200b"), one_line("a\ufeff"), one_line("a\ud800"), one_line("caf\u00e9 \U0001f600")
+    ('a\\u200b', 'a\\ufeff', 'a\\ud800', 'café 😀')
     """
     return _UNSAFE.sub(_escaped, str(value))
 

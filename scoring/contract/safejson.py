@@ -10,11 +10,65 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections import Counter
 from typing import Any
 
 MAX_SAFE_INT = 2**53  # beyond this an integer is not exactly a float
+# JSON's "\ud800" escape decodes to half a UTF-16 pair, no character: no UTF-8 text, pandas string or terminal
+# takes it. A pair of escapes ("\ud83d\ude00") decodes to one character and is never matched here.
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # in the JSON text: the only way to a lone surrogate
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # in a parsed text
+
+
+def escaped_surrogates(text: str) -> str:
+    r"""``text`` with each lone surrogate written as its JSON escape (six characters), as the file spells it.
+
+    >>> escaped_surrogates("a\ud800b")
+    'a\\ud800b'
+    """
+    return LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _quoted(text: str, width: int = 60) -> str:
+    r"""A text as JSON spells it (quoted, every control and surrogate escaped), cut to ``width`` characters.
+
+    >>> print(_quoted("lone \ud800"), _quoted("x" * 100, 8))
+    "lone \ud800" "xxxxxx…
+    """
+    spelled = json.dumps(text)
+    return spelled if len(spelled) <= width else spelled[:width - 1] + "…"
+
+
+def escape_lone_surrogates(doc: Any) -> int:
+    r"""Write every lone surrogate of a parsed document's texts and keys as its escape, in place (the document is
+    a dict or a list); how many texts changed. A harness file's text is read as the file spells it, with a warning,
+    rather than stopping the import: the same surrogate always reads the same, two never read as one.
+
+    >>> doc = {"a\udc00": ["x\ud800", {"b": "ok"}]}
+    >>> escape_lone_surrogates(doc), doc
+    (2, {'a\\udc00': ['x\\ud800', {'b': 'ok'}]})
+    """
+    changed = 0
+    stack = [doc] if isinstance(doc, (dict, list)) else []
+    while stack:
+        node = stack.pop()
+        pairs = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        renamed = False
+        for key, value in pairs:
+            if isinstance(value, str) and LONE_SURROGATE.search(value):
+                node[key] = escaped_surrogates(value)
+                changed += 1
+            elif isinstance(value, (dict, list)):
+                stack.append(value)
+            renamed = renamed or (isinstance(key, str) and bool(LONE_SURROGATE.search(key)))
+        if renamed and isinstance(node, dict):  # rebuilt in its order
+            changed += sum(bool(LONE_SURROGATE.search(k)) for k in node)
+            items = [(escaped_surrogates(k), v) for k, v in node.items()]
+            node.clear()
+            node.update(items)
+    return changed
 
 
 class JsonRefused(ValueError):
@@ -147,6 +201,8 @@ def check_tree(doc: Any, *, what: str = "JSON", max_depth: int = 32) -> None:
         return iter(value.items()) if isinstance(value, dict) else enumerate(value)
 
     if not isinstance(doc, (dict, list)):
+        if isinstance(doc, str) and LONE_SURROGATE.search(doc):
+            raise JsonRefused(what, "", "the text holds a lone UTF-16 surrogate, which is no character")
         leaf(doc, "")
         return
     if max_depth <= 0:
@@ -159,6 +215,13 @@ def check_tree(doc: Any, *, what: str = "JSON", max_depth: int = 32) -> None:
             stack.pop()
             continue
         key, child = step
+        if isinstance(key, str) and LONE_SURROGATE.search(key):
+            raise JsonRefused(what, where, f"the key {_quoted(key)} holds a lone UTF-16 surrogate, which is no "
+                                           "character")
+        if isinstance(child, str) and LONE_SURROGATE.search(child):
+            path = f"{where}[{key}]" if isinstance(key, int) else (f"{where}.{key}" if where else str(key))
+            raise JsonRefused(what, path, f"the text {_quoted(child)} holds a lone UTF-16 surrogate, which is no "
+                                          "character")
         if isinstance(child, (dict, list)):
             path = f"{where}[{key}]" if isinstance(key, int) else (f"{where}.{key}" if where else str(key))
             if len(stack) >= max_depth:

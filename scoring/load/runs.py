@@ -49,7 +49,14 @@ from scoring.contract.problems import (  # noqa: F401 - MAX_PROBLEMS_*: the refu
     RunsValidationError,
     _show,
 )
-from scoring.contract.safejson import decode_error_words, object_noting_repeats, parse_int, repeated_keys
+from scoring.contract.safejson import (
+    LONE_SURROGATE,
+    SURROGATE_ESCAPE,
+    decode_error_words,
+    object_noting_repeats,
+    parse_int,
+    repeated_keys,
+)
 from scoring.contract.schema import (
     FALSE_TOKENS,
     NONFINITE_TOKENS,
@@ -439,8 +446,27 @@ def _json_value(text: str) -> object:
     the file's text, not 'inf'; and an object
     that repeats a key marked (``safejson.RepeatedKeys``: the record is refused as a CSV header naming a column
     twice is, never read with one of its values dropped)."""
+    hook = _with_lone_surrogates_as_bytes if SURROGATE_ESCAPE.search(text) else object_noting_repeats
     return json.loads(text, parse_constant=str, parse_int=_int_or_text, parse_float=_finite_or_text,
-                      object_pairs_hook=object_noting_repeats)
+                      object_pairs_hook=hook)
+
+
+
+def _with_lone_surrogates_as_bytes(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    r"""``object_noting_repeats``, with a text holding a lone UTF-16 surrogate (``"a\ud800"``, no character: no
+    Unicode text can hold it) as its bytes, which the loader refuses as it refuses any bytes that are not UTF-8 text
+    (its row, its column, the value shown escaped), and a key holding one spelled with that escape. Before, such
+    a text stopped the whole read with a bare ``UnicodeEncodeError`` (exit 1, the app's error page).
+
+    >>> _with_lone_surrogates_as_bytes([("agent_id", "a\ud800"), ("n\udc00", "ok")])
+    {'agent_id': b'a\xed\xa0\x80', 'n\\xed\\xb0\\x80': 'ok'}
+    """
+    def bytes_of(text: str) -> bytes:
+        return text.encode("utf-8", "surrogatepass")
+
+    return object_noting_repeats([
+        (bytes_of(k).decode("utf-8", "backslashreplace") if LONE_SURROGATE.search(k) else k,
+         bytes_of(v) if isinstance(v, str) and LONE_SURROGATE.search(v) else v) for k, v in pairs])
 
 
 def _int_or_text(text: str) -> int | str:
@@ -1030,9 +1056,11 @@ def _spellings(raw: pd.Series) -> list[str]:
 
 
 def _parse_status(raw: pd.Series, out: _Collector) -> pd.Series:
-    text = _text(raw.mask(_nested(raw)))
+    nested = _nested(raw)
+    text = _text(raw.mask(nested))
     status = text.str.lower()
-    out.add(text.isna(), "status", text, Reason.MISSING_VALUE)
+    out.add(nested, "status", raw, Reason.NESTED)  # it read "missing value", the cell given
+    out.add(text.isna() & ~nested, "status", text, Reason.MISSING_VALUE)
     out.add(text.notna() & ~status.isin(STATUSES), "status", text, Reason.UNKNOWN_STATUS)
     return status
 

@@ -127,6 +127,14 @@ def _kill_tree(pid: int) -> None:
 
 
 def _rebuild_exception(cls: type[BaseException], args: tuple, state: dict) -> BaseException:
+    if cls.__module__ == "builtins":  # made by its own __init__: UnicodeEncodeError's words live in C fields
+        try:
+            exc = cls(*args)
+        except Exception:  # args it does not take: rebuilt as any other
+            exc = None
+        if exc is not None:
+            exc.__dict__.update(state)
+            return exc
     exc = cls.__new__(cls)
     BaseException.__init__(exc, *args)
     exc.__dict__.update(state)

@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.contract.limits import Limits, format_size, row_limit_refusal, special_file, special_file_reason
-from scoring.contract.safejson import decode_error_words, parse_int
+from scoring.contract.safejson import SURROGATE_ESCAPE, decode_error_words, escape_lone_surrogates, parse_int
 from scoring.contract.schema import FAILED, FIRST_SEEN, PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
 from scoring.load.importers.reading import HarnessReading, Trial, harness_readings
 from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
@@ -712,11 +712,15 @@ def parse_json(data: bytes, name: str, limits: Limits) -> tuple[Any, list[str]]:
     if not text.strip():
         raise file_error(name, "the file is empty")
     try:
-        return json.loads(text, parse_constant=str, parse_int=parse_int), warnings
+        doc = json.loads(text, parse_constant=str, parse_int=parse_int)
     except json.JSONDecodeError as exc:
         raise file_error(name, f"not valid JSON: {decode_error_words(exc)}") from None
     except (RecursionError, ValueError) as exc:  # ValueError: an integer beyond Python's digit limit
         raise file_error(name, f"not readable as JSON: {exc}") from None
+    if SURROGATE_ESCAPE.search(text) and (changed := escape_lone_surrogates(doc)):
+        warnings.append(f"{name}: {changed:,} text(s) hold a lone UTF-16 surrogate escape such as \\ud800 (half a "
+                        "character pair, no character): each is read as the file spells it, escape and all")
+    return doc, warnings
 
 
 def get_path(doc: Any, path: str) -> Any:

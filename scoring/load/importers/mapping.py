@@ -366,7 +366,7 @@ def mapping_from_json(text: str | bytes) -> Mapping:
     try:
         doc = load_json(text, what="mapping", max_bytes=1_000_000, max_depth=8)
     except JsonRefused as exc:
-        raise MappingError(exc.where, str(exc)) from None
+        raise MappingError(exc.where, exc.reason) from None  # its own words name the field once
     if not isinstance(doc, dict):
         raise MappingError("", "must be a JSON object")
     for key in doc:
