@@ -659,3 +659,89 @@ def test_a_header_line_past_a_mebibyte_is_refused_reading_only_that_much(tmp_pat
     path.write_bytes(b"run_id," + b"x" * (3 << 20))  # 3 MiB, no line break
     with pytest.raises(RunsValidationError, match="the header line is longer than 1 MiB"):
         score_file_sql(path)
+
+
+def _typed_runs(path: Path, **columns) -> Path:
+    base = {"run_id": pa.array(["r1", "r2", "r3"]), "agent_id": pa.array(["a", "a", "a"]),
+            "task_id": pa.array(["t", "t", "t"]), "status": pa.array(["completed"] * 3),
+            "success": pa.array([True, False, True]), "latency_ms": pa.array([10.0, 20.0, 30.0]),
+            "cost_usd": pa.array([0.01, 0.02, 0.03])}
+    pq.write_table(pa.table({**base, **columns}), path)
+    return path
+
+
+@pytest.mark.parametrize("column", ["agent_id", "status", "latency_ms"])
+def test_text_that_is_not_utf8_in_a_parquet_string_column_is_refused_in_words_by_both_engines(tmp_path, column):
+    """A reviewer's Parquet file whose string column held b'a\\xff' stopped both engines with a traceback (Arrow's
+    "Invalid UTF8 sequence", DuckDB's "Invalid string encoding"): now the pandas engine refuses the cell at its row
+    and column as bytes that are not text, and the SQL engine refuses the file in words."""
+    good = {"agent_id": "a", "status": "completed", "latency_ms": "10"}[column]
+    bad = pa.array([good.encode() + b"\xff", good.encode(), good.encode()], pa.binary()).view(pa.string())
+    path = _typed_runs(tmp_path / "bad.parquet", **{column: bad})
+    error = pytest.raises(RunsValidationError, load_runs, path).value
+    assert [(p.row, p.column, p.code) for p in error.problems] == [(1, column, "nested")]
+    assert error.problems[0].value == good + "\\xff"
+    assert len(load_runs(path, exclude_invalid=True).runs) == 2
+    error = pytest.raises(RunsValidationError, score_file_sql, path).value
+    assert [p.code for p in error.problems] == ["file"] and "not valid UTF8" in error.problems[0].reason
+
+
+def test_a_typed_timestamp_past_the_grammars_years_is_refused_at_its_row(tmp_path):
+    """A reviewer's timestamp[s] of 10^13 s (the year 318,857) stopped both engines with a traceback; 10000-01-01
+    was scored by both, where the same instant written as text is refused."""
+    far = _typed_runs(tmp_path / "far.parquet",
+                      finished_at=pa.array([10**13, 0, 1], pa.timestamp("s", tz="UTC")))
+    error = pytest.raises(RunsValidationError, load_runs, far).value
+    assert [(p.row, p.column, p.code, p.value) for p in error.problems] == [
+        (1, "finished_at", "not_a_timestamp", "10000000000000000 ms from 1970-01-01T00:00:00Z")]
+    assert len(load_runs(far, exclude_invalid=True).runs) == 2
+    error = pytest.raises(RunsValidationError, score_file_sql, far).value
+    assert [p.code for p in error.problems] == ["file"] and "pandas engine reports its row" in error.problems[0].reason
+    edge = _typed_runs(tmp_path / "edge.parquet",
+                       finished_at=pa.array([253402300800, 0, 1], pa.timestamp("s", tz="UTC")))
+    for load in (load_runs, score_file_sql):
+        error = pytest.raises(RunsValidationError, load, edge).value
+        assert [(p.row, p.column, p.code) for p in error.problems] == [(1, "finished_at", "not_a_timestamp")], load
+    last = _typed_runs(tmp_path / "last.parquet",
+                       finished_at=pa.array([253402300799, 0, 1], pa.timestamp("s", tz="UTC")))
+    assert_same_report(*both(last))  # 9999-12-31T23:59:59Z, the grammar's last second: read alike
+
+
+def test_list_and_struct_columns_are_refused_as_nested_by_both_engines(tmp_path):
+    """A reviewer's file: the SQL engine scored list-typed ids as agents named '[a]' and '[a, b]' and read list
+    latencies as no latency at all ("no latency recorded"), where the pandas engine refuses each value as nested."""
+    lists = _typed_runs(tmp_path / "lists.parquet", agent_id=pa.array([["a"], ["a", "b"], []]),
+                        latency_ms=pa.array([[1.0], None, [3.0]]))
+    struct = _typed_runs(tmp_path / "struct.parquet", cost_usd=pa.array([{"usd": 0.1}, None, {"usd": 0.2}]))
+    for path, expected in ((lists, [(1, "agent_id"), (1, "latency_ms"), (2, "agent_id"), (3, "agent_id"),
+                                    (3, "latency_ms")]), (struct, [(1, "cost_usd"), (3, "cost_usd")])):
+        for load in (load_runs, score_file_sql):
+            error = pytest.raises(RunsValidationError, load, path).value
+            assert sorted((p.row, p.column) for p in error.problems) == expected, (path.name, load)
+            assert {p.code for p in error.problems} == {"nested"}, (path.name, load)
+
+
+def test_a_binary_id_column_reads_as_its_utf8_text_in_both_engines(tmp_path):
+    """The SQL engine named an agent 'caf\\xC3\\xA9' (DuckDB's cast of bytes) where the pandas engine read 'café',
+    and scored an agent 'a\\xFF' from bytes that are no text, which the pandas engine refuses."""
+    good = _typed_runs(tmp_path / "good.parquet", agent_id=pa.array(["café".encode(), b"x", b"x"], pa.binary()))
+    assert_same_report(*both(good))
+    assert {a["agent_id"] for a in json.loads(score_file_sql(good).to_json_text())["agents"]} == {"café", "x"}
+    bad = _typed_runs(tmp_path / "bad.parquet", agent_id=pa.array([b"a\xff", b"x", b"x"], pa.binary()))
+    assert [p.code for p in pytest.raises(RunsValidationError, load_runs, bad).value.problems] == ["nested"]
+    error = pytest.raises(RunsValidationError, score_file_sql, bad).value
+    assert [p.code for p in error.problems] == ["file"] and "invalid UTF8" in error.problems[0].reason
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "us", "ns"])
+def test_a_duration_latency_is_refused_by_both_engines_whatever_its_unit(tmp_path, unit):
+    """DuckDB reads Arrow's duration as its bare integer: the same 2 seconds scored as 2 ms from a file in seconds
+    and 2,000,000 ms from one in microseconds, where the pandas engine refuses each value."""
+    path = _typed_runs(tmp_path / "d.parquet", latency_ms=pa.array([2 * {"s": 1, "ms": 10**3, "us": 10**6,
+                                                                        "ns": 10**9}[unit]] * 3, pa.duration(unit)))
+    error = pytest.raises(RunsValidationError, load_runs, path).value
+    assert [(p.row, p.column) for p in error.problems] == [(1, "latency_ms"), (2, "latency_ms"), (3, "latency_ms")]
+    error = pytest.raises(RunsValidationError, score_file_sql, path).value
+    assert error.problems[0].reason.startswith(f"latency_ms ({unit}): a duration, not a number")
+    plain = _typed_runs(tmp_path / "plain.parquet", latency_ms=pa.array([2000, 3000, 4000], pa.int64()))
+    assert_same_report(*both(plain))  # a plain whole number of milliseconds: read alike

@@ -467,9 +467,26 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
         rules.append(("finished_at", Reason.NOT_A_TIMESTAMP,
                       f"finished_text IS NOT NULL AND {d.trimmed('finished_text')} <> '' AND finished_at IS NULL",
                       "finished_text"))
+    else:  # a typed instant past the grammar's years (10000-01-01), refused as its text would be
+        low, high = (d.cast_text(d.literal(t), d.timestamp_type) for t in (TIMESTAMP_MIN, TIMESTAMP_MAX))
+        rules.append(("finished_at", Reason.NOT_A_TIMESTAMP, f"finished_at < {low} OR finished_at > {high}",
+                      f"CAST(finished_at AS {d.text_type})"))
     if kinds.get("success") == "boolean":
         rules = [r for r in rules if r[0] != "success"]
+    # A list, struct or map column: every value given is refused as nested (its text cast shown), as the pandas
+    # engine refuses each; an id or status not given is still missing. No other rule reads such a column.
+    nested = [c for c in (*REQUIRED_COLUMNS, "steps", "finished_at", *extras) if kinds.get(c) == "nested"]
+    for column in nested:
+        text = _NESTED_TEXT.get(column, f"{column}_text")
+        rules = [r for r in rules if r[0] != column or r[1] is Reason.MISSING_VALUE]
+        rules.append((column, Reason.NESTED, f"{text} IS NOT NULL AND {text} <> ''", text))
     return rules
+
+
+# The normalized table's text of each column as given (normalized_sql): an id is its own.
+_NESTED_TEXT = {"run_id": "run_id", "agent_id": "agent_id", "task_id": "task_id", "status": "status_text",
+                "success": "success_text", "finished_at": "finished_text", "latency_ms": "latency_text",
+                "cost_usd": "cost_text"}
 
 
 def _named(result: tuple[list[str], list[tuple]], cls: type, index: Mapping[str, int], size: int,
@@ -1273,11 +1290,14 @@ def _divide(num: ArrayLike, den: ArrayLike) -> np.ndarray:
 
 
 def _kinds(types: Mapping[str, str]) -> dict[str, str]:
-    """Source column -> "numeric", "timestamp" or "other", from SQL type names."""
+    """Source column -> "numeric", "timestamp", "boolean", "nested" (a list, a struct, a map) or "other", from SQL
+    type names."""
     out = {}
     for name, kind in types.items():
         kind = kind.upper()
-        if kind.startswith(("DOUBLE", "FLOAT", "REAL", "INT", "BIGINT", "SMALLINT", "TINYINT", "HUGEINT",
+        if kind.endswith("]") or kind.startswith(("STRUCT", "MAP", "UNION", "ARRAY", "LIST")):
+            out[name] = "nested"  # a list of ints ("INTEGER[]") is no number: refused, as the pandas engine does
+        elif kind.startswith(("DOUBLE", "FLOAT", "REAL", "INT", "BIGINT", "SMALLINT", "TINYINT", "HUGEINT",
                             "DECIMAL", "NUMERIC", "UBIGINT", "UINTEGER", "USMALLINT", "UTINYINT")):
             out[name] = "numeric"
         elif kind.startswith(("TIMESTAMP", "DATE")):
@@ -1391,11 +1411,35 @@ def _check_shape(path: Path, con: Any) -> None:
         _normalize_names(header)
     except RunsValidationError as exc:
         raise RunsValidationError(exc.problems, source=path.name) from None
+    if path.suffix.lower() != ".csv":
+        _refuse_durations(path, con)
     fields = _last_line_fields(path) if path.suffix.lower() == ".csv" and header else None
     if fields is not None and fields > len(header):
         raise RunsValidationError([Problem.of(Reason.FILE, detail=(
             f"the last line has {fields} fields where the header has {len(header)}: a comma too many, or a cell "
             "holding a comma without quotes around it"))], source=path.name)
+
+
+def _refuse_durations(path: Path, con: Any) -> None:
+    """A read column of Arrow's duration type (pandas writes a Timedelta so) is stored as a bare INT64, which
+    DuckDB reads as that integer in whatever unit it was: 2 s as 2 and 2,000,000 (microseconds) alike. Its unit is
+    only in the Arrow schema the file carries, read here only when such a column could be one. Refused, as the
+    pandas engine refuses each of its values ("not a number")."""
+    bare = {normalize_column_name(name) for name, physical, logical in con.execute(
+        "SELECT name, type, logical_type FROM parquet_schema(?)", [str(path)]).fetchall()
+        if physical == "INT64" and logical is None}
+    if not bare & set(READ_COLUMNS) or not con.execute(
+            "SELECT count(*) FROM parquet_kv_metadata(?) WHERE key = 'ARROW:schema'", [str(path)]).fetchall()[0][0]:
+        return
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    durations = [f"{f.name} ({f.type.unit})" for f in pq.read_schema(path)
+                 if normalize_column_name(f.name) in READ_COLUMNS and pa.types.is_duration(f.type)]
+    if durations:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=(
+            f"{', '.join(durations)}: a duration, not a number; write it as a number of milliseconds (the pandas "
+            "engine reports each row)"))], source=path.name)
 
 
 def _csv_refusal_by_row(path: Path) -> RunsValidationError | None:
@@ -1470,7 +1514,13 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
                                       source=path.name) from None
         columns = [name for name, *_ in described if name != "file_row_number"]
         kinds = _kinds({name: str(kind) for name, kind, *_ in described})
-        numbered = f"(SELECT *, {row_number} AS {ROW_COLUMN} FROM source_file)"
+        # Bytes (a Parquet BINARY column) read as the UTF-8 text they hold, as the pandas engine reads them (DuckDB's
+        # own cast writes each byte past ASCII as an escape: "caf\xC3\xA9"); bytes that are not UTF-8 stop the
+        # scan, refused in words below.
+        quoted = {name: '"' + name.replace('"', '""') + '"' for name in columns}
+        blobs = [quoted[name] for name, kind, *_ in described if str(kind).upper() == "BLOB" and name in quoted]
+        replaced = f" REPLACE ({', '.join(f'decode({c}) AS {c}' for c in blobs)})" if blobs else ""
+        numbered = f"(SELECT *{replaced}, {row_number} AS {ROW_COLUMN} FROM source_file)"
         try:
             source, names = _renamed_source(numbered, columns, lambda c: '"' + c.replace('"', '""') + '"',
                                             keep=ROW_COLUMN)
@@ -1482,7 +1532,16 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
         normalized = normalized_sql(source, DUCKDB, has_steps="steps" in names,
                                     has_finished_at="finished_at" in names, row_number=ROW_COLUMN,
                                     kinds=renamed_kinds)
-        con.execute(f"CREATE TEMP TABLE runs_normalized AS {normalized}")
+        try:
+            con.execute(f"CREATE TEMP TABLE runs_normalized AS {normalized}")
+        except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
+            # A value DuckDB's reader cannot take (text that is not UTF-8, a timestamp past its range): the file's
+            # own, refused in words; the pandas engine reads such a cell and refuses it at its row.
+            said = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            said = said.split("Error: ", 1)[-1]
+            raise RunsValidationError([Problem.of(Reason.FILE, detail=f"a value DuckDB cannot read: {said}; the "
+                                                                      "pandas engine reports its row")],
+                                      source=path.name) from None
         con.execute("SET preserve_insertion_order = false")  # the rest is grouped and ordered explicitly
 
         def execute(query: str) -> tuple[list[str], list[tuple]]:

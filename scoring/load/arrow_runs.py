@@ -396,9 +396,41 @@ def numbers(column: Column, *, whole: bool = False, below: float | None = None) 
     return out + 0.0 if least == 0 else out
 
 
+_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+
+
+def typed_outside_the_grammar(column: Column) -> np.ndarray:
+    """Per cell of a timestamp column, whether its instant lies outside the grammar's 0001-01-01 to 9999-12-31
+    (UTC): a typed value may (10^13 s is the year 318,857), and no microsecond timestamp holds it."""
+    raw = np.asarray(pc.fill_null(column.cast(pa.int64()), 0))  # the stored value in its unit, from the epoch
+    per_second = _PER_SECOND[column.type.unit]
+    if per_second > 1_000_000:  # nanoseconds: every int64 lies within 1677-2262
+        return np.zeros(len(raw), dtype=bool)
+    factor = 1_000_000 // per_second
+    assert _LOWEST_US is not None and _HIGHEST_US is not None  # the grammar's own bounds, read by it
+    low, high = -(-_LOWEST_US // factor), _HIGHEST_US // factor  # the whole units within the range
+    return (raw < low) | (raw > high)
+
+
+def timestamp_texts(column: Column) -> list[str | None]:
+    """A timestamp column as text the grammar reads: ISO 8601 in UTC, and a value outside its range as its stored
+    number and unit (refused, shown as written: "10000000000000 s from 1970-01-01T00:00:00Z")."""
+    outside = typed_outside_the_grammar(column)
+    raw = column.cast(pa.int64()).to_pylist()
+    unit = column.type.unit
+    inside = pc.if_else(pa.array(outside), pa.scalar(None, column.type), column)
+    stamps = inside if column.type.tz is not None else pc.assume_timezone(inside, "UTC")
+    # %S writes the seconds with the microseconds: 2026-07-01T12:00:00.250000Z.
+    texts = pc.strftime(stamps.cast(pa.timestamp("us", tz="UTC")), "%Y-%m-%dT%H:%M:%SZ").to_pylist()
+    return [None if r is None else f"{r} {unit} from 1970-01-01T00:00:00Z" if far else t
+            for r, far, t in zip(raw, outside, texts)]
+
+
 def timestamps(column: Column) -> np.ndarray | None:
     """Microseconds since the epoch in UTC (a value without a zone is UTC), NAT for empty, else None."""
     if pa.types.is_timestamp(column.type):
+        if typed_outside_the_grammar(column).any():
+            return None  # the per-cell parser refuses each such value at its row
         stamps = column if column.type.tz is not None else pc.assume_timezone(column, "UTC")
         return np.asarray(pc.fill_null(stamps.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()), NAT))
     values = _trimmed_text(column)
