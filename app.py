@@ -70,6 +70,7 @@ dataset = data.current_dataset()
 hashes = data.link_hashes(dataset)  # the dataset's identity first: what a link names it by
 shown_agents = frozenset(a.agent_id for a in result.report.agents) if isinstance(result, data.Scored) else None
 state.settle_link(shown_agents, hashes)
+state.follow_history(page.name, shown_agents)  # Back or Forward restored an older URL: the view follows it
 state.show_link_notices(page.name)
 expected = state.waiting_for(hashes)
 if expected:

@@ -647,6 +647,7 @@ LINK = "view_link"  # what the session's first URL asked for: Link
 VERSION = "view_version"  # raised when a link sets state that widgets already drawn must take
 SEEDED = "view_seeded"  # widget key -> the VERSION it was last seeded at
 NOTICES = "view_notices"  # (page url path, notices) shown on the page the link opened
+WRITTEN = "view_written"  # the query parameters the session's last run wrote (write_url), each a list
 
 
 @dataclass
@@ -877,7 +878,29 @@ def write_url(page: str, source: Mapping[str, str | list[str]],
     wanted = {k: (v if isinstance(v, list) else [v]) for k, v in params.items()}
     if current != wanted:
         st.query_params.from_dict(params)
+    st.session_state[WRITTEN] = wanted
     return params
+
+
+def follow_history(page: str, agents: Collection[str] | None) -> None:
+    """Back and Forward: a URL on this run that is not the one the session last wrote is one the browser restored
+    from its history (each change of the view wrote a new one), and the view follows it: every setting it gives,
+    and the default of every one it leaves out. Before, the view was written over it at once, so Back changed
+    nothing on a page (a reviewer pressed it three times after three moves of a slider). The dataset stays the
+    one shown (Back cannot bring an upload back); an empty URL is a page opened from the sidebar, not history."""
+    st = _st()
+    written = st.session_state.get(WRITTEN)
+    current = {k: st.query_params.get_all(k) for k in list(st.query_params)[:MAX_PARAMS + 1]}
+    if written is None or not current or current == written:
+        return
+    own = PAGE_PARAMS.get(page, frozenset())  # the page's own parameters: it reads them itself, as read_link leaves
+    names = {param: name for name, param in PAGE_ALIASES.get(page, {}).items()}
+    parsed = parse({names.get(k, k): v for k, v in current.items() if k not in own}, agents or ())
+    store = st.session_state.setdefault(STORE, {})
+    if parsed.values != store:
+        store.clear()
+        store.update(parsed.values)
+        reseed()
 
 
 def link_url(base: str, url_path: str, params: Mapping[str, str | list[str]]) -> str:

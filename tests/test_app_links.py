@@ -493,3 +493,42 @@ def test_a_links_exclude_must_say_invalid():
     at = go(app(exclude="rows"), "leaderboard")
     assert "exclude: must be invalid, got 'rows'; ignored" in warnings(at).replace("\\", "")
     assert "exclude" not in link_text(at)
+
+
+def test_back_restores_the_settings_of_the_url_it_goes_back_to():
+    """A reviewer moved the Correctness slider twice and picked two agents, then pressed Back: the URL and the view
+    stayed as they were, three presses in a row (every run wrote the view over the URL the browser restored)."""
+    at = go(app(), "radar")
+    at.slider(key="weight_correctness").set_value(40).run()
+    before = {k: at.query_params[k] for k in at.query_params}
+    at.slider(key="weight_correctness").set_value(60).run()
+    assert at.query_params["w_correctness"] == "60"
+    at.query_params.clear()  # Back: the browser restores the URL of the 40
+    for name, value in before.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception
+    assert at.slider(key="weight_correctness").value == 40 and at.query_params["w_correctness"] == "40"
+    go(at, "headline")
+    at.selectbox(key="headline_agent").set_value("two-speed").run()
+    at.selectbox(key="headline_agent").set_value("premium-max").run()
+    at.query_params["agent"] = "two-speed"  # Back once
+    at.run()
+    assert at.selectbox(key="headline_agent").value == "two-speed" and at.query_params["agent"] == "two-speed"
+    at.query_params["agent"] = "premium-max"  # Forward
+    at.run()
+    assert at.selectbox(key="headline_agent").value == "premium-max"
+    del at.query_params["w_correctness"]  # Back to a URL from before the slider moved: its default again
+    at.run()
+    assert "w_correctness" not in at.query_params and at.query_params["agent"] == "premium-max"
+    go(at, "radar")
+    assert at.slider(key="weight_correctness").value == 20
+
+
+def test_a_page_opened_from_the_sidebar_keeps_the_view():
+    """An empty URL is a page opened from the sidebar, not history: the view stays (the follow must not reset it)."""
+    at = go(app(), "radar")
+    at.slider(key="weight_correctness").set_value(60).run()
+    at.query_params.clear()
+    go(at, "headline")
+    assert at.query_params["w_correctness"] == "60"

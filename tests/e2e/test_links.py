@@ -76,6 +76,21 @@ def test_a_radar_weight_is_kept_across_pages_and_reaches_a_fresh_browser(app, fr
     assert slider(other, "Cost").get_attribute("aria-valuetext") == "20%"
 
 
+def test_back_and_forward_step_through_the_settings_of_a_page(app):
+    """A reviewer pressed Back three times after three moves of a slider: nothing changed, URL nor view (every run
+    wrote the view over the URL the browser had restored)."""
+    app.goto("radar")
+    press_on_slider(app, "Correctness", "End")  # 100%
+    press_on_slider(app, "Correctness", "Home")  # 0%
+    assert "w_correctness=0" in app.page.url
+    app.interact(app.page.go_back, description="Back")
+    assert slider(app, "Correctness").get_attribute("aria-valuetext") == "100%"
+    assert "w_correctness=100" in app.page.url
+    app.interact(app.page.go_forward, description="Forward")
+    assert slider(app, "Correctness").get_attribute("aria-valuetext") == "0%"
+    assert "w_correctness=0" in app.page.url
+
+
 def test_a_copied_headline_link_opens_the_same_agent(app, fresh):
     app.goto("headline?agent=null-pointer")
     link = copied_link(app)
