@@ -156,6 +156,18 @@ def current_filter() -> RunsFilter:
     return value if isinstance(value, RunsFilter) else RunsFilter()
 
 
+def view_filter(page: str) -> RunsFilter:
+    """The Runs filter of the view on ``page``: the one chosen in this session, else the one a link carried for
+    the Runs page (``runs.<name>``, read here without taking it), so a page whose selection chose it shows that
+    selection again (a Headline link with a task ticked opened with none)."""
+    current = current_filter()
+    if current != RunsFilter():
+        return current
+    carried = {name[len(state.RUNS_FILTER_PREFIX):]: values for name, values in state.carried_params(page).items()
+               if name.startswith(state.RUNS_FILTER_PREFIX)}
+    return RunsFilter.from_query(carried)[0] if carried else current
+
+
 def choose(runs_filter: RunsFilter) -> None:
     """Make ``runs_filter`` the Runs page's filter (a selection was made)."""
     st.session_state[FILTER_KEY] = runs_filter

@@ -950,5 +950,7 @@ def copy_link(page: PageSpec, source: Mapping[str, str | list[str]],
             get("compare") == "datasets" else []
         if params.get("data") in ("upload", "import") or any(str(c).startswith(("upload:", "import:"))
                                                              for c in compared):
-            st.caption("It opens on an upload: whoever opens it is asked for the same file (by its sha256).")
+            st.caption("It opens on an upload: whoever opens it is asked for the same file (by its sha256)."
+                       + (" That file was refused here: with it, they see the same refusal."
+                          if agents is None and params.get("data") in ("upload", "import") and not awaited else ""))
     return url

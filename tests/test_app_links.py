@@ -532,3 +532,27 @@ def test_a_page_opened_from_the_sidebar_keeps_the_view():
     at.query_params.clear()
     go(at, "headline")
     assert at.query_params["w_correctness"] == "60"
+
+
+def test_a_headline_link_with_a_task_ticked_opens_with_that_task_ticked():
+    """A reviewer ticked task-07 of deep-thinker on the Headline page and shared the link (runs.task=task-07&
+    runs.agent=deep-thinker&agent=deep-thinker): the fresh viewer saw no row ticked and "Select a task"."""
+    at = go(app(**{"runs.task": "task-07", "runs.agent": "deep-thinker", "agent": "deep-thinker"}), "headline")
+    assert not any("Select a task" in c.value for c in at.caption)
+    labels = " ".join(str(getattr(p, "label", "")) for p in at.get("page_link"))
+    assert "Open its runs on task task\\-07" in labels, labels  # Markdown-escaped
+    at = go(app(**{"runs.task": "task-07", "runs.agent": "swift-lite", "agent": "deep-thinker"}), "headline")
+    assert any("Select a task" in c.value for c in at.caption)  # another agent's task: nothing ticked
+
+
+def test_the_link_of_a_refused_upload_says_its_file_was_refused():
+    """A reviewer's refused upload still offered a link asking for that file, without a word that it was refused."""
+    at = go(app(), "headline")
+    at.radio(key="source_kind").set_value("Upload a file").run()
+    at.file_uploader(key="upload").set_value(("broken.csv", b"run_id,agent_id\nr1,a\n", "text/csv")).run()
+    assert not at.exception
+    said = " ".join(c.value for c in at.sidebar.caption)
+    assert "data=upload&sha=" in link_text(at)
+    assert "That file was refused here: with it, they see the same refusal." in said
+    at.file_uploader(key="upload").set_value(("edge.csv", EDGE_CSV, "text/csv")).run()
+    assert "That file was refused" not in " ".join(c.value for c in at.sidebar.caption)

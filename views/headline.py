@@ -140,9 +140,12 @@ with left:
                 "compare (— in the table).", icon=":material/info:")
 with right:
     task_rows = data.table_frame("influence_tasks", agent_id, lambda: tables.influence_tasks_table(found, policy))
+    linked = drill.view_filter("headline")  # the task a link (or this session) chose: ticked when first drawn
+    ticked = [i for i, task in enumerate(task_rows["Task"]) if linked.agents == (agent_id,)
+              and linked.tasks == (str(task),)][:1]
     chosen = ui.table(task_rows, {"Points if removed": lambda v: f"{v:+.3f}", "Score if removed": fmt.score},
                       key="influence_tasks", height=min(420, ui.ROW_HEIGHT * (len(task_rows) + 1) + 3),
-                      select="single-row", fresh_for=(data.current_dataset(), agent_id),
+                      select="single-row", fresh_for=(data.current_dataset(), agent_id), selected=ticked,
                       columns={"Points if removed": st.column_config.Column(
                           help="The agent's unrounded weighted score without the task's runs minus with them: "
                                "positive, the task costs points")})
