@@ -91,7 +91,10 @@ def test_overtake_table_one_row_per_component(sample):
     runs, report = sample
     ahead = explain(runs, "crashy-runner", report).overtake
     table = tables.overtake_table(ahead)
-    assert list(table["Component"]) == [tables.COMPONENT_LABELS[c.component] for c in ahead.changes]
+    assert list(table["Component"]) == [tables.OVERTAKE_LABELS[c.component] for c in ahead.changes]
+    # Each row names what its Now and Needed read: an average latency in ms, an average cost in dollars
+    rows = dict(zip(table["Component"], table["Now"]))
+    assert rows["Average latency"].endswith(" ms") and rows["Average cost"].startswith("$"), rows
     assert list(table["Reachable alone"]) == [c.reachable for c in ahead.changes]
     assert fmt.DASH not in set(table["Needed"][table["Reachable alone"]])
 
