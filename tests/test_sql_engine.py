@@ -745,3 +745,31 @@ def test_a_duration_latency_is_refused_by_both_engines_whatever_its_unit(tmp_pat
     assert error.problems[0].reason.startswith(f"latency_ms ({unit}): a duration, not a number")
     plain = _typed_runs(tmp_path / "plain.parquet", latency_ms=pa.array([2000, 3000, 4000], pa.int64()))
     assert_same_report(*both(plain))  # a plain whole number of milliseconds: read alike
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_a_floating_id_that_is_not_finite_is_refused_by_both_engines(tmp_path, bad):
+    """A reviewer's Parquet agent_id column of doubles: its NaN became an agent, 'NaN' in the pandas engine and 'nan'
+    in the SQL engine, where docs/schema.md says a floating-point NaN is refused."""
+    path = _typed_runs(tmp_path / "ids.parquet", agent_id=pa.array([bad, 1.0, 2.5]))
+    for load in (load_runs, score_file_sql):
+        error = pytest.raises(RunsValidationError, load, path).value
+        assert [(p.row, p.column, p.code) for p in error.problems] == [(1, "agent_id", "not_finite")], load
+    assert len(load_runs(path, exclude_invalid=True).runs) == 2
+
+
+def test_a_text_id_spelled_nan_is_an_id_in_both_engines(tmp_path):
+    path = tmp_path / "nan.csv"
+    path.write_text(HEADER + "\nr1,NaN,t,completed,true,10,0.01\nr2,inf,t,completed,false,20,0.02\n")
+    assert_same_report(*both(path))
+    assert {a.agent_id for a in score_runs(load_runs(path).runs).agents} == {"NaN", "inf"}
+
+
+def test_json_nan_and_infinity_literals_as_ids_are_refused():
+    records = [{"run_id": f"r{i}", "agent_id": "a", "task_id": "t", "status": "completed", "success": True,
+                "latency_ms": 1, "cost_usd": 0.1} for i in range(3)]
+    text = json.dumps(records).replace('"agent_id": "a"', '"agent_id": NaN', 1).replace(
+        '"task_id": "t"', '"task_id": -Infinity', 1).replace('"run_id": "r2"', '"run_id": "NaN"')
+    error = pytest.raises(RunsValidationError, load_runs, text.encode(), name="ids.json").value
+    assert [(p.row, p.column, p.code, p.value) for p in error.problems] == [
+        (1, "agent_id", "not_finite", "NaN"), (1, "task_id", "not_finite", "-Infinity")]  # the text "NaN" is an id

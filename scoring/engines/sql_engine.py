@@ -430,6 +430,10 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
     # A missing value is shown as none (NULL), as the pandas loader shows it, an id of spaces too (trimmed to '').
     rules = [(c, Reason.MISSING_VALUE, f"{c} IS NULL OR {c} = ''", f"NULLIF({c}, '')")
              for c in ("run_id", "agent_id", "task_id")]
+    # A floating-point id column's NaN or infinity is no id (its text cast, 'nan' or 'NaN', 'inf' or 'Infinity',
+    # would name an agent): refused, as the pandas engine refuses it. A text "NaN" stays an id.
+    rules += [(c, Reason.NOT_FINITE, f"lower({c}) IN ({_quote_list(sorted(NONFINITE_TOKENS))})", c)
+              for c in ("run_id", "agent_id", "task_id") if kinds.get(c) == "numeric"]
     rules += [
         ("status", Reason.UNKNOWN_STATUS,
          f"status IS NOT NULL AND status <> '' AND status NOT IN ({_quote_list(STATUSES)})", d.trimmed("status_text")),

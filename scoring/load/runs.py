@@ -447,7 +447,7 @@ def _json_value(text: str) -> object:
     that repeats a key marked (``safejson.RepeatedKeys``: the record is refused as a CSV header naming a column
     twice is, never read with one of its values dropped)."""
     hook = _with_lone_surrogates_as_bytes if SURROGATE_ESCAPE.search(text) else object_noting_repeats
-    return json.loads(text, parse_constant=str, parse_int=_int_or_text, parse_float=_finite_or_text,
+    return json.loads(text, parse_constant=NotFinite, parse_int=_int_or_text, parse_float=_finite_or_text,
                       object_pairs_hook=hook)
 
 
@@ -467,6 +467,24 @@ def _with_lone_surrogates_as_bytes(pairs: list[tuple[str, Any]]) -> dict[str, An
     return object_noting_repeats([
         (bytes_of(k).decode("utf-8", "backslashreplace") if LONE_SURROGATE.search(k) else k,
          bytes_of(v) if isinstance(v, str) and LONE_SURROGATE.search(v) else v) for k, v in pairs])
+
+
+class NotFinite:
+    """A cell that was no finite number: JSON's ``NaN``/``Infinity`` literal or a floating-point NaN, read as its
+    text (``str``) wherever a cell is read as text. A number column refuses that text as not finite; an id column
+    refuses the cell too, where a text "NaN" is an id. Not a ``str``: a column of them stays one of objects, where
+    pandas would turn a ``str`` subclass into a plain string."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"NotFinite({self.text!r})"
 
 
 def _int_or_text(text: str) -> int | str:
@@ -710,7 +728,7 @@ def _legacy_series(column: pa.Array) -> pd.Series:
         nan = pc.fill_null(pc.is_nan(column), False).to_numpy(zero_copy_only=False)
         if nan.any():
             series = series.astype(object)
-            series[nan] = "NaN"
+            series[nan] = NotFinite("NaN")
     return series
 
 
@@ -1073,6 +1091,13 @@ def _parse_ids(raw: pd.Series, column: str, out: _Collector) -> pd.Series:
     text = _text(raw.mask(nested))
     out.add(nested, column, raw, Reason.NESTED)
     out.add(text.isna() & ~nested, column, text, Reason.MISSING_VALUE)
+    # A floating NaN or infinity, or JSON's NaN/Infinity literal, is no id (a text "NaN" is one): refused, never an
+    # agent named "NaN" (the SQL engine read the same Parquet NaN as "nan").
+    spelled = text.notna() & text.str.lower().isin(NONFINITE_TOKENS)
+    if spelled.any():
+        not_finite = spelled & raw.map(lambda v: isinstance(v, NotFinite) or (
+            isinstance(v, float) and not math.isfinite(v))).astype(bool)
+        out.add(not_finite, column, text, Reason.NOT_FINITE)
     return text
 
 
