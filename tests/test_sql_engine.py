@@ -773,3 +773,18 @@ def test_json_nan_and_infinity_literals_as_ids_are_refused():
     error = pytest.raises(RunsValidationError, load_runs, text.encode(), name="ids.json").value
     assert [(p.row, p.column, p.code, p.value) for p in error.problems] == [
         (1, "agent_id", "not_finite", "NaN"), (1, "task_id", "not_finite", "-Infinity")]  # the text "NaN" is an id
+
+
+@pytest.mark.parametrize("line", [2, 400])
+def test_a_nul_byte_anywhere_in_a_csv_is_refused_by_both_engines_in_the_same_words(tmp_path, line):
+    """A reviewer's NUL inside an id: the pandas engine refused it in the first 8 KiB only, the SQL engine never
+    (an agent 'a\\x001' in both past the first 8 KiB)."""
+    rows = [f"r{i},a,t,completed,true,{i + 1},0.01" for i in range(500)]
+    rows[line - 2] = rows[line - 2].replace(",a,", ",a\x001,")
+    path = tmp_path / "nul.csv"
+    path.write_bytes((HEADER + "\n" + "\n".join(rows) + "\n").encode())
+    said = []
+    for load in (load_runs, score_file_sql):
+        error = pytest.raises(RunsValidationError, load, path).value
+        said.append([(p.code, p.reason) for p in error.problems])
+    assert said[0] == said[1] and f", line {line}, which no text holds" in said[0][0][1], said

@@ -67,7 +67,7 @@ from scoring.contract.schema import (
     normalize_column_name,
     spelling_warnings,
 )
-from scoring.load.csv_header import csv_header
+from scoring.load.csv_header import csv_header, nul_byte
 from scoring.load.database import (
     CONNECT_TIMEOUT_S,
     READ_SECONDS_PER_CPU_SECOND,
@@ -1417,11 +1417,28 @@ def _check_shape(path: Path, con: Any) -> None:
         raise RunsValidationError(exc.problems, source=path.name) from None
     if path.suffix.lower() != ".csv":
         _refuse_durations(path, con)
+    else:
+        _refuse_nul_bytes(path)
     fields = _last_line_fields(path) if path.suffix.lower() == ".csv" and header else None
     if fields is not None and fields > len(header):
         raise RunsValidationError([Problem.of(Reason.FILE, detail=(
             f"the last line has {fields} fields where the header has {len(header)}: a comma too many, or a cell "
             "holding a comma without quotes around it"))], source=path.name)
+
+
+def _refuse_nul_bytes(path: Path) -> None:
+    """A NUL byte anywhere in a CSV file, refused as the pandas engine refuses it (DuckDB read one into an id:
+    an agent 'a\\x001')."""
+    import mmap
+
+    if path.stat().st_size == 0:
+        return
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        nul = nul_byte(data)
+    if nul is not None:
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=f"a NUL byte at {nul}, which no text holds (binary "
+                                                                  "content?): a CSV runs file is UTF-8 text")],
+                                  source=path.name)
 
 
 def _refuse_durations(path: Path, con: Any) -> None:

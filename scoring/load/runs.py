@@ -75,6 +75,7 @@ from scoring.contract.schema import (
     spelt_apart,
 )
 from scoring.load import arrow_runs
+from scoring.load.csv_header import nul_byte
 
 FORMATS = {".csv": "csv", ".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",
            ".pq": "parquet"}
@@ -350,7 +351,6 @@ def _fields_per_record(text: str) -> list[int]:
         raise _file_problem(f"not readable as CSV: {exc}") from None
 
 
-BINARY_SNIFF_BYTES = 8192  # where a NUL byte says a "text" file is binary
 
 
 def _check_text_shape(data: bytes | mmap.mmap, fmt: str, limits: Limits) -> int:
@@ -361,11 +361,11 @@ def _check_text_shape(data: bytes | mmap.mmap, fmt: str, limits: Limits) -> int:
     bound's count).
     """
     # Binary content (an image, an archive, random bytes renamed .csv) would reach the reader as Latin-1 and fail
-    # in its words ("new-line character seen in unquoted field"): a NUL byte near the start says what it is. Text
-    # in UTF-16, which has NUL bytes, starts with its byte-order mark (decode_text).
-    nul = data.find(b"\x00", 0, BINARY_SNIFF_BYTES)
-    if nul >= 0 and data[:2] not in (b"\xff\xfe", b"\xfe\xff"):
-        raise _file_problem(f"binary content (a NUL byte at byte {nul + 1:,}), not text: a {fmt.upper()} runs file "
+    # in its words ("new-line character seen in unquoted field"); one stray NUL would end up inside an id. A NUL
+    # byte anywhere says what it is (before, only in the first 8 KiB: a later one became part of an id).
+    nul = nul_byte(data)
+    if nul is not None:
+        raise _file_problem(f"a NUL byte at {nul}, which no text holds (binary content?): a {fmt.upper()} runs file "
                             "is UTF-8 text")
     longest, newlines = _longest_line(data)
     if longest > limits.max_line_bytes:
