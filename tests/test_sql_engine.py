@@ -788,3 +788,28 @@ def test_a_nul_byte_anywhere_in_a_csv_is_refused_by_both_engines_in_the_same_wor
         error = pytest.raises(RunsValidationError, load, path).value
         said.append([(p.code, p.reason) for p in error.problems])
     assert said[0] == said[1] and f", line {line}, which no text holds" in said[0][0][1], said
+
+
+def test_the_sql_engine_refuses_in_the_pandas_engines_words_or_says_it_reads_the_file(tmp_path):
+    """A reviewer's CSV files: a space before a quote was read by DuckDB as a quoted "a,b" (an agent 'a,b') where
+    Python's reader refuses the line; a field too many said only "Error when sniffing file"; and a Latin-1 file
+    the pandas engine scores was refused with "the pandas engine reports the row"."""
+    spaced = tmp_path / "spaced.csv"
+    spaced.write_text(HEADER + '\nr1,a,t,completed,true,1,0.01\nr2, "a,b",t,completed,true,5,0.01\n')
+    extra = tmp_path / "extra.csv"
+    extra.write_text(HEADER + "\nr1,a,t,completed,true,1,0.01\nr2,a,t,completed,true,5,0.01,x\n"
+                     "r3,a,t,completed,true,5,0.01\n")
+    for path in (spaced, extra):
+        said = []
+        for load in (load_runs, score_file_sql):
+            error = pytest.raises(RunsValidationError, load, path).value
+            said.append([p.reason for p in error.problems])
+        assert said[0] == said[1] and "line 3 (row 2) has 8 fields where the header has 7" in said[0][0], said
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes((HEADER + "\nr1,caf\xe9,t,completed,true,1,0.01\n").encode("latin-1"))
+    assert load_runs(latin).runs["agent_id"].tolist() == ["café"]
+    error = pytest.raises(RunsValidationError, score_file_sql, latin).value
+    assert "the pandas engine (the default) reads this file" in error.problems[0].reason
+    quoted = tmp_path / "quoted.csv"  # a space before a quote inside a quoted cell: no refusal
+    quoted.write_text(HEADER + '\nr1,"say ""hi""",t,completed,true,1,0.01\nr2,b,t,completed,false,2,0.02\n')
+    assert_same_report(*both(quoted))

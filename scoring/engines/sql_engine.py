@@ -1419,6 +1419,7 @@ def _check_shape(path: Path, con: Any) -> None:
         _refuse_durations(path, con)
     else:
         _refuse_nul_bytes(path)
+        _refuse_as_python_reads(path)
     fields = _last_line_fields(path) if path.suffix.lower() == ".csv" and header else None
     if fields is not None and fields > len(header):
         raise RunsValidationError([Problem.of(Reason.FILE, detail=(
@@ -1439,6 +1440,23 @@ def _refuse_nul_bytes(path: Path) -> None:
         raise RunsValidationError([Problem.of(Reason.FILE, detail=f"a NUL byte at {nul}, which no text holds (binary "
                                                                   "content?): a CSV runs file is UTF-8 text")],
                                   source=path.name)
+
+
+def _refuse_as_python_reads(path: Path) -> None:
+    """A field that starts with spaces and then a quote (``r2, "a,b",t``): DuckDB reads it as the quoted "a,b",
+    Python's csv module (the pandas engine's reader, as RFC 4180 has it) as text with a quote in it, so the line has
+    a field too many and is refused. Where a file has a space or a tab before a quote at all (memchr, no pattern),
+    the pandas loader decides: its refusal is the SQL engine's too."""
+    import mmap
+
+    if path.stat().st_size == 0:
+        return
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        suspect = data.find(b' "') >= 0 or data.find(b'\t"') >= 0
+    if suspect:
+        refused = _csv_refusal_by_row(path)
+        if isinstance(refused, RunsValidationError):
+            raise refused
 
 
 def _refuse_durations(path: Path, con: Any) -> None:
@@ -1463,21 +1481,22 @@ def _refuse_durations(path: Path, con: Any) -> None:
             "engine reports each row)"))], source=path.name)
 
 
-def _csv_refusal_by_row(path: Path) -> RunsValidationError | None:
-    """The pandas loader's refusal of a CSV file DuckDB could not read, where it names rows (a line with too few
-    fields: DuckDB says only "Error when sniffing file"); None where it names none (a file past its limits, which
-    the SQL engine has not) or reads the file."""
+def _csv_refusal_by_row(path: Path) -> RunsValidationError | bool:
+    """The pandas loader's refusal of a CSV file DuckDB could not read, in its words (the row, line and reason of a
+    line with too few fields, or "line 3 (row 2) has 8 fields", where DuckDB says only "Error when sniffing file");
+    False where it refuses only past its own limits, which the SQL engine has not; True where it reads the file
+    (Latin-1 or UTF-16 text, a CR line end), which DuckDB's reader does not."""
     from scoring.load.runs import load_runs  # a refusal's path: the loader, pandas with it
 
     try:
         load_runs(path)
     except RunsValidationError as exc:
-        if not any(p.row is not None for p in exc.problems):
-            return None
+        if all(p.row is None and "the limit of" in p.reason for p in exc.problems):
+            return False
         # The SQL engine refuses rather than excludes (--exclude-invalid needs the pandas engine): not offered here
         return RunsValidationError(exc.problems, rows_read=exc.rows_read, source=exc.source, can_exclude=False,
                                    total=exc.total, invalid_rows=exc.invalid_rows).with_lines(exc.lines)
-    return None
+    return True
 
 
 def _duckdb_relation(con: Any, path: Path) -> tuple[Any, str]:
@@ -1526,12 +1545,14 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
             relation.create_view("source_file")
             described = con.execute("DESCRIBE source_file").fetchall()
         except duckdb.Error as exc:
-            by_row = _csv_refusal_by_row(path) if path.suffix.lower() == ".csv" else None
-            if by_row is not None:  # what DuckDB's sniffer cannot say: the row, line and reason (a short line)
+            by_row = _csv_refusal_by_row(path) if path.suffix.lower() == ".csv" else False
+            if isinstance(by_row, RunsValidationError):  # what DuckDB's sniffer cannot say: the row, line and reason
                 raise by_row from None
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise RunsValidationError([Problem.of(Reason.FILE, detail=f"not readable as CSV or Parquet ({first}); "
-                                                                      "the pandas engine reports the row")],
+            then = ("the pandas engine (the default) reads this file: score it without --engine sql" if by_row
+                    else "the pandas engine reports the row")
+            raise RunsValidationError([Problem.of(Reason.FILE, detail=f"not readable as CSV or Parquet by DuckDB "
+                                                                      f"({first}); {then}")],
                                       source=path.name) from None
         columns = [name for name, *_ in described if name != "file_row_number"]
         kinds = _kinds({name: str(kind) for name, kind, *_ in described})
