@@ -813,3 +813,22 @@ def test_the_sql_engine_refuses_in_the_pandas_engines_words_or_says_it_reads_the
     quoted = tmp_path / "quoted.csv"  # a space before a quote inside a quoted cell: no refusal
     quoted.write_text(HEADER + '\nr1,"say ""hi""",t,completed,true,1,0.01\nr2,b,t,completed,false,2,0.02\n')
     assert_same_report(*both(quoted))
+
+
+def test_a_file_mixing_utf8_and_latin1_is_refused_naming_both_lines(tmp_path):
+    """A reviewer's file: five UTF-8 rows of agent 'café' and one written in Latin-1. Read whole as Latin-1, the five
+    became 'cafÃ©' and the sixth 'café': one agent split in two, with only "it was read as Latin-1" to say so."""
+    rows = [f"r{i},café,t,completed,true,{i + 1},0.01".encode() for i in range(5)]
+    rows.append("r9,café,t,completed,true,9,0.01".encode("latin-1"))
+    path = tmp_path / "mixed.csv"
+    path.write_bytes(HEADER.encode() + b"\n" + b"\n".join(rows) + b"\n")
+    for load in (load_runs, score_file_sql):
+        error = pytest.raises(RunsValidationError, load, path).value
+        assert [p.code for p in error.problems] == ["file"], load
+        assert error.problems[0].reason.startswith("the file mixes encodings: line 7, byte ") and \
+            "0xE9 is not UTF-8, while line 2 holds UTF-8 text" in error.problems[0].reason, load
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes((HEADER + "\nr1,caf\xe9,t,completed,true,1,0.01\n").encode("latin-1"))
+    loaded = load_runs(latin)
+    assert loaded.runs["agent_id"].tolist() == ["café"]
+    assert any(w.startswith("The file is not valid UTF-8 (line 2, byte ") for w in loaded.warnings), loaded.warnings

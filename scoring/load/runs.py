@@ -175,8 +175,20 @@ def decode_text(data: bytes) -> tuple[str, list[str]]:
             raise _file_problem(f"the file starts with a UTF-16 mark but is not valid UTF-16 ({exc.reason})") from None
     try:
         return data.decode("utf-8"), []
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), ["The file is not valid UTF-8; it was read as Latin-1."]
+    except UnicodeDecodeError as exc:
+        bad_line = data[:exc.start].count(b"\n") + 1
+        where = f"line {bad_line:,}, byte {exc.start + 1:,}: 0x{data[exc.start]:02X}"
+        utf8 = _UTF8_SEQUENCE.search(data)
+        if utf8 is not None:  # UTF-8 text beside bytes that are not: Latin-1 would rewrite every accented id
+            line = data[:utf8.start()].count(b"\n") + 1
+            raise _file_problem(f"the file mixes encodings: {where} is not UTF-8, while line {line:,} holds UTF-8 "
+                                "text; read as Latin-1, every accented id of its UTF-8 lines would change (café "
+                                "would read cafÃ©). Save the file as UTF-8") from None
+        return data.decode("latin-1"), [f"The file is not valid UTF-8 ({where}); it was read as Latin-1."]
+
+
+# A character past ASCII as UTF-8 writes it: in a file that is not valid UTF-8, the sign of a second encoding.
+_UTF8_SEQUENCE = re.compile(rb"[\xC2-\xDF][\x80-\xBF]|[\xE0-\xEF][\x80-\xBF]{2}|[\xF0-\xF4][\x80-\xBF]{3}")
 
 
 class _Structural:
