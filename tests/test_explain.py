@@ -590,3 +590,12 @@ def test_explain_reads_latencies_whose_spread_is_past_the_largest_double():
     assert e.points is not None and e.points.score == report.agent("a").headline.score
     assert e.influence is not None and str(e)  # every part, the influence of each task too, computed and said
     assert math.isfinite(report.agent("a").headline.latency_pstdev_ms)
+
+
+def test_the_costliest_task_sentence_gives_its_points_as_the_table_beside_it():
+    """A newcomer read "would gain 0.73 points" beside the table's "+0.728" for the same task."""
+    found = explain(load_runs(SAMPLE).runs, "deep-thinker").influence
+    top = found.costliest_tasks(1).iloc[0]
+    said = " ".join(f.render() for f in found.facts())
+    assert f"Task {top['task_id']} costs the most" in said
+    assert f"would gain {top['points_if_removed']:.3f} points" in said

@@ -583,7 +583,7 @@ class Influence:
         if len(top):
             row = top.iloc[0]
             out.append(Fact("Task {task:text} costs the most: without its {runs:count} runs the weighted score "
-                            "would gain {points:score} points.", {"task": row["task_id"], "runs": row["runs"],
+                            "would gain {points:gain} points.", {"task": row["task_id"], "runs": row["runs"],
                                                                    "points": row["points_if_removed"]}))
         gate = int(self.runs["crosses_gate"].sum())
         if gate:

@@ -227,7 +227,16 @@ def anchor_x(value: float, unit: str) -> str:
     return f"{value:g} {unit}"
 
 
+def gain(value: Cell) -> str:
+    """Points a removal gains, three decimals, as the Headline page's table and bars show them: 0.728.
+
+    >>> gain(0.72843), gain(None)
+    ('0.728', '—')
+    """
+    return DASH if _missing(value) else f"{value:.3f}"
+
+
 # The named formats a Fact's slots use: "{avg:ms}" is formatted with ms().
 FORMATS = {"score": score, "pct": pct, "pct2": pct2, "rate": rate, "pp": pp, "factor": factor, "ms": ms,
            "ms_fine": ms_fine, "usd": usd, "count": count, "weight": weight, "steps": steps, "number": number,
-           "text": text, "level": level}
+           "text": text, "level": level, "gain": gain}
