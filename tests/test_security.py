@@ -700,3 +700,26 @@ def test_small_documents_refuse_a_lone_surrogate_naming_its_place(text, where):
         load_json(text, what="mapping")
     assert info.value.where == where and "lone UTF-16 surrogate" in info.value.reason
     assert load_json('{"a": "\\ud83d\\ude00"}') == {"a": "😀"}  # a pair is one character
+
+
+def test_a_key_given_twice_is_refused_in_a_policy_a_mapping_and_prices(tmp_path):
+    """A reviewer's policy added "success_weight": 0.1 at its end: read silently as the last value, it put
+    swift-lite (92.10) above steady-pro; a mapping naming run_id twice and prices naming a model twice did the same."""
+    from scoring.cli.shared import Refused, read_prices
+    from scoring.load.importers.mapping import MappingError, mapping_from_json
+
+    text = json.dumps(policy_to_dict(CANONICAL_POLICY))
+    doubled = text[:-1] + ', "success_weight": 0.1}'
+    with pytest.raises(PolicyError, match="the key 'success_weight' is given more than once"):
+        load_policy(doubled)
+    with pytest.raises(MappingError, match="the key 'run_id' is given more than once"):
+        mapping_from_json('{"mapping_version": 1, "columns": {"run_id": "id", "run_id": "task"}}')
+    prices = tmp_path / "prices.json"
+    prices.write_text('{"m": {"input": 3, "output": 15}, "m": {"input": 0, "output": 0}}')
+    with pytest.raises(Refused, match="the key 'm' is given more than once"):
+        read_prices(str(prices))
+    prices.write_text('{"m": {"input": 3, "output": 15, "extra": 1}}')
+    with pytest.raises(Refused, match="unknown field 'extra'"):
+        read_prices(str(prices))
+    prices.write_text('{"m": {"input": 3, "output": 15}}')
+    assert read_prices(str(prices)) == {"m": (3.0, 15.0)}

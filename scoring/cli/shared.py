@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
-import json
 import os
 import sys
 from collections.abc import Iterable
@@ -170,14 +169,17 @@ def read_mapping(path: str | None) -> ImportMapping | None:
 def read_prices(path: str) -> dict[str, tuple[float, ...]]:
     """--prices: model -> (USD per million input tokens, output tokens[, cache reads, cache writes]); refused with
     the place. Cache rates are optional, but a run that records cached tokens is priced only with both."""
+    from scoring.contract.safejson import JsonRefused, load_json
+
     try:
         with open(path, "rb") as handle:
             data = handle.read(1_000_001)
-        doc = json.loads(data)
+        # Bounded, a key given twice refused (two prices of one model: a reader could see either), NaN refused.
+        doc = load_json(data, what="prices", max_bytes=1_000_000, max_depth=4, unique_keys=True)
     except OSError as exc:
         raise Refused(f"{path}: cannot read the prices ({exc.strerror})") from None
-    except ValueError as exc:
-        raise Refused(f"{path}: the prices are not valid JSON ({exc})") from None
+    except JsonRefused as exc:
+        raise Refused(f"{path}: {exc}") from None
     if not isinstance(doc, dict) or not doc:
         raise Refused(f"{path}: expected {{\"model\": {{\"input\": USD per million, \"output\": USD per million}}}}")
     out: dict[str, tuple[float, ...]] = {}
@@ -186,6 +188,11 @@ def read_prices(path: str) -> dict[str, tuple[float, ...]]:
         return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e6
 
     for model, price in doc.items():
+        fields = {"input", "output", "cache_read", "cache_write"}
+        unknown = sorted(set(price) - fields) if isinstance(price, dict) else []
+        if unknown:
+            raise Refused(f"{path}: {named(model)}: unknown field {named(unknown[0])}; the fields are input, output, "
+                          "cache_read and cache_write")
         values = [price.get(k) if isinstance(price, dict) else None for k in ("input", "output")]
         cache = [price.get(k) for k in ("cache_read", "cache_write")] if isinstance(price, dict) else [None, None]
         if not all(rate(v) for v in values) or any(v is not None and not rate(v) for v in cache):

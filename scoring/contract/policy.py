@@ -472,7 +472,7 @@ def load_policy(data: str | bytes, *, what: str = "policy") -> Policy:
     from scoring.contract.safejson import JsonRefused, load_json
 
     try:
-        doc = load_json(data, what=what, max_bytes=64_000, max_depth=8)
+        doc = load_json(data, what=what, max_bytes=64_000, max_depth=8, unique_keys=True)
     except JsonRefused as exc:
         raise PolicyError([FieldError(exc.where or what, exc.reason)]) from None
     return policy_from_dict(doc)

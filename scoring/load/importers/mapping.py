@@ -364,7 +364,7 @@ def mapping_from_json(text: str | bytes) -> Mapping:
     scoring.load.importers.mapping.MappingError: mapping field 'colour': unknown field; expected one of ...
     """
     try:
-        doc = load_json(text, what="mapping", max_bytes=1_000_000, max_depth=8)
+        doc = load_json(text, what="mapping", max_bytes=1_000_000, max_depth=8, unique_keys=True)
     except JsonRefused as exc:
         raise MappingError(exc.where, exc.reason) from None  # its own words name the field once
     if not isinstance(doc, dict):
