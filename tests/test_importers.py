@@ -1254,3 +1254,18 @@ def test_a_mapping_names_a_lone_surrogate_and_its_field_once():
     with pytest.raises(MappingError) as info:
         mapping_from_json('{"mapping_version": 1, "columns": {"run_id": Infinity}}')
     assert str(info.value).count("mapping") == 1, str(info.value)
+
+
+def test_an_eval_with_another_archive_before_its_members_is_refused():
+    """A reviewer's .eval: an altered log, then a harmless archive appended. Python's zipfile reads the appended
+    one's directory and shifts it past the bytes before it (the checks saw the harmless members); Inspect's reader
+    does not shift (it read the altered log, scored 97.31 where the real one scores 83.98, or a 600 MB member
+    that ran a worker to its CPU limit)."""
+    real = (Path(__file__).parent / "fixtures" / "inspect" / "probe.eval").read_bytes()
+    appended = io.BytesIO()
+    with zipfile.ZipFile(appended, "w") as archive:
+        archive.writestr("header.json", "{}")
+    with pytest.raises(RunsValidationError) as info:
+        import_file(real + appended.getvalue(), "disguised.eval")
+    assert f"the archive's first member starts at byte {len(real) + 1:,}, not at its start" in str(info.value)
+    assert import_file(real, "probe.eval").validate().runs.shape[0] > 0  # the log alone reads as before

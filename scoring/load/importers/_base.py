@@ -845,6 +845,13 @@ def check_archive(data: bytes, name: str, limits: Limits, *, json_members: Calla
             entries = archive.infolist()
     except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
         raise file_error(name, f"not readable as a zip archive: {exc}") from None
+    first = min((e.header_offset for e in entries), default=0)
+    if first:
+        # zipfile allows for bytes before an archive and shifts every member by them; Inspect's own reader does
+        # not. A reviewer's file (a second archive appended to a first) showed this check one archive and
+        # Inspect's reader the other: a 2 MB file past every limit, or a log scored that was never checked.
+        raise file_error(name, f"the archive's first member starts at byte {first + 1:,}, not at its start "
+                               "(bytes or another archive before it): readers would read different members")
     check_rows(len(entries), name, limits, "archive entries")
     total = 0
     for entry in entries:
