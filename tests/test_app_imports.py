@@ -553,7 +553,8 @@ def test_repeatability_puts_an_imported_agents_own_harness_reading_beside_the_ca
     at.switch_page("views/repeatability.py")
     run(at)
     [words] = [m.value.replace("\\", "") for m in at.markdown if "Canonical pass^1" in m.value]
-    assert "- tau-bench's own reading (its rules, not the canonical score): success 60.00%, pass^1 60.00%" in words
+    assert ("- tau-bench's own reading (its rules, not the canonical score): average reward 0.6000, success (reward 1) "
+            "60.00%, pass^1 60.00%") in words
     assert "why it differs: the Leaderboard, under *Beside it*" in words
     assert_clean(at, "repeatability with tau-bench's own reading")
 

@@ -644,3 +644,41 @@ def test_inspects_reader_refusal_counts_samples_from_1_as_every_other_message():
     with pytest.raises(RunsValidationError) as info:
         import_file(_probe_json(edit), "no_id.json")
     assert "not readable as an Inspect log: sample 2: id: Field required" in info.value.report()
+
+
+def test_the_notes_say_why_a_harness_reading_differs_and_what_it_is_over(tmp_path):
+    """A reconciliation review: every harness's gap was put down to "counts every run it evaluates" (wrong for
+    Inspect, which drops the errored epoch too and averages over samples), Inspect's accuracy read "over 19 runs"
+    for 5 samples, tau2's average reward (its headline) was never shown, two files of one agent read as the
+    harness's own figure, and a canonical pass^k over fewer tasks than the harness's said nothing."""
+    sims = [("1", "user_stop", 1.0, 0.1), ("1", "user_stop", 1.0, 0.1), ("1", "user_stop", 1.0, 0.1),
+            ("1", "too_many_errors", 0.0, 0.1), ("2", "user_stop", 0.5, 0.1), ("2", "user_stop", 1.0, 0.1)]
+    (agent,) = reading((json.dumps(tau2_results(sims, num_trials=4)).encode(), "t.json")).values()
+    notes = " | ".join(agent.notes())
+    assert ("beside it, tau2-bench reads every simulation but an infrastructure error, one that ended in an error "
+            "or at its step limit as a failure (reward 0): success (reward 1) 66.67%") in notes
+    assert "tau2-bench's own reading (its rules, not the canonical score): average reward 0.7500" in notes
+    assert "counts every run it evaluates" not in notes
+    # task 2 has 2 outcomes: the canonical pass^k reads task 1 alone, tau2's both
+    assert "pass^k over 1 of 2 tasks: 1 has fewer than 3 outcomes (published minimum), where tau2-bench averages " \
+           "every task it read" in notes
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(tau2_results(sims[:3], num_trials=3)))
+    second = tau2_results(sims[:3], num_trials=3)
+    for i, sim in enumerate(second["simulations"]):
+        sim["id"] = f"other-{i}"
+    b.write_text(json.dumps(second))
+    (pooled,) = score_runs(import_files([a, b]).validate().runs,
+                           harness=import_files([a, b]).validate().harness).agents
+    assert "over 6 runs, pooled from 2 files by the explorer (explorer-defined: the harness reads one at a time)" \
+        in " | ".join(pooled.notes())
+
+
+def test_inspects_reading_is_an_accuracy_over_samples(reducer_logs):
+    path = reducer_logs["default"]
+    (agent,) = reading(path).values()
+    h = agent.harness
+    notes = " | ".join(agent.notes())
+    samples = h.detail["samples"]
+    assert "Inspect's own reading (its rules, not the canonical score): accuracy " in notes
+    assert f"over {samples} samples ({h.runs} scored epochs)" in notes and samples < h.runs

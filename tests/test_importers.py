@@ -455,7 +455,7 @@ def test_tau2_nan_and_huge_numbers_are_refused_not_read_as_empty():
     doc = doc.replace(b'"agent_cost": 0.002', b'"agent_cost": 1e400')
     with pytest.raises(RunsValidationError) as info:
         import_file(doc, "r.json").validate()
-    assert "duration is text, not a number" in str(info.value)  # the NaN literal stays text
+    assert "duration is NaN, not a finite number" in str(info.value)  # the literal named (it read "text")
     assert "agent_cost is not a finite number" in str(info.value)
 
 
@@ -1254,6 +1254,15 @@ def test_a_mapping_names_a_lone_surrogate_and_its_field_once():
     with pytest.raises(MappingError) as info:
         mapping_from_json('{"mapping_version": 1, "columns": {"run_id": Infinity}}')
     assert str(info.value).count("mapping") == 1, str(info.value)
+
+
+def test_the_partial_reward_warning_says_which_of_them_count_as_what():
+    """A reviewer read "so 0 count as successes and 1 (partial credit included) as failures" as reward 0 counting
+    as a success."""
+    from scoring.load.importers._base import outcome_warnings
+
+    [said] = outcome_warnings([1.0, 0.5, 0.0, 0.9999999], "simulation")
+    assert said.endswith("so 1 of them count as successes and 1 (partial credit included) as failures"), said
 
 
 def test_an_eval_with_another_archive_before_its_members_is_refused():

@@ -161,9 +161,13 @@ if not harness.empty:
              key="harness_readings")
     levels = tables.harness_levels(report)
     st.caption("Why the two differ: the published rule reads completed runs only, where a harness may count every run "
-               "it evaluated (compare *Our completed runs* with *Harness runs*): tau-bench counts a trial that ended "
-               "in an error as a failure (reward 0), where the published rule leaves that failed run out of the "
-               "headline, and out of pass^k as an unknown outcome. A success rate counts runs, where a harness's "
+               "it evaluated (compare *Our completed runs* with *Harness runs*): tau2-bench and tau-bench count a run "
+               "that ended in an error as a failure (reward 0; tau2-bench leaves out only infrastructure errors), "
+               "where the published rule leaves that failed run out of the headline, and out of pass^k as an "
+               "unknown outcome: a task of 3 successes in 4 runs, one an error, is 3 of 3 here. Inspect reduces "
+               "each sample's epochs to one score (its epoch reducer) and counts partial credit at its value, so "
+               "its accuracy is a mean over samples, not runs. Several files of one agent are pooled by the explorer "
+               "(explorer-defined): a harness reads one file at a time. A success rate counts runs, where a harness's "
                "pass^1 averages its tasks (tau2-bench, tau-bench), so the two part where tasks have unequal run "
                "counts. A dash: the harness computes no such number (tau2-bench no pass^k above its smallest trial "
                "count; Inspect and terminal-bench no pass^k: terminal-bench prints pass@k instead, at least one "

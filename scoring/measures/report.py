@@ -57,8 +57,7 @@ class AgentReport:
         words = h.left_out_words()
         if words:
             if self.harness is not None and self.harness.success_rate is not None:
-                words += (f"; {self.harness.name} counts every run it evaluates: "
-                          f"{fmt.pct(self.harness.success_rate)}")
+                words += f"; beside it, {harness_rule(self.harness)}"
             out.append(words)
         p = h.policy
         if self.cost_estimated:
@@ -75,6 +74,15 @@ class AgentReport:
         reason = self.repeatability.missing_reason()
         if reason:
             out.append(reason)
+        rep = self.repeatability
+        if self.harness is not None and reason is None and rep.excluded_tasks and self.harness.pass_k:
+            # Beside a harness's pass^k over every task it read: why the canonical one reads fewer (a reviewer's
+            # tau-bench file, canonical pass^1 over 1 task beside tau-bench's over 3, said nothing).
+            need = p.pass_k_min_outcomes
+            have = "has" if rep.excluded_tasks == 1 else "have"
+            out.append(f"pass^k over {rep.qualifying_tasks:,} of {rep.qualifying_tasks + rep.excluded_tasks:,} tasks: "
+                       f"{rep.excluded_tasks:,} {have} fewer than {need} outcomes (published minimum), where "
+                       f"{self.harness.name} averages every task it read")
         if self.harness is not None:
             out.append(harness_words(self.harness))
         return out
@@ -114,21 +122,48 @@ class AgentReport:
                 f"<table>{body}</table>")
 
 
+def _success_words(reading: Any) -> str:
+    """The harness's success figure, named as it names it: Inspect's and terminal-bench's accuracy; for tau2-bench
+    and tau-bench (which print the average reward) the share of runs whose reward is 1 (SPEC 6's success_rate)."""
+    if reading.name in ("Inspect", "terminal-bench"):
+        return f"accuracy {fmt.pct(reading.success_rate)}"
+    return f"success (reward 1) {fmt.pct(reading.success_rate)}"
+
+
+def harness_rule(reading: Any) -> str:
+    """Why a harness's success figure differs from the published rule's, in words, with that figure.
+
+    Examples
+    --------
+    >>> from scoring.load.importers import HarnessReading
+    >>> harness_rule(HarnessReading("tau-bench", 0.6, {}, None, 20))
+    'tau-bench reads every trial, an errored one as a failure (reward 0): success (reward 1) 60.00%'
+    """
+    from scoring.load.importers.reading import HARNESS_RULES
+
+    rule = HARNESS_RULES.get(reading.name, "reads its runs by its own rules")
+    return f"{reading.name} {rule}: {_success_words(reading)}"
+
+
 def harness_words(reading: Any) -> str:
     """A harness reading in one line, labelled as the harness's own (not the canonical score).
 
     Examples
     --------
     >>> from scoring.load.importers import HarnessReading
-    >>> harness_words(HarnessReading("tau2-bench", 0.55, {1: 0.55, 2: 0.4}, 0.5134, 20)).split(": ")[1]
-    'success 55.00%, pass^1 55.00%, pass^2 40.00%, avg cost $0.5134 over 20 runs'
+    >>> harness_words(HarnessReading("tau2-bench", 0.55, {1: 0.55, 2: 0.4}, 0.5134, 20, {"avg_reward": 0.6})
+    ...               ).split(": ")[1]
+    'average reward 0.6000, success (reward 1) 55.00%, pass^1 55.00%, pass^2 40.00%, avg cost $0.5134 over 20 runs'
     >>> harness_words(HarnessReading("tau2-bench", 1.0, {}, 1e300, 2)).split(", ")[-1]  # a hostile file's cost
     'avg cost $1.0000e+300 over 2 runs'
-    >>> harness_words(HarnessReading("tau2-bench", 1.0, {}, 0.5, 1)).split(", ")[-1]
-    'avg cost $0.5000 over 1 run'
+    >>> harness_words(HarnessReading("Inspect", 0.6, {}, None, 19, {"samples": 5})).split(": ")[1]
+    'accuracy 60.00% over 5 samples (19 scored epochs)'
+    >>> harness_words(HarnessReading("tau-bench", 0.5, {}, None, 8, {"pooled_files": 2})).split(" runs, ")[1]
+    'pooled from 2 files by the explorer (explorer-defined: the harness reads one at a time)'
     """
-    parts = [f"success {fmt.pct(reading.success_rate)}" if reading.success_rate is not None
-             else "no success rate (no scorer ran)"]
+    reward = reading.detail.get("avg_reward")
+    parts = [f"average reward {reward:.4f}"] if isinstance(reward, float) else []
+    parts.append(_success_words(reading) if reading.success_rate is not None else "no success rate (no scorer ran)")
     # Every rate spelt alike, as the tables spell it (a percentage, two decimals): before, "success 40.00%, pass^1
     # 0.4000" in one line, and 33.33% on the page below for the 0.3333 here.
     parts += [f"pass^{k} {fmt.pct2(v)}" for k, v in reading.pass_k.items()]
@@ -141,8 +176,14 @@ def harness_words(reading: Any) -> str:
         parts.append(f"epochs reduced by {reducer}")
     if reading.detail.get("reducer_note"):
         parts.append(str(reading.detail["reducer_note"]))
-    return (f"{reading.name}'s own reading (its rules, not the canonical score): {', '.join(parts)} "
-            f"over {fmt.counted(reading.runs, 'run', 'runs')}")
+    samples = reading.detail.get("samples")
+    epochs = fmt.counted(reading.runs, "scored epoch", "scored epochs")
+    over = (f"over {fmt.counted(int(samples), 'sample', 'samples')} ({epochs})" if isinstance(samples, int)
+            else f"over {fmt.counted(reading.runs, 'run', 'runs')}")
+    pooled = reading.detail.get("pooled_files")
+    tail = (f", pooled from {pooled} files by the explorer (explorer-defined: the harness reads one at a time)"
+            if isinstance(pooled, int) else "")
+    return f"{reading.name}'s own reading (its rules, not the canonical score): {', '.join(parts)} {over}{tail}"
 
 
 @dataclass(frozen=True)

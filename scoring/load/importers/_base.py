@@ -392,8 +392,8 @@ def as_number(value: Any) -> tuple[float | None, str | None]:
     (1.5, None)
     >>> as_number("12")
     (None, 'text, not a number')
-    >>> as_number(None)
-    (None, None)
+    >>> as_number(None), as_number("NaN")
+    ((None, None), (None, 'NaN, not a finite number'))
     """
     if value is None:
         return None, None
@@ -408,6 +408,8 @@ def as_number(value: Any) -> tuple[float | None, str | None]:
             return None, "not a finite number"
         return number, None
     if isinstance(value, str):
+        if value in ("NaN", "Infinity", "-Infinity"):  # JSON's literal (the parser keeps it as its text) or that text
+            return None, f"{value}, not a finite number"
         # A numeric string is refused, not read: "12" might be seconds or milliseconds.
         return None, "text, not a number"
     return None, "a nested value, not a number"
@@ -546,7 +548,7 @@ def outcome_warnings(rewards: list[float], label: str) -> list[str]:
     near = [r for r in odd if reward_success(r)]
     examples = ", ".join(f"{r:g}" for r in sorted(set(odd))[:5])
     return [f"{len(odd)} {label}(s) have a reward other than 0 or 1 ({examples}): success means "
-            f"1 - 1e-6 <= reward <= 1 + 1e-6, so {len(near)} count as successes and "
+            f"1 - 1e-6 <= reward <= 1 + 1e-6, so {len(near)} of them count as successes and "
             f"{len(odd) - len(near)} (partial credit included) as failures"]
 
 

@@ -33,7 +33,7 @@ import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from math import comb, fsum, isfinite, isnan
 
@@ -41,6 +41,16 @@ import numpy as np
 
 HARNESS_NAMES = {"tau2": "tau2-bench", "tau-bench": "tau-bench", "inspect": "Inspect",
                  "terminal-bench": "terminal-bench"}
+# What each harness's own success figure reads, in words, where the published rule reads completed runs only: the
+# reason the two differ (the notes beside a leaderboard say it). Inspect's is its accuracy, a mean over samples.
+HARNESS_RULES = {
+    "tau2-bench": "reads every simulation but an infrastructure error, one that ended in an error or at its step "
+                  "limit as a failure (reward 0)",
+    "tau-bench": "reads every trial, an errored one as a failure (reward 0)",
+    "Inspect": "reads scored epochs only, reduces each sample's epochs to one score by its epoch reducer, counts "
+               "partial credit at its value and averages over samples",
+    "terminal-bench": "reads every trial, an unresolved or unparsed one as a failure",
+}
 
 
 @dataclass(frozen=True)
@@ -263,6 +273,7 @@ def inspect_reading(trials: Sequence[Trial], scorer: str | None, reducer: str | 
     reduced = [v for v in reduced if not isnan(v)]
     accuracy = _mean(reduced) if scorer is not None and reduced else None
     runs = sum(not isnan(t.value) for t in scored)  # type: ignore[arg-type]  # scored epochs (NaN: unscored)
+    detail["samples"] = len(reduced)  # what the accuracy is a mean over (a reviewer read "over 19 runs")
     return HarnessReading("Inspect", accuracy, {}, None, runs, detail)
 
 
@@ -289,11 +300,17 @@ def harness_readings(groups: Iterable[tuple[str, str, str | None, str | None, Se
     out: dict[str, HarnessReading] = {}
     for (kind, agent), trials in sorted(pooled.items()):
         if kind == "tau2":
-            out[agent] = tau2_reading(trials)
+            reading = tau2_reading(trials)
         elif kind == "tau-bench":
-            out[agent] = taubench_reading(trials, per_file[(kind, agent)])
+            reading = taubench_reading(trials, per_file[(kind, agent)])
         elif kind == "inspect":
-            out[agent] = inspect_reading(trials, *scorers[(kind, agent)])
+            reading = inspect_reading(trials, *scorers[(kind, agent)])
         elif kind == "terminal-bench":
-            out[agent] = terminal_bench_reading(trials)
+            reading = terminal_bench_reading(trials)
+        else:
+            continue
+        files = len(per_file[(kind, agent)])
+        # Several files of one agent read as one: a figure the harness itself never printed (it reads a run at a
+        # time), said so beside it (explorer-defined).
+        out[agent] = reading if files == 1 else replace(reading, detail={**reading.detail, "pooled_files": files})
     return out
