@@ -337,9 +337,13 @@ def test_prices_estimate_cost_from_tokens_labelled_estimated(tmp_path):
     report = score_runs(loaded.runs, harness=loaded.harness, estimated_cost=loaded.estimated_cost)
     agent = report.agents[0]
     assert agent.to_json()["cost_estimated"] is True and any("ESTIMATED" in n for n in agent.notes())
-    # a model without a price keeps its empty cost
-    untouched = apply_prices(import_files([path]), {"other": (1.0, 1.0)}).validate()
+    # a model without a price keeps its empty cost, and the report says why (a reviewer's prices of
+    # "Anthropic/Claude-X " priced nothing without a word)
+    unpriced = apply_prices(import_files([path]), {"other": (1.0, 1.0)})
+    untouched = unpriced.validate()
     assert untouched.runs["cost_usd"].isna().all() and untouched.estimated_cost == ()
+    assert "5 run(s) record tokens but get no estimated cost: no price for anthropic/claude-x" in \
+        unpriced.report.all_warnings()
 
 
 TB_FIXTURES = ROOT / "tests" / "fixtures" / "terminal-bench"
@@ -682,3 +686,22 @@ def test_inspects_reading_is_an_accuracy_over_samples(reducer_logs):
     samples = h.detail["samples"]
     assert "Inspect's own reading (its rules, not the canonical score): accuracy " in notes
     assert f"over {samples} samples ({h.runs} scored epochs)" in notes and samples < h.runs
+
+
+def test_terminal_bench_refuses_tokens_written_as_text_and_names_a_trial_without_its_task(tmp_path):
+    """A reviewer's files: "total_input_tokens": "1000" was priced by --prices as 1,000 tokens; a first trial without
+    task_id refused the whole file as another kind of file; a run_metadata.json that is not JSON said "no
+    run_metadata.json names a model"."""
+    path = terminal_bench_run(tmp_path, "run1", TB_RUN1)
+    doc = json.loads(path.read_text())
+    doc["results"][0]["total_input_tokens"] = "1000"
+    del doc["results"][1]["task_id"]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(RunsValidationError) as info:
+        import_files([path]).validate()
+    said = {(p.row, p.column): p.reason for p in info.value.problems}
+    assert said[(1, "input_tokens")] == "trial 1: total_input_tokens is text, not a number"
+    assert said[(2, "task_id")] == "trial 2: task_id is missing"
+    (path.parent / "run_metadata.json").write_text("{not json")
+    words = " ".join(map(str, import_files([path]).report.mapped))
+    assert "the run folder's name (its run_metadata.json is not readable JSON (" in words

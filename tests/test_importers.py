@@ -1095,11 +1095,18 @@ def test_a_json_whole_number_no_double_holds_is_a_record_problem_in_every_import
 
 
 def test_a_long_numeric_text_pass_through_value_is_validated_whole_not_cut_short():
-    # Cut to 200 digits, "1" + 400 zeros would read as 1e199 and be kept; whole, it is not finite.
+    # Cut to 200 digits, "1" + 400 zeros would read as 1e199 and be kept. A number written as text is a problem of
+    # the record in a harness JSON (a reviewer's "1000" tokens were priced); written as a number, it is not finite.
     imported = tau2_import([simulation(1, seed="1" + "0" * 400)])
     with pytest.raises(RunsValidationError) as info:
         imported.validate()
-    assert [(p.row, p.column, p.code) for p in info.value.problems] == [(1, "seed", "not_finite")]
+    assert [(p.row, p.column, p.code) for p in info.value.problems] == [(1, "seed", "record")]
+    assert "simulation 1: seed is text, not a number" in info.value.problems[0].reason
+    imported = import_file(as_bytes(tau2_doc([simulation(1)])).replace(b'"seed": 300', b'"seed": 1' + b"0" * 400),
+                           "r.json")
+    with pytest.raises(RunsValidationError) as info:
+        imported.validate()
+    assert [(p.row, p.column) for p in info.value.problems] == [(1, "seed")]
 
 
 def test_the_cli_lists_a_number_no_double_holds_and_shows_no_traceback(tmp_path):

@@ -362,11 +362,18 @@ def _plain_number(value: Any) -> bool:
     return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
-def pass_through(row: dict[str, Any], record: Mapping[str, Any], keys: Mapping[str, str]) -> None:
+def pass_through(row: dict[str, Any], record: Mapping[str, Any], keys: Mapping[str, str], records: Records,
+                 index: int) -> None:
     """Copy a record's fields to pass-through columns (schema.PASS_THROUGH_COLUMNS) as they are: the validator
-    checks them (a whole number >= 0, or empty) and no measure reads them. ``keys``: column -> record key."""
+    checks them (a whole number >= 0, or empty) and no measure reads them. ``keys``: column -> record key. A number
+    written as text is a problem of the record, as every other number of a harness JSON is (``"1000"`` tokens were
+    priced by --prices as 1,000)."""
     for column, key in keys.items():
-        row[column] = record.get(key)
+        value = record.get(key)
+        if isinstance(value, str):
+            records.problem(index, column, value, f"{key} is text, not a number")
+            value = None
+        row[column] = value
 
 
 def absent() -> object:
@@ -1004,8 +1011,10 @@ def _run_estimate(model: object, tokens_in: float, tokens_out: float, usage: obj
             total += t_in * price[0] + t_out * price[1] + (t_read * price[2] + t_write * price[3] if len(price) >= 4
                                                            else 0.0)  # no cache price: no cached token (above)
         return total / 1e6, None
-    if not isinstance(model, str) or model not in prices:
-        return None, None  # an unpriced model: the run keeps its empty cost, as ever
+    if not isinstance(model, str):
+        return None, None  # no model named: nothing to price by
+    if model not in prices:  # the run keeps its empty cost, and the report says why (a reviewer's prices file of
+        return None, f"no price for {model}"  # "Anthropic/Claude-Y " priced nothing, without a word)
     return (tokens_in * prices[model][0] + tokens_out * prices[model][1]) / 1e6, None
 
 

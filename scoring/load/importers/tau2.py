@@ -239,7 +239,7 @@ def _simulation_row(i: int, sim: Any, agent_id: str, records: Records, rewards: 
     elif is_naive_timestamp(end):
         counts["naive"] += 1
     row["finished_at"] = end  # an unparseable text is the validator's to report, with its value
-    pass_through(row, sim, {"trial": "trial", "seed": "seed"})
+    pass_through(row, sim, {"trial": "trial", "seed": "seed"}, records, i)
     return row
 
 

@@ -64,7 +64,9 @@ def looks_like(doc: Any) -> bool:
     first = next((r for r in doc["results"] if isinstance(r, dict)), None)
     if first is None:
         return "n_resolved" in doc or "accuracy" in doc
-    return "task_id" in first and bool({"is_resolved", "failure_mode", "trial_name"} & first.keys())
+    # By terminal-bench's own keys, task_id aside: a first trial without one is that trial's problem, said with its
+    # place, not a file of another kind.
+    return bool({"is_resolved", "failure_mode", "trial_name"} & first.keys())
 
 
 def failure_status(mode: str) -> str | None:
@@ -151,15 +153,19 @@ def _agent(path: Path | None, agent: str | None, name: str, metadata: object = N
         return named[0], f"{METADATA} {named[1]} (text; the {METADATA} given with it)"
     if path is not None:
         meta = path.parent / METADATA
+        why = f"no {METADATA} beside it"
         try:
             doc = json.loads(meta.read_text("utf-8")) if meta.is_file() and meta.stat().st_size < 1 << 20 else None
-        except (OSError, ValueError):
-            doc = None
+            if meta.is_file():
+                why = (f"its {METADATA} is past 1 MB" if doc is None else
+                       f"its {METADATA} names no model_name or agent_name")
+        except (OSError, ValueError) as exc:
+            doc, why = None, f"its {METADATA} is not readable JSON ({str(exc)[:80]})"  # said, never passed over
         named = metadata_agent(doc)
         if named is not None:
             return named[0], f"{METADATA} {named[1]} (text)"
         if path.parent.name:
-            return path.parent.name, "the run folder's name (no run_metadata.json names a model; --agent names it)"
+            return path.parent.name, f"the run folder's name ({why}; --agent names it)"
     raise file_error(name, "terminal-bench's results.json does not name the model: give its run folder's "
                            f"{METADATA} with it (upload both together in the app; on the command line, keep it "
                            "beside results.json) or give --agent NAME")
@@ -250,7 +256,8 @@ def _trial_row(i: int, trial: Any, agent_id: str, records: Records, counts: dict
         end = None
     counts["naive"] += is_naive_timestamp(end)
     row["finished_at"] = end
-    pass_through(row, trial, {"input_tokens": "total_input_tokens", "output_tokens": "total_output_tokens"})
+    pass_through(row, trial, {"input_tokens": "total_input_tokens", "output_tokens": "total_output_tokens"}, records,
+                 i)
     counts["tokens"] += trial.get("total_input_tokens") is not None or trial.get("total_output_tokens") is not None
     attempt = ATTEMPT.search(trial.get("trial_name") or "") if isinstance(trial.get("trial_name"), str) else None
     digits = attempt.group(1) if attempt else ""
