@@ -700,7 +700,7 @@ def test_terminal_bench_refuses_tokens_written_as_text_and_names_a_trial_without
     with pytest.raises(RunsValidationError) as info:
         import_files([path]).validate()
     said = {(p.row, p.column): p.reason for p in info.value.problems}
-    assert said[(1, "input_tokens")] == "trial 1: total_input_tokens is text, not a number"
+    assert said[(1, "input_tokens")] == "not a number (trial 1: total_input_tokens is a number written as text)"
     assert said[(2, "task_id")] == "trial 2: task_id is missing"
     (path.parent / "run_metadata.json").write_text("{not json")
     words = " ".join(map(str, import_files([path]).report.mapped))

@@ -1100,8 +1100,8 @@ def test_a_long_numeric_text_pass_through_value_is_validated_whole_not_cut_short
     imported = tau2_import([simulation(1, seed="1" + "0" * 400)])
     with pytest.raises(RunsValidationError) as info:
         imported.validate()
-    assert [(p.row, p.column, p.code) for p in info.value.problems] == [(1, "seed", "record")]
-    assert "simulation 1: seed is text, not a number" in info.value.problems[0].reason
+    assert [(p.row, p.column, p.code) for p in info.value.problems] == [(1, "seed", "not_a_number")]
+    assert "simulation 1: seed is a number written as text" in info.value.problems[0].reason
     imported = import_file(as_bytes(tau2_doc([simulation(1)])).replace(b'"seed": 300', b'"seed": 1' + b"0" * 400),
                            "r.json")
     with pytest.raises(RunsValidationError) as info:

@@ -36,7 +36,7 @@ import pandas as pd
 
 from scoring.contract.limits import Limits, format_size, row_limit_refusal, special_file, special_file_reason
 from scoring.contract.safejson import SURROGATE_ESCAPE, decode_error_words, escape_lone_surrogates, parse_int
-from scoring.contract.schema import FAILED, FIRST_SEEN, PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
+from scoring.contract.schema import FAILED, FIRST_SEEN, NUMBER_PATTERN, PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
 from scoring.load.importers.reading import HarnessReading, Trial, harness_readings
 from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
 
@@ -362,6 +362,9 @@ def _plain_number(value: Any) -> bool:
     return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
+_NUMERIC_TEXT = re.compile(NUMBER_PATTERN)  # text the validator would read as a number (a CSV cell is text)
+
+
 def pass_through(row: dict[str, Any], record: Mapping[str, Any], keys: Mapping[str, str], records: Records,
                  index: int) -> None:
     """Copy a record's fields to pass-through columns (schema.PASS_THROUGH_COLUMNS) as they are: the validator
@@ -370,8 +373,8 @@ def pass_through(row: dict[str, Any], record: Mapping[str, Any], keys: Mapping[s
     priced by --prices as 1,000)."""
     for column, key in keys.items():
         value = record.get(key)
-        if isinstance(value, str):
-            records.problem(index, column, value, f"{key} is text, not a number")
+        if isinstance(value, str) and _NUMERIC_TEXT.fullmatch(value.strip()):  # other text: the validator's to refuse
+            records.refuse(index, Reason.NOT_A_NUMBER, column, value, f"{key} is a number written as text")
             value = None
         row[column] = value
 
