@@ -705,3 +705,19 @@ def test_terminal_bench_refuses_tokens_written_as_text_and_names_a_trial_without
     (path.parent / "run_metadata.json").write_text("{not json")
     words = " ".join(map(str, import_files([path]).report.mapped))
     assert "the run folder's name (its run_metadata.json is not readable JSON (" in words
+
+
+def test_a_terminal_bench_file_whose_own_accuracy_its_trials_do_not_give_says_so(tmp_path):
+    """A reconciliation review: a results.json storing accuracy 0.5 over trials that give 0.25 was read without a
+    word, beside a reading of 25%: the number the file says terminal-bench printed, and ours, two apart."""
+    path = terminal_bench_run(tmp_path, "run1", TB_RUN1)
+    assert not [w for w in import_files([path]).report.all_warnings() if "own accuracy" in w]  # its code wrote it
+    doc = json.loads(path.read_text())
+    doc["accuracy"] = 0.9
+    path.write_text(json.dumps(doc))
+    said = [w for w in import_files([path]).report.all_warnings() if "own accuracy" in w]
+    assert said == ["the file's own accuracy, 0.9, is not what its trials give (0.4: 2 resolved of 5): the file was "
+                    "edited or written by another version; the reading beside the report is recomputed from the "
+                    "trials"]
+    for real in TB_REAL:
+        assert not [w for w in import_files([real]).report.all_warnings() if "own accuracy" in w], real
