@@ -1418,8 +1418,7 @@ def _check_shape(path: Path, con: Any) -> None:
     if path.suffix.lower() != ".csv":
         _refuse_durations(path, con)
     else:
-        _refuse_nul_bytes(path)
-        _refuse_as_python_reads(path)
+        _refuse_csv_bytes(path)
     fields = _last_line_fields(path) if path.suffix.lower() == ".csv" and header else None
     if fields is not None and fields > len(header):
         raise RunsValidationError([Problem.of(Reason.FILE, detail=(
@@ -1427,32 +1426,24 @@ def _check_shape(path: Path, con: Any) -> None:
             "holding a comma without quotes around it"))], source=path.name)
 
 
-def _refuse_nul_bytes(path: Path) -> None:
-    """A NUL byte anywhere in a CSV file, refused as the pandas engine refuses it (DuckDB read one into an id:
-    an agent 'a\\x001')."""
+def _refuse_csv_bytes(path: Path) -> None:
+    """What a CSV file's bytes say before DuckDB reads it, in one pass of memchr over a memory map:
+    - a NUL byte anywhere, refused as the pandas engine refuses it (DuckDB read one into an id: an agent 'a\\x001');
+    - a field that starts with spaces and then a quote (``r2, "a,b",t``), which DuckDB reads as the quoted "a,b" and
+      Python's csv module (the pandas engine's reader, as RFC 4180 has it) as text with a quote in it, so the line
+      has a field too many and is refused. Where a file has a space or a tab before a quote at all (no pattern), the
+      pandas loader decides: its refusal is the SQL engine's too."""
     import mmap
 
     if path.stat().st_size == 0:
         return
     with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
         nul = nul_byte(data)
+        suspect = data.find(b' "') >= 0 or data.find(b'\t"') >= 0
     if nul is not None:
         raise RunsValidationError([Problem.of(Reason.FILE, detail=f"a NUL byte at {nul}, which no text holds (binary "
                                                                   "content?): a CSV runs file is UTF-8 text")],
                                   source=path.name)
-
-
-def _refuse_as_python_reads(path: Path) -> None:
-    """A field that starts with spaces and then a quote (``r2, "a,b",t``): DuckDB reads it as the quoted "a,b",
-    Python's csv module (the pandas engine's reader, as RFC 4180 has it) as text with a quote in it, so the line has
-    a field too many and is refused. Where a file has a space or a tab before a quote at all (memchr, no pattern),
-    the pandas loader decides: its refusal is the SQL engine's too."""
-    import mmap
-
-    if path.stat().st_size == 0:
-        return
-    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-        suspect = data.find(b' "') >= 0 or data.find(b'\t"') >= 0
     if suspect:
         refused = _csv_refusal_by_row(path)
         if isinstance(refused, RunsValidationError):
@@ -1497,6 +1488,17 @@ def _csv_refusal_by_row(path: Path) -> RunsValidationError | bool:
         return RunsValidationError(exc.problems, rows_read=exc.rows_read, source=exc.source, can_exclude=False,
                                    total=exc.total, invalid_rows=exc.invalid_rows).with_lines(exc.lines)
     return True
+
+
+def _first_line(exc: BaseException) -> str:
+    """An engine error's first line (its name when it says nothing): what a refusal quotes of it."""
+    said = str(exc).strip()
+    return said.splitlines()[0] if said else type(exc).__name__
+
+
+def _quoted_name(name: str) -> str:
+    """A source column's name as a quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _duckdb_relation(con: Any, path: Path) -> tuple[Any, str]:
@@ -1548,7 +1550,7 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
             by_row = _csv_refusal_by_row(path) if path.suffix.lower() == ".csv" else False
             if isinstance(by_row, RunsValidationError):  # what DuckDB's sniffer cannot say: the row, line and reason
                 raise by_row from None
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            first = _first_line(exc)
             then = ("the pandas engine (the default) reads this file: score it without --engine sql" if by_row
                     else "the pandas engine reports the row")
             raise RunsValidationError([Problem.of(Reason.FILE, detail=f"not readable as CSV or Parquet by DuckDB "
@@ -1559,12 +1561,12 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
         # Bytes (a Parquet BINARY column) read as the UTF-8 text they hold, as the pandas engine reads them (DuckDB's
         # own cast writes each byte past ASCII as an escape: "caf\xC3\xA9"); bytes that are not UTF-8 stop the
         # scan, refused in words below.
-        quoted = {name: '"' + name.replace('"', '""') + '"' for name in columns}
-        blobs = [quoted[name] for name, kind, *_ in described if str(kind).upper() == "BLOB" and name in quoted]
+        blobs = [_quoted_name(name) for name, kind, *_ in described
+                 if str(kind).upper() == "BLOB" and name in columns]
         replaced = f" REPLACE ({', '.join(f'decode({c}) AS {c}' for c in blobs)})" if blobs else ""
         numbered = f"(SELECT *{replaced}, {row_number} AS {ROW_COLUMN} FROM source_file)"
         try:
-            source, names = _renamed_source(numbered, columns, lambda c: '"' + c.replace('"', '""') + '"',
+            source, names = _renamed_source(numbered, columns, _quoted_name,
                                             keep=ROW_COLUMN)
         except RunsValidationError as exc:
             raise RunsValidationError(exc.problems, source=path.name) from None
@@ -1579,8 +1581,7 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
         except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
             # A value DuckDB's reader cannot take (text that is not UTF-8, a timestamp past its range): the file's
             # own, refused in words; the pandas engine reads such a cell and refuses it at its row.
-            said = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            said = said.split("Error: ", 1)[-1]
+            said = _first_line(exc).split("Error: ", 1)[-1]
             raise RunsValidationError([Problem.of(Reason.FILE, detail=f"a value DuckDB cannot read: {said}; the "
                                                                       "pandas engine reports its row")],
                                       source=path.name) from None
@@ -1665,12 +1666,12 @@ def score_postgres(source: str | ConnectionSpec, table: str, policy: Policy = CA
                 scorer.validate(table)
                 return scorer.report(weights, levels)
             except psycopg.errors.DataError as exc:  # a value the guarded casts let through (e.g. 1e999)
-                first = str(exc).strip().splitlines()[0]
+                first = _first_line(exc)
                 raise RunsValidationError([Problem.of(Reason.FILE, detail=f"PostgreSQL could not read a value: "
                                                                           f"{first}")],
                                           source=table, can_exclude=False) from None
             except psycopg.Error as exc:  # the table is a view that fails as it is read (a write it tries: refused)
-                first = redact(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+                first = redact(_first_line(exc))
                 raise RunsValidationError([Problem.of(Reason.FILE, detail=f"PostgreSQL could not read the table: "
                                                                           f"{first}")],
                                           source=table, can_exclude=False) from None

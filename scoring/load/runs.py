@@ -1106,8 +1106,9 @@ def _parse_ids(raw: pd.Series, column: str, out: _Collector) -> pd.Series:
     # A floating NaN or infinity, or JSON's NaN/Infinity literal, is no id (a text "NaN" is one): refused, never an
     # agent named "NaN" (the SQL engine read the same Parquet NaN as "nan").
     spelled = text.notna() & text.str.lower().isin(NONFINITE_TOKENS)
-    if spelled.any():
-        not_finite = spelled & raw.map(lambda v: isinstance(v, NotFinite) or (
+    if spelled.any():  # only those cells are looked at again (a column of a million ids spells none)
+        not_finite = pd.Series(False, index=raw.index)
+        not_finite[spelled] = raw[spelled].map(lambda v: isinstance(v, NotFinite) or (
             isinstance(v, float) and not math.isfinite(v))).astype(bool)
         out.add(not_finite, column, text, Reason.NOT_FINITE)
     return text
