@@ -208,11 +208,11 @@ def read_terminal_bench(doc: Any, name: str, *, path: Path | None = None, agent:
                    "0 (up to 30 headline points)")
     stored = doc.get("accuracy")
     if isinstance(stored, (int, float)) and not isinstance(stored, bool) and trials and len(trials) == len(trials_in):
-        recomputed = sum(t.success for t in trials) / len(trials)
-        if abs(float(stored) - recomputed) > 1e-9:  # the number the file says terminal-bench printed
-            out.append(f"the file's own accuracy, {float(stored):g}, is not what its trials give ({recomputed:g}: "
-                       f"{sum(t.success for t in trials):,} resolved of {len(trials):,}): the file was edited or "
-                       "written by another version; the reading beside the report is recomputed from the trials")
+        resolved = sum(t.success for t in trials)
+        if abs(float(stored) - resolved / len(trials)) > 1e-9:  # the number the file says terminal-bench printed
+            out.append(f"the file's own accuracy, {float(stored):g}, is not what its trials give "
+                       f"({resolved / len(trials):g}: {resolved:,} resolved of {len(trials):,}): the file was edited "
+                       "or written by another version; the reading beside the report is recomputed from the trials")
     ok = [r["task_id"] for r in records.rows if r.get("task_id") is not None]
     out += trial_count_warnings([agent_id] * len(ok), ok, None,
                                 "terminal-bench prints pass@k only for k up to {fewest}")  # it prints no pass^k
