@@ -174,6 +174,18 @@ def test_a_worker_past_its_cpu_limit_is_stopped():
     assert "s of CPU time, more than the limit of 1 s" in str(info.value)
 
 
+def test_a_worker_stopped_by_its_own_cpu_backstop_is_said_to_be_past_the_cpu_limit(monkeypatch):
+    """On a loaded machine the parent did not see the worker pass its limit before the kernel's RLIMIT_CPU
+    stopped it (SIGXCPU): the refusal read "ended without an answer (signal 24)". The parent here sees nothing."""
+    import scoring.load.worker as worker
+
+    monkeypatch.setattr(worker, "tree_usage", lambda pid: (0, 0.0))
+    with pytest.raises(LimitExceeded) as info:
+        run_limited(_spin, (), max_rss=_above_this_process(500 * MB, "fork"), max_cpu=1, method="fork")
+    assert info.value.limit == "cpu" and info.value.reached >= worker.cpu_backstop(1)
+    assert "s of CPU time, more than the limit of 1 s" in str(info.value)
+
+
 def _stay(folder: str, pause: float) -> int:
     """A worker's stay: its start and end on the machine's monotonic clock, in a file of its own."""
     import time

@@ -192,12 +192,17 @@ copyreg.pickle(LimitExceeded, _reduce_exception)
 # --------------------------------------------------------------------------- the worker
 
 
+def cpu_backstop(cpu_limit: float) -> int:
+    """The worker's own RLIMIT_CPU (soft), a few seconds past the limit the parent watches."""
+    return math.ceil(cpu_limit) + 3
+
+
 def _child(fn: Callable[..., Any] | None, args: Sequence[Any] | None, conn: multiprocessing.connection.Connection,
            cpu_limit: float, inbox: multiprocessing.connection.Connection | None) -> None:
     import resource
     import sys
 
-    soft = math.ceil(cpu_limit) + 3  # a backstop: the parent stops the worker first
+    soft = cpu_backstop(cpu_limit)  # a backstop: the parent stops the worker first
     resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 2))
     try:
         if inbox is not None:  # sent through a pipe, not with the process: large bytes are not copied on the way
@@ -333,7 +338,11 @@ def run_limited(fn: Callable[..., T], args: Sequence[Any] = (), *, max_rss: int,
             usage.append(Usage(peak, used, sum(received)))
     if answer is None:
         code = process.exitcode
-        if code is not None and -code in (signal.SIGXCPU, signal.SIGKILL) and used >= max_cpu:
+        if code is not None and -code == signal.SIGXCPU:
+            # The kernel's backstop: the worker passed it, whatever the parent last saw (on a loaded machine a
+            # 600 MB Inspect sample's worker read "ended without an answer (signal 24)").
+            raise LimitExceeded("cpu", max_cpu, max(used, cpu_backstop(max_cpu)), what, cpu_setting)
+        if code is not None and -code == signal.SIGKILL and used >= max_cpu:
             raise LimitExceeded("cpu", max_cpu, used, what, cpu_setting)
         reason = f"signal {-code}" if code is not None and code < 0 else f"exit status {code}"
         raise WorkerFailed(f"the worker reading {what} ended without an answer ({reason})")
