@@ -607,6 +607,36 @@ def test_a_refusal_counts_every_problem_and_invalid_row_as_the_pandas_engine_doe
     assert found == (538, 459 - 2, 900)
 
 
+def test_the_work_limits_are_refused_as_the_pandas_engine_refuses_them(postgres):
+    # An id past max_id_chars, then more agents or tasks than allowed, in the pandas loader's words (before
+    # 2026-12-06 the SQL engine scored them). A table has no row order: the first such id in text order, no row.
+    import psycopg
+
+    from scoring.contract.limits import Limits
+
+    rows = [("r1", "a", "t"), ("r" * 1_001, "a", "t"), ("r3", "x" * 1_002, "t"), ("r4", "b", "y" * 1_003),
+            ("r5", "b", "z" * 1_004)]
+    with psycopg.connect(postgres["url"]) as conn, conn.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS limit_runs")
+        cur.execute("""CREATE TABLE limit_runs (run_id text, agent_id text, task_id text, status text,
+                       success boolean, latency_ms double precision, cost_usd double precision,
+                       finished_at timestamptz)""")
+        cur.executemany("INSERT INTO limit_runs VALUES (%s, %s, %s, 'completed', true, 1, 0.01, "
+                        "'2026-07-01T00:00:00Z')", rows)
+    said = [(p.row, p.column, p.value, p.reason) for p in pytest.raises(
+        RunsValidationError, score_postgres, postgres["url"], "limit_runs").value.problems]
+    assert said == [(None, column, value[:61], f"an id of {len(value):,} characters, more than the limit of 1,000 "
+                     "(max_id_chars)") for column, value in (("run_id", "r" * 1_001), ("agent_id", "x" * 1_002),
+                                                              ("task_id", "y" * 1_003))]
+    for limits, words in ((Limits(max_agents=2, max_id_chars=2_000), "the input has 3 agents, more than the limit of "
+                                                                      "2 (max_agents)"),
+                          (Limits(max_tasks=2, max_id_chars=2_000), "the input has 3 tasks, more than the limit of 2 "
+                                                                     "(max_tasks)")):
+        error = pytest.raises(RunsValidationError, score_postgres, postgres["url"], "limit_runs", limits=limits).value
+        assert [p.reason for p in error.problems] == [words]
+    score_postgres(postgres["url"], "limit_runs", limits=Limits(max_agents=3, max_tasks=3, max_id_chars=2_000))
+
+
 # ------------------------------------------------------------ found by a security and correctness audit (2026-12-04)
 
 

@@ -30,6 +30,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import CANONICAL_POLICY, RunsValidationError, load_runs, score_runs
+from scoring.contract.limits import DEFAULT_LIMITS, Limits
 from scoring.contract.schema import timestamp_micros
 from tests.helpers import (
     EDGE_CSV,
@@ -43,6 +44,7 @@ from tests.helpers import (
     write_parquet,
 )
 from tests.helpers import REQUIRED_HEADER as HEADER
+from tests.hostile_files import runs_csv
 from tests.spellings import (
     BAD_NUMBERS,
     BAD_STEPS,
@@ -557,6 +559,29 @@ def test_whitespace_around_ids_status_and_outcomes_is_read_alike(spark, tmp_path
 
 MALFORMED = [("1_000", "latency_ms"), ("0x10", "cost_usd"), ("1.5d", "latency_ms"), ("Infinity", "cost_usd"),
              ("2026-07-01 12:00:00 PST", "finished_at"), ("yesterday", "finished_at"), ("2026-07-01z", "finished_at")]
+
+
+def test_the_work_limits_are_refused_as_the_pandas_engine_refuses_them(spark, tmp_path):
+    # An id past max_id_chars (each column's at its first row), then more agents or tasks than allowed: the pandas
+    # loader's check_work, in its words (before 2026-12-06 Spark scored them and took no limits).
+    from scoring.engines.spark_engine import score_spark
+    from scoring.load.runs import check_work
+
+    path = tmp_path / "long.csv"
+    path.write_text(HEADER + "\nr1,a,t,completed,true,1,0.01\n" + "r" * 1_001 + ",a,t,completed,true,1,0.01\n"
+                    f"r3,{'x' * 1_002},t,completed,true,1,0.01\nr4,b,{'y' * 1_003},completed,true,1,0.01\n")
+    said = [(p.row, p.column, p.value, p.reason) for p in pytest.raises(
+        RunsValidationError, score_spark, path, spark=spark).value.problems]
+    assert said == [(p.row, p.column, p.value, p.reason) for p in pytest.raises(
+        RunsValidationError, check_work, load_runs(path), DEFAULT_LIMITS).value.problems]
+    assert [(row, column) for row, column, *_ in said] == [(2, "run_id"), (3, "agent_id"), (4, "task_id")]
+    many = tmp_path / "many.csv"
+    many.write_bytes(runs_csv(agents=3, tasks=2, runs_per_agent=2))
+    for limits, words in ((Limits(max_agents=2), "the input has 3 agents, more than the limit of 2 (max_agents)"),
+                          (Limits(max_tasks=1), "the input has 2 tasks, more than the limit of 1 (max_tasks)")):
+        error = pytest.raises(RunsValidationError, score_spark, many, spark=spark, limits=limits).value
+        assert [p.reason for p in error.problems] == [words]
+    assert spark_doc(many, spark, limits=Limits(max_agents=3, max_tasks=2)) == pandas_doc(many)
 
 
 def test_a_missing_run_id_alone_is_refused_with_its_rows(spark, tmp_path):

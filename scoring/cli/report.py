@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scoring.cli.options import bootstrap_refusal, import_options, limit_options, parse_weights
 from scoring.cli.shared import (
@@ -116,7 +116,7 @@ def run_report(args: argparse.Namespace, limits: Limits, parser: argparse.Argume
     if spark:
         if args.intervals or args.exclude_invalid:
             parser.error("--intervals and --exclude-invalid need the pandas engine")
-        return _report_spark(args, weights, policy, levels, card)
+        return _report_spark(args, weights, policy, levels, card, limits)
     if args.db or args.engine == "sql":
         if args.intervals or args.exclude_invalid:
             parser.error("--intervals and --exclude-invalid need the pandas engine")
@@ -124,7 +124,7 @@ def run_report(args: argparse.Namespace, limits: Limits, parser: argparse.Argume
                 args.inputs and args.kind != "runs" and not looks_like_runs_file(args.inputs[0], limits)):
             parser.error("--engine sql and --db read one runs file or table; harness imports, --mapping and "
                          "several inputs need the pandas engine (drop --engine sql)")
-        return _report_sql(args, weights, policy, levels, card)
+        return _report_sql(args, weights, policy, levels, card, limits)
     if args.intervals and args.format != "json":
         parser.error("--intervals adds to the JSON report: use --format json")
     loaded = load_inputs(args, limits, exclude_invalid=args.exclude_invalid)
@@ -169,15 +169,15 @@ def parse_levels(text: str | None, parser: argparse.ArgumentParser) -> tuple[int
 
 
 def _report_sql(args: argparse.Namespace, weights: Mapping[str, float] | None, policy: Policy,
-                levels: tuple[int, ...] | None, card: Scorecard | None = None) -> int:
+                levels: tuple[int, ...] | None, card: Scorecard | None, limits: Limits) -> int:
     from scoring.engines import sql_engine
 
+    options: dict[str, Any] = {"weights": weights, "levels": levels, "limits": limits}  # work limits: every engine
     try:
         if args.db:
-            report = sql_engine.score_postgres(args.db, args.table or "runs", policy, weights=weights, levels=levels)
+            report = sql_engine.score_postgres(args.db, args.table or "runs", policy, **options)
         else:
-            report = sql_engine.score_file_sql(args.inputs[0], policy, weights=weights, memory_limit=args.memory_limit,
-                                               levels=levels)
+            report = sql_engine.score_file_sql(args.inputs[0], policy, memory_limit=args.memory_limit, **options)
     except RunsValidationError as exc:
         print(exc.report(), file=sys.stderr)
         return 2
@@ -188,14 +188,14 @@ def _report_sql(args: argparse.Namespace, weights: Mapping[str, float] | None, p
 
 
 def _report_spark(args: argparse.Namespace, weights: Mapping[str, float] | None, policy: Policy,
-                  levels: tuple[int, ...] | None, card: Scorecard | None = None) -> int:
+                  levels: tuple[int, ...] | None, card: Scorecard | None, limits: Limits) -> int:
     from scoring.engines import spark_engine  # pyspark itself is imported inside, when a session is made
 
     try:
         path = args.inputs[0] if args.inputs else None
         report = spark_engine.score_spark(path, table=args.table, remote=args.spark_remote,
                                           master=args.spark_master, policy=policy,
-                                          weights=weights, levels=levels)
+                                          weights=weights, levels=levels, limits=limits)
     except ModuleNotFoundError as exc:
         print(missing_module_message(exc.name, "the Spark engine", "spark")
               or f"the Spark engine needs pyspark ({exc.name} is not installed): {install_hint('spark')}",

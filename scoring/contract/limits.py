@@ -76,6 +76,17 @@ def count_error(count: int, what: str, limit: int, name: str) -> str | None:
     return f"the input has {count:,} {what}, more than the limit of {limit:,} ({name})"
 
 
+def long_id_detail(length: int, limit: int) -> str:
+    """The refusal of an id of ``length`` characters against ``max_id_chars`` (every engine says it alike).
+
+    Examples
+    --------
+    >>> long_id_detail(2_000, 1_000)
+    'an id of 2,000 characters, more than the limit of 1,000 (max_id_chars)'
+    """
+    return f"an id of {length:,} characters, more than the limit of {limit:,} (max_id_chars)"
+
+
 def row_limit_refusal(count: int | None, limit: int, what: str = "rows", *, about: bool = False,
                       before_reading: bool = False) -> str:
     """The one text that refuses a source holding more than ``limit`` runs (``Limits.max_rows``): files,

@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from scoring.contract.limits import DEFAULT_LIMITS, Limits
 from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.contract.schema import TIMESTAMP_PATTERN, WHITESPACE, Reason
 from scoring.engines.sql_engine import (
@@ -340,8 +341,9 @@ def _read_table(spark: Any, table: str) -> _Source:
 def score_spark(path: str | Path | None = None, *, table: str | None = None, spark: Any = None,
                 remote: str | None = None, master: str | None = None,
                 policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
-                levels: Sequence[int] | None = None) -> Report:
-    """Score a Parquet or CSV ``path`` (or a catalog ``table``) with Spark.
+                levels: Sequence[int] | None = None, limits: Limits = DEFAULT_LIMITS) -> Report:
+    """Score a Parquet or CSV ``path`` (or a catalog ``table``) with Spark. Of ``limits``, the work limits
+    apply (SqlScorer.check_work), as in the SQL engine.
 
     ``spark`` is an existing SparkSession (classic or Connect), left running; ``remote`` a Spark Connect
     URL to open a session on; ``master`` a cluster's master URL for a session of this process's own (its
@@ -357,14 +359,15 @@ def score_spark(path: str | Path | None = None, *, table: str | None = None, spa
     # made, and every classic session used after it then fails: a session of our own leaves it as it was
     connect_mode = os.environ.get(CONNECT_MODE)
     try:
-        return _score_in(path, table, policy, weights, levels, spark, remote, master)
+        return _score_in(path, table, policy, weights, levels, spark, remote, master, limits)
     finally:
         if remote and connect_mode is None:
             os.environ.pop(CONNECT_MODE, None)
 
 
 def _score_in(path: str | Path | None, table: str | None, policy: Policy, weights: Mapping[str, float] | None,
-              levels: Sequence[int] | None, spark: Any, remote: str | None, master: str | None) -> Report:
+              levels: Sequence[int] | None, spark: Any, remote: str | None, master: str | None,
+              limits: Limits = DEFAULT_LIMITS) -> Report:
     own = None
     if spark is None and remote:
         spark = own = connect_session(remote)
@@ -378,14 +381,14 @@ def _score_in(path: str | Path | None, table: str | None, policy: Policy, weight
         with _settings(spark):
             source = _read_table(spark, table) if table is not None else _read_path(spark, str(path),
                                                                                     local=remote is None)
-            return _score(spark, source, policy, weights, levels)
+            return _score(spark, source, policy, weights, levels, limits)
     finally:
         if own is not None:
             own.stop()  # a Connect session releases its server state; local mode ends its JVM
 
 
 def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, float] | None,
-           levels: Sequence[int] | None) -> Report:
+           levels: Sequence[int] | None, limits: Limits = DEFAULT_LIMITS) -> Report:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -435,7 +438,7 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
         spark.sql(normalized).createOrReplaceTempView(numbered_view)
         scorer = SqlScorer(execute, dialect, f"`{runs_view}` AS runs", has_finished_at=has_finished_at,
                            has_row_numbers=source.row_number is not None, policy=policy, kinds=renamed_kinds,
-                           numbered=f"`{numbered_view}` AS runs")
+                           numbered=f"`{numbered_view}` AS runs", limits=limits)
         # The window is the one result stored (CACHE TABLE); the counts per agent and task are read as their query
         # gives them (Spark sums in limbs: SqlScorer._spread_and_tasks), so no table of them is made or dropped.
         scorer.window_table = window_view
@@ -460,16 +463,22 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
             spark.catalog.dropTempView(view)
 
 
-def _bigints_reader(spark: Any) -> Callable[[str], tuple[Any, int]] | None:
-    """SqlScorer.read_bigints for the session: a query's one column as Arrow (DataFrame.toArrow, Spark 4 and
-    Spark Connect), its non-NULL values and NULL count; None where the session has no toArrow."""
+def _bigints_reader(spark: Any) -> Callable[[str], tuple[Any, ...]] | None:
+    """SqlScorer.read_bigints for the session: a query's first column as Arrow (DataFrame.toArrow, Spark 4 and
+    Spark Connect), its non-NULL values and NULL count, and whether a second, boolean column holds any true;
+    None where the session has no toArrow."""
     if not hasattr(spark.sql("SELECT 1"), "toArrow"):
         return None
 
-    def read(query: str) -> tuple[Any, int]:
-        column = spark.sql(query).toArrow().column(0)
+    def read(query: str) -> tuple[Any, ...]:
+        import pyarrow.compute as pc
+
+        table = spark.sql(query).toArrow()
+        column = table.column(0)
         missing = column.null_count
-        return (column.drop_null() if missing else column).to_numpy(), missing
+        # A second, boolean column (a bit a row in Arrow): whether any row holds true
+        extra = (bool(pc.any(table.column(1)).as_py()),) if table.num_columns > 1 else ()
+        return ((column.drop_null() if missing else column).to_numpy(), missing, *extra)
 
     return read
 

@@ -36,7 +36,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from scoring.contract.limits import DEFAULT_LIMITS, Limits, special_file, special_file_reason
+from scoring.contract.limits import (
+    DEFAULT_LIMITS,
+    Limits,
+    count_error,
+    long_id_detail,
+    special_file,
+    special_file_reason,
+)
 from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.contract.problems import Problem, RunsValidationError
 from scoring.contract.schema import (
@@ -517,11 +524,16 @@ class SqlScorer:
 
     def __init__(self, execute: Execute, dialect: Dialect, runs: str, *, has_finished_at: bool,
                  has_row_numbers: bool, policy: Policy = CANONICAL_POLICY, kinds: Mapping[str, str] | None = None,
-                 numbered: str | None = None):
+                 numbered: str | None = None, limits: Limits = DEFAULT_LIMITS, ids_measured: bool = False):
         """``runs`` names the normalized runs (a table, a view, or a parenthesised subquery with an alias);
         ``numbered`` the same runs with their row numbers where reading those costs more (Spark reads a
-        Parquet file's row index only when asked): it is read only to list rows and for the file order."""
+        Parquet file's row index only when asked): it is read only to list rows and for the file order.
+        ``limits``: the work limits every engine refuses past (check_work); ``ids_measured``: the source's ids
+        were measured against max_id_chars before the runs were normalized (_refuse_long_ids)."""
         self.execute, self.d, self.policy, self.runs = execute, dialect, policy, runs
+        self.limits, self.ids_measured = limits, ids_measured
+        self._work: tuple[str, int] = ("runs", 0)  # the source's name and rows, for a refusal past a work limit
+        self._run_ids_over: bool | None = None  # a run_id past max_id_chars, where the duplicate check read it
         self.numbered = numbered or runs
         self.has_finished_at, self.has_row_numbers = has_finished_at, has_row_numbers
         self.kinds = dict(kinds or {})
@@ -535,7 +547,8 @@ class SqlScorer:
         # Where the engine can hand a query's one BIGINT column over whole (Spark: as Arrow), its non-NULL values
         # and its NULL count: the duplicate check then sorts the run_ids' hashes here, for at most
         # HASHES_HERE rows, rather than grouping them in the engine (a shuffle of every row).
-        self.read_bigints: Callable[[str], tuple[np.ndarray, int]] | None = None
+        # A second column of the query, boolean, comes back as a third element: whether any row holds true.
+        self.read_bigints: Callable[[str], tuple[Any, ...]] | None = None
         self.warnings: list[str] = [] if has_finished_at else [
             "No finished_at column: file order is used for the radar window (a later row is newer)."]
 
@@ -576,6 +589,61 @@ class SqlScorer:
             problems.sort(key=lambda p: (p.row is None, p.row or 0))
             raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False,
                                       total=max(total + repeating_rows, len(problems)), invalid_rows=invalid_rows)
+        self.check_work(source_name, rows_read)
+
+    def check_work(self, source_name: str, rows_read: int) -> None:
+        """Refuse valid runs past the work limits, as the pandas loader's check_work does and in its words: more
+        agents than ``limits`` allow, then every id column holding an id longer than max_id_chars (at the first
+        row that gives one; a table without row order: the first such id in text order), then more tasks. No scan
+        of its own in Spark: the agents and the longest task id come with the pass per agent, whether a run_id is
+        too long with the duplicate check's hashes, and the tasks are counted with the spread
+        (_spread_and_tasks). DuckDB counts the tasks on its counts per agent and task; PostgreSQL in one scan."""
+        limits = self.limits
+        self._work = (source_name, rows_read)
+        agents = [str(r["agent_id"]) for r in self._agent_rows_named()]
+        self._refuse_count(len(agents), "agents")
+        tasks: int | None = None
+        if self.d.limb_sums:  # Spark's plan: the tasks are counted with the spread
+            task_chars = max((int(r["task_chars"] or 0) for r in self._agent_rows_named()), default=0)
+            run_over = self._run_ids_over
+        elif self.d.materialize:
+            self._per_agent()  # the counts per agent and task, stored
+            tasks, task_chars = self.rows(f"SELECT COUNT(DISTINCT task_id), MAX(length(task_id)) "
+                                          f"FROM {self.groups_table}")[0]
+            run_over = None
+        else:
+            tasks, task_chars, run_chars = self.rows(
+                f"SELECT COUNT(DISTINCT task_id), MAX(length(task_id)), MAX(length(run_id)) FROM {self.runs}")[0]
+            run_over = run_chars is not None and int(run_chars) > limits.max_id_chars
+        if not self.ids_measured:
+            if run_over is None:
+                run_chars = self.rows(f"SELECT MAX(length(run_id)) FROM {self.runs}")[0][0]
+                run_over = run_chars is not None and int(run_chars) > limits.max_id_chars
+            over = {"run_id": run_over, "agent_id": any(len(a) > limits.max_id_chars for a in agents),
+                    "task_id": task_chars is not None and int(task_chars) > limits.max_id_chars}
+            problems = []
+            for column in (c for c, past in over.items() if past):
+                order = f"source_row, {column}{self.d.collate}" if self.has_row_numbers else f"{column}{self.d.collate}"
+                found = self.rows(f"SELECT {column}, source_row FROM {self.numbered} "
+                                  f"WHERE length({column}) > {limits.max_id_chars} ORDER BY {order} LIMIT 1")
+                for value, row in found:
+                    problems.append(Problem.of(Reason.FILE, None if row is None else int(row), column,
+                                               str(value)[:61], detail=long_id_detail(len(str(value)),
+                                                                                      limits.max_id_chars)))
+            if problems:
+                raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False)
+        if tasks is not None:
+            self._refuse_count(int(tasks), "tasks")
+
+    def _refuse_count(self, count: int, what: str) -> None:
+        """Refuse ``count`` agents or tasks past their limit (check_work), as the pandas loader refuses them."""
+        setting = f"max_{what}"
+        reason = count_error(count, what, getattr(self.limits, setting), setting)
+        if reason is not None:
+            source_name, rows_read = self._work
+            raise RunsValidationError([Problem.of(Reason.FILE, None, "agent_id" if what == "agents" else "task_id",
+                                                  detail=reason)],
+                                      source=source_name, rows_read=rows_read, can_exclude=False)
 
     def _repeated_run_ids(self, rules: Sequence[tuple[str, Reason, str, str]],
                           rows_read: int) -> tuple[int, int, int]:
@@ -626,7 +694,11 @@ class SqlScorer:
         (hashes given more than once, the rows that repeat one, the rows whose run_id is NULL or hashes like
         the empty id). The same three numbers as the grouped count in the engine."""
         assert self.read_bigints is not None
-        keys, missing = self.read_bigints(f"SELECT CASE WHEN run_id IS NOT NULL THEN {hashed} END FROM {self.runs}")
+        # With each hash, whether its run_id is past max_id_chars (check_work): a bit a row, no scan of its own
+        keys, missing, *flags = self.read_bigints(f"SELECT CASE WHEN run_id IS NOT NULL THEN {hashed} END, "
+                                                  f"length(run_id) > {self.limits.max_id_chars} FROM {self.runs}")
+        if flags:
+            self._run_ids_over = bool(flags[0])
         empty = int(self.rows(f"SELECT {self.d.hash64(chr(39) * 2)}")[0][0])
         keys = np.asarray(keys, dtype=np.int64)
         keys = keys if keys.flags.writeable else keys.copy()
@@ -890,6 +962,8 @@ class SqlScorer:
             columns.append(("COUNT(*)", "rows_read", "SUM"))
             # Rows whose agent or task id trimming changed: only then may two spellings be one id (_spellings).
             columns += [(f"COUNT({p}_spelled)", f"{p}_spelled", "SUM") for p in ("agent", "task")]
+            if self.d.limb_sums:  # the longest task id (check_work), where no stored counts per task give it
+                columns.append(("MAX(length(task_id))", "task_chars", "MAX"))
             # Every SPEC 1 rule but those on run_id (validate: the duplicate check counts those).
             broken = " OR ".join(f"({c})" for column, _, c, _ in validation_queries(self.d, self.kinds)
                                  if column != "run_id") or "FALSE"
@@ -1030,6 +1104,7 @@ class SqlScorer:
         # counts per task for repeatability, the limbs added up per agent here.
         per_agent: dict[str, list[Any]] = {}
         self._task_rows = []
+        tasks: set[Any] = set()
         for agent, task, n, c, odd, *slices in self.rows(f"""
                 SELECT agent_id, task_id, COUNT(*) FILTER (WHERE {known}) AS task_n,
                        COUNT(*) FILTER (WHERE {known} AND success) AS task_c,
@@ -1042,6 +1117,9 @@ class SqlScorer:
             for j, limb in enumerate(slices):
                 if limb is not None:
                     total[j + 1] = (total[j + 1] or 0) + int(limb)
+            tasks.add(task)
+        if self.d.limb_sums:  # the tasks past max_tasks (check_work), counted on the groups as they come
+            self._refuse_count(len(tasks), "tasks")
         summed = [(agent, 0, *total) for agent, total in per_agent.items()]
         return self._sums_from_limbs(summed, [("d2", where)], deviations, [{}])[0]
 
@@ -1490,6 +1568,35 @@ def _csv_refusal_by_row(path: Path) -> RunsValidationError | bool:
     return True
 
 
+def _refuse_long_ids(con: Any, source: str, limit: int, source_name: str) -> None:
+    """Refuse a Parquet file where an id (run, agent or task, trimmed) is longer than ``limit`` characters, before
+    the runs are normalized: every later query would carry the id (a Parquet dictionary of one 200,000-character
+    agent id, 1.9 MB on disk, is 200 GB of text a row at a time). First each id column's longest spelling in
+    bytes, on the file's own values (DuckDB keeps dictionary-encoded text encoded: 0.02 s on that file, 0.04 s on
+    the bench's 1M runs); only a column past the limit in bytes, which an id within it in characters may still
+    be, is read again, up to its first row whose trimmed id is past the limit in characters. The same problems
+    as SqlScorer.check_work and the pandas loader give."""
+    ids = ("run_id", "agent_id", "task_id")
+    texts = {c: f"CAST({c} AS VARCHAR)" for c in ids}
+    rows_read, *widths = con.execute("SELECT COUNT(*), " + ", ".join(f"MAX(strlen({texts[c]}))" for c in ids)
+                                     + f" FROM {source}").fetchone()
+    problems = []
+    for column, width in zip(ids, widths):
+        if width is None or int(width) <= limit:
+            continue
+        # The first such row: the scan stops at it (the file's order is kept, preserve_insertion_order)
+        found = con.execute(f"""
+            SELECT t, r FROM (SELECT {DUCKDB.trimmed(texts[column])} AS t, {ROW_COLUMN} AS r FROM {source}
+                              WHERE strlen({texts[column]}) > {limit}) AS w
+            WHERE length(t) > {limit} LIMIT 1""").fetchone()
+        if found is not None:
+            value, row = str(found[0]), found[1]
+            problems.append(Problem.of(Reason.FILE, None if row is None else int(row), column, value[:61],
+                                       detail=long_id_detail(len(value), limit)))
+    if problems:
+        raise RunsValidationError(problems, source=source_name, rows_read=int(rows_read), can_exclude=False)
+
+
 def _first_line(exc: BaseException) -> str:
     """An engine error's first line (its name when it says nothing): what a refusal quotes of it."""
     said = str(exc).strip()
@@ -1518,8 +1625,10 @@ def _duckdb_relation(con: Any, path: Path) -> tuple[Any, str]:
 
 def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights: Mapping[str, float] | None = None,
                    *, memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None,
-                   levels: Sequence[int] | None = None) -> Report:
-    """Score a Parquet or CSV file with DuckDB, out of core (``memory_limit`` caps DuckDB's memory)."""
+                   levels: Sequence[int] | None = None, limits: Limits = DEFAULT_LIMITS) -> Report:
+    """Score a Parquet or CSV file with DuckDB, out of core (``memory_limit`` caps DuckDB's memory). Of
+    ``limits``, the work limits apply (agents, tasks, an id's characters: SqlScorer.check_work); the rows and
+    the memory budget do not, as the file is read out of core."""
     import duckdb
 
     path = Path(path)
@@ -1577,6 +1686,9 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
                                     has_finished_at="finished_at" in names, row_number=ROW_COLUMN,
                                     kinds=renamed_kinds)
         try:
+            parquet = path.suffix.lower() != ".csv"
+            if parquet:  # a CSV's ids are text in the file, within its size: measured on the runs (check_work)
+                _refuse_long_ids(con, source, limits.max_id_chars, path.name)
             con.execute(f"CREATE TEMP TABLE runs_normalized AS {normalized}")
         except (duckdb.InvalidInputException, duckdb.ConversionException) as exc:
             # A value DuckDB's reader cannot take (text that is not UTF-8, a timestamp past its range): the file's
@@ -1592,7 +1704,8 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
             return [d[0] for d in cursor.description], cursor.fetchall()
 
         scorer = SqlScorer(execute, DUCKDB, "runs_normalized AS runs", has_finished_at="finished_at" in names,
-                           has_row_numbers=True, policy=policy, kinds=renamed_kinds)
+                           has_row_numbers=True, policy=policy, kinds=renamed_kinds, limits=limits,
+                           ids_measured=parquet)
         try:
             scorer.validate(path.name)
         except RunsValidationError as exc:
@@ -1608,8 +1721,10 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
 
 
 def score_postgres(source: str | ConnectionSpec, table: str, policy: Policy = CANONICAL_POLICY,
-                   weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None) -> Report:
-    """Score a runs table in PostgreSQL, read-only. ``table`` may be schema-qualified.
+                   weights: Mapping[str, float] | None = None, levels: Sequence[int] | None = None,
+                   limits: Limits = DEFAULT_LIMITS) -> Report:
+    """Score a runs table in PostgreSQL, read-only. ``table`` may be schema-qualified. Of ``limits``, the work
+    limits apply (SqlScorer.check_work), as in score_file_sql.
 
     ``source`` is an operator's connection (a libpq URL or conninfo given to the CLI, or a
     :class:`~scoring.load.database.ConnectionSpec`); it connects with the same timeouts as every source.
@@ -1661,7 +1776,7 @@ def score_postgres(source: str | ConnectionSpec, table: str, policy: Policy = CA
             runs = "(" + normalized_sql(source_sql, POSTGRES, has_steps="steps" in names, has_finished_at=True,
                                         row_number="CAST(NULL AS BIGINT)", kinds=renamed_kinds) + ") AS runs"
             scorer = SqlScorer(execute, POSTGRES, runs, has_finished_at=True, has_row_numbers=False, policy=policy,
-                               kinds=renamed_kinds)
+                               kinds=renamed_kinds, limits=limits)
             try:
                 scorer.validate(table)
                 return scorer.report(weights, levels)

@@ -38,6 +38,7 @@ from scoring.contract.limits import (
     DEFAULT_LIMITS,
     Limits,
     format_size,
+    long_id_detail,
     row_limit_refusal,
     special_file,
     special_file_reason,
@@ -101,7 +102,8 @@ class LoadedRuns:
 
 
 def check_work(loaded: LoadedRuns, limits: Limits) -> LoadedRuns:
-    """Refuse validated runs with more agents or tasks than ``limits`` allow (scoring works per agent and task).
+    """Refuse validated runs with more agents than ``limits`` allow, an id longer than max_id_chars, or more
+    tasks (scoring works per agent and task; every page repeats an id), in that order, as every engine does.
 
     Every untrusted input passes here between validation and scoring; the refusal names the limit and
     both numbers.
@@ -109,36 +111,46 @@ def check_work(loaded: LoadedRuns, limits: Limits) -> LoadedRuns:
     from scoring.contract.limits import count_error
 
     runs = loaded.runs
-    for column, what, limit, setting in (("agent_id", "agents", limits.max_agents, "max_agents"),
-                                         ("task_id", "tasks", limits.max_tasks, "max_tasks")):
+
+    def refuse_count(column: str, what: str, limit: int, setting: str) -> None:
         ids = runs[column]
         count = len(ids.cat.categories) if isinstance(ids.dtype, pd.CategoricalDtype) else int(ids.nunique())
         reason = count_error(count, what, limit, setting)
         if reason is not None:
             raise RunsValidationError([Problem.of(Reason.FILE, None, column, detail=reason)], source=loaded.source,
                                       rows_read=loaded.rows_read, can_exclude=False)
+
+    # The agents, the ids' lengths, the tasks: the order every engine checks them in (Spark counts the tasks last)
+    refuse_count("agent_id", "agents", limits.max_agents, "max_agents")
     long_ids = _long_ids(runs, limits.max_id_chars)
     if long_ids:
         raise RunsValidationError(long_ids, source=loaded.source, rows_read=loaded.rows_read, can_exclude=False)
+    refuse_count("task_id", "tasks", limits.max_tasks, "max_tasks")
     return loaded
 
 
 def _long_ids(runs: pd.DataFrame, limit: int) -> list[Problem]:
-    """The id columns holding an id longer than ``limit`` characters: one problem each, naming the longest's
-    length and its start. A 10 MB agent id in a 60 MB file took the app's server past 1 GB, every page and chart
-    repeating it (explorer-defined bound: ``max_id_chars``)."""
+    """The id columns holding an id longer than ``limit`` characters: one problem each, at the first row (in the
+    file) that gives such an id, naming that id's length and its start, as every engine names it. A 10 MB agent
+    id in a 60 MB file took the app's server past 1 GB, every page and chart repeating it (explorer-defined bound:
+    ``max_id_chars``)."""
     problems = []
     for column in ("run_id", "agent_id", "task_id"):
         ids = runs[column]
         values = pd.Series(ids.cat.categories if isinstance(ids.dtype, pd.CategoricalDtype) else ids).astype("str")
-        lengths = values.str.len()
-        if len(lengths) and int(lengths.max()) > limit:
-            longest = values.iloc[int(lengths.to_numpy().argmax())]
-            # Its first row, as SPEC 1 names a refused value's row (a reviewer's 5,000,000-character id had none)
-            rows = runs.loc[(ids == longest).to_numpy(), "source_row"] if "source_row" in runs else None
-            row = int(rows.iloc[0]) if rows is not None and len(rows) and pd.notna(rows.iloc[0]) else None
-            problems.append(Problem.of(Reason.FILE, row, column, longest[:61], detail=(
-                f"an id of {len(longest):,} characters, more than the limit of {limit:,} (max_id_chars)")))
+        long = values[values.str.len() > limit]
+        if not len(long):
+            continue
+        # The runs are in the canonical order here, not the file's: the first row is the least source_row (SPEC 1
+        # names a refused value's row; a reviewer's 5,000,000-character id had none)
+        row, value = None, str(long.iloc[0])
+        if "source_row" in runs:
+            found = runs.loc[ids.astype("str").isin(set(long)).to_numpy(), ["source_row", column]]
+            found = found.dropna(subset=["source_row"])
+            if len(found):
+                first = found.iloc[int(found["source_row"].to_numpy().argmin())]
+                row, value = int(first["source_row"]), str(first[column])
+        problems.append(Problem.of(Reason.FILE, row, column, value[:61], detail=long_id_detail(len(value), limit)))
     return problems
 
 

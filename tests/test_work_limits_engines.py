@@ -1,0 +1,165 @@
+"""The work limits (agents, tasks, an id's characters) are the same refusal in every engine: the pandas loader's
+check_work, the SQL engine's (DuckDB here; PostgreSQL and Spark in their own files) and the command line's
+options, which reach every engine. Before 2026-12-06 the SQL engine scored a 2,000-character agent id the pandas
+engine refuses, and ignored --max-agents, --max-tasks and --max-id-chars."""
+
+import re
+import subprocess
+import sys
+
+import pyarrow as pa
+import pyarrow.csv
+import pyarrow.parquet as pq
+import pytest
+
+from scoring import RunsValidationError, load_runs
+from scoring.contract.limits import DEFAULT_LIMITS, Limits
+from scoring.engines.sql_engine import score_file_sql
+from scoring.load.runs import check_work
+from tests.helpers import ROOT
+from tests.hostile_files import runs_csv
+
+HEADER = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd,finished_at"
+
+
+def _csv(tmp_path, rows, name="runs.csv"):
+    """A runs CSV of (run_id, agent_id, task_id) rows, each finished a minute after the one before (the canonical
+    order, newest first, is then the file's reversed)."""
+    lines = [HEADER] + [f"{r},{a},{t},completed,true,100,0.01,2026-07-01T00:{i:02d}:00Z"
+                        for i, (r, a, t) in enumerate(rows)]
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _pandas_refusal(path, limits=DEFAULT_LIMITS):
+    return pytest.raises(RunsValidationError, check_work, load_runs(path), limits).value
+
+
+def _sql_refusal(path, limits=DEFAULT_LIMITS):
+    return pytest.raises(RunsValidationError, score_file_sql, path, limits=limits).value
+
+
+def _said(error):
+    return [(p.row, p.column, p.value, p.reason) for p in error.problems]
+
+
+def test_the_pandas_engine_names_the_first_row_in_the_file_not_in_the_canonical_order(tmp_path):
+    # The runs are ordered newest first when checked; the file's first row with the long id is row 1 (it said 3).
+    long = "a" * 2_000
+    path = _csv(tmp_path, [("r1", long, "t"), ("r2", long, "t"), ("r3", long, "t"), ("r4", "b", "t")])
+    assert [p.row for p in _pandas_refusal(path).problems] == [1]
+
+
+def test_the_first_row_past_the_limit_is_named_with_its_own_id_s_length(tmp_path):
+    # Row 2's id is longer, but row 1 comes first: both engines name row 1 and its 1,500 characters.
+    path = _csv(tmp_path, [("r1", "a" * 1_500, "t"), ("r2", "b" * 3_000, "t"), ("r3", "c", "t")])
+    expected = [(1, "agent_id", "a" * 61, "an id of 1,500 characters, more than the limit of 1,000 (max_id_chars)")]
+    assert _said(_pandas_refusal(path)) == expected
+    assert _said(_sql_refusal(path)) == expected
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_the_sql_engine_refuses_long_ids_as_the_pandas_engine_does(tmp_path, suffix):
+    # One long id per column on rows 2, 3 and 4; a 1,000-character id and one padded with spaces are within it.
+    rows = [("r1", "a", "t" * 1_000), ("r" * 1_001, "a", "t"), ("r3", "x" * 1_002, "t"), ("r4", "a", "y" * 1_003),
+            ("r5", "   " + "z" * 1_000 + "  ", "t")]
+    path = _csv(tmp_path, rows)
+    if suffix == ".parquet":
+        parquet = tmp_path / "runs.parquet"
+        pq.write_table(pa.csv.read_csv(path, convert_options=pa.csv.ConvertOptions(
+            column_types={"success": pa.string(), "finished_at": pa.string()})), parquet)
+        path = parquet
+    pandas_error, sql_error = _pandas_refusal(path), _sql_refusal(path)
+    assert [(p.row, p.column, p.reason) for p in sql_error.problems] == [
+        (2, "run_id", "an id of 1,001 characters, more than the limit of 1,000 (max_id_chars)"),
+        (3, "agent_id", "an id of 1,002 characters, more than the limit of 1,000 (max_id_chars)"),
+        (4, "task_id", "an id of 1,003 characters, more than the limit of 1,000 (max_id_chars)")]
+    assert _said(sql_error) == _said(pandas_error)
+    assert (sql_error.rows_read, sql_error.excludable) == (5, False)
+    score_file_sql(path, limits=Limits(max_id_chars=1_003))  # the operator's setting: the same file is scored
+
+
+def test_a_parquet_dictionary_of_one_long_agent_id_is_refused_before_the_runs_are_read_row_by_row(tmp_path):
+    """A Parquet dictionary holds a long id once, and every row repeats it: 20,000 rows of a 50,000-character
+    agent id are 0.4 MB on disk and 1 GB of text a row at a time (a reviewer's 1.9 MB file: 200 GB, which took the
+    SQL engine to the worker's memory cap). The ids are measured on the file's own values first."""
+    table = pa.table({"run_id": [f"r{i}" for i in range(20_000)], "agent_id": ["x" * 50_000] * 20_000,
+                      "task_id": ["t"] * 20_000, "status": ["completed"] * 20_000, "success": [True] * 20_000,
+                      "latency_ms": [1.0] * 20_000, "cost_usd": [0.01] * 20_000})
+    path = tmp_path / "bomb.parquet"
+    pq.write_table(table, path, use_dictionary=True, compression="zstd")
+    assert path.stat().st_size < 2_000_000
+    error = _sql_refusal(path)
+    assert _said(error) == [(1, "agent_id", "x" * 61,
+                             "an id of 50,000 characters, more than the limit of 1,000 (max_id_chars)")]
+    assert error.rows_read == 20_000
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_the_sql_engine_bounds_agents_and_tasks_as_the_pandas_engine_does(tmp_path, suffix):
+    path = tmp_path / "many.csv"
+    path.write_bytes(runs_csv(agents=30, tasks=7, runs_per_agent=2))
+    if suffix == ".parquet":
+        parquet = tmp_path / "many.parquet"
+        pq.write_table(pa.csv.read_csv(path), parquet)
+        path = parquet
+    score_file_sql(path, limits=Limits(max_agents=30, max_tasks=7))
+    for limits, words in ((Limits(max_agents=20), "the input has 30 agents, more than the limit of 20 (max_agents)"),
+                          (Limits(max_tasks=6), "the input has 7 tasks, more than the limit of 6 (max_tasks)")):
+        pandas_error, sql_error = _pandas_refusal(path, limits), _sql_refusal(path, limits)
+        assert _said(sql_error) == _said(pandas_error)
+        assert [p.reason for p in sql_error.problems] == [words]
+
+
+def test_the_command_line_s_limits_reach_the_sql_engine(tmp_path):
+    path = _csv(tmp_path, [("r1", "a" * 2_000, "t"), ("r2", "b", "t")])
+    command = [sys.executable, "-m", "scoring", "report", str(path), "--engine", "sql", "--format", "table"]
+    refused = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+    assert refused.returncode == 2
+    assert "an id of 2,000 characters, more than the limit of 1,000 (max_id_chars)" in refused.stderr
+    scored = subprocess.run([*command, "--max-id-chars", "2000"], capture_output=True, text=True, cwd=ROOT)
+    assert scored.returncode == 0, scored.stderr
+    refused = subprocess.run([*command, "--max-id-chars", "2000", "--max-agents", "1"], capture_output=True,
+                             text=True, cwd=ROOT)
+    assert refused.returncode == 2 and "the input has 2 agents, more than the limit of 1 (max_agents)" in refused.stderr
+
+
+def test_spark_s_plan_checks_the_limits_with_no_scan_of_its_own(tmp_path, monkeypatch):
+    """Spark's query plan, run by DuckDB (tests/test_sql_engine.py's spark_plan) with the run_ids' hashes read
+    whole as Spark reads them: the longest task id comes with the pass per agent, whether a run_id is too long with
+    the hashes, and the tasks are counted with the spread. The same refusals as the pandas engine, and no query
+    reads the runs for the limits alone (a Spark report reads them four times: test_spark_engine.py)."""
+    from scoring.engines import sql_engine
+    from tests.test_sql_engine import spark_plan
+
+    queries = []
+    made = sql_engine.SqlScorer.__init__
+
+    def init(self, execute, *args, **kwargs):
+        def logged(query):
+            queries.append(query)
+            return execute(query)
+
+        def read_bigints(query):  # as spark_engine._bigints_reader reads them: values, NULLs, any true flag
+            rows = logged(query)[1]
+            values = [r[0] for r in rows if r[0] is not None]
+            return values, len(rows) - len(values), *([any(r[1] for r in rows)] if len(rows[0]) > 1 else [])
+
+        made(self, logged, *args, **kwargs)
+        self.read_bigints = read_bigints
+
+    monkeypatch.setattr(sql_engine.SqlScorer, "__init__", init)
+    long = _csv(tmp_path, [("r1", "a", "t"), ("r" * 1_001, "a", "t"), ("r3", "b", "y" * 1_002)], "long.csv")
+    many = tmp_path / "many.csv"
+    many.write_bytes(runs_csv(agents=3, tasks=2, runs_per_agent=2))
+    with spark_plan():
+        assert _said(_sql_refusal(long)) == _said(_pandas_refusal(long))
+        assert [p.row for p in _sql_refusal(long).problems] == [2, 3]
+        queries.clear()
+        for limits, words in ((Limits(max_agents=2), "the input has 3 agents, more than the limit of 2 (max_agents)"),
+                              (Limits(max_tasks=1), "the input has 2 tasks, more than the limit of 1 (max_tasks)")):
+            assert [p.reason for p in _sql_refusal(many, limits).problems] == [words]
+        score_file_sql(many, limits=Limits(max_agents=3, max_tasks=2))
+    assert any("length(run_id) > 1000" in q for q in queries)  # read with the hashes
+    assert not any(re.search(r"MAX\(length\(run_id\)\)|COUNT\(DISTINCT task_id\)", q) for q in queries)
