@@ -599,3 +599,27 @@ def test_the_costliest_task_sentence_gives_its_points_as_the_table_beside_it():
     said = " ".join(f.render() for f in found.facts())
     assert f"Task {top['task_id']} costs the most" in said
     assert f"would gain {top['points_if_removed']:.3f} points" in said
+
+
+def test_cli_explain_says_the_harness_s_own_reading_and_why_it_differs(tmp_path, capsys):
+    """`report` put a harness's own reading beside the canonical score; `explain`, asked why an imported agent
+    scores what it scores, did not (a reviewer, 2026-12-06). Task 1: three successes and an errored run, which the
+    canonical headline leaves out and tau2-bench counts as reward 0."""
+    sims = [("1", "user_stop", 1.0, 0.01)] * 3 + [("1", "too_many_errors", 0.0, 0.01), ("2", "user_stop", 0.0, 0.01)]
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(helpers.tau2_results(sims, num_trials=4)))
+    assert main(["report", str(path)]) == 0
+    agent = json.loads(capsys.readouterr().out)["agents"][0]
+    assert main(["explain", str(path), agent["agent_id"]]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["harness"] == agent["harness"] and doc["harness"]["success_rate"] == 0.6  # 3 of 5, the error a 0
+    reading = next(n for n in doc["notes"] if n.startswith("tau2-bench's own reading"))
+    assert "success (reward 1) 60.00%" in reading
+    assert any(n.startswith("1 of 5 terminal runs left out of the headline") and "beside it, tau2-bench reads every "
+               "simulation but an infrastructure error" in n for n in doc["notes"])  # why the two differ
+    assert main(["explain", str(path), agent["agent_id"], "--format", "table"]) == 0
+    table = capsys.readouterr().out
+    assert "\nNotes\n" in table and reading in table
+    assert main(["explain", SAMPLE, "steady-pro"]) == 0  # a runs file: no harness, no reading
+    doc = json.loads(capsys.readouterr().out)
+    assert "harness" not in doc and not any("own reading" in n for n in doc["notes"])

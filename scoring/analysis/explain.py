@@ -890,6 +890,10 @@ class Explanation:
     influence: Influence
     accounting: Accounting
     policy: Policy = field(repr=False)
+    # The agent's notes (AgentReport.notes): runs left out, an estimated cost, why pass^k is missing and, for an
+    # agent imported from a harness, the harness's own reading and why it differs from the canonical score.
+    notes: tuple[str, ...] = ()
+    harness: Any = None  # scoring.load.importers.reading.HarnessReading, for an agent imported from a harness
 
     def __str__(self) -> str:
         """The CLI's table form (``explain --format table``)."""
@@ -914,6 +918,8 @@ class Explanation:
             "overtake": None if self.overtake is None else self.overtake.to_json(),
             **self.influence.to_json(top_runs),
             "accounting": self.accounting.to_json(),
+            "notes": list(self.notes),
+            **({"harness": self.harness.to_json()} if self.harness is not None else {}),
         }
 
 
@@ -931,7 +937,7 @@ def explain(runs: pd.DataFrame, agent_id: str, report: Report | None = None,
     mine = agent_rows(runs, agent_id)
     return Explanation(agent_id, agent.rank, len(report.agents), agent.headline, points_lost(agent.headline),
                        overtake(report, agent_id), influence(mine, agent_id, policy, agent.headline),
-                       accounting(mine, policy)[agent_id], policy)
+                       accounting(mine, policy)[agent_id], policy, tuple(agent.notes()), agent.harness)
 
 
 # --------------------------------------------------------------------------- the terminal form
@@ -1020,6 +1026,8 @@ def explain_table_text(explanation: Explanation, top_runs: int = 20) -> str:
 
     lines.append("Accounting")
     lines += [f"  {fact}" for fact in e.accounting.facts()]
+    if e.notes:  # the report's notes for this agent: a harness's own reading and why it differs among them
+        lines += ["", "Notes"] + [f"  {fmt.text(n)}" for n in e.notes]
     return "\n".join(lines)
 
 

@@ -32,6 +32,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run_explain(args: argparse.Namespace, limits: Limits) -> int:
     from scoring.analysis.explain import explain, explain_table_text
+    from scoring.measures.report import score_runs
 
     if args.top < 0:
         raise Refused(f"--top: a number of runs from 0 up, got {args.top:,}")
@@ -39,7 +40,9 @@ def run_explain(args: argparse.Namespace, limits: Limits) -> int:
     loaded = load_inputs(args, limits)
     if not (loaded.runs["agent_id"] == args.agent_id).any():
         raise Refused(f"no agent {fmt.named(args.agent_id)} in {', '.join(args.inputs)}")
-    explanation = explain(loaded.runs, args.agent_id, policy=policy)
+    # Scored as `report` scores it: an agent imported from a harness carries the harness's own reading and its notes
+    report = score_runs(loaded.runs, policy, harness=loaded.harness, estimated_cost=loaded.estimated_cost)
+    explanation = explain(loaded.runs, args.agent_id, report=report)
     top = args.top
     if args.format == "json":
         return write_stdout(json.dumps(explanation.to_json(top), indent=2, allow_nan=False) + "\n")
