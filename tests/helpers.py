@@ -8,6 +8,7 @@ Nothing here imports streamlit, pyspark or playwright: a scoring test pays for n
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import uuid
@@ -318,3 +319,23 @@ HOSTILE_SPAN_CSV = (  # 2 KB: runs at year 1, year 9999 and between; before, 3.6
               for a in "ab" for t in range(3) for k, stamp in enumerate(
                   ["0001-01-01T00:00:00Z", "9999-12-31T23:59:59.999999Z", "1970-01-01T00:00:00Z",
                    "2026-01-01T00:00:00Z"])))
+
+
+def xxhash_like(expr):
+    return f"CAST(hash({expr}) >> 1 AS BIGINT)"  # a BIGINT hash as Spark's xxhash64 is
+
+
+@contextlib.contextmanager
+def spark_plan(on=True, hash64=xxhash_like):
+    """DuckDB with Spark's choices (Dialect flags): sums as limbs in a pass per agent, the counts per task with the
+    spread, a boolean column per status, the spread joined on the agents' hashes (``hash64``)."""
+    from scoring.engines.sql_engine import DUCKDB
+
+    choices = {"limb_sums": True, "status_flags": True, "hashed_join": True, "hash64": hash64} if on else {}
+    saved = dict(vars(DUCKDB))
+    try:
+        vars(DUCKDB).update(choices)
+        yield
+    finally:
+        vars(DUCKDB).clear()
+        vars(DUCKDB).update(saved)

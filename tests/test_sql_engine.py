@@ -1,6 +1,5 @@
 """The SQL engine gives the same report as the pandas engine: DuckDB here, PostgreSQL in test_postgres.py."""
 
-import contextlib
 import json
 import math
 import re
@@ -23,7 +22,9 @@ from tests.helpers import (
     assert_same_report,
     many_problems_csv,
     run_tables,
+    spark_plan,
     write_parquet,
+    xxhash_like,
 )
 from tests.helpers import REQUIRED_HEADER as HEADER
 
@@ -35,26 +36,6 @@ def both(path: Path):
 
 def test_sample_csv_gives_the_same_report():
     assert_same_report(*both(SAMPLE))
-
-def _xxhash(expr):
-    return f"CAST(hash({expr}) >> 1 AS BIGINT)"  # a BIGINT hash as Spark's xxhash64 is
-
-
-@contextlib.contextmanager
-def spark_plan(on=True, hash64=_xxhash):
-    """DuckDB with Spark's choices (Dialect flags): sums as limbs in a pass per agent, the counts per task with the
-    spread, a boolean column per status, the spread joined on the agents' hashes (``hash64``)."""
-    from scoring.engines.sql_engine import DUCKDB
-
-    choices = {"limb_sums": True, "status_flags": True, "hashed_join": True, "hash64": hash64} if on else {}
-    saved = dict(vars(DUCKDB))
-    try:
-        vars(DUCKDB).update(choices)
-        yield
-    finally:
-        vars(DUCKDB).clear()
-        vars(DUCKDB).update(saved)
-
 
 @pytest.mark.parametrize("source", ["sample", "edge"])
 def test_spark_s_query_plan_run_by_duckdb_gives_the_same_report(tmp_path, source):
@@ -75,8 +56,8 @@ def test_the_spread_joins_on_the_agents_hashes_only_where_every_agent_s_differs(
     # completed latency) shares its hash with one that has one.
     from scoring.engines.sql_engine import SqlScorer
 
-    hash64 = {"distinct": _xxhash, "length % 3": lambda e: f"CAST(length({e}) % 3 AS BIGINT)",
-              "infra as floor": lambda e: _xxhash(f"(CASE WHEN {e} = 'infra' THEN 'floor' ELSE {e} END)")}[hashes]
+    hash64 = {"distinct": xxhash_like, "length % 3": lambda e: f"CAST(length({e}) % 3 AS BIGINT)",
+              "infra as floor": lambda e: xxhash_like(f"(CASE WHEN {e} = 'infra' THEN 'floor' ELSE {e} END)")}[hashes]
     joined_on = []
     deviations = SqlScorer._deviations
 

@@ -80,20 +80,72 @@ def test_the_sql_engine_refuses_long_ids_as_the_pandas_engine_does(tmp_path, suf
     score_file_sql(path, limits=Limits(max_id_chars=1_003))  # the operator's setting: the same file is scored
 
 
-def test_a_parquet_dictionary_of_one_long_agent_id_is_refused_before_the_runs_are_read_row_by_row(tmp_path):
+class _Queries:
+    """duckdb.connect with every statement of the connection recorded."""
+
+    def __init__(self, monkeypatch):
+        import duckdb
+
+        self.seen, connect = [], duckdb.connect
+        recorder = self
+
+        class Recorded:
+            def __init__(self, con):
+                self._con = con
+
+            def execute(self, query, *args):
+                recorder.seen.append(query)
+                return self._con.execute(query, *args)
+
+            def __getattr__(self, name):
+                return getattr(self._con, name)
+
+        monkeypatch.setattr(duckdb, "connect", lambda *a, **k: Recorded(connect(*a, **k)))
+
+
+def test_a_parquet_dictionary_of_one_long_agent_id_is_refused_before_the_runs_are_read_row_by_row(tmp_path,
+                                                                                                   monkeypatch):
     """A Parquet dictionary holds a long id once, and every row repeats it: 20,000 rows of a 50,000-character
     agent id are 0.4 MB on disk and 1 GB of text a row at a time (a reviewer's 1.9 MB file: 200 GB, which took the
-    SQL engine to the worker's memory cap). The ids are measured on the file's own values first."""
+    SQL engine to the worker's memory cap). The ids are measured on the file's own values first: past the memory
+    budget (here 100 MB), the file is refused before the runs are normalized."""
+    queries = _Queries(monkeypatch)
     table = pa.table({"run_id": [f"r{i}" for i in range(20_000)], "agent_id": ["x" * 50_000] * 20_000,
                       "task_id": ["t"] * 20_000, "status": ["completed"] * 20_000, "success": [True] * 20_000,
                       "latency_ms": [1.0] * 20_000, "cost_usd": [0.01] * 20_000})
     path = tmp_path / "bomb.parquet"
     pq.write_table(table, path, use_dictionary=True, compression="zstd")
     assert path.stat().st_size < 2_000_000
-    error = _sql_refusal(path)
+    error = _sql_refusal(path, Limits(max_memory=10**8))
     assert _said(error) == [(1, "agent_id", "x" * 61,
                              "an id of 50,000 characters, more than the limit of 1,000 (max_id_chars)")]
     assert error.rows_read == 20_000
+    assert not any("runs_normalized" in q for q in queries.seen)  # refused before a row was normalized
+
+
+def test_below_the_memory_budget_the_rows_are_validated_before_the_ids_are_measured(tmp_path):
+    """The pandas engine's order (a reviewer, 2026-12-06): a Parquet file with a 1,001-character agent id and an
+    unknown status is refused for the status, and one with three agents past --max-agents 2 for the agents; a list
+    column of ids is refused as nested, never measured as an id (its text, '[aaa...]', was 'an id of 1,003
+    characters')."""
+    rows = [("r1", "x", "t"), ("r2", "a" * 1_001, "t"), ("r3", "y", "t2")]
+    table = pa.csv.read_csv(_csv(tmp_path, rows), convert_options=pa.csv.ConvertOptions(
+        column_types={"success": pa.string(), "finished_at": pa.string()}))
+    for name, changed, limits, code in (
+            ("status", table.set_column(3, "status", pa.array(["bogus", "completed", "completed"])), DEFAULT_LIMITS,
+             "unknown_status"),
+            ("agents", table, Limits(max_agents=2), "file"),
+            ("nested", table.set_column(1, "agent_id", pa.array([["a" * 1_001], ["b"], ["c"]])), DEFAULT_LIMITS,
+             "nested")):
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(changed, path)
+        with pytest.raises(RunsValidationError) as pandas_info:
+            check_work(load_runs(path), limits)  # a list column: refused by the loader itself
+        pandas_error = pandas_info.value
+        sql_error = _sql_refusal(path, limits)
+        assert [(p.row, p.column, p.code, p.reason) for p in sql_error.problems] == \
+            [(p.row, p.column, p.code, p.reason) for p in pandas_error.problems], name
+        assert {p.code for p in sql_error.problems} == {code}, name
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet"])
@@ -112,6 +164,18 @@ def test_the_sql_engine_bounds_agents_and_tasks_as_the_pandas_engine_does(tmp_pa
         assert [p.reason for p in sql_error.problems] == [words]
 
 
+def test_too_many_agents_are_refused_off_the_counts_per_task_without_a_row_per_agent(tmp_path, monkeypatch):
+    """A reviewer's file of 1.5M agents was refused past max_agents only after every agent's row of the pass had
+    come to Python (30.8 s, 1.93 GB): DuckDB counts them on its stored counts per agent and task."""
+    path = tmp_path / "many.csv"
+    path.write_bytes(runs_csv(agents=30, tasks=7, runs_per_agent=2))
+    queries = _Queries(monkeypatch)
+    error = _sql_refusal(path, Limits(max_agents=20))
+    assert [p.reason for p in error.problems] == ["the input has 30 agents, more than the limit of 20 (max_agents)"]
+    assert not any(re.search(r"FROM run_groups\s+GROUP BY agent_id", q) for q in queries.seen)
+    assert any("COUNT(DISTINCT agent_id)" in q and "run_groups" in q for q in queries.seen)
+
+
 def test_the_command_line_s_limits_reach_the_sql_engine(tmp_path):
     path = _csv(tmp_path, [("r1", "a" * 2_000, "t"), ("r2", "b", "t")])
     command = [sys.executable, "-m", "scoring", "report", str(path), "--engine", "sql", "--format", "table"]
@@ -126,12 +190,12 @@ def test_the_command_line_s_limits_reach_the_sql_engine(tmp_path):
 
 
 def test_spark_s_plan_checks_the_limits_with_no_scan_of_its_own(tmp_path, monkeypatch):
-    """Spark's query plan, run by DuckDB (tests/test_sql_engine.py's spark_plan) with the run_ids' hashes read
+    """Spark's query plan, run by DuckDB (tests/helpers.py's spark_plan) with the run_ids' hashes read
     whole as Spark reads them: the longest task id comes with the pass per agent, whether a run_id is too long with
     the hashes, and the tasks are counted with the spread. The same refusals as the pandas engine, and no query
     reads the runs for the limits alone (a Spark report reads them four times: test_spark_engine.py)."""
     from scoring.engines import sql_engine
-    from tests.test_sql_engine import spark_plan
+    from tests.helpers import spark_plan
 
     queries = []
     made = sql_engine.SqlScorer.__init__
