@@ -44,7 +44,6 @@ from scoring.contract.policy import FIELD_BY_NAME, FIELDS, FieldSpec, PolicyErro
 if TYPE_CHECKING:
     from .pages import PageSpec
 
-MAX_PARAMS = 40  # query parameters read from one link; the rest are ignored with a notice
 MAX_VALUE_CHARS = 500  # characters of one value; a longer value is ignored unread
 MAX_REPEATS = 10  # values of one repeated parameter (e.g. agents=a&agents=b)
 SHOWN_CHARS = 60  # characters of a refused value quoted back in a notice
@@ -528,6 +527,12 @@ _FIELD_ORDER = {f.name: i for i, f in enumerate(FIELDS)}
 # --------------------------------------------------------------------------- the data source of a link
 
 SOURCE_PARAMS = ("data", "sha", "exclude")
+# Query parameters read from one link (the rest are ignored with a notice): every name the fullest view can write
+# (the source, each setting of KEYS, a radar weight per axis and a sandbox constant per field, each page's own and
+# carried parameters) and Streamlit's own, 52. It was 40, and a sandbox with every constant changed, the radar's
+# weights, a scorecard and the Runs filter wrote more, whose link was cut with a notice and the view not restored.
+MAX_PARAMS = (len(SOURCE_PARAMS) + len(STREAMLIT_PARAMS) + sum(len(names) for names in PAGE_PARAMS.values())
+              + sum(len(RADAR_AXES) if k.kind == "weights" else len(FIELDS) if k.kind == "policy" else 1 for k in KEYS))
 EXCLUDED = "invalid"  # exclude=invalid: the link's dataset was scored with its invalid rows excluded
 _SHA = re.compile("[0-9a-f]{" + str(SHA_CHARS) + "}")
 _NAME = re.compile(r"[A-Za-z0-9_.\-]{1,100}")

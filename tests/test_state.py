@@ -306,3 +306,41 @@ def test_a_links_exclusion_reaches_only_the_dataset_it_names(monkeypatch):
         session = {state.LINK: state.Link(source, {}, [])}
         monkeypatch.setattr(state, "_st", lambda session=session: SimpleNamespace(session_state=session))
         assert state.excludes_invalid_rows(*shown) is applies, (source, shown)
+
+
+def test_the_fullest_view_s_link_is_read_whole():
+    """Every setting a view can hold fits the parameters a link is read for, on every page: a sandbox with every
+    constant changed, the radar's weights, Compare's datasets, a scorecard, the Runs filter, an upload's source and
+    Streamlit's own. At 40 such a link was cut with a notice and the view not restored (it writes 52 names)."""
+    from explorer.pages import PAGES
+
+    policy = {"success_weight": 0.5, "execution_weight": 0.25, "cost_weight": 0.25, "latency_share_of_execution": 0.6,
+              "consistency_min_latencies": 6, "neutral_consistency": 0.4, "score_decimals": 3,
+              "latency_anchors": {"xs": [400.0, 2000.0, 5000.0, 10000.0], "scores": [1.0, 0.8, 0.5, 0.0]},
+              "cost_anchors": {"xs": [0.002, 0.01, 0.05, 0.1, 0.2], "scores": [1.0, 0.8, 0.5, 0.2, 0.0]},
+              "steps_anchors": {"xs": [3.0, 5.0, 10.0, 20.0, 40.0], "scores": [1.0, 0.8, 0.5, 0.2, 0.0]},
+              "radar_window": 50, "radar_latency_min_runs": 4, "robustness_min_outcomes": 3,
+              "default_radar_weights": {"correctness": 0.4, "latency": 0.15, "cost": 0.15, "tool_efficiency": 0.15,
+                                        "robustness": 0.15},
+              "pass_k_levels": [1, 2, 3], "pass_k_min_outcomes": 4}
+    assert set(policy) == {f.name for f in FIELDS}
+    fullest = {"agent": "steady-pro", "versus": "swift-lite", "agents": AGENTS, "weights": (40, 15, 15, 15, 15),
+               "intervals": True, "replicates": 2000, "seed": 7, "policy": policy, "compare": "datasets",
+               "baseline": "upload:0123456789abcdef", "new": "import:fedcba9876543210",
+               "pair": [("steady-pro", "swift-lite")], "level": 3, "curve": AGENTS[:2], "tau2": "crashy-runner",
+               "timeline": AGENTS[1:], "order": "costliest", "largest": False, "receipt": "sandbox"}
+    assert set(fullest) == {k.name for k in state.KEYS}
+    sizes = []
+    for page in PAGES:
+        own = state.PAGE_PARAMS.get(page.name, frozenset())
+        carried = {name: "x" for names in state.PAGE_PARAMS.values() for name in names if name not in own}
+        link = {"data": "upload", "sha": "0" * 16, "exclude": "invalid", "embed": "true", "embed_options": "x",
+                **state.encode(fullest, page.name), **dict.fromkeys(own, "x"),
+                **{(state.RUNS_FILTER_PREFIX + k if k in state.PAGE_PARAMS["runs"] else k): v
+                   for k, v in carried.items()}}
+        sizes.append(len(link))
+        names = {param: name for name, param in state.PAGE_ALIASES.get(page.name, {}).items()}  # as the app reads
+        parsed = state.parse({names.get(k, k): v for k, v in link.items() if k not in own}, AGENTS)
+        assert not any("parameters; only the first" in n for n in parsed.notices), (page.name, len(link))
+        assert state.encode(parsed.values, page.name) == state.encode(fullest, page.name), page.name
+    assert max(sizes) == state.MAX_PARAMS == 52  # the bound is the fullest view, no more
