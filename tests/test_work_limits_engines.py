@@ -123,6 +123,26 @@ def test_a_parquet_dictionary_of_one_long_agent_id_is_refused_before_the_runs_ar
     assert not any("runs_normalized" in q for q in queries.seen)  # refused before a row was normalized
 
 
+def test_a_parquet_dictionary_of_one_long_status_is_refused_before_a_row_is_read(tmp_path, monkeypatch):
+    """The same bomb in a column that is no id (a reviewer's 200,000-character status in 300,000 rows, 0.4 MB on
+    disk, took the SQL engine to the worker's memory cap; the pandas engine refuses it against its memory budget):
+    any text column read is measured alike, and refused past the budget in words."""
+    queries = _Queries(monkeypatch)
+    n = 20_000
+    status = pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), pa.array(["s" * 50_000]))
+    table = pa.table({"run_id": [f"r{i}" for i in range(n)], "agent_id": ["a"] * n, "task_id": ["t"] * n,
+                      "status": status, "success": [True] * n, "latency_ms": [1.0] * n, "cost_usd": [0.01] * n})
+    path = tmp_path / "status.parquet"
+    pq.write_table(table, path)
+    error = _sql_refusal(path, Limits(max_memory=10**8))
+    assert _said(error) == [(None, "status", None, "values of up to 50,000 bytes in 20,000 rows take up to 1.0 GB "
+                                                   "decoded, more than the memory budget of 100.0 MB; refused before "
+                                                   "reading a row")]
+    assert not any("runs_normalized" in q for q in queries.seen)
+    scored = _sql_refusal(path)  # within the budget: read, and the status refused row by row as unknown
+    assert {p.code for p in scored.problems} == {"unknown_status"}
+
+
 def test_below_the_memory_budget_the_rows_are_validated_before_the_ids_are_measured(tmp_path):
     """The pandas engine's order (a reviewer, 2026-12-06): a Parquet file with a 1,001-character agent id and an
     unknown status is refused for the status, and one with three agents past --max-agents 2 for the agents; a list

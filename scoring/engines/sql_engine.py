@@ -40,6 +40,7 @@ from scoring.contract.limits import (
     DEFAULT_LIMITS,
     Limits,
     count_error,
+    format_size,
     long_id_detail,
     special_file,
     special_file_reason,
@@ -51,6 +52,7 @@ from scoring.contract.schema import (
     FALSE_TOKENS,
     FRACTION_DIGITS,
     HEADLINE_STATUSES,
+    ID_COLUMNS,
     NONFINITE_TOKENS,
     NUMBER_PATTERN,
     PASS_THROUGH_COLUMNS,
@@ -1604,14 +1606,27 @@ def _refuse_long_ids(con: Any, source: str, kinds: Mapping[str, str], limits: Li
     SqlScorer.check_work and the pandas loader refuse it. Below the budget, the file is validated first and
     check_work measures the ids after, in the pandas engine's order (a reviewer's file of a 1,001-character id
     and an unknown status: the status, as the pandas engine says). A list or struct column is no id: validation
-    refuses it as nested. Returns whether the ids are measured (none is past the limit)."""
+    refuses it as nested. Any other text column (a status, an outcome, a number or a timestamp as text) is measured
+    alike, and refused where its longest value, past max_id_chars, times the rows passes the budget (a reviewer's
+    dictionary of one 200,000-character status). Returns whether the ids are measured (none is past the limit)."""
     limit = limits.max_id_chars
     ids = [c for c in ("run_id", "agent_id", "task_id") if kinds.get(c) != "nested"]
-    texts = {c: f"CAST({c} AS VARCHAR)" for c in ids}
-    rows_read, *widths = con.execute("SELECT COUNT(*), " + ", ".join(f"MAX(strlen({texts[c]}))" for c in ids)
+    # Any other text column read: a value past max_id_chars is no status, outcome, number or timestamp either
+    other = [c for c in READ_COLUMNS if c not in ID_COLUMNS and kinds.get(c) == "other"]
+    texts = {c: f"CAST({c} AS VARCHAR)" for c in ids + other}
+    rows_read, *widths = con.execute("SELECT COUNT(*), " + ", ".join(f"MAX(strlen({t}))" for t in texts.values())
                                      + f" FROM {source}").fetchone()
-    past = {c: int(w) for c, w in zip(ids, widths) if w is not None and int(w) > limit}
-    if not any(int(rows_read) * width > limits.max_memory for width in past.values()):
+    rows_read = int(rows_read)
+    past = {c: int(w) for c, w in zip(texts, widths) if w is not None and int(w) > limit}
+    for column in other:
+        if column in past and rows_read * past[column] > limits.max_memory:
+            detail = (f"values of up to {past[column]:,} bytes in {rows_read:,} rows take up to "
+                      f"{format_size(rows_read * past[column])} decoded, more than the memory budget of "
+                      f"{format_size(limits.max_memory)}; refused before reading a row")
+            raise RunsValidationError([Problem.of(Reason.FILE, None, column, detail=detail)], source=source_name,
+                                      rows_read=rows_read, can_exclude=False)
+    past = {c: w for c, w in past.items() if c in ids}
+    if not any(rows_read * width > limits.max_memory for width in past.values()):
         return not past and len(ids) == 3
     problems = []
     for column in past:
@@ -1625,7 +1640,7 @@ def _refuse_long_ids(con: Any, source: str, kinds: Mapping[str, str], limits: Li
             problems.append(Problem.of(Reason.FILE, None if row is None else int(row), column, value[:61],
                                        detail=long_id_detail(len(value), limit)))
     if problems:
-        raise RunsValidationError(problems, source=source_name, rows_read=int(rows_read), can_exclude=False)
+        raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False)
     return False
 
 
