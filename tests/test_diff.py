@@ -423,3 +423,29 @@ def test_cli_pair_names_a_strangers_long_id_in_at_most_60_characters(capsys):
     assert main(["diff", str(SAMPLE), str(SAMPLE), "--pair", long, "steady-pro", "--replicates", "20"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("--pair: no agent 'xxx") and "xxx…' in the baseline" in err and len(err) < 200
+
+
+def test_cli_diff_of_harness_files_says_each_side_s_own_reading(tmp_path, capsys):
+    """`report` put a harness's own reading beside the canonical score; `diff`, the vendor's gate between two of
+    its harness runs, did not say what the harness itself read before and after (a reviewer, 2026-12-06)."""
+    from tests.helpers import tau2_results
+
+    sims = [("1", "user_stop", 1.0, 0.01)] * 3 + [("1", "too_many_errors", 0.0, 0.01), ("2", "user_stop", 0.0, 0.01)]
+    better = [("1", "user_stop", 1.0, 0.01)] * 4 + [("2", "user_stop", 1.0, 0.01)]
+    before, after = tmp_path / "before.json", tmp_path / "after.json"
+    before.write_text(json.dumps(tau2_results(sims, num_trials=4)))
+    after.write_text(json.dumps(tau2_results(better, num_trials=4)))
+    assert main(["diff", str(before), str(after), "--format", "json", "--replicates", "200"]) == 0
+    agent = json.loads(capsys.readouterr().out)["agents"][0]
+    assert agent["harness"]["baseline"]["success_rate"] == 0.6 and agent["harness"]["new"]["success_rate"] == 1.0
+    assert main(["diff", str(before), str(after), "--format", "table", "--replicates", "200"]) == 0
+    table = capsys.readouterr().out
+    assert "  baseline: tau2-bench's own reading (its rules, not the canonical score): average reward 0.6000, " \
+           "success (reward 1) 60.00%" in table
+    assert "  new: tau2-bench's own reading (its rules, not the canonical score): average reward 1.0000" in table
+    assert main(["diff", str(before), str(after), "--format", "markdown", "--replicates", "200"]) == 0
+    markdown = capsys.readouterr().out
+    assert "- baseline\\: tau2\\-bench's own reading" in markdown and "- new\\: tau2\\-bench's own reading" in markdown
+    assert max(len(line) for line in markdown.splitlines()) <= MARKDOWN_WIDTH
+    assert main(["diff", "sample_data/runs.csv", "sample_data/runs.csv", "--format", "json"]) == 0  # runs files
+    assert all("harness" not in a for a in json.loads(capsys.readouterr().out)["agents"])

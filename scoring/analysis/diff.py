@@ -147,7 +147,18 @@ class AgentDiff:
                 "pass_k": {str(k): v.to_json() for k, v in self.pass_k.items()},
                 "newly_solved": list(self.newly_solved), "newly_failed": list(self.newly_failed),
                 "tasks_only_in_new": list(self.comparison.tasks_only_a),
-                "tasks_only_in_baseline": list(self.comparison.tasks_only_b)}
+                "tasks_only_in_baseline": list(self.comparison.tasks_only_b),
+                **({"harness": {side: None if r.harness is None else r.harness.to_json()
+                                for side, r in (("baseline", self.baseline), ("new", self.new))}}
+                   if self.harness_words() else {})}
+
+    def harness_words(self) -> list[str]:
+        """Each side's harness reading in words (its own rules, not the canonical score), for an agent imported from
+        a harness file in either set: what the vendor's harness said before and after, beside the diff."""
+        from scoring.measures.report import harness_words
+
+        return [f"{side}: {harness_words(r.harness)}" for side, r in (("baseline", self.baseline), ("new", self.new))
+                if r.harness is not None]
 
 
 def _number(value: object) -> float | None:
@@ -287,8 +298,11 @@ def paired(baseline: pd.DataFrame, new: pd.DataFrame, pairs: Mapping[str, str]) 
 def diff_runs(baseline: pd.DataFrame, new: pd.DataFrame, policy: Policy = CANONICAL_POLICY, *,
               agents: Iterable[str] | None = None, replicates: int = DEFAULT_REPLICATES, seed: int = DEFAULT_SEED,
               confidence: float = DEFAULT_CONFIDENCE, baseline_name: str = BASELINE,
-              new_name: str = NEW, pairs: Mapping[str, str] | None = None) -> Diff:
+              new_name: str = NEW, pairs: Mapping[str, str] | None = None,
+              harness: tuple[Mapping[str, Any] | None, Mapping[str, Any] | None] | None = None) -> Diff:
     """Two canonical runs frames scored under one policy and compared agent by agent (new minus baseline).
+
+    ``harness``: each set's harness readings (``LoadedRuns.harness``), said beside each agent's diff.
 
     ``agents`` limits the comparison to those agents (KeyError for a name in neither set); ``pairs`` compares
     each baseline agent it names with the new set's agent it names (:func:`paired`; ``agents`` then names the new
@@ -297,7 +311,10 @@ def diff_runs(baseline: pd.DataFrame, new: pd.DataFrame, policy: Policy = CANONI
     pairs = dict(pairs or {})
     if pairs:
         baseline = paired(baseline, new, pairs)
-    reports = score_runs(baseline, policy), score_runs(new, policy)
+    readings = harness or (None, None)
+    # A baseline agent compared under its new id (pairs) keeps its harness reading
+    before = {pairs.get(a, a): r for a, r in (readings[0] or {}).items()}
+    reports = score_runs(baseline, policy, harness=before), score_runs(new, policy, harness=readings[1])
     ids = [[a.agent_id for a in r.agents] for r in reports]
     if agents is not None:
         wanted = list(dict.fromkeys(agents))
@@ -397,7 +414,8 @@ def table_text(d: Diff, threshold: float | None = None) -> str:
             details = pd.DataFrame(_detail_rows(a, decimals), columns=["measure", "baseline", "new", "change"])
             lines += ["  " + line for line in details.to_string(index=False).splitlines()]
             lines += [f"  newly solved ({len(a.newly_solved):,}): {', '.join(a.newly_solved) or 'none'}",
-                      f"  newly failed ({len(a.newly_failed):,}): {', '.join(a.newly_failed) or 'none'}", ""]
+                      f"  newly failed ({len(a.newly_failed):,}): {', '.join(a.newly_failed) or 'none'}",
+                      *(f"  {words}" for words in a.harness_words()), ""]
     else:
         lines += [NO_AGENT_IN_BOTH, ""]
     lines += [f"only in the baseline: {', '.join(d.only_in_baseline) or 'none'}",
@@ -458,6 +476,8 @@ def markdown_text(d: Diff, threshold: float | None = None) -> str:
             shown = ", ".join(_code(t, 40) for t in tasks[:50]) or "none"
             more = f" and {len(tasks) - 50:,} more" if len(tasks) > 50 else ""
             lines += _wrap(f"{shown}{more}", f"- {title} ({len(tasks):,}): ")
+        for words in a.harness_words():
+            lines += _wrap(_md_text(words), "- ")
         lines += ["", "</details>"]
     lines += [""] + _wrap(f"{RULE} {d.replicates:,} replicates, seed {d.seed}.")
     return "\n".join(lines) + "\n"

@@ -63,14 +63,16 @@ def run_diff(args: argparse.Namespace, limits: Limits) -> int:
     if refusal:
         raise Refused(refusal)
     policy = read_policy(args.policy)
-    sides = []
+    sides, readings = [], []
     for side, path in ((BASELINE, args.baseline), (NEW, args.new)):
         inputs = argparse.Namespace(inputs=[path], kind=args.kind, agent=None, experiment=None, mapping=args.mapping,
                                     scorer=args.scorer, prices=args.prices)
         try:
-            sides.append(load_inputs(inputs, limits).runs)
+            loaded = load_inputs(inputs, limits)
         except Refused as exc:
             raise Refused(f"{side} {path}: cannot be scored:\n{exc}") from None
+        sides.append(loaded.runs)
+        readings.append(loaded.harness)  # a harness file's own reading, said beside each agent's diff
     pairs = dict(args.pair or [])
     if len(pairs) != len(args.pair or []):
         raise Refused("--pair: one baseline agent paired twice")
@@ -78,7 +80,7 @@ def run_diff(args: argparse.Namespace, limits: Limits) -> int:
         result = diff_runs(sides[0], sides[1], policy, agents=args.agent,
                            replicates=DEFAULT_REPLICATES if args.replicates is None else args.replicates,
                            seed=DEFAULT_SEED if args.seed is None else args.seed, baseline_name=args.baseline,
-                           new_name=args.new, pairs=pairs)
+                           new_name=args.new, pairs=pairs, harness=(readings[0], readings[1]))
     except KeyError as exc:
         raise Refused(f"--agent: no agent {fmt.named(exc.args[0])} in either set") from None
     except ValueError as exc:  # a --pair the sets do not allow, in words
