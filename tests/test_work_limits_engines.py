@@ -247,3 +247,18 @@ def test_spark_s_plan_checks_the_limits_with_no_scan_of_its_own(tmp_path, monkey
         score_file_sql(many, limits=Limits(max_agents=3, max_tasks=2))
     assert any("length(run_id) > 1000" in q for q in queries)  # read with the hashes
     assert not any(re.search(r"MAX\(length\(run_id\)\)|COUNT\(DISTINCT task_id\)", q) for q in queries)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_file_of_a_header_alone_has_no_runs_in_both_engines(tmp_path, suffix):
+    """The totals read off DuckDB's counts per agent and task are NULL for a file of no row: the CSV raised a
+    TypeError and the Parquet file was scored as an empty leaderboard, before the pandas engine's refusal was kept."""
+    columns = HEADER.split(",")
+    path = tmp_path / f"empty{suffix}"
+    if suffix == ".csv":
+        path.write_text(HEADER + "\n")
+    else:
+        pq.write_table(pa.table({c: pa.array([], pa.string()) for c in columns}), path)
+    said = [(p.column, p.reason) for p in _sql_refusal(path).problems]
+    assert said == [(None, "the file has no runs")]
+    assert said == [(p.column, p.reason) for p in pytest.raises(RunsValidationError, load_runs, path).value.problems]

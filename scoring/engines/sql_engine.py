@@ -1018,7 +1018,10 @@ class SqlScorer:
                 found = self.rows(f"SELECT SUM(rows_read), SUM(rows_refused), COUNT(DISTINCT agent_id), "
                                   f"MAX(length(agent_id)), COUNT(DISTINCT task_id), MAX(length(task_id)) "
                                   f"FROM {self.groups_table}")[0]
-                self._totals_read = tuple(None if v is None else int(v) for v in found)  # type: ignore[assignment]
+                # No row at all: SUM and MAX give NULL (a header-only file is refused as having no runs, in validate)
+                *counts, task_chars = found
+                self._totals_read = (*(int(v or 0) for v in counts),  # type: ignore[assignment]
+                                     None if task_chars is None else int(task_chars))
             else:
                 rows = self._agent_rows_named()
                 self._totals_read = (sum(int(r["rows_read"]) for r in rows), sum(int(r["rows_refused"]) for r in rows),
