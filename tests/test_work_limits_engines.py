@@ -143,6 +143,19 @@ def test_a_parquet_dictionary_of_one_long_status_is_refused_before_a_row_is_read
     assert {p.code for p in scored.problems} == {"unknown_status"}
 
 
+def test_a_lowered_id_limit_bounds_ids_never_the_other_text_columns(tmp_path):
+    """--max-id-chars bounds ids: a Parquet file whose finished_at texts (20 bytes) pass 12 is scored, not refused
+    past the memory budget as a text column too long (a reviewer: at --max-id-chars 20 a legitimate file above
+    74M rows would have been)."""
+    path = tmp_path / "runs.parquet"
+    pq.write_table(pa.csv.read_csv(_csv(tmp_path, [("r1", "a", "t"), ("r2", "b", "t")]), convert_options=pa.csv.
+                                   ConvertOptions(column_types={"success": pa.string(), "finished_at": pa.string()})),
+                   path)
+    limits = Limits(max_id_chars=12, max_memory=10)  # finished_at: 20 bytes a row
+    assert [a.agent_id for a in score_file_sql(path, limits=limits).agents] == \
+        [a.agent_id for a in score_file_sql(path).agents]
+
+
 def test_below_the_memory_budget_the_rows_are_validated_before_the_ids_are_measured(tmp_path):
     """The pandas engine's order (a reviewer, 2026-12-06): a Parquet file with a 1,001-character agent id and an
     unknown status is refused for the status, and one with three agents past --max-agents 2 for the agents; a list
@@ -245,6 +258,12 @@ def test_spark_s_plan_checks_the_limits_with_no_scan_of_its_own(tmp_path, monkey
                               (Limits(max_tasks=1), "the input has 2 tasks, more than the limit of 1 (max_tasks)")):
             assert [p.reason for p in _sql_refusal(many, limits).problems] == [words]
         score_file_sql(many, limits=Limits(max_agents=3, max_tasks=2))
+        # No agent with a latency mean, so no spread: the tasks are counted with repeatability's counts (a reviewer)
+        unmeasured = tmp_path / "unmeasured.csv"
+        unmeasured.write_text(HEADER + "\n" + "".join(f"r{i},a,{t},failed,false,,0.01,\n" for i, t in enumerate("xyz")))
+        said = [p.reason for p in _sql_refusal(unmeasured, Limits(max_tasks=1)).problems]
+        assert said == ["the input has 3 tasks, more than the limit of 1 (max_tasks)"]
+        assert said == [p.reason for p in _pandas_refusal(unmeasured, Limits(max_tasks=1)).problems]
     assert any("length(run_id) > 1000" in q for q in queries)  # read with the hashes
     assert not any(re.search(r"MAX\(length\(run_id\)\)|COUNT\(DISTINCT task_id\)", q) for q in queries)
 

@@ -1328,6 +1328,14 @@ class SqlScorer:
         elif self.d.materialize and not self.d.limb_sums:  # counted by the pass per agent and task (_per_agent)
             self._per_agent()
             rows = self.rows(f"SELECT agent_id, task_id, task_n, task_c FROM {self.groups_table} WHERE task_n > 0")
+        elif self.d.limb_sums:  # Spark's plan where no agent has a latency mean (no spread): every task counted here
+            known = f"status IN ({_quote_list(TERMINAL_STATUSES)}) AND success IS NOT NULL"
+            groups = self.rows(f"""
+                SELECT agent_id, task_id, COUNT(*) FILTER (WHERE {known}) AS n,
+                       COUNT(*) FILTER (WHERE {known} AND success) AS c
+                FROM {self.runs} GROUP BY agent_id, task_id""")
+            self._refuse_count(len({t for _, t, _, _ in groups}), "tasks")  # check_work's last limit
+            rows = [g for g in groups if int(g[2])]
         else:
             rows = self.rows(f"""
                 SELECT agent_id, task_id, COUNT(*) AS n, COUNT(*) FILTER (WHERE success) AS c
@@ -1620,7 +1628,10 @@ def _refuse_long_ids(con: Any, source: str, kinds: Mapping[str, str], limits: Li
     rows_read, *widths = con.execute("SELECT COUNT(*), " + ", ".join(f"MAX(strlen({t}))" for t in texts.values())
                                      + f" FROM {source}").fetchone()
     rows_read = int(rows_read)
-    past = {c: int(w) for c, w in zip(texts, widths) if w is not None and int(w) > limit}
+    # A text column that is no id is measured against the default id limit at least: a lowered --max-id-chars
+    # bounds ids, never a legitimate file's timestamps (a reviewer: --max-id-chars 20 and 27-byte finished_at texts)
+    past = {c: int(w) for c, w in zip(texts, widths)
+            if w is not None and int(w) > (limit if c in ids else max(limit, DEFAULT_LIMITS.max_id_chars))}
     for column in other:
         if column in past and rows_read * past[column] > limits.max_memory:
             detail = (f"values of up to {past[column]:,} bytes in {rows_read:,} rows take up to "
@@ -1677,8 +1688,9 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
                    *, memory_limit: str | None = None, temp_directory: str | None = None, threads: int | None = None,
                    levels: Sequence[int] | None = None, limits: Limits = DEFAULT_LIMITS) -> Report:
     """Score a Parquet or CSV file with DuckDB, out of core (``memory_limit`` caps DuckDB's memory). Of
-    ``limits``, the work limits apply (agents, tasks, an id's characters: SqlScorer.check_work); the rows and
-    the memory budget do not, as the file is read out of core."""
+    ``limits``, the work limits apply (agents, tasks, an id's characters: SqlScorer.check_work); the rows do not,
+    as the file is read out of core, and the memory budget only to a Parquet file's text past the id limit,
+    measured before a row is read (_refuse_long_ids: a dictionary bomb)."""
     import duckdb
 
     path = Path(path)
