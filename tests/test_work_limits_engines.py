@@ -110,7 +110,8 @@ def test_a_parquet_dictionary_of_one_long_agent_id_is_refused_before_the_runs_ar
     SQL engine to the worker's memory cap). The ids are measured on the file's own values first: past the memory
     budget (here 100 MB), the file is refused before the runs are normalized."""
     queries = _Queries(monkeypatch)
-    table = pa.table({"run_id": [f"r{i}" for i in range(20_000)], "agent_id": ["x" * 50_000] * 20_000,
+    agent = pa.DictionaryArray.from_arrays(pa.array([0] * 20_000, pa.int32()), pa.array(["x" * 50_000]))
+    table = pa.table({"run_id": [f"r{i}" for i in range(20_000)], "agent_id": agent,  # one value, held once
                       "task_id": ["t"] * 20_000, "status": ["completed"] * 20_000, "success": [True] * 20_000,
                       "latency_ms": [1.0] * 20_000, "cost_usd": [0.01] * 20_000})
     path = tmp_path / "bomb.parquet"
@@ -128,18 +129,21 @@ def test_a_parquet_dictionary_of_one_long_status_is_refused_before_a_row_is_read
     disk, took the SQL engine to the worker's memory cap; the pandas engine refuses it against its memory budget):
     any text column read is measured alike, and refused past the budget in words."""
     queries = _Queries(monkeypatch)
-    n = 20_000
-    status = pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), pa.array(["s" * 50_000]))
-    table = pa.table({"run_id": [f"r{i}" for i in range(n)], "agent_id": ["a"] * n, "task_id": ["t"] * n,
-                      "status": status, "success": [True] * n, "latency_ms": [1.0] * n, "cost_usd": [0.01] * n})
-    path = tmp_path / "status.parquet"
-    pq.write_table(table, path)
-    error = _sql_refusal(path, Limits(max_memory=10**8))
+
+    def written(n):
+        status = pa.DictionaryArray.from_arrays(pa.array([0] * n, pa.int32()), pa.array(["s" * 50_000]))
+        table = pa.table({"run_id": [f"r{i}" for i in range(n)], "agent_id": ["a"] * n, "task_id": ["t"] * n,
+                          "status": status, "success": [True] * n, "latency_ms": [1.0] * n, "cost_usd": [0.01] * n})
+        pq.write_table(table, path := tmp_path / f"status-{n}.parquet")
+        return path
+
+    error = _sql_refusal(written(20_000), Limits(max_memory=10**8))
     assert _said(error) == [(None, "status", None, "values of up to 50,000 bytes in 20,000 rows take up to 1.0 GB "
                                                    "decoded, more than the memory budget of 100.0 MB; refused before "
                                                    "reading a row")]
     assert not any("runs_normalized" in q for q in queries.seen)
-    scored = _sql_refusal(path)  # within the budget: read, and the status refused row by row as unknown
+    # Within the budget (10 MB here): read, and the status refused row by row as unknown
+    scored = _sql_refusal(written(200), Limits(max_memory=10**8))
     assert {p.code for p in scored.problems} == {"unknown_status"}
 
 
