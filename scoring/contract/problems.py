@@ -44,6 +44,17 @@ class Problem:
         return cls(row, column, value, reason.text(**fields), reason.code, first_row=first_row)
 
     @classmethod
+    def long_id(cls, row: int | None, column: str, value: str, limit: int) -> Problem:
+        """An id past ``max_id_chars`` (the work limits, every engine alike): its row, its start and its length.
+
+        >>> Problem.long_id(3, "agent_id", "x" * 2_000, 1_000).reason
+        'an id of 2,000 characters, more than the limit of 1,000 (max_id_chars)'
+        """
+        from scoring.contract.limits import long_id_detail
+
+        return cls.of(Reason.FILE, row, column, value[:61], detail=long_id_detail(len(value), limit))
+
+    @classmethod
     def not_listed(cls, reason: Reason, column: str, rows: int, **fields: object) -> Problem:
         """The ``rows`` more rows a rule refuses than a refusal lists, as one problem that stands for them."""
         return cls(None, column, None, f"{reason.text(**fields)}: {rows:,} more row(s) not listed", reason.code,

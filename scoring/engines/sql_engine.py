@@ -41,7 +41,6 @@ from scoring.contract.limits import (
     Limits,
     count_error,
     format_size,
-    long_id_detail,
     special_file,
     special_file_reason,
 )
@@ -627,10 +626,8 @@ class SqlScorer:
                 order = f"source_row, {column}{self.d.collate}" if self.has_row_numbers else f"{column}{self.d.collate}"
                 found = self.rows(f"SELECT {column}, source_row FROM {self.numbered} "
                                   f"WHERE length({column}) > {limits.max_id_chars} ORDER BY {order} LIMIT 1")
-                for value, row in found:
-                    problems.append(Problem.of(Reason.FILE, None if row is None else int(row), column,
-                                               str(value)[:61], detail=long_id_detail(len(str(value)),
-                                                                                      limits.max_id_chars)))
+                problems += [Problem.long_id(None if row is None else int(row), column, str(value),
+                                             limits.max_id_chars) for value, row in found]
             if problems:
                 raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False)
         if tasks is not None:
@@ -1621,7 +1618,7 @@ def _refuse_long_ids(con: Any, source: str, kinds: Mapping[str, str], limits: Li
     alike, and refused where its longest value, past max_id_chars, times the rows passes the budget (a reviewer's
     dictionary of one 200,000-character status). Returns whether the ids are measured (none is past the limit)."""
     limit = limits.max_id_chars
-    ids = [c for c in ("run_id", "agent_id", "task_id") if kinds.get(c) != "nested"]
+    ids = [c for c in ID_COLUMNS if kinds.get(c) != "nested"]
     # Any other text column read: a value past max_id_chars is no status, outcome, number or timestamp either
     other = [c for c in READ_COLUMNS if c not in ID_COLUMNS and kinds.get(c) == "other"]
     texts = {c: f"CAST({c} AS VARCHAR)" for c in ids + other}
@@ -1650,9 +1647,7 @@ def _refuse_long_ids(con: Any, source: str, kinds: Mapping[str, str], limits: Li
                               WHERE strlen({texts[column]}) > {limit}) AS w
             WHERE length(t) > {limit} LIMIT 1""").fetchone()
         if found is not None:
-            value, row = str(found[0]), found[1]
-            problems.append(Problem.of(Reason.FILE, None if row is None else int(row), column, value[:61],
-                                       detail=long_id_detail(len(value), limit)))
+            problems.append(Problem.long_id(None if found[1] is None else int(found[1]), column, str(found[0]), limit))
     if problems:
         raise RunsValidationError(problems, source=source_name, rows_read=rows_read, can_exclude=False)
     return False

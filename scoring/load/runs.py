@@ -38,7 +38,6 @@ from scoring.contract.limits import (
     DEFAULT_LIMITS,
     Limits,
     format_size,
-    long_id_detail,
     row_limit_refusal,
     special_file,
     special_file_reason,
@@ -60,6 +59,7 @@ from scoring.contract.safejson import (
 )
 from scoring.contract.schema import (
     FALSE_TOKENS,
+    ID_COLUMNS,
     NONFINITE_TOKENS,
     NUMBER_COLUMNS,
     NUMBER_PATTERN,
@@ -135,7 +135,7 @@ def _long_ids(runs: pd.DataFrame, limit: int) -> list[Problem]:
     id in a 60 MB file took the app's server past 1 GB, every page and chart repeating it (explorer-defined bound:
     ``max_id_chars``)."""
     problems = []
-    for column in ("run_id", "agent_id", "task_id"):
+    for column in ID_COLUMNS:
         ids = runs[column]
         values = pd.Series(ids.cat.categories if isinstance(ids.dtype, pd.CategoricalDtype) else ids).astype("str")
         long = values[values.str.len() > limit]
@@ -150,7 +150,7 @@ def _long_ids(runs: pd.DataFrame, limit: int) -> list[Problem]:
             if len(found):
                 first = found.iloc[int(found["source_row"].to_numpy().argmin())]
                 row, value = int(first["source_row"]), str(first[column])
-        problems.append(Problem.of(Reason.FILE, row, column, value[:61], detail=long_id_detail(len(value), limit)))
+        problems.append(Problem.long_id(row, column, value, limit))
     return problems
 
 
