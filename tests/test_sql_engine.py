@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -686,6 +687,36 @@ def test_a_typed_timestamp_past_the_grammars_years_is_refused_at_its_row(tmp_pat
     last = _typed_runs(tmp_path / "last.parquet",
                        finished_at=pa.array([253402300799, 0, 1], pa.timestamp("s", tz="UTC")))
     assert_same_report(*both(last))  # 9999-12-31T23:59:59Z, the grammar's last second: read alike
+
+
+@pytest.mark.parametrize("tz", ["UTC", None])
+def test_a_nanosecond_timestamp_is_read_as_its_text_is_the_later_digits_dropped(tmp_path, tz):
+    """A reviewer's Parquet file written by pandas (nanoseconds, its default unit) stopped the pandas engine with a
+    traceback (Arrow's safe cast "would lose data"), and DuckDB's cast rounds (...0.000000600 read as ...0.000001).
+    Both engines now read a nanosecond instant as its text is read: the seventh digit on dropped (floor, so
+    1969-12-31T23:59:59.999999999 is ...59.999999). One agent's 101 terminal runs: the window drops the oldest,
+    which only the floor decides here (b at 600 ns is older than a at 1,000 ns; rounded, the two tie)."""
+    def runs(first: str, second: str, nanos: list[int]) -> dict:
+        ids = [first, second] + [f"r{i:03}" for i in range(99)]
+        return {"run_id": ids, "agent_id": ["x"] * 101, "task_id": ["t"] * 101, "status": ["completed"] * 101,
+                "success": [True, False] + [True] * 99, "latency_ms": [10.0] * 101, "cost_usd": [0.01] * 101,
+                "nanos": nanos}
+
+    old = [1_000, 600] + [10**18 + 10**9 * i for i in range(99)]
+    for first, second in (("a", "b"), ("b", "a")):
+        for nanos in (old, [-1, -1_000] + old[2:]):  # and before 1970: -1 ns is -1 us, never 0
+            frame = pd.DataFrame(runs(first, second, nanos))
+            stamps = pa.array(frame.pop("nanos"), pa.timestamp("ns", tz=tz))
+            typed = tmp_path / "typed.parquet"
+            pq.write_table(pa.Table.from_pandas(frame, preserve_index=False).append_column("finished_at", stamps),
+                           typed)
+            text = tmp_path / "text.csv"
+            frame["finished_at"] = pc.strftime(stamps.cast(pa.timestamp("ns", tz="UTC")), "%Y-%m-%dT%H:%M:%SZ")
+            frame.to_csv(text, index=False)
+            assert ".000000600Z" in text.read_text() or ".999999999Z" in text.read_text()
+            expected = json.loads(score_runs(load_runs(text).runs).to_json_text())
+            assert_same_report(*both(typed))
+            assert_same_report(json.loads(score_file_sql(typed).to_json_text()), expected)
 
 
 def test_list_and_struct_columns_are_refused_as_nested_by_both_engines(tmp_path):

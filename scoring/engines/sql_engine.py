@@ -1729,7 +1729,15 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
         # scan, refused in words below.
         blobs = [_quoted_name(name) for name, kind, *_ in described
                  if str(kind).upper() == "BLOB" and name in columns]
-        replaced = f" REPLACE ({', '.join(f'decode({c}) AS {c}' for c in blobs)})" if blobs else ""
+        # A nanosecond finished_at keeps its first six digits of the second, later ones dropped (floor), as the
+        # grammar reads the same instant written as text and the pandas engine reads it (DuckDB's cast rounds:
+        # ...00.123456789 would be ...00.123457; pandas writes Parquet in nanoseconds).
+        nanos = [_quoted_name(name) for name, kind, *_ in described
+                 if str(kind).upper() in ("TIMESTAMP_NS", "TIMESTAMPTZ_NS") and name in columns
+                 and normalize_column_name(name) == "finished_at"]
+        swaps = [f"decode({c}) AS {c}" for c in blobs] + [
+            f"make_timestamp((epoch_ns({c}) - (epoch_ns({c}) % 1000 + 1000) % 1000) // 1000) AS {c}" for c in nanos]
+        replaced = f" REPLACE ({', '.join(swaps)})" if swaps else ""
         numbered = f"(SELECT *{replaced}, {row_number} AS {ROW_COLUMN} FROM source_file)"
         try:
             source, names = _renamed_source(numbered, columns, _quoted_name,

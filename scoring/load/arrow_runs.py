@@ -412,16 +412,29 @@ def typed_outside_the_grammar(column: Column) -> np.ndarray:
     return (raw < low) | (raw > high)
 
 
+def _utc_micros(column: Column, outside: np.ndarray) -> np.ndarray:
+    """A timestamp column's instants as microseconds since the epoch in UTC (a value without a zone is UTC: its
+    stored number is its wall-clock time read as UTC), NAT for an empty cell and for one ``outside`` the grammar.
+    A nanosecond value keeps its first six digits of the second, later ones dropped (floor: 1969-12-31T23:59:59
+    .999999999 is ...59.999999), as the grammar reads the same instant written as text (pandas writes Parquet
+    in nanoseconds; Arrow's safe cast refused such a file with a traceback, an unsafe one rounds toward zero)."""
+    raw = np.asarray(pc.fill_null(column.cast(pa.int64()), 0))
+    per_second = _PER_SECOND[column.type.unit]
+    micros = raw // (per_second // 1_000_000) if per_second > 1_000_000 else raw * (1_000_000 // per_second)
+    micros[~np.asarray(pc.is_valid(column), dtype=bool) | outside] = NAT
+    return micros
+
+
 def timestamp_texts(column: Column) -> list[str | None]:
     """A timestamp column as text the grammar reads: ISO 8601 in UTC, and a value outside its range as its stored
     number and unit (refused, shown as written: "10000000000000 s from 1970-01-01T00:00:00Z")."""
     outside = typed_outside_the_grammar(column)
     raw = column.cast(pa.int64()).to_pylist()
     unit = column.type.unit
-    inside = pc.if_else(pa.array(outside), pa.scalar(None, column.type), column)
-    stamps = inside if column.type.tz is not None else pc.assume_timezone(inside, "UTC")
+    micros = _utc_micros(column, outside)
+    stamps = pa.array(micros, mask=micros == NAT).cast(pa.timestamp("us", tz="UTC"))
     # %S writes the seconds with the microseconds: 2026-07-01T12:00:00.250000Z.
-    texts = pc.strftime(stamps.cast(pa.timestamp("us", tz="UTC")), "%Y-%m-%dT%H:%M:%SZ").to_pylist()
+    texts = pc.strftime(stamps, "%Y-%m-%dT%H:%M:%SZ").to_pylist()
     return [None if r is None else f"{r} {unit} from 1970-01-01T00:00:00Z" if far else t
             for r, far, t in zip(raw, outside, texts)]
 
@@ -429,10 +442,10 @@ def timestamp_texts(column: Column) -> list[str | None]:
 def timestamps(column: Column) -> np.ndarray | None:
     """Microseconds since the epoch in UTC (a value without a zone is UTC), NAT for empty, else None."""
     if pa.types.is_timestamp(column.type):
-        if typed_outside_the_grammar(column).any():
+        outside = typed_outside_the_grammar(column)
+        if outside.any():
             return None  # the per-cell parser refuses each such value at its row
-        stamps = column if column.type.tz is not None else pc.assume_timezone(column, "UTC")
-        return np.asarray(pc.fill_null(stamps.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()), NAT))
+        return _utc_micros(column, outside)
     values = _trimmed_text(column)
     if values is None:
         return None
