@@ -263,6 +263,23 @@ def test_a_json_record_giving_a_key_twice_is_refused_not_read_with_one_value_dro
     assert [(p.row, p.code) for p in error.problems] == [(1, "duplicate_column"), (2, "duplicate_column")]
 
 
+def test_an_object_giving_runs_twice_is_refused_not_read_with_a_list_dropped():
+    # A reviewer's {"runs": [3 failed runs], "runs": [1 success]}: json keeps the last list, so the three failed
+    # runs were dropped without a word and the agent scored on its one success. A key the loader never reads may
+    # repeat (nothing of it is lost).
+    run = ('{"run_id": "r%d", "agent_id": "a", "task_id": "t", "status": "completed", "success": %s, '
+           '"latency_ms": 1, "cost_usd": 0.1}')
+    first, second = f"[{run % (1, 'false')}, {run % (2, 'false')}, {run % (3, 'false')}]", f"[{run % (4, 'true')}]"
+    error = outcome(f'{{"runs": {first}, "runs": {second}}}'.encode(), "x.json")
+    assert isinstance(error, RunsValidationError)
+    assert [(p.code, p.row) for p in error.problems] == [("file", None)]
+    assert '"runs" more than once' in error.problems[0].reason
+    with pytest.raises(RunsValidationError):  # nor does excluding the invalid rows read either list
+        load_runs(f'{{"runs": {first}, "runs": {second}}}'.encode(), name="x.json", exclude_invalid=True)
+    kept = outcome(f'{{"note": 1, "runs": {first}, "note": 2}}'.encode(), "x.json")
+    assert sorted(kept.runs["run_id"]) == ["r1", "r2", "r3"]
+
+
 def test_parquet_nan_is_refused_but_parquet_null_is_an_empty_cell():
     base = dict(zip(HEADER.split(","), GOOD_ROW.split(",")))
     base.update(latency_ms=1000.0, cost_usd=0.01, steps=3, success=True)

@@ -544,6 +544,8 @@ def _read_json(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame
         raise _file_problem(f"not a runs file: JSON nested more than {limits.max_json_depth} levels deep") from None
     except ValueError as exc:  # e.g. an integer with more digits than Python reads
         raise _file_problem(f"not valid JSON: {exc}") from None
+    if isinstance(doc, dict) and "runs" in repeated_keys(doc):  # json keeps the last: the rest would be lost
+        raise _file_problem('the object gives "runs" more than once: a reader could see either list, so none is read')
     if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
         doc = doc["runs"]
     if not isinstance(doc, list):
