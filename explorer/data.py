@@ -638,6 +638,13 @@ def scored_dataset(dataset: Dataset, files: list | None = None) -> Scored | Refu
 def _scored_and_warmed(dataset: Dataset, files: list | None = None) -> Scored | Refused:
     """Score a dataset; then run :data:`ON_SCORED` (``explorer.drill.warm``) on it."""
     result = _compute(dataset, files)
+    if isinstance(result, Scored) and result.loaded.runs.empty:  # no page draws a dataset of no runs
+        excluded = result.loaded.excluded_rows
+        detail = (f"excluding the {fmt.counted(excluded, 'invalid row', 'invalid rows')} leaves no run to score"
+                  if excluded else "the data has no runs")
+        result = Refused(RunsValidationError([Problem(None, None, None, detail, "file")],
+                                             rows_read=result.loaded.rows_read, source=dataset.name,
+                                             can_exclude=False), result.imported)
     if isinstance(result, Scored):
         for hook in ON_SCORED:
             hook(dataset, result)
@@ -779,6 +786,8 @@ def show_refusal(error: RunsValidationError, imported: ImportReport | None = Non
                   key="skip_refused")
         st.caption("The import report then names the files left out; any invalid row of the others is excluded too, "
                    "and the scores say how many.")
+    elif error.every_row_invalid and all(p.row is not None for p in error.problems):
+        st.caption(f"Every row of the {what} is invalid, so excluding them would leave no run to score.")
     else:
         st.caption(f"This problem concerns the whole {what}, so no row can be excluded to rescue it.")
     if dataset.kind == "upload" and any(p.code == "missing_column" for p in error.problems):

@@ -17,6 +17,8 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import explorer.data
+import explorer.pages
 from explorer import format as fmt
 from scoring import CANONICAL_POLICY, RADAR_AXES, Anchors, load_runs, score_runs
 from scoring.contract.policy import EXPLORER, PUBLISHED
@@ -38,6 +40,7 @@ from tests.apptest_helpers import (
     plotly_array,
     plotly_specs,
     run,
+    show_upload,
     texts,
 )
 
@@ -385,6 +388,45 @@ def test_a_file_level_problem_cannot_be_excluded():
     assert "'cols.csv' was refused" in at.error[0].body.replace("\\", "")
     assert not [b for b in at.button if b.key == "exclude_invalid"]
     assert any("whole file" in c.value for c in at.caption)
+
+
+ALL_INVALID = (b"run_id,agent_id,task_id,status,success,latency_ms,cost_usd\n"
+               b"r1,,t1,completed,true,-50,0.01\nr2,a,t1,done,true,5,0.01\n")
+
+
+SCORED_PAGES = ("leaderboard", "headline", "radar", "repeatability", "uncertainty", "tasks", "compare", "over_time",
+                 "runs", "sandbox")  # every page that draws the scores (views/*: require_scores)
+
+
+@pytest.mark.parametrize("name", SCORED_PAGES)
+def test_a_file_of_invalid_rows_only_offers_no_exclusion_and_no_page_draws_an_empty_dataset(name):
+    """A reviewer excluded the only invalid row of a file: the dataset had no run left, and five pages stopped on
+    an exception (KeyError in the leaderboard's accounting, the headline's agent, pass^1, the uncertainty's and
+    the sandbox's ranks). Excluding every row is now no remedy on offer; a session that asked for it anyway (a
+    link, an earlier click) sees the refusal, never a page of nothing."""
+    path = PAGES.get(name) or next(p.path for p in explorer.pages.PAGES if p.name == name)
+    assert "require_scores" in Path(path).read_text()
+    for exclude in (False, True):
+        at = show_upload(AppTest.from_file(str(path), default_timeout=TIMEOUT), ALL_INVALID, "bad.csv")
+        at.session_state["dataset"] = dataclasses.replace(at.session_state["dataset"], exclude_invalid=exclude)
+        run(at)
+        assert any("'bad.csv' was refused" in e.body.replace("\\", "") for e in at.error), (name, exclude)
+        assert not [b for b in at.button if b.key == "exclude_invalid"], (name, exclude)
+        assert any("Every row of the file is invalid" in c.value for c in at.caption), (name, exclude)
+        assert not at.metric and not plotly_specs(at), (name, exclude)
+
+
+def test_a_dataset_left_with_no_run_is_refused_before_any_page_draws_it(monkeypatch):
+    """Whatever path leaves a dataset of no runs (the loader refuses excluding every row; an import's parts could
+    still), the pages see a refusal saying so, never an empty report."""
+    loaded = load_runs(BAD_CSV, name="bad.csv", exclude_invalid=True)
+    empty = dataclasses.replace(loaded, runs=loaded.runs.iloc[:0])
+    dataset = explorer.data.Dataset(name="bad.csv", digest="d", kind="upload", exclude_invalid=True)
+    monkeypatch.setattr(explorer.data, "_compute",
+                        lambda *_: explorer.data.Scored(empty, score_runs(loaded.runs)))
+    result = explorer.data._scored_and_warmed(dataset)
+    assert isinstance(result, explorer.data.Refused) and not result.error.excludable
+    assert [p.reason for p in result.error.problems] == ["excluding the 3 invalid rows leaves no run to score"]
 
 
 def test_refusal_on_every_page_when_seeded():

@@ -280,6 +280,22 @@ def test_an_object_giving_runs_twice_is_refused_not_read_with_a_list_dropped():
     assert sorted(kept.runs["run_id"]) == ["r1", "r2", "r3"]
 
 
+@pytest.mark.parametrize("rows", [1, 3])
+def test_excluding_every_row_is_no_remedy(rows):
+    # A reviewer excluded a file's only invalid row: the app's pages stopped on an empty dataset, and the command
+    # line printed an empty leaderboard with exit 0, a gate that passes on nothing. Now refused, whatever is asked.
+    text = "run_id,agent_id,task_id,status,success,latency_ms,cost_usd\n" + "".join(
+        f"r{i},,t1,completed,true,-50,0.01\n" for i in range(rows))
+    for exclude in (False, True):
+        with pytest.raises(RunsValidationError) as caught:
+            load_runs(text.encode(), name="bad.csv", exclude_invalid=exclude)
+        error = caught.value
+        assert error.every_row_invalid and not error.excludable and error.invalid_rows == rows
+        said = "The only row is invalid" if rows == 1 else f"All {rows} rows are invalid"
+        assert f"{said}: excluding them would leave no run to score." in error.report()
+        assert "--exclude-invalid" not in error.report()
+
+
 def test_parquet_nan_is_refused_but_parquet_null_is_an_empty_cell():
     base = dict(zip(HEADER.split(","), GOOD_ROW.split(",")))
     base.update(latency_ms=1000.0, cost_usd=0.01, steps=3, success=True)

@@ -80,8 +80,10 @@ class RunsValidationError(ValueError):
         self.rows_read = rows_read
         self.source = source
         self.invalid_rows = len(self.problem_rows) if invalid_rows is None else invalid_rows
+        # Every row read is invalid: excluding them would leave no run to score (refused as a file with no runs is).
+        self.every_row_invalid = bool(rows_read) and self.invalid_rows >= rows_read
         # Only row-level problems can be excluded; a file-level one refuses the file.
-        self.excludable = can_exclude and all(p.row is not None for p in problems)
+        self.excludable = can_exclude and all(p.row is not None for p in problems) and not self.every_row_invalid
         # A CSV's rows are records after the header; a person counts the file's lines (row 57 may be line 58, or
         # further on after blank lines or cells over several lines): row -> line, when the loader could tell.
         self.lines: dict[int, int] = {}
@@ -110,6 +112,9 @@ class RunsValidationError(ValueError):
             lines.append(f"  ... and {self.total - said:,} more")
         if self.excludable and self.invalid_rows:
             lines.append(f"The {self.invalid_rows:,} invalid row(s) can be excluded explicitly (--exclude-invalid).")
+        elif self.every_row_invalid and all(p.row is not None for p in self.problems):
+            every = "The only row is" if self.rows_read == 1 else f"All {self.rows_read:,} rows are"
+            lines.append(f"{every} invalid: excluding them would leave no run to score.")
         return "\n".join(lines)
 
     def table(self) -> pd.DataFrame:
