@@ -719,6 +719,32 @@ def test_a_nanosecond_timestamp_is_read_as_its_text_is_the_later_digits_dropped(
             assert_same_report(json.loads(score_file_sql(typed).to_json_text()), expected)
 
 
+@pytest.mark.parametrize("precision, scale", [(18, 9), (38, 18)])
+def test_a_decimal_column_is_read_to_the_nearest_double_as_its_digits_are(tmp_path, precision, scale):
+    """A reviewer's decimal128(38, 18) costs: Arrow's cast of a decimal to a double is not correctly rounded, so the
+    pandas engine read 0.263223550221963 as 0.26322355022196303, a unit in the last place off DuckDB, Python's
+    float() and the same digits in a CSV (here 175 of 400 decimal(18, 9) values and 36 of decimal(38, 18))."""
+    import decimal
+    import random
+
+    rng = random.Random(7)
+    values = [decimal.Decimal(rng.randrange(10 ** (precision - 3))) / 10**scale for _ in range(400)]
+    n = len(values)
+    runs = {"run_id": [f"r{i}" for i in range(n)], "agent_id": [f"a{i}" for i in range(n)], "task_id": ["t"] * n,
+            "status": ["completed"] * n, "success": [True] * n}
+    typed = tmp_path / "decimal.parquet"
+    pq.write_table(pa.table({**runs, "latency_ms": pa.array(values, pa.decimal128(precision, scale)),
+                             "cost_usd": pa.array(values, pa.decimal128(precision, scale))}), typed)
+    text = tmp_path / "decimal.csv"
+    pd.DataFrame({**runs, "latency_ms": [str(v) for v in values], "cost_usd": [str(v) for v in values]}).to_csv(
+        text, index=False)
+    loaded = load_runs(typed).runs.set_index("run_id")
+    assert [loaded.loc[f"r{i}", "cost_usd"] for i in range(n)] == [float(v) for v in values]
+    expected = json.loads(score_runs(load_runs(text).runs).to_json_text())
+    assert_same_report(*both(typed))
+    assert_same_report(json.loads(score_runs(load_runs(typed).runs).to_json_text()), expected)
+
+
 def test_list_and_struct_columns_are_refused_as_nested_by_both_engines(tmp_path):
     """A reviewer's file: the SQL engine scored list-typed ids as agents named '[a]' and '[a, b]' and read list
     latencies as no latency at all ("no latency recorded"), where the pandas engine refuses each value as nested."""
