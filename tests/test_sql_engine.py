@@ -745,6 +745,20 @@ def test_a_decimal_column_is_read_to_the_nearest_double_as_its_digits_are(tmp_pa
     assert_same_report(json.loads(score_runs(load_runs(typed).runs).to_json_text()), expected)
 
 
+@pytest.mark.parametrize("days", [2_932_897, 459_097_007])  # 10000-01-01, and a day of the year 1,258,934
+def test_a_date_past_the_grammars_years_is_refused_at_its_row_by_both_engines(tmp_path, days):
+    """A reviewer's date32 finished_at: the pandas engine refused the whole file without a row or column ("year
+    10000 is out of range": Python's date), and DuckDB scored the year 1,258,934 as no time at all (its cast to an
+    instant gives NULL). A date is its midnight in UTC; one past the grammar is refused where it is."""
+    path = _typed_runs(tmp_path / "dates.parquet", finished_at=pa.array([20_000, days, 20_001], pa.date32()))
+    for load in (load_runs, score_file_sql):
+        error = pytest.raises(RunsValidationError, load, path).value
+        assert [(p.row, p.column, p.code) for p in error.problems] == [(2, "finished_at", "not_a_timestamp")], load
+    assert load_runs(path, exclude_invalid=True).runs["run_id"].tolist() == ["r3", "r1"]
+    inside = _typed_runs(tmp_path / "inside.parquet", finished_at=pa.array([20_000, 20_002, 20_001], pa.date32()))
+    assert_same_report(*both(inside))
+
+
 def test_list_and_struct_columns_are_refused_as_nested_by_both_engines(tmp_path):
     """A reviewer's file: the SQL engine scored list-typed ids as agents named '[a]' and '[a, b]' and read list
     latencies as no latency at all ("no latency recorded"), where the pandas engine refuses each value as nested."""

@@ -380,6 +380,9 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
     kinds = kinds or {}
     numeric = {c: kinds.get(c) == "numeric" for c in ("latency_ms", "cost_usd", "steps")}
     typed_time = kinds.get("finished_at") == "timestamp"
+    # A typed value no instant of the engine holds (a DATE of the year 1,258,934: the cast gives NULL) keeps its
+    # text, so that it is refused at its row rather than read as no time at all.
+    typed_time_text = f"CASE WHEN {d.timestamp('finished_at', True)} IS NULL THEN CAST(finished_at AS {text}) END"
     success = f"lower({d.trimmed(f'CAST(success AS {text})')})"
     if kinds.get("success") == "boolean":  # a typed column needs no spelling check
         outcome, outcome_text = "CAST(success AS BOOLEAN)", "NULL"
@@ -406,7 +409,8 @@ def normalized_sql(source: str, d: Dialect, *, has_steps: bool, has_finished_at:
       {f'CAST(steps AS {text})' if has_steps and not numeric['steps'] else f'CAST(NULL AS {text})'} AS steps_text,
       {d.timestamp('finished_at', typed_time) if has_finished_at else f'CAST(NULL AS {d.timestamp_type})'}
         AS finished_at,
-      {f'CAST(finished_at AS {text})' if has_finished_at and not typed_time else f'CAST(NULL AS {text})'}
+      {typed_time_text if has_finished_at and typed_time else
+       f'CAST(finished_at AS {text})' if has_finished_at else f'CAST(NULL AS {text})'}
         AS finished_text,
       {row_number} AS source_row{_pass_through_sql(d, kinds)}
     FROM {source} AS src"""
@@ -481,8 +485,9 @@ def validation_queries(d: Dialect, kinds: Mapping[str, str] | None = None) -> li
                       "finished_text"))
     else:  # a typed instant past the grammar's years (10000-01-01), refused as its text would be
         low, high = (d.cast_text(d.literal(t), d.timestamp_type) for t in (TIMESTAMP_MIN, TIMESTAMP_MAX))
-        rules.append(("finished_at", Reason.NOT_A_TIMESTAMP, f"finished_at < {low} OR finished_at > {high}",
-                      f"CAST(finished_at AS {d.text_type})"))
+        rules.append(("finished_at", Reason.NOT_A_TIMESTAMP,
+                      f"finished_at < {low} OR finished_at > {high} OR finished_text IS NOT NULL",
+                      f"COALESCE(finished_text, CAST(finished_at AS {d.text_type}))"))
     if kinds.get("success") == "boolean":
         rules = [r for r in rules if r[0] != "success"]
     # A list, struct or map column: every value given is refused as nested (its text cast shown), as the pandas

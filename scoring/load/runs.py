@@ -708,7 +708,22 @@ def _read_parquet(source: Any, limits: Limits = DEFAULT_LIMITS, wanted: Collecti
         raise _file_problem(f"not readable as Parquet: {exc}") from None
     names = [str(c) for c in table.column_names]
     _with_header(pd.DataFrame(columns=range(len(names))), names)  # refuses a duplicate column name
-    return _utf8_or_bytes(table).rename_columns([normalize_column_name(n) for n in names])
+    return _dates_as_instants(_utf8_or_bytes(table).rename_columns([normalize_column_name(n) for n in names]))
+
+
+def _dates_as_instants(table: pa.Table) -> pa.Table:
+    """``table`` with a date ``finished_at`` as the instant of its midnight in UTC (a timestamp in seconds), as the
+    SQL engines read a DATE: a day past the grammar's years (a date32 holds the year 5,000,000) is then refused at
+    its row as a typed timestamp is, where Python's date stopped the whole file without a row ("year 10000 is out
+    of range")."""
+    if "finished_at" not in table.column_names:
+        return table
+    column = table.column("finished_at")
+    if not pa.types.is_date(column.type):
+        return table
+    unit = "s" if pa.types.is_date32(column.type) else "ms"
+    return table.set_column(table.column_names.index("finished_at"), "finished_at",
+                            column.cast(pa.timestamp(unit)))
 
 
 def _utf8_or_bytes(table: pa.Table) -> pa.Table:
