@@ -285,3 +285,34 @@ def test_a_file_of_a_header_alone_has_no_runs_in_both_engines(tmp_path, suffix):
     said = [(p.column, p.reason) for p in _sql_refusal(path).problems]
     assert said == [(None, "the file has no runs")]
     assert said == [(p.column, p.reason) for p in pytest.raises(RunsValidationError, load_runs, path).value.problems]
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet"])
+def test_a_file_of_more_columns_than_the_limit_is_refused_by_both_engines_before_reading(tmp_path, suffix):
+    """A reviewer's 789 KB CSV of 100,009 columns held the SQL engine's worker 63 s at 1.1 GB, until the CPU limit
+    stopped it (the pandas engine refuses more than max_columns from the header before reading a row); a Parquet
+    file of 20,007 columns was scored. Both engines now say the same, and a lowered limit counts for both."""
+    extra = [f"x{i}" for i in range(1_001 - len(HEADER.split(",")))]
+    path = tmp_path / f"wide.{suffix}"
+    columns = {name: ["v"] for name in HEADER.split(",") + extra}
+    if suffix == "csv":
+        path.write_text(",".join(columns) + "\n" + ",".join(["r1", "a", "t", "completed", "true", "100", "0.01",
+                                                             "2026-07-01T00:00:00Z"] + ["1"] * len(extra)) + "\n")
+    else:
+        pq.write_table(pa.table(columns), path)
+    said = "the header has" if suffix == "csv" else "the file has"
+    expected = [(None, None, None, f"{said} 1,001 columns, more than the limit of 1,000; refused before reading")]
+    assert _said(pytest.raises(RunsValidationError, load_runs, path).value) == expected
+    assert _said(_sql_refusal(path)) == expected
+    lowered = Limits(max_columns=8)
+    narrow = _csv(tmp_path, [("r1", "a", "t")])  # 8 columns: within a limit of 8, one past 7
+    score_file_sql(narrow, limits=lowered)
+    assert _said(_sql_refusal(_add_column(narrow), lowered)) == [
+        (None, None, None, "the header has 9 columns, more than the limit of 8; refused before reading")]
+
+
+def _add_column(path):
+    lines = path.read_text().splitlines()
+    wider = path.with_name("wider.csv")
+    wider.write_text("\n".join([lines[0] + ",extra"] + [line + ",1" for line in lines[1:]]) + "\n")
+    return wider
