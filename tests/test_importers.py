@@ -1073,6 +1073,22 @@ def _refusal(source, name: str | None = None) -> list[tuple]:
     return [(p.row, p.column, p.value, p.reason) for p in info.value.problems]
 
 
+@pytest.mark.parametrize("key", ["reward", "id", "simulations"])
+def test_a_harness_file_repeating_a_key_is_refused_not_read_with_one_value_dropped(key):
+    """A reviewer's tau2 file gave one simulation "reward": 0.0, "reward": 1.0: json kept the last, the failure
+    became a success (30% -> 40%, 47.64 -> 51.64) without a word; a repeated "id" or "simulations" was read alike.
+    A runs file's record is refused for a repeated key; a harness file now is too, naming the key."""
+    text = as_bytes(tau2_doc([simulation(1), simulation(2)])).decode()
+    assert import_file(text.encode(), "run.json").validate()  # the same file without the repeat: read
+    twice = {"reward": ('"reward": ', '"reward": 0.0, "reward": '), "id": ('"id": ', '"id": "x", "id": '),
+             "simulations": ('"simulations": ', '"simulations": [], "simulations": ')}[key]
+    assert twice[0] in text
+    repeated = text.replace(*twice, 1).encode()
+    assert _refusal(repeated, "run.json") == [
+        (None, None, None, f"an object gives the key {key!r} more than once: a reader could see either value, so "
+                           "none is read")]
+
+
 def test_a_json_whole_number_no_double_holds_is_a_record_problem_in_every_importer(tmp_path):
     cut = str(HUGE)[:200]  # the value, cut short as every record problem shows it
     assert _refusal(as_bytes(tau2_doc([simulation(1), simulation(2, seed=HUGE)])), "run.json") == [

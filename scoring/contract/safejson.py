@@ -136,14 +136,17 @@ def repeated_keys(value: Any) -> tuple[str, ...]:
     return value.repeated if isinstance(value, RepeatedKeys) else ()
 
 
-def _refuse_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def refuse_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads``'s ``object_pairs_hook`` that raises :class:`RepeatedKey` for an object repeating a key."""
     record = object_noting_repeats(pairs)
     if repeated_keys(record):
-        raise _DuplicateKey(repeated_keys(record)[0])
+        raise RepeatedKey(repeated_keys(record)[0])
     return record
 
 
-class _DuplicateKey(ValueError):
+class RepeatedKey(ValueError):
+    """A JSON object gave ``key`` more than once (``json`` would keep the last value and drop the others)."""
+
     def __init__(self, key: str):
         self.key = key
         super().__init__(f"the key {key!r} is given more than once (a reader could see either value)")
@@ -172,10 +175,10 @@ def load_json(data: str | bytes, *, what: str = "JSON", max_bytes: int = 1_000_0
             raise JsonRefused(what, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     try:
         doc = json.loads(data, parse_constant=_no_constants, parse_int=parse_int,
-                         object_pairs_hook=_refuse_duplicates if unique_keys else None)
+                         object_pairs_hook=refuse_repeated_keys if unique_keys else None)
     except RecursionError:
         raise JsonRefused(what, "", f"nested more than {max_depth} levels deep") from None
-    except _DuplicateKey as exc:
+    except RepeatedKey as exc:
         raise JsonRefused(what, "", str(exc)) from None
     except json.JSONDecodeError as exc:
         raise JsonRefused(what, "", f"not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None

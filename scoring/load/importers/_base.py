@@ -34,8 +34,16 @@ from typing import Any, BinaryIO
 import numpy as np
 import pandas as pd
 
+from scoring.contract.format import named
 from scoring.contract.limits import Limits, format_size, row_limit_refusal, special_file, special_file_reason
-from scoring.contract.safejson import SURROGATE_ESCAPE, decode_error_words, escape_lone_surrogates, parse_int
+from scoring.contract.safejson import (
+    SURROGATE_ESCAPE,
+    RepeatedKey,
+    decode_error_words,
+    escape_lone_surrogates,
+    parse_int,
+    refuse_repeated_keys,
+)
 from scoring.contract.schema import FAILED, FIRST_SEEN, NUMBER_PATTERN, PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
 from scoring.load.importers.reading import HarnessReading, Trial, harness_readings
 from scoring.load.runs import LoadedRuns, Problem, RunsValidationError, decode_text, validate_runs
@@ -724,7 +732,12 @@ def parse_json(data: bytes, name: str, limits: Limits) -> tuple[Any, list[str]]:
     if not text.strip():
         raise file_error(name, "the file is empty")
     try:
-        doc = json.loads(text, parse_constant=str, parse_int=parse_int)
+        # An object repeating a key is refused: json keeps the last value, so a simulation giving "reward" twice
+        # was scored on one of them without a word (a runs file's record is refused for it too).
+        doc = json.loads(text, parse_constant=str, parse_int=parse_int, object_pairs_hook=refuse_repeated_keys)
+    except RepeatedKey as exc:
+        raise file_error(name, f"an object gives the key {named(exc.key)} more than once: a reader could see "
+                               "either value, so none is read") from None
     except json.JSONDecodeError as exc:
         raise file_error(name, f"not valid JSON: {decode_error_words(exc)}") from None
     except (RecursionError, ValueError) as exc:  # ValueError: an integer beyond Python's digit limit
