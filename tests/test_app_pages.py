@@ -455,6 +455,18 @@ def test_headline_zero_success_agent_shows_the_floor():
     assert any("zero-success floor → 0.00" in c.value for c in at.code)
 
 
+def test_headline_says_which_weights_are_published_and_which_the_explorer_decided():
+    # A reviewer read "Latency score (max 15)" and "Consistency (max 15)" on this page with no word that the 50/50
+    # split of execution (and the consistency formula, its neutral 0.5) is the explorer's, not the platform's.
+    at = run(page("headline"))
+    said = " ".join(c.value for c in at.caption)
+    assert "Weights 0.4 success, 0.3 execution, 0.3 cost: published." in said
+    assert "Execution split 0.5 latency score, 0.5 consistency: explorer-defined." in said
+    assert "neutral 0.5: explorer-defined" in said
+    (execution,) = [m for m in at.metric if m.label == "Execution score"]
+    assert execution.help.endswith("(the split is explorer-defined)")
+
+
 def test_headline_newcomer_shows_neutral_consistency():
     at = run(page("headline"))
     at.selectbox(key="headline_agent").set_value("newcomer")

@@ -7,7 +7,7 @@ from explorer import format as fmt
 from explorer.pages import end_page, show_title
 from scoring.analysis.explain import Overtake, PointsLost
 from scoring.contract.rounding import published_round
-from scoring.outputs.methodology import execution_formula, worked_formula
+from scoring.outputs.methodology import composite_provenance, execution_formula, worked_formula
 
 show_title("headline")
 st.caption("Why an agent has its headline score and where its points went: the weighted parts, what overtaking "
@@ -45,7 +45,8 @@ cols = ui.metric_row(4)
 cols[0].metric("Headline score", fmt.score(h.score), help=f"0–100, rounded to {policy.score_decimals} decimals")
 cols[1].metric("Success rate", fmt.rate(h.success_rate),
                help=f"{h.successful_runs} of {h.completed_runs} completed runs")
-cols[2].metric("Execution score", fmt.factor(h.execution_score), help=execution_formula(policy))
+cols[2].metric("Execution score", fmt.factor(h.execution_score),
+               help=f"{execution_formula(policy)} (the split is {policy.provenance['latency_share_of_execution']})")
 cols[3].metric("Cost score", fmt.factor(h.cost_score), help=f"average cost {fmt.usd(h.avg_cost_usd)}")
 
 if h.zero_success_floor:
@@ -82,7 +83,8 @@ with right:
               "Lost": fmt.points_fine},
              key="points_table")
     st.caption("Earned = weight × factor × 100 and lost = max − earned, per component; earned and lost add up "
-               "to 100, and the earned points (after the floor or the rounding) to the score.")
+               "to 100, and the earned points (after the floor or the rounding) to the score. "
+               + composite_provenance(policy))
 
 st.subheader("Which runs the headline reads")
 st.markdown(texts.runs_read)

@@ -38,6 +38,26 @@ def execution_formula(policy: Policy) -> str:
     return f"execution_score = {share:g} × latency_score + {1 - share:g} × consistency"
 
 
+def composite_provenance(policy: Policy) -> str:
+    """Which of the composite's weights the published page states and which the explorer decided, in a sentence
+    (the headline page says it beside the points: a 0.15 weight for latency and for consistency is the explorer's
+    50/50 split, not the platform's).
+
+    >>> from scoring.contract.policy import CANONICAL_POLICY
+    >>> print(composite_provenance(CANONICAL_POLICY).replace(". ", ".\\n").replace("; ", ";\\n"))
+    Weights 0.4 success, 0.3 execution, 0.3 cost: published.
+    Execution split 0.5 latency score, 0.5 consistency: explorer-defined.
+    Consistency = 1 − pstdev ÷ mean of the latencies: explorer-defined;
+    below 5 latencies it is the neutral 0.5: explorer-defined.
+    """
+    p, share = policy, policy.latency_share_of_execution
+    return (f"Weights {p.success_weight:g} success, {p.execution_weight:g} execution, {p.cost_weight:g} cost: "
+            f"{p.provenance['success_weight']}. Execution split {share:g} latency score, {1 - share:g} consistency: "
+            f"{p.provenance['latency_share_of_execution']}. Consistency = 1 − pstdev ÷ mean of the latencies: "
+            f"{EXPLORER}; below {p.consistency_min_latencies} latencies it is the neutral {p.neutral_consistency:g}: "
+            f"{p.provenance['neutral_consistency']}.")
+
+
 def worked_formula(headline: Headline) -> str:
     """The headline formula with one agent's numbers filled in, step by step (factors to 4 decimals)."""
     p, h = headline.policy, headline
