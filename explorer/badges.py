@@ -22,7 +22,7 @@ import streamlit as st
 
 from scoring.outputs.badge import badge_file_name, badge_svg
 
-from . import data
+from . import data, state
 from . import format as fmt
 
 SHORT_HASH = 12  # as the badge's tooltip shows it
@@ -57,7 +57,9 @@ def badge_row(scored: data.Scored, agent_id: str | None = None, *, key: str) -> 
                        vertical_alignment="bottom" if agent_id is None else "center")
     if agent_id is None:
         agents = [a.agent_id for a in report.agents]
-        agent_id = row.selectbox("Score badge for", agents, key=f"badge_agent_{key}", width=260,
+        # The badge's agent is in the view's link (the first ranked, by default, is left out of it).
+        agent_id = row.selectbox("Score badge for", agents, width=260,
+                                 **state.bound("badge", f"badge_agent_{key}", agents, fallback=agents[0]),
                                  format_func=lambda a: f"#{report.agent(a).rank} {a}" if report.agent(a).rank
                                  else f"{a} (unranked)")
     else:

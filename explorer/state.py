@@ -118,6 +118,7 @@ KEYS: tuple[StateKey, ...] = (
     StateKey("weights", "weights", f"the radar weights, in percent ({WEIGHT_PREFIX}<axis>=value)",
              default=DEFAULT_WEIGHTS, low=0, high=100, step=5, max_items=len(RADAR_AXES)),
     StateKey("intervals", "flag", "whether the leaderboard shows bootstrap intervals", default=False),
+    StateKey("badge", "agent", "the Leaderboard's score badge agent (the first ranked by default)"),
     StateKey("replicates", "integer", "bootstrap replicates", default=DEFAULT_REPLICATES, low=100, high=5000),
     StateKey("seed", "integer", "the bootstrap seed", default=DEFAULT_SEED, low=0, high=2**31 - 1),
     StateKey("policy", "policy", "the sandbox policy's changed constants "
@@ -529,7 +530,7 @@ _FIELD_ORDER = {f.name: i for i, f in enumerate(FIELDS)}
 SOURCE_PARAMS = ("data", "sha", "exclude")
 # Query parameters read from one link (the rest are ignored with a notice): every name the fullest view can write
 # (the source, each setting of KEYS, a radar weight per axis and a sandbox constant per field, each page's own and
-# carried parameters) and Streamlit's own, 52. It was 40, and a sandbox with every constant changed, the radar's
+# carried parameters) and Streamlit's own, 53. It was 40, and a sandbox with every constant changed, the radar's
 # weights, a scorecard and the Runs filter wrote more, whose link was cut with a notice and the view not restored.
 MAX_PARAMS = (len(SOURCE_PARAMS) + len(STREAMLIT_PARAMS) + sum(len(names) for names in PAGE_PARAMS.values())
               + sum(len(RADAR_AXES) if k.kind == "weights" else len(FIELDS) if k.kind == "policy" else 1 for k in KEYS))

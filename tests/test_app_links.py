@@ -301,6 +301,19 @@ def test_the_leaderboard_link_carries_the_intervals_toggle_and_bootstrap_setting
     assert (at.number_input(key="replicates").value, at.number_input(key="seed").value) == (200, 7)
 
 
+def test_the_leaderboard_link_carries_the_score_badge_agent():
+    # A reviewer chose swift-lite in "Score badge for": the link said /?intervals=1 alone, and opened with the
+    # badge of steady-pro (the first ranked), the one default left out of the link.
+    at = go(app(), "leaderboard")
+    assert at.selectbox(key="badge_agent_leaderboard").value == "steady-pro" and "badge" not in at.query_params
+    at.selectbox(key="badge_agent_leaderboard").set_value("swift-lite")
+    at.run()
+    assert at.query_params["badge"] == "swift-lite"
+    fresh = go(app(badge="swift-lite"), "leaderboard")
+    assert fresh.selectbox(key="badge_agent_leaderboard").value == "swift-lite"
+    assert any("canonical headline score** of swift-lite" in c.value.replace("\\", "") for c in fresh.caption)
+
+
 def test_hostile_parameters_give_a_clear_notice_never_a_traceback():
     at = go(app(agent="<img src=x onerror=alert(1)>", weights="1e999,,", seed="-5", replicates="9" * 600,
                 intervals="maybe", data="db:../../etc/passwd", colour="red",
