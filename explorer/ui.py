@@ -330,9 +330,14 @@ def what_if(agent: AgentReport, policy: Policy, *, key: str) -> None:
                      delta=None if what.points is None else f"{what.points:+.2f} points",
                      help="Headline score after the change (points: rounded new score minus rounded current score)")
     gate_panel, outcomes_panel = metric_row(2)
-    gate_panel.metric("More completed runs with a latency until the consistency gate",
-                      fmt.counted(s.runs_to_consistency_gate, "run", "runs"),
-                      help=f"The gate needs {policy.consistency_min_latencies} recorded latencies")
+    gate = policy.consistency_min_latencies
+    if s.runs_to_consistency_gate:
+        gate_panel.metric("More completed runs with a latency until the consistency gate",
+                          fmt.counted(s.runs_to_consistency_gate, "run", "runs"),
+                          help=f"The gate needs {gate} recorded latencies")
+    else:  # "0 runs until the gate" read as if the gate were still ahead
+        gate_panel.metric("Consistency gate", "Met", help=f"At least {gate} recorded latencies: consistency is "
+                                                          "measured, not the neutral factor")
     outcomes_panel.metric(f"More outcomes until every task has {s.top_level} (only then can pass^{s.top_level} "
                           "be above 0 on it)",
                           fmt.counted(s.total_outcomes_to_pass_k, "outcome", "outcomes"),

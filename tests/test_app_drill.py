@@ -352,8 +352,12 @@ def test_headline_page_shows_the_agents_what_if_figures(sample):
     shown = metrics(at)
     for what in s.what_ifs:
         assert shown[what.change.capitalize()] == fmt.score(what.score)
-    gate = s.runs_to_consistency_gate
-    assert shown["More completed runs with a latency until the consistency gate"] == \
+    # crashy-runner's gate is met: said so, never "0 runs until the gate" (read as a gate still ahead).
+    assert s.runs_to_consistency_gate == 0 and shown["Consistency gate"] == "Met"
+    assert "More completed runs with a latency until the consistency gate" not in shown
+    newcomer = metrics(run(focused("headline", "newcomer")))
+    gate = sensitivity(report.agent("newcomer")).runs_to_consistency_gate
+    assert gate > 0 and newcomer["More completed runs with a latency until the consistency gate"] == \
         f"{gate:,} {'run' if gate == 1 else 'runs'}"  # a count with its noun, never a bare number
     outcomes = s.total_outcomes_to_pass_k
     assert shown[f"More outcomes until every task has {s.top_level} (only then can pass^{s.top_level} be above 0 on "

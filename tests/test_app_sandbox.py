@@ -27,7 +27,8 @@ def test_the_sandbox_page_starts_from_the_canonical_constants():
     at = AppTest.from_file(PAGE, default_timeout=60).run()
     assert not at.exception
     assert "2026-07-zero-success-v1+sandbox-" in texts(at)
-    assert "identical to the canonical ones" in texts(at)
+    # Unedited, it says so, and not "not canonical" beside "identical" (a reviewer read the two as a contradiction).
+    assert "its constants are still the canonical ones" in texts(at) and "not canonical" not in texts(at)
     diff = frame_with(at, "Rank move")
     assert (diff["Rank move"] == 0).all()
 
@@ -51,7 +52,7 @@ def test_a_valid_edit_moves_ranks_and_labels_the_sandbox():
     assert diff.loc["deep-thinker", "Rank move"] > 0 > diff.loc["swift-lite", "Rank move"]
     # The canonical column never moves.
     assert diff.loc["steady-pro", "Canonical score"] == 86.96
-    assert "identical to the canonical ones" not in texts(at)
+    assert "still the canonical ones" not in texts(at) and "not canonical." in texts(at)
 
 
 def test_the_leaderboard_can_show_intervals_and_tie_groups_without_moving_a_score():

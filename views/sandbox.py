@@ -78,8 +78,9 @@ except PolicyError as error:
 state.put("policy", changed_constants(policy_to_dict(sandbox)))
 
 same = policy_to_dict(sandbox) | {"version": ""} == policy_to_dict(CANONICAL_POLICY) | {"version": ""}
-st.info(f"Sandbox policy **{sandbox.version}** — not canonical."
-        + (" Its constants are still identical to the canonical ones: edit one above." if same else ""),
+st.info(f"Sandbox policy **{sandbox.version}**: "
+        + ("its constants are still the canonical ones (edit one above); it is named apart, so nothing scored here "
+           "is ever taken for the canonical score." if same else "not canonical."),
         icon=":material/science:")
 info = data.dataset_info(scored)
 st.download_button("Download this sandbox policy (JSON)", policy_json(sandbox),

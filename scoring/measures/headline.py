@@ -37,6 +37,7 @@ Number = TypeVar("Number", float, np.ndarray)  # the composite is the same formu
 
 # Terminal statuses outside the headline cohort (SPEC 3: completed runs only), in the schema's order.
 LEFT_OUT_STATUSES = tuple(s for s in TERMINAL_STATUSES if s != COMPLETED)
+STATUS_WORDS = {"timeout": "timed out"}  # a status in a sentence ("29 timed out", never "29 timeout")
 # The stable flag codes of ``headline.flags`` (SPEC 6) and their words on screen, in display order.
 FLAG_WORDS = {
     "unranked": "unranked",
@@ -181,12 +182,12 @@ class Headline:
         >>> words.split(": ")[0]
         '1 of 2 terminal runs left out of the headline by the published rule (completed runs only)'
         >>> words.split(": ")[1]
-        '1 timeout; they cost $5.58 (91.8% of the recorded spend)'
+        '1 timed out; they cost $5.58 (91.8% of the recorded spend)'
         """
         lo = self.left_out
         if not lo.runs:
             return None
-        parts = ", ".join(f"{n:,} {status}" for status, n in lo.status_counts if n)
+        parts = ", ".join(f"{n:,} {STATUS_WORDS.get(status, status)}" for status, n in lo.status_counts if n)
         text = (f"{lo.runs:,} of {self.terminal_runs:,} terminal runs left out of the headline by the published "
                 f"rule (completed runs only): {parts}")
         if lo.cost_usd is None and lo.cost_runs:  # (null in the JSON: no double holds the sum)
