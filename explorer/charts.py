@@ -393,7 +393,9 @@ def interval_chart(rows: Sequence[tuple[str, float, float, float, int]], *, floo
         if ends:
             fig.add_trace(go.Scatter(
                 x=[x for _, x, _, _, _ in ends], y=[safe(r[0]) for r, _, _, _, _ in ends], mode="markers+text",
-                name=f"tie group {g}: off the axis", showlegend=False, cliponaxis=False,
+                # A group drawn only off the axis (a floored agent's) is named in the legend by these marks.
+                name=f"tie group {g}" if not inside else f"tie group {g}: off the axis",
+                showlegend=not inside, cliponaxis=False,
                 marker={"size": 12, "color": color, "symbol": [m for _, _, _, m, _ in ends]},
                 text=[f"{fmt.score(v)}{' (floor)' if r[0] in off_axis else ''}" for r, _, v, _, _ in ends],
                 textposition=[p for _, _, _, _, p in ends], textfont={"color": theme.muted, "size": 11},

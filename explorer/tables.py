@@ -79,6 +79,30 @@ def interval_points(report: Report, intervals: Intervals) -> list[tuple[str, flo
     return out
 
 
+def interval_coverage(report: Report, intervals: Intervals) -> dict[str, tuple[str, str]]:
+    """Per ranked agent with an interval: the ranks whose scores its interval covers ("3–4", or "3" alone), and,
+    where those ranks reach past its tie group, the same in words (else "")."""
+    from scoring.analysis.uncertainty import covered_ranks
+
+    shown, rows = [], []
+    for a in report.agents:
+        x = intervals.agents[a.agent_id]
+        if a.headline.score is not None and x.headline is not None and x.tie_group is not None:
+            shown.append(a)
+            rows.append((a.agent_id, a.headline.score, x.headline, x.tie_group))
+    coverage = covered_ranks(rows)
+    out = {}
+    for agent, _, interval, group in rows:
+        covered = coverage[agent]
+        first, last = shown[covered.first - 1].rank, shown[covered.last - 1].rank
+        ranks = f"{first}" if first == last else f"{first}–{last}"
+        words = "" if not covered.other_groups else (
+            f"{agent} (tie group {group}): its interval {fmt.score(interval.low)}–{fmt.score(interval.high)} covers "
+            f"the scores of ranks {ranks}, in tie groups {', '.join(map(str, sorted({group, *covered.other_groups})))}")
+        out[agent] = (ranks, words)
+    return out
+
+
 def profile_ranking(report: Report, weights: Mapping[str, float]) -> pd.DataFrame:
     """Agents ranked by viewer-weighted profile score beside their unchanged headline score and rank.
 

@@ -166,6 +166,18 @@ def test_repeatability_page_draws_the_leaderboards_first_agents_of_many_and_says
     assert len(dataframe(at, "pass_k_summary").value) == many
 
 
+def test_the_interval_table_says_which_ranks_each_interval_covers_and_where_it_reaches_past_its_group():
+    # A reviewer read newcomer's tie group 4 as meaningful, though its interval (0.00-84.23) covers the scores of
+    # ranks 2 to 10: the walk puts it in one group, and the page said nothing more.
+    at = run(page("uncertainty"))
+    (table,) = [d.value.set_index("Agent") for d in at.dataframe if "Covers ranks" in d.value.columns]
+    assert table.loc["steady-pro", "Covers ranks"] == "1" and table.loc["newcomer", "Covers ranks"] == "2–10"
+    (said,) = [c.value.replace("\\", "") for c in at.caption if "Intervals that cover the scores" in c.value]
+    assert "newcomer (tie group 4): its interval 0.00–84.23 covers the scores of ranks 2–10, in tie groups 2, 3, " \
+           "4, 5, 6" in said
+    assert "steady-pro" not in said and "swift-lite" not in said
+
+
 def test_the_interval_chart_draws_the_leaderboards_first_agents_of_many_and_says_so():
     """A reviewer's 500 agents drew an interval chart 19,000 px tall (38 px a row); the table lists them all."""
     from explorer.charts import CHART_MAX_AGENTS

@@ -12,6 +12,7 @@ from scoring import headline_scores, runs_from_records, score_runs
 from scoring.analysis.uncertainty import (
     Interval,
     bootstrap_intervals,
+    covered_ranks,
     frontier_points,
     pareto_frontier,
     percentile_interval,
@@ -328,3 +329,19 @@ def test_a_bootstrap_past_the_cpu_limit_is_stopped_with_what_to_do():
     assert str(stopped.value) == ("The bootstrap of 5,000 replicates over 400,000 runs took more than the limit of "
                                   "1 s of CPU time (EXPLORER_MAX_CPU_SECONDS) and was stopped: fewer replicates "
                                   "take proportionally less.")
+
+
+@given(st.lists(st.tuples(st.floats(0, 100), st.floats(0, 50), st.floats(0, 50), st.integers(1, 4)), min_size=1,
+                max_size=30))
+def test_the_ranks_an_interval_covers_are_every_score_inside_it(rows):
+    """covered_ranks (by bisection) against the brute force: every position whose score lies in the interval."""
+    rows.sort(key=lambda r: -r[0])
+    ordered = [(f"a{i}", score, Interval(max(0.0, score - down), min(100.0, score + up), score), group)
+               for i, (score, down, up, group) in enumerate(rows)]
+    covered = covered_ranks(ordered)
+    for agent, _, interval, group in ordered:
+        inside = [i + 1 for i, (_, s, _, _) in enumerate(ordered) if interval.low <= s <= interval.high]
+        assert (covered[agent].first, covered[agent].last) == (inside[0], inside[-1])
+        assert inside == list(range(inside[0], inside[-1] + 1))  # a run of positions: the scores are sorted
+        others = sorted({g for _, s, _, g in ordered if interval.low <= s <= interval.high} - {group})
+        assert covered[agent].other_groups == tuple(others)

@@ -33,12 +33,14 @@ if iv is not None:
     st.plotly_chart(charts.interval_chart(interval_rows[:charts.CHART_MAX_AGENTS], floored=tables.floored(report),
                                           theme=ui.chart_theme()), width="stretch", key="interval_chart")
     ui.say_agents_drawn(len(interval_rows), "the table below lists every agent's interval")
+    coverage = tables.interval_coverage(report, iv)
     rows = []
     for a in report.agents:
         x = iv.agents[a.agent_id]
         row = {"Rank": a.rank, "Agent": a.agent_id, "Tie group": x.tie_group, "Score": a.headline.score,
                "Score low": None if x.headline is None else x.headline.low,
-               "Score high": None if x.headline is None else x.headline.high}
+               "Score high": None if x.headline is None else x.headline.high,
+               "Covers ranks": coverage[a.agent_id][0] if a.agent_id in coverage else None}
         for k in policy.pass_k_levels:
             point = None if a.repeatability.pass_k is None else a.repeatability.pass_k[k]
             row[f"pass^{k}"] = None if x.pass_k is None else f"{fmt.pct(point)} " \
@@ -49,7 +51,13 @@ if iv is not None:
         table[column] = table[column].astype("Int64")
     for column in ("Score", "Score low", "Score high"):
         table[column] = table[column].astype("Float64")
-    ui.table(table, {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score}, key="interval_table")
+    ui.table(table, {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score}, key="interval_table",
+             columns={"Covers ranks": st.column_config.TextColumn(
+                 help="The ranks whose scores lie inside this agent's interval")})
+    past = [words for _, words in coverage.values() if words]
+    if past:
+        st.caption("A tie group is where the walk puts an agent, not a place these data settle. Intervals that "
+                   "cover the scores of other groups: " + "; ".join(fmt.plain(w) for w in past) + ".")
 
 st.subheader("Cost–accuracy and latency–accuracy frontiers", help=glossary.tooltip("Pareto frontier"))
 st.caption("An agent is on the Pareto frontier when no other agent has both a success rate at least as high "
