@@ -124,10 +124,12 @@ def test_explain_reads_harness_results_as_report_does_and_refuses_a_negative_top
     assert negative.returncode == 2 and "--top: a number of runs from 0 up, got -3" in negative.stderr
 
 
-def test_an_empty_file_is_refused_alike_by_both_engines(tmp_path):
-    """DuckDB's CSV sniffer spoke for the SQL engine ("Sniffer detected value different than the user input")."""
+@pytest.mark.parametrize("content", [b"", b"\n\n", b"  \r\n\t\n"])
+def test_an_empty_file_is_refused_alike_by_both_engines(tmp_path, content):
+    """DuckDB's CSV sniffer spoke for the SQL engine ("Sniffer detected value different than the user input"); a
+    file of blank lines it refused as seven missing columns, where the pandas engine says the file is empty."""
     path = tmp_path / "empty.csv"
-    path.write_bytes(b"")
+    path.write_bytes(content)
     said = [scoring_cli("report", path, *extra).stderr for extra in ((), ("--engine", "sql"))]
     assert said[0] == said[1] and "the file is empty" in said[0], said
 

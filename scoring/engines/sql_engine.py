@@ -1519,6 +1519,13 @@ def _header_names(path: Path, con: Any, limits: Limits = DEFAULT_LIMITS) -> list
     return header
 
 
+def _blank_csv(path: Path) -> bool:
+    """A CSV file of whitespace alone (blank lines), within HEADER_BYTES: empty, as the pandas engine reads it."""
+    if path.suffix.lower() != ".csv" or path.stat().st_size > HEADER_BYTES:
+        return False
+    return not path.read_bytes().decode("utf-8", errors="replace").strip()
+
+
 def _last_line_fields(path: Path) -> int | None:
     """The fields of a CSV file's last line, where they can be counted from the line alone (None where the line
     is longer than TAIL_BYTES, or its quotes leave open whether it ends a cell that spans lines)."""
@@ -1712,7 +1719,8 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
     if special:
         raise RunsValidationError([Problem.of(Reason.FILE, detail=special_file_reason(path, special))],
                                   source=path.name)
-    if path.is_file() and path.stat().st_size == 0:  # as the pandas engine says it (DuckDB's CSV sniffer would)
+    if path.is_file() and (path.stat().st_size == 0 or _blank_csv(path)):  # as the pandas engine says it (DuckDB's
+        # CSV sniffer would name seven missing columns)
         raise RunsValidationError([Problem.of(Reason.FILE, detail="the file is empty")], source=path.name)
     config: dict[str, Any] = {k: v for k, v in (("memory_limit", memory_limit), ("temp_directory", temp_directory),
                                                 ("threads", threads)) if v}
