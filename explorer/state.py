@@ -950,7 +950,8 @@ def copy_link(page: PageSpec, source: Mapping[str, str | list[str]],
     url = link_url(str(st.context.url or ""), page.url_path, params)
     with st.popover("Copy link", icon=":material/link:", width="stretch", key="copy_link",
                     help="A link to this page with its settings: paste it in the meeting chat"):
-        st.caption("This page with its settings. Copy it with the button at the right of the box.")
+        st.caption("This page with its settings. Point at the box: a copy button shows at its right (or select the "
+                   "text and copy it).")
         st.code(url, language=None, wrap_lines=True)
         compared = [get(side) for side in ("baseline", "new")] if page.name == "compare" and \
             get("compare") == "datasets" else []
