@@ -316,3 +316,16 @@ def _add_column(path):
     wider = path.with_name("wider.csv")
     wider.write_text("\n".join([lines[0] + ",extra"] + [line + ",1" for line in lines[1:]]) + "\n")
     return wider
+
+
+def test_a_line_past_the_pandas_engines_limit_is_refused_by_the_sql_engine_in_those_words(tmp_path):
+    """A reviewer's CSV with a 50 MB line: the SQL engine said DuckDB's "CSV Error on Line: 1" and then "the pandas
+    engine reports the row", where the pandas engine refuses the file for the line's length and names no row."""
+    path = tmp_path / "long.csv"
+    path.write_text(HEADER + "\nr1,a,t,completed,true,100,0.01,2026-07-01T00:00:00Z\n"
+                    + "r2," + "a" * (17 << 20) + ",t,completed,true,100,0.01,2026-07-01T00:01:00Z\n")
+    (pandas,) = pytest.raises(RunsValidationError, load_runs, path).value.problems
+    assert "more than the limit of" in pandas.reason and pandas.row is None
+    (sql,) = _sql_refusal(path).problems
+    assert sql.reason.endswith(f"the pandas engine refuses it too: {pandas.reason}")
+    assert "reports the row" not in sql.reason

@@ -1609,18 +1609,19 @@ def _refuse_durations(path: Path, con: Any) -> None:
             "engine reports each row)"))], source=path.name)
 
 
-def _csv_refusal_by_row(path: Path) -> RunsValidationError | bool:
+def _csv_refusal_by_row(path: Path) -> RunsValidationError | bool | str:
     """The pandas loader's refusal of a CSV file DuckDB could not read, in its words (the row, line and reason of a
     line with too few fields, or "line 3 (row 2) has 8 fields", where DuckDB says only "Error when sniffing file");
-    False where it refuses only past its own limits, which the SQL engine has not; True where it reads the file
-    (Latin-1 or UTF-16 text, a CR line end), which DuckDB's reader does not."""
+    where it refuses only past its own limits, which the SQL engine has not, those limits' words (a line of 50 MB:
+    "a line is 50.0 MB long, more than the limit of 16.0 MB"); True where it reads the file (Latin-1 or UTF-16
+    text, a CR line end), which DuckDB's reader does not."""
     from scoring.load.runs import load_runs  # a refusal's path: the loader, pandas with it
 
     try:
         load_runs(path)
     except RunsValidationError as exc:
         if all(p.row is None and "the limit of" in p.reason for p in exc.problems):
-            return False
+            return "; ".join(p.reason for p in exc.problems)
         # The SQL engine refuses rather than excludes (--exclude-invalid needs the pandas engine): not offered here
         return RunsValidationError(exc.problems, rows_read=exc.rows_read, source=exc.source, can_exclude=False,
                                    total=exc.total, invalid_rows=exc.invalid_rows).with_lines(exc.lines)
@@ -1741,7 +1742,8 @@ def score_file_sql(path: str | Path, policy: Policy = CANONICAL_POLICY, weights:
             if isinstance(by_row, RunsValidationError):  # what DuckDB's sniffer cannot say: the row, line and reason
                 raise by_row from None
             first = _first_line(exc)
-            then = ("the pandas engine (the default) reads this file: score it without --engine sql" if by_row
+            then = (f"the pandas engine refuses it too: {by_row}" if isinstance(by_row, str)
+                    else "the pandas engine (the default) reads this file: score it without --engine sql" if by_row
                     else "the pandas engine reports the row")
             raise RunsValidationError([Problem.of(Reason.FILE, detail=f"not readable as CSV or Parquet by DuckDB "
                                                                       f"({first}); {then}")],
