@@ -172,19 +172,22 @@ def _marked_encoding(head: bytes) -> str | None:
     """The encoding a byte order mark at the start of ``head`` names (its codec reads the mark off), or None."""
     if head.startswith(b"\xef\xbb\xbf"):
         return "utf-8-sig"
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's, whose mark starts it
+        return "utf-32"
     return "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else None
 
 
 def decode_text(data: bytes) -> tuple[str, list[str]]:
-    """Decode bytes as UTF-8 (with or without BOM) or UTF-16 (BOM); fall back to Latin-1 with a warning."""
-    marked = _marked_encoding(data[:3])
+    """Decode bytes as UTF-8 (with or without BOM), UTF-16 or UTF-32 (BOM); fall back to Latin-1 with a warning."""
+    marked = _marked_encoding(data[:4])
     if marked == "utf-8-sig":
         return data[3:].decode("utf-8", errors="strict"), []
-    if marked == "utf-16":
+    if marked in ("utf-16", "utf-32"):
         try:
-            return data.decode("utf-16"), []
+            return data.decode(marked), []
         except UnicodeDecodeError as exc:
-            raise _file_problem(f"the file starts with a UTF-16 mark but is not valid UTF-16 ({exc.reason})") from None
+            name = marked.upper()
+            raise _file_problem(f"the file starts with a {name} mark but is not valid {name} ({exc.reason})") from None
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
@@ -324,7 +327,7 @@ def csv_file_record_lines(path: Path, rows: Collection[int], up_to_row: int = LI
     if not wanted:
         return {}
     with open(path, "rb") as raw:
-        encoding = _marked_encoding(raw.read(3)) or "utf-8"
+        encoding = _marked_encoding(raw.read(4)) or "utf-8"
     for attempt in (encoding, "latin-1"):
         try:
             # newline="\n": lines end at \n only, kept as written, as io.StringIO gives them to csv_record_lines.
@@ -947,7 +950,7 @@ def _read_csv_file(path: Path, limits: Limits, columns: Collection[str]) -> pa.T
     try:
         with open(path, "rb") as file:
             size = os.fstat(file.fileno()).st_size
-            if size == 0 or file.read(2) in (b"\xff\xfe", b"\xfe\xff"):
+            if size == 0 or _marked_encoding(file.read(4)) in ("utf-16", "utf-32"):
                 return None
             _check_decoded(size, limits, "its text needs")
             with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as data:
