@@ -1135,6 +1135,20 @@ def test_the_cli_lists_a_number_no_double_holds_and_shows_no_traceback(tmp_path)
     assert "simulation 1: seed is too large for a number" in done.stderr + done.stdout
 
 
+@pytest.mark.parametrize("model, kind", [({"a": 1}, "an object"), (None, "null"), ("  ", "blank text"),
+                                         (7, "a number")])
+def test_a_terminal_bench_model_name_that_is_no_name_is_said_beside_the_agent_name_read(tmp_path, model, kind):
+    """A reviewer's run_metadata.json gave model_name {"a": 1}: the agent became its agent_name with no word that
+    model_name was there and could not be read."""
+    folder = terminal_bench_run(tmp_path, "run1", [("hello", True, "none"), ("chess", False, "none")]).parent
+    meta = json.loads((folder / "run_metadata.json").read_text())
+    (folder / "run_metadata.json").write_text(json.dumps({**meta, "model_name": model}))
+    imported = import_files([folder / "results.json"], experiments=None)
+    assert imported.report.files[0].agents == ("terminus",)
+    assert f"agent_id <- run_metadata.json agent_name (model_name is given but is not a name: {kind})" in \
+        imported.report.text()
+
+
 def test_a_terminal_bench_run_metadata_given_with_its_results_names_the_agent_as_the_file_beside_it_would(tmp_path):
     """An upload has no folder: its run_metadata.json comes as another file. Given with the results (as bytes, as
     the app gives uploads, or as a path on the command line), it names the agent and is not read as results."""

@@ -137,10 +137,29 @@ def metadata_agent(doc: object) -> tuple[str, str] | None:
     """(agent id, the key it came from) that a run_metadata.json document names, if any (``model_name``, else
     ``agent_name``)."""
     if isinstance(doc, dict):
+        passed = ""  # a key given but not a name is said beside the one read (it was passed over without a word)
         for key in ("model_name", "agent_name"):
-            if isinstance(doc.get(key), str) and doc[key].strip():
-                return doc[key].strip(), key
+            value = doc.get(key)
+            if isinstance(value, str) and value.strip():
+                return value.strip(), key + passed
+            if key in doc:
+                passed += f" ({key} is given but is not a name: {_json_kind(value)})"
     return None
+
+
+def _json_kind(value: object) -> str:
+    """A JSON value's kind in words, for a value that should have been a name.
+
+    >>> _json_kind({"a": 1}), _json_kind(None), _json_kind(" "), _json_kind(3)
+    ('an object', 'null', 'blank text', 'a number')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "blank text"
+    if isinstance(value, bool):
+        return "true or false"
+    return "a number" if isinstance(value, (int, float)) else "a list" if isinstance(value, list) else "an object"
 
 
 def _agent(path: Path | None, agent: str | None, name: str, metadata: object = None) -> tuple[str, str]:
