@@ -477,5 +477,6 @@ def constants_table(policy: Policy) -> pd.DataFrame:
 
 def anchors_table(anchors: Anchors) -> pd.DataFrame:
     """One anchor map's points, as the Methodology page lists them beside its curve."""
-    return pd.DataFrame([{f"{anchors.name} ({anchors.unit})": fmt.anchor_x(x, anchors.unit),
+    # Each position is written with its unit ("500 ms", "$0.01", "10 steps"): the header does not repeat it.
+    return pd.DataFrame([{anchors.name: fmt.anchor_x(x, anchors.unit),
                           "Score (0–100)": f"{s:g}"} for x, s in anchor_rows(anchors)])

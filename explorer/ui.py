@@ -252,7 +252,7 @@ def policy_editor(base: dict, canonical: dict, provenance: Mapping[str, str], ge
 
 def _scalar_input(spec: FieldSpec, value: Any, generation: int) -> Any:
     key = f"{spec.name}_{generation}"
-    label = spec.label + (f" ({spec.unit})" if spec.unit else "")
+    label = spec.label + (f" ({spec.unit})" if spec.unit and spec.unit not in spec.label.lower() else "")
     if spec.kind == "levels":
         text = st.text_input(label, value=", ".join(str(k) for k in value), key=key,
                              help=f"{spec.meaning}; {spec.describe_range()}, separated by commas")
@@ -289,7 +289,7 @@ def decimals_format(value: float) -> str:
 
 
 def _anchor_input(spec: FieldSpec, value: dict, generation: int) -> dict:
-    st.caption(f"{spec.label} ({spec.unit})")
+    st.caption(spec.label + (f" ({spec.unit})" if spec.unit not in spec.label.lower() else ""))
     table = pd.DataFrame({"x": value["xs"], "score": value["scores"]})
     result = st.data_editor(table, num_rows="dynamic", key=f"{spec.name}_{generation}", hide_index=True,
                             width="stretch", column_config={

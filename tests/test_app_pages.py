@@ -566,7 +566,7 @@ def methodology_differences(at: AppTest, policy) -> list[str]:
     headings = [m.value for m in at.markdown]
     for field in ("latency_anchors", "cost_anchors", "steps_anchors"):
         anchors, provenance = getattr(policy, field), policy.provenance[field]
-        position_column = f"{anchors.name} ({anchors.unit})"
+        position_column = anchors.name  # each position carries its unit ("500 ms"), the header does not repeat it
         tables = [d.value for d in at.dataframe if position_column in d.value.columns]
         if len(tables) != 1:
             diffs.append(f"anchors {anchors.name}: no table with a column {position_column!r}")

@@ -1,5 +1,6 @@
 """AppTest of the policy sandbox page: refused edits name the field; sandbox numbers carry the label."""
 
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -31,6 +32,10 @@ def test_the_sandbox_page_starts_from_the_canonical_constants():
     assert "its constants are still the canonical ones" in texts(at) and "not canonical" not in texts(at)
     diff = frame_with(at, "Rank move")
     assert (diff["Rank move"] == 0).all()
+    # A unit is said once: "Score decimals", never "Score decimals (decimals)" (a reviewer's reading).
+    labels = [w.label for w in at.number_input] + [c.value for c in at.caption]
+    assert "Score decimals" in labels and "Consistency gate (runs)" in labels
+    assert not [text for text in labels if re.search(r"(\w+) \(\1\)$", text)], labels
 
 
 def test_weights_that_do_not_sum_to_one_are_refused_naming_the_field():
