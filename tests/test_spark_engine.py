@@ -582,6 +582,12 @@ def test_the_work_limits_are_refused_as_the_pandas_engine_refuses_them(spark, tm
         error = pytest.raises(RunsValidationError, score_spark, many, spark=spark, limits=limits).value
         assert [p.reason for p in error.problems] == [words]
     assert spark_doc(many, spark, limits=Limits(max_agents=3, max_tasks=2)) == pandas_doc(many)
+    # More columns than max_columns: refused from the schema, as the other engines refuse it (Spark scored a
+    # reviewer's Parquet file of 20,007 columns).
+    error = pytest.raises(RunsValidationError, score_spark, many, spark=spark, limits=Limits(max_columns=6)).value
+    assert [p.reason for p in error.problems] == [
+        f"the data has {len(many.read_text().splitlines()[0].split(','))} columns, more than the limit of 6; "
+        "refused before reading"]
 
 
 def test_a_missing_run_id_alone_is_refused_with_its_rows(spark, tmp_path):

@@ -396,6 +396,9 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
     raw_view, plain_view, runs_view, numbered_view, window_view = (
         f"scoring_{part}_{token}" for part in ("source", "plain", "runs", "numbered", "window"))
     columns = list(source.frame.columns)
+    if len(columns) > limits.max_columns:  # as the other engines, from the schema alone (no row is read)
+        raise _refuse(source.name, f"the data has {len(columns):,} columns, more than the limit of "
+                                   f"{limits.max_columns:,}; refused before reading")
     kinds = _kinds(dict(source.frame.dtypes))
     no_number = F.lit(None).cast("bigint")
     row_number = source.row_number if source.row_number is not None else no_number
