@@ -182,6 +182,9 @@ def build_pack(report: Report, dataset: DatasetInfo, *, intervals: Intervals | N
                 f"{intervals.seed}, {intervals.confidence:.0%} percentile intervals. "
                 f"<b>Tie groups</b>: {_e(GLOSSARY['tie group'])}</p>"
                 + figure(charts.interval_chart(points[:charts.CHART_MAX_AGENTS], floored=floored), cut))
+        covered = [words for _, words in tables.interval_coverage(report, intervals).values() if words]
+        if covered:
+            body += f"<p>{_e(tables.COVERAGE_LEAD + '; '.join(covered))}.</p>"
     else:
         body = "<p>Bootstrap intervals were not computed for this pack.</p>"
     sections.append(("intervals", "Intervals and tie groups", body))

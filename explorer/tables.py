@@ -103,6 +103,17 @@ def interval_coverage(report: Report, intervals: Intervals) -> dict[str, tuple[s
     return out
 
 
+def coverage_caption(coverage: Mapping[str, tuple[str, str]]) -> str | None:
+    """The words under a table of tie groups (the Leaderboard's, the Uncertainty page's) for the intervals that cover
+    another group's scores (:func:`interval_coverage`); None where none does."""
+    past = [words for _, words in coverage.values() if words]
+    return COVERAGE_LEAD + "; ".join(fmt.plain(w) for w in past) + "." if past else None
+
+
+COVERAGE_LEAD = ("A tie group is where the walk puts an agent, not a place these data settle. Intervals that cover "
+                 "the scores of other groups: ")
+
+
 def profile_ranking(report: Report, weights: Mapping[str, float]) -> pd.DataFrame:
     """Agents ranked by viewer-weighted profile score beside their unchanged headline score and rank.
 

@@ -178,6 +178,18 @@ def test_the_interval_table_says_which_ranks_each_interval_covers_and_where_it_r
     assert "steady-pro" not in said and "swift-lite" not in said
 
 
+def test_the_leaderboard_with_intervals_says_where_an_interval_reaches_past_its_tie_group():
+    # The reviewer read the tie groups on the Leaderboard too: the same words are under its table there.
+    at = run(page("leaderboard"))
+    at.toggle(key="leaderboard_intervals").set_value(True)
+    run(at)
+    (said,) = [c.value.replace("\\", "") for c in at.caption if "Intervals that cover the scores" in c.value]
+    assert "newcomer (tie group 4): its interval 0.00–84.23 covers the scores of ranks 2–10" in said
+    at.toggle(key="leaderboard_intervals").set_value(False)
+    run(at)
+    assert not [c for c in at.caption if "Intervals that cover the scores" in c.value]
+
+
 def test_the_interval_chart_draws_the_leaderboards_first_agents_of_many_and_says_so():
     """A reviewer's 500 agents drew an interval chart 19,000 px tall (38 px a row); the table lists them all."""
     from explorer.charts import CHART_MAX_AGENTS

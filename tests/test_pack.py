@@ -67,6 +67,12 @@ def test_the_pack_has_every_section_and_chart(document):
     assert pack.figure_count(document) == 5  # intervals, contributions, radar, pass^k, rank moves
 
 
+def test_the_intervals_section_says_where_an_interval_reaches_past_its_tie_group(document):
+    # As the app's pages say it: a tie group alone hid newcomer's interval of 0 to 84 (a reviewer's reading).
+    assert "Intervals that cover the scores of other groups: " in document
+    assert "newcomer (tie group 4): its interval 12.54–84.23 covers the scores of ranks 2–9" in document
+
+
 def test_the_leaderboard_says_how_each_factor_is_shown(document):
     # The success rate as a percentage, the other factors on 0-1 (it said "percentages" of them all).
     assert "The success rate is shown as a percentage; execution, consistency and the cost score on their 0–1 scale" \

@@ -86,6 +86,10 @@ selected = ui.table(
              **({"Tie group": st.column_config.Column(help=glossary.explain("tie group"))} if iv is not None else {})},
 )
 drill.keep_table_focus("leaderboard", dataset, board["Agent"].tolist(), selected)
+if iv is not None:  # a tie group alone hides how wide an interval is (newcomer's 0.00-84.23 in group 4)
+    covered = tables.coverage_caption(tables.interval_coverage(report, iv))
+    if covered:
+        st.caption(covered)
 st.caption("Flags: **no outcome recorded** — no completed run has a known outcome, so its 0 measures nothing; "
            "**zero-success floor** — completed runs but none successful, so the score is 0; "
            f"**neutral consistency** — fewer than {report.policy.consistency_min_latencies} recorded latencies, "

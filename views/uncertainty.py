@@ -54,10 +54,9 @@ if iv is not None:
     ui.table(table, {"Score": fmt.score, "Score low": fmt.score, "Score high": fmt.score}, key="interval_table",
              columns={"Covers ranks": st.column_config.TextColumn(
                  help="The ranks whose scores lie inside this agent's interval")})
-    past = [words for _, words in coverage.values() if words]
-    if past:
-        st.caption("A tie group is where the walk puts an agent, not a place these data settle. Intervals that "
-                   "cover the scores of other groups: " + "; ".join(fmt.plain(w) for w in past) + ".")
+    covered = tables.coverage_caption(coverage)
+    if covered:
+        st.caption(covered)
 
 st.subheader("Cost–accuracy and latency–accuracy frontiers", help=glossary.tooltip("Pareto frontier"))
 st.caption("An agent is on the Pareto frontier when no other agent has both a success rate at least as high "
