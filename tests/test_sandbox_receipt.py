@@ -105,6 +105,9 @@ def test_rank_diff_shows_moves_deltas_and_gate_crossings():
     ordered = largest_moves_first(rank_diff(canonical, sandbox))
     moves = ordered["Rank move"].abs().tolist()
     assert moves == sorted(moves, reverse=True)
+    # Unedited, every move is 0: the leaderboard's order, not the alphabet's (a reviewer's reading).
+    same = largest_moves_first(rank_diff(canonical, score_runs(runs, policy_from_dict(edited()))))
+    assert same["Agent"].tolist() == [a.agent_id for a in canonical.agents]
 
 
 def _encode(records, name):

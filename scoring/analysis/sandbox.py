@@ -106,6 +106,9 @@ def rank_diff(canonical: Report, sandbox: Report) -> pd.DataFrame:
 
 
 def largest_moves_first(diff: pd.DataFrame) -> pd.DataFrame:
+    """The rank changes, the largest rank move first, then the largest score change; equal moves in leaderboard
+    order (canonical rank, unranked last), so an unedited sandbox lists the leaderboard, not the alphabet."""
     key = diff["Rank move"].abs().fillna(-1).astype(float) * 1e6 + diff["Score delta"].abs().fillna(0).astype(float)
-    return diff.assign(_key=key).sort_values(["_key", "Agent"], ascending=[False, True]).drop(columns="_key") \
-        .reset_index(drop=True)
+    rank = diff["Canonical rank"].astype("Float64").fillna(float("inf")).astype(float)
+    return diff.assign(_key=key, _rank=rank).sort_values(["_key", "_rank", "Agent"], ascending=[False, True, True]) \
+        .drop(columns=["_key", "_rank"]).reset_index(drop=True)
