@@ -87,6 +87,16 @@ def long_id_detail(length: int, limit: int) -> str:
     return f"an id of {length:,} characters, more than the limit of {limit:,} (max_id_chars)"
 
 
+def column_limit_refusal(count: int, limit: int, whole: str = "file") -> str:
+    """The one text that refuses a source of more than ``limit`` columns (``Limits.max_columns``), before a row is
+    read, in every engine: ``whole`` is what has them (a CSV's "header", a Parquet "file", Spark's "data").
+
+    >>> column_limit_refusal(1_001, 1_000, "header")
+    'the header has 1,001 columns, more than the limit of 1,000; refused before reading'
+    """
+    return f"the {whole} has {count:,} columns, more than the limit of {limit:,}; refused before reading"
+
+
 def row_limit_refusal(count: int | None, limit: int, what: str = "rows", *, about: bool = False,
                       before_reading: bool = False) -> str:
     """The one text that refuses a source holding more than ``limit`` runs (``Limits.max_rows``): files,

@@ -33,7 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from scoring.contract.limits import DEFAULT_LIMITS, Limits
+from scoring.contract.limits import DEFAULT_LIMITS, Limits, column_limit_refusal
 from scoring.contract.policy import CANONICAL_POLICY, Policy
 from scoring.contract.schema import TIMESTAMP_PATTERN, WHITESPACE, Reason
 from scoring.engines.sql_engine import (
@@ -397,8 +397,7 @@ def _score(spark: Any, source: _Source, policy: Policy, weights: Mapping[str, fl
         f"scoring_{part}_{token}" for part in ("source", "plain", "runs", "numbered", "window"))
     columns = list(source.frame.columns)
     if len(columns) > limits.max_columns:  # as the other engines, from the schema alone (no row is read)
-        raise _refuse(source.name, f"the data has {len(columns):,} columns, more than the limit of "
-                                   f"{limits.max_columns:,}; refused before reading")
+        raise _refuse(source.name, column_limit_refusal(len(columns), limits.max_columns, "data"))
     kinds = _kinds(dict(source.frame.dtypes))
     no_number = F.lit(None).cast("bigint")
     row_number = source.row_number if source.row_number is not None else no_number

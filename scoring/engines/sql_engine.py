@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike
 from scoring.contract.limits import (
     DEFAULT_LIMITS,
     Limits,
+    column_limit_refusal,
     count_error,
     format_size,
     special_file,
@@ -1501,9 +1502,8 @@ def _header_names(path: Path, con: Any, limits: Limits = DEFAULT_LIMITS) -> list
             return []
         leaves = sum(1 for _, children in elements[1:] if not children)  # as Parquet's footer counts its columns
         if leaves > limits.max_columns:
-            raise RunsValidationError([Problem.of(Reason.FILE, detail=(
-                f"the file has {leaves:,} columns, more than the limit of {limits.max_columns:,}; refused before "
-                "reading"))], source=path.name)
+            raise RunsValidationError([Problem.of(Reason.FILE, detail=column_limit_refusal(
+                leaves, limits.max_columns))], source=path.name)
         return [n for n in _top_level_names(elements) if normalize_column_name(n) in READ_COLUMNS]
     with open(path, "rb") as handle:
         head = handle.read(HEADER_BYTES)
@@ -1513,9 +1513,8 @@ def _header_names(path: Path, con: Any, limits: Limits = DEFAULT_LIMITS) -> list
                                   source=path.name)
     header = csv_header(head) or []  # a header the plain reader cannot read: DuckDB's refusal says why
     if len(header) > limits.max_columns:
-        raise RunsValidationError([Problem.of(Reason.FILE, detail=(
-            f"the header has {len(header):,} columns, more than the limit of {limits.max_columns:,}; refused before "
-            "reading"))], source=path.name)
+        raise RunsValidationError([Problem.of(Reason.FILE, detail=column_limit_refusal(
+            len(header), limits.max_columns, "header"))], source=path.name)
     return header
 
 

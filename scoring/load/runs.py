@@ -37,6 +37,7 @@ from pandas.api import types as ptypes
 from scoring.contract.limits import (
     DEFAULT_LIMITS,
     Limits,
+    column_limit_refusal,
     format_size,
     row_limit_refusal,
     special_file,
@@ -406,8 +407,7 @@ def _check_text_shape(data: bytes | mmap.mmap, fmt: str, limits: Limits) -> int:
     if columns > limits.max_columns and b'"' in first:
         columns = len(next(csv.reader([first.decode("latin-1")]), []))
     if columns > limits.max_columns:
-        raise _file_problem(f"the header has {columns:,} columns, more than the limit of {limits.max_columns:,}; "
-                            "refused before reading")
+        raise _file_problem(column_limit_refusal(columns, limits.max_columns, "header"))
     return newlines
 
 
@@ -612,8 +612,7 @@ def _parquet_plan(parquet: Any, limits: Limits, wanted: Collection[str] = READ_C
     if meta.num_rows > limits.max_rows:
         raise _too_many_rows(meta.num_rows, limits)
     if meta.num_columns > limits.max_columns:
-        raise _file_problem(f"the file has {meta.num_columns:,} columns, more than the limit of "
-                            f"{limits.max_columns:,}; refused before reading")
+        raise _file_problem(column_limit_refusal(meta.num_columns, limits.max_columns))
     names = parquet.schema_arrow.names
     chosen = [n for n in names if normalize_column_name(n) in wanted]
     # Leaf columns (a nested column has several) whose top-level field is one of the chosen ones.
