@@ -51,6 +51,14 @@ READY = "[data-testid='stApp'][data-test-script-state='notRunning']"
 
 def bomb_eval_file(path: Path, inflated: int = 2_000_000_000, declared: int = 2_000) -> None:
     """A .eval whose sample member claims ``declared`` bytes and inflates to ``inflated`` (written streaming)."""
+    honest_member_file(path, b"", b" ", inflated, zip64=False)  # a member past 4 GiB would need zip64's fields
+    data = lie_about(bytearray(path.read_bytes()), sample_member(), declared, zlib.crc32(b" " * declared))
+    path.write_bytes(bytes(data))
+
+
+def honest_member_file(path: Path, head: bytes, fill: bytes, size: int, *, zip64: bool = True) -> None:
+    """A .eval whose sample member truthfully declares what it unpacks to: ``head``, then ``fill`` repeated to about
+    ``size`` bytes (written streaming; blanks, one long text or a list of zeros deflate about 1000x)."""
     member = sample_member()
     with zipfile.ZipFile(path, "w") as target, zipfile.ZipFile(PROBE) as source:
         for name in source.namelist():
@@ -58,11 +66,11 @@ def bomb_eval_file(path: Path, inflated: int = 2_000_000_000, declared: int = 2_
                 target.writestr(name, b"{}", zipfile.ZIP_DEFLATED)
         info = zipfile.ZipInfo(member)
         info.compress_type = zipfile.ZIP_DEFLATED
-        with target.open(info, "w") as out:
-            for _ in range(inflated // MB):
-                out.write(b" " * MB)
-    data = lie_about(bytearray(path.read_bytes()), member, declared, zlib.crc32(b" " * declared))
-    path.write_bytes(bytes(data))
+        with target.open(info, "w", force_zip64=zip64) as out:
+            out.write(head)
+            block = fill * (MB // len(fill))
+            for _ in range(size // len(block)):
+                out.write(block)
 
 
 def events_eval_file(path: Path, events: int = 3_000_000) -> None:
@@ -107,8 +115,13 @@ def hostile_files(scale: float = 1.0) -> dict[str, Callable[[Path], object]]:
     # (it is refused when the inflated bytes reach the budget, whatever comes after)
     bomb, events, deep = min(int(2e9 * scale), 2_000_000_000), int(3e6 * scale), int(2e5 * scale)
     ids, agents = int(4e5 * scale), int(1e5 * scale)
+    # honest members (their directory tells the truth), within the budget: read to the end, or to the CPU limit
+    blank, text, zeros = int(1.5e9 * scale), int(1e8 * scale), int(1e8 * scale)
     return {
         f"bomb-{_count(bomb)}B.eval": lambda p: bomb_eval_file(p, inflated=max(bomb, MB)),
+        f"blank-{_count(blank)}B.eval": lambda p: honest_member_file(p, b"", b" ", max(blank, MB)),
+        f"text-{_count(text)}B.eval": lambda p: honest_member_file(p, b'{"id": "', b"a", max(text, MB)),
+        f"zeros-{_count(zeros)}B.eval": lambda p: honest_member_file(p, b"[", b"0,", max(zeros, MB)),
         f"events-{_count(events)}.eval": lambda p: events_eval_file(p, events=events),
         f"deep-{_count(deep)}.eval": lambda p: p.write_bytes(deep_eval(deep)),
         f"run_ids-{_count(ids)}.parquet": lambda p: long_ids_parquet(p, "run_id", runs=ids),

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from hostile_files import PROBE, bomb_eval, deep_eval, eval_with_member, events_eval, runs_csv
+from hostile_files import PROBE, bomb_eval, deep_eval, eval_with_member, events_eval, runs_csv, sample_member
 
 from scoring.cli import commands as cli
 from scoring.contract.limits import DEFAULT_LIMITS, Limits
@@ -70,6 +70,39 @@ def test_a_lying_member_within_the_budget_is_refused_too():
     assert "inflates to more than the 2,000 bytes its directory declares" in text
     short = refusal(bomb_eval(1_000), "short.eval")  # ends short of what it declares: refused at its end
     assert "inflates to 1,000 bytes, not the 2,000 its directory declares" in short, short
+
+
+def test_an_honest_member_of_whitespace_is_refused_as_holding_no_json_value():
+    """A member that truthfully declares what it unpacks to (blanks deflate about 1000x) is read to its end, within
+    the budget, and refused in words a person reads: yajl says "premature EOF" of an empty text and of a cut one."""
+    member = sample_member()
+    text = refusal(eval_with_member(member, b" \n\t" * 700_000), "blank.eval")
+    assert f"{member}: refused" in text and \
+        "- not valid JSON (it holds no JSON value: it is empty or only whitespace)" in text, text
+    assert "premature EOF" not in text
+    cut = refusal(eval_with_member(member, b'  {"id": 1, "events": ["unclosed'), "cut.eval")
+    assert "- not valid JSON (it ends before the document is complete: an object, list or text is never " \
+        "closed)" in cut, cut
+
+
+def test_the_json_scan_reads_a_mebibyte_at_a_time():
+    """yajl lexes a token that spans its reads again from its start at each read, so a long text costs its length
+    times its reads: 64 KiB reads took a 40 MB text 4.1 s, 1 MiB reads 0.36 s (bench/bench_budget.py: a 100 MB text
+    in a .eval, 33.0 -> 2.8 s). The memory is still one read at a time."""
+    import io
+
+    from scoring.load.importers._base import scan_json
+
+    sizes: list[int] = []
+
+    class Recorded(io.BytesIO):
+        def read(self, size: int | None = -1) -> bytes:
+            sizes.append(size if size is not None else -1)
+            return super().read(size)
+
+    stream = Recorded(b'{"id": "' + b"a" * (3 << 20) + b'"}')
+    scan_json(stream, "long.json", DEFAULT_LIMITS)
+    assert sizes and min(sizes) == 1 << 20, sizes
 
 
 def test_nesting_inside_an_eval_member_is_bounded():
