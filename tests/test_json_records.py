@@ -1,0 +1,132 @@
+"""JSON and JSON Lines runs gathered into columns as they are read (runs._RecordColumns): the frame, the problems and
+the refusals are those of the records held as dicts and handed to ``pd.DataFrame.from_records`` (the reader before
+2026-12-06, kept here as the reference), for any records; and a JSON Lines file is told from a harness's JSON by
+its first line alone."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scoring import RunsValidationError, load_runs
+from scoring.contract.limits import DEFAULT_LIMITS, Limits
+from scoring.contract.safejson import object_noting_repeats, repeated_keys
+from scoring.contract.schema import REQUIRED_COLUMNS, Reason
+from scoring.load.importers import detect
+from scoring.load.runs import (
+    NotFinite,
+    _file_problem,
+    _preview,
+    _RecordColumns,
+    _records_frame,
+    _Structural,
+    _with_header,
+)
+
+
+def _reference(records: list, rows: np.ndarray, limits: Limits) -> tuple:
+    """The reader before: every record held, then one from_records."""
+    problems = _Structural()
+    bad = {i for i, r in enumerate(records) if not isinstance(r, dict)}
+    for i in sorted(bad):
+        problems.add(int(rows[i]), _preview(records[i]), Reason.NOT_AN_OBJECT)
+    for i, r in enumerate(records):
+        for key in repeated_keys(r):
+            problems.add(int(rows[i]), key, Reason.DUPLICATE_COLUMN, first=key, second=key, name=key)
+    clean = [{} if i in bad else r for i, r in enumerate(records)]
+    keys = set().union(*clean) if clean else set()
+    if len(keys) > limits.max_columns:
+        raise _file_problem(f"the runs have {len(keys):,} distinct keys, more than the limit of "
+                            f"{limits.max_columns:,} columns")
+    frame = (pd.DataFrame.from_records(clean, index=pd.RangeIndex(len(clean))) if clean
+             else pd.DataFrame(columns=list(REQUIRED_COLUMNS)))
+    return _with_header(frame, [str(c) for c in frame.columns]), rows, problems
+
+
+_KEYS = st.sampled_from(["run_id", "agent_id", "Agent ID", "task_id", "status", "success", "latency_ms",
+                         "cost_usd", "steps", "note"])
+_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.integers(2**53, 2**66), st.floats(allow_nan=True),
+    st.text(max_size=4), st.binary(max_size=3), st.builds(NotFinite, st.sampled_from(["NaN", "Infinity"])),
+    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(), max_size=2))
+
+
+@st.composite
+def _records(draw):
+    out = []
+    for _ in range(draw(st.integers(0, 12))):
+        kind = draw(st.integers(0, 9))
+        if kind == 0:  # not an object
+            out.append(draw(st.one_of(st.integers(), st.text(max_size=3), st.lists(st.integers(), max_size=2))))
+            continue
+        pairs = draw(st.lists(st.tuples(_KEYS, _VALUES), max_size=6))
+        if kind == 1 and pairs:  # a key given twice, as the JSON decoder hands it over
+            pairs.append((pairs[0][0], draw(_VALUES)))
+        out.append(object_noting_repeats(pairs))
+    return out
+
+
+def _cells(frame: pd.DataFrame) -> list:
+    return [(str(c), str(frame[c].dtype), repr(list(frame[c]))) for c in frame.columns]
+
+
+def _outcome(read, records: list, rows: np.ndarray, limits: Limits) -> tuple:
+    try:
+        frame, numbers, problems = read(list(records), rows, limits)
+    except RunsValidationError as error:
+        return "refused", [(p.row, p.column, p.value, p.reason) for p in error.problems]
+    return ("read", _cells(frame), list(frame.index), list(numbers), str(numbers.dtype),
+            [(p.row, p.column, p.value, p.reason) for p in problems.problems], problems.rows)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_records(), st.integers(1, 12))
+def test_records_gathered_into_columns_give_the_frame_from_records_gives(records, max_columns):
+    limits = Limits(max_columns=max_columns)
+    rows = np.arange(3, 3 + 2 * len(records), 2)  # row numbers that are not positions, as in JSON Lines (int64)
+    assert _outcome(lambda r, n, lim: _records_frame(r, n, _Structural(), lim), records, rows, limits) == \
+        _outcome(_reference, records, rows, limits)
+
+
+def test_records_in_blocks_of_key_orders_keep_the_first_order_of_each_key():
+    columns = _RecordColumns(_Structural(), DEFAULT_LIMITS)
+    for row, record in enumerate([{"b": 1, "a": "x"}, {"b": 2, "a": "y"}, {"a": "z", "c": 3.5}, 7, {}], start=1):
+        columns.add(record, row)
+    assert [(key, len(values)) for key, values in columns.blocks] == [(("b", "a"), 2), (("a", "c"), 1), ((), 2)]
+    frame, rows, problems = columns.frame()
+    assert list(frame.columns) == ["b", "a", "c"] and list(rows) == [1, 2, 3, 4, 5]
+    assert repr(list(frame["b"])) == "[1.0, 2.0, nan, nan, nan]" and list(frame["a"])[:3] == ["x", "y", "z"]
+    assert [(p.row, p.reason) for p in problems.problems] == [(4, Reason.NOT_AN_OBJECT.text())]
+    assert columns.blocks == []  # each block let go as its columns were built
+
+
+def _line(run: int, **extra) -> str:
+    return json.dumps({"run_id": f"r{run}", "agent_id": "a", "task_id": "t", "status": "completed",
+                       "success": True, "latency_ms": 1000, "cost_usd": 0.01, **extra})
+
+
+def test_a_json_lines_file_is_told_by_its_first_line_and_read_as_runs():
+    text = "\n".join(_line(i) for i in range(1, 4)) + "\n"
+    assert detect(text.encode(), "runs.jsonl") == "runs"
+    assert detect(text.encode(), "runs.json") == "runs"  # the name does not matter: the content does
+    pretty = json.dumps([{"task_id": 3, "reward": 1.0, "info": {}, "traj": [], "trial": 0}], indent=1)
+    assert detect(pretty.encode(), "r.json") == "tau-bench"  # over several lines: the whole document is read
+    assert detect(json.dumps(json.loads(pretty)).encode() + b"\n", "r.json") == "tau-bench"  # one line, nothing after
+
+
+def test_a_json_lines_record_repeating_a_key_is_refused_by_its_row_whichever_line_it_is():
+    """Before, a first line repeating a key was read as a harness file's JSON and the whole file refused ("an
+    object gives the key ... more than once"); a later line was refused by its row. Now both by their row."""
+    for at in (0, 2):
+        lines = [_line(i) for i in range(1, 4)]
+        lines[at] = lines[at][:-1] + ', "status": "failed"}'
+        data = ("\n".join(lines) + "\n").encode()
+        assert detect(data, "runs.jsonl") == "runs"
+        with pytest.raises(RunsValidationError) as info:
+            load_runs(data, name="runs.jsonl")
+        assert [(p.row, p.value, p.code) for p in info.value.problems] == [(at + 1, "status", "duplicate_column")]
