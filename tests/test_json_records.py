@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from scoring import RunsValidationError, load_runs
 from scoring.contract.limits import DEFAULT_LIMITS, Limits
-from scoring.contract.safejson import object_noting_repeats, repeated_keys
+from scoring.contract.safejson import object_noting_repeats, repeated_keys, too_deep
 from scoring.contract.schema import REQUIRED_COLUMNS, Reason
 from scoring.load.importers import detect
 from scoring.load.runs import (
@@ -157,3 +157,62 @@ def test_a_runs_array_record_repeating_a_key_is_refused_by_its_row():
     with pytest.raises(RunsValidationError) as info:
         load_runs(data, name="runs.json")
     assert [(p.row, p.value, p.code) for p in info.value.problems] == [(1, "status", "duplicate_column")]
+
+
+def _deep(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+@pytest.mark.parametrize(("name", "wrap", "outer"), [("runs.jsonl", "lines", 0), ("runs.json", "array", 1),
+                                                     ("runs.json", "object", 2)])
+def test_a_record_nesting_past_the_limit_is_refused_by_its_row_naming_both_numbers(name, wrap, outer):
+    """A reviewer's differential fuzz: once detection stopped parsing a runs file whole, nothing counted its nesting
+    (max_json_depth, 64, counts the whole document, as a harness's file is counted): a record 65-989 levels deep was
+    scored. Now each such record is refused by its row, its deepest value's column named; one level less passes."""
+    limit = DEFAULT_LIMITS.max_json_depth
+    for levels, refused in ((limit - 1 - outer, False), (limit - outer, True)):
+        lines = [_line(1), _line(2, extra=json.loads(_deep(levels)))]
+        data = ("\n".join(lines) + "\n" if wrap == "lines" else "[" + ",".join(lines) + "]" if wrap == "array"
+                else '{"runs": [' + ",".join(lines) + "]}").encode()
+        if not refused:
+            assert load_runs(data, name=name).rows_read == 2
+            continue
+        with pytest.raises(RunsValidationError) as info:
+            load_runs(data, name=name)
+        assert [(p.row, p.column, p.code, p.reason) for p in info.value.problems] == [
+            (2, "extra", "nested_too_deep",
+             f"not a run: it nests {limit + 1} levels deep, more than the limit of {limit} (max_json_depth)")]
+
+
+def test_json_past_the_parser_or_around_the_runs_is_refused_as_a_file_with_its_depth():
+    deep = '[{"run_id": "r1", "x": ' + _deep(3_000) + "}]"
+    with pytest.raises(RunsValidationError) as info:
+        load_runs(deep.encode(), name="deep.json")
+    assert info.value.problems[0].reason == too_deep(3002, 64)
+    around = '{"meta": ' + _deep(70) + ', "runs": [' + _line(1) + "]}"
+    with pytest.raises(RunsValidationError) as info:
+        load_runs(around.encode(), name="around.json")
+    assert info.value.problems[0].reason == too_deep(71, 64)
+    line = _line(2)[:-1] + ', "x": ' + _deep(3_000) + "}"
+    with pytest.raises(RunsValidationError) as info:
+        load_runs((_line(1) + "\n" + line + "\n").encode(), name="deep.jsonl")
+    assert [(p.row, p.code) for p in info.value.problems] == [(2, "nested_too_deep")]
+    assert "it nests 3001 levels deep" in info.value.problems[0].reason
+
+
+def test_records_alternating_key_orders_keep_every_value_in_its_row():
+    """A reviewer's file (20,000 records alternating two key orders, one record of 990 more keys) took 2.3x the
+    reader before, as every block padded every column (its time is in docs/measurements.md, no test times it); a
+    column is now padded only when it next gets values, and at the end."""
+    columns = _RecordColumns(_Structural(), DEFAULT_LIMITS)
+    wide = {f"k{i}": i for i in range(50)}
+    records = [wide] + [({"a": i, "b": -i} if i % 2 else {"b": -i, "a": i}) for i in range(1, 2_001)] + [wide]
+    for row, record in enumerate(records, start=1):
+        columns.add(record, row)
+    assert len(columns.blocks) == 2_002
+    frame, _, _ = columns.frame()
+    assert frame.shape == (2_002, 52) and list(frame.columns[:2]) == ["k0", "k1"]
+    assert list(frame["k7"].iloc[[0, -1]]) == [7, 7] and frame["k7"].iloc[1:-1].isna().all()
+    assert list(frame["a"].iloc[1:-1]) == list(range(1, 2_001))
+    assert list(frame["b"].iloc[1:-1]) == [-i for i in range(1, 2_001)]
+    assert frame["a"].iloc[[0, -1]].isna().all()

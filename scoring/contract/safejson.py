@@ -15,6 +15,8 @@ import sys
 from collections import Counter
 from typing import Any
 
+import numpy as np
+
 MAX_SAFE_INT = 2**53  # beyond this an integer is not exactly a float
 # JSON's "\ud800" escape decodes to half a UTF-16 pair, no character: no UTF-8 text, pandas string or terminal
 # takes it. A pair of escapes ("\ud83d\ude00") decodes to one character and is never matched here.
@@ -236,3 +238,56 @@ def check_tree(doc: Any, *, what: str = "JSON", max_depth: int = 32) -> None:
             except JsonRefused:
                 path = f"{where}[{key}]" if isinstance(key, int) else (f"{where}.{key}" if where else str(key))
                 leaf(child, path)
+
+
+# A JSON string; an unterminated one runs to the end of the input. That alternative matters: without
+# it a file of escaped quotes and no closing quote makes every quote a failed start (quadratic time).
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.S)
+_OPEN = np.zeros(256, dtype=np.int8)
+_OPEN[[ord("["), ord("{")]] = 1
+_OPEN[[ord("]"), ord("}")]] = -1
+
+
+def json_depth(data: bytes, chunk: int = 1 << 24) -> int:
+    """How deeply a JSON text nests, found without parsing it (strings are skipped).
+
+    Bounded: one pass in chunks, so a hostile file cannot exhaust the parser's stack first.
+
+    Examples
+    --------
+    >>> json_depth(b'{"a": [1, {"b": "[[[["}]}')
+    3
+    """
+    skeleton = _JSON_STRING.sub(b"", data)
+    depth, deepest = 0, 0
+    for start in range(0, len(skeleton), chunk):
+        steps = _OPEN[np.frombuffer(skeleton[start:start + chunk], dtype=np.uint8)].astype(np.int64)
+        if steps.size:
+            running = depth + np.cumsum(steps)
+            deepest = max(deepest, int(running.max()))
+            depth = int(running[-1])
+    return deepest
+
+
+def nesting(value: object) -> int:
+    """How deeply a parsed JSON value nests, counted as :func:`json_depth` counts its text: 0 for a scalar, 1 for a
+    list or object of scalars, one more for each level inside. Iterative: no recursion however deep.
+
+    >>> nesting({"a": [1, {"b": "[[[["}]}), nesting([]), nesting("x")
+    (3, 1, 0)
+    """
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        inner = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if inner is None:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((v, depth + 1) for v in inner if isinstance(v, (dict, list)))
+    return deepest
+
+
+def too_deep(depth: int, limit: int) -> str:
+    """The refusal of a JSON text nesting ``depth`` levels, past ``limit`` (max_json_depth), in one set of words
+    wherever it is found (a harness's file, a runs file)."""
+    return f"the JSON nests {depth} levels deep, more than the limit of {limit} (max_json_depth)"

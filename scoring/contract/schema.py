@@ -269,7 +269,7 @@ class Reason(Enum):
     NESTED = "a nested or binary value is not allowed here"
     NOT_AN_OBJECT = "a run must be a JSON object"
     NOT_JSON = "not valid JSON: {detail}"
-    NESTED_TOO_DEEP = "not a run: nested too deeply"
+    NESTED_TOO_DEEP = "not a run: it nests {depth} levels deep, more than the limit of {limit} (max_json_depth)"
     SHORT_LINE = "the line has {fields} field(s); the header has {header}"
     # Harness imports: a record the importer could not map (its place, then why), a mapping's missing column.
     RECORD = "{where}: {detail}"

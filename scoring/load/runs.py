@@ -55,9 +55,12 @@ from scoring.contract.safejson import (
     LONE_SURROGATE,
     SURROGATE_ESCAPE,
     decode_error_words,
+    json_depth,
+    nesting,
     object_noting_repeats,
     parse_int,
     repeated_keys,
+    too_deep,
 )
 from scoring.contract.schema import (
     FALSE_TOKENS,
@@ -216,10 +219,10 @@ class _Structural:
         self.rows: list[int] = []
         self.problems: list[Problem] = []
 
-    def add(self, row: int, value: str | None, reason: Reason, **fields: Any) -> None:
+    def add(self, row: int, value: str | None, reason: Reason, column: str | None = None, **fields: Any) -> None:
         self.rows.append(row)
         if len(self.problems) < MAX_PROBLEMS_KEPT:
-            self.problems.append(Problem.of(reason, row, None, value, **fields))
+            self.problems.append(Problem.of(reason, row, column, value, **fields))
 
 
 def _file_problem(detail: str, column: str | None = None) -> RunsValidationError:
@@ -450,8 +453,12 @@ class _RecordColumns:
     refused by its row (its values dropped), and more distinct keys than ``limits.max_columns`` refuse the file
     once every record is read, naming their number."""
 
-    def __init__(self, problems: _Structural, limits: Limits = DEFAULT_LIMITS):
+    def __init__(self, problems: _Structural, limits: Limits = DEFAULT_LIMITS, outer: int | None = 0):
         self.problems, self.limits = problems, limits
+        # The levels of the document around each record (a JSON Lines record: 0; an array's: 1; {"runs": [...]}'s:
+        # 2): the nesting limit (max_json_depth) counts the whole document, as a harness's file is counted. None:
+        # records that were never JSON text (runs_from_records), to which no nesting limit applies.
+        self.outer = outer
         self.keys: dict[str, None] = {}  # every key, in the order a record first gave it
         self.blocks: list[tuple[tuple[str, ...], list[tuple[Any, ...]]]] = []  # (keys, each record's values)
         self.rows: list[int] = []
@@ -487,28 +494,56 @@ class _RecordColumns:
         for row, key in self.repeats:
             self.problems.add(row, key, Reason.DUPLICATE_COLUMN, first=key, second=key, name=key)
         columns: dict[str, list[Any]] = {key: [] for key in self.keys}
+        start = 0  # the first row of the block
         self.blocks.reverse()  # taken from the end, each let go once its values are in the columns
         while self.blocks:
             keys, values = self.blocks.pop()
             for j, key in enumerate(keys):  # one column at a time, in C (zip(*values): 3.5x the time)
-                columns[key].extend(map(itemgetter(j), values))
-            for key in columns.keys() - set(keys):
-                columns[key].extend([np.nan] * len(values))
+                column = columns[key]
+                if len(column) < start:  # the rows since this key was last given lack it: NaN, as from_records
+                    column.extend([np.nan] * (start - len(column)))
+                column.extend(map(itemgetter(j), values))
+            start += len(values)
             del values
         n = len(self.rows)
+        for column in columns.values():
+            column.extend([np.nan] * (n - len(column)))
         index = pd.RangeIndex(n)
         # index= keeps one row per record even when the records have no keys at all.
         frame = (pd.DataFrame({key: pd.Series(columns.pop(key), index=index) for key in list(columns)}, index=index)
                  if n else pd.DataFrame(columns=list(REQUIRED_COLUMNS)))
+        self._refuse_deep_records(frame)
         rows = np.asarray(self.rows, dtype=np.int64)  # whole numbers when there is no record too
         return _with_header(frame, [str(c) for c in frame.columns]), rows, self.problems
 
+    def _refuse_deep_records(self, frame: pd.DataFrame) -> None:
+        """Refuse by its row each record that nests deeper than max_json_depth, counting the document around it
+        (its deepest value's column named): a list or object value can only be in a column of objects, and only a
+        column whose cells' types include a container is looked through cell by cell."""
+        if self.outer is None:
+            return
+        limit = self.limits.max_json_depth
+        deep: dict[int, tuple[str, int]] = {}  # position -> (column, depth) of its deepest value past the limit
+        for name in frame.columns:
+            if frame[name].dtype != object:
+                continue
+            values = frame[name].to_numpy()
+            if not any(issubclass(kind, (dict, list)) for kind in {*map(type, values)}):  # the types, at C speed
+                continue
+            for i, value in enumerate(values):
+                if isinstance(value, (dict, list)):
+                    depth = self.outer + 1 + nesting(value)  # the record's object, then the value's levels
+                    if depth > limit and depth > deep.get(i, ("", 0))[1]:
+                        deep[i] = (str(name), depth)
+        for i in sorted(deep):
+            self.problems.add(self.rows[i], None, Reason.NESTED_TOO_DEEP, deep[i][0], depth=deep[i][1], limit=limit)
+
 
 def _records_frame(records: list, rows: np.ndarray, problems: _Structural,
-                   limits: Limits = DEFAULT_LIMITS) -> tuple:
+                   limits: Limits = DEFAULT_LIMITS, outer: int | None = 1) -> tuple:
     """The frame of in-memory records (each let go from ``records`` as it is gathered: a JSON array's dicts
-    are freed as their columns grow), numbered by ``rows``."""
-    columns = _RecordColumns(problems, limits)
+    are freed as their columns grow), numbered by ``rows``; ``outer``: the levels of the document around each."""
+    columns = _RecordColumns(problems, limits, outer)
     for i in range(len(records)):
         record, records[i] = records[i], None
         columns.add(record, int(rows[i]))
@@ -605,19 +640,25 @@ def _read_json(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame
         doc = _json_value(text)
     except json.JSONDecodeError as exc:
         raise _file_problem(f"not valid JSON: {decode_error_words(exc)}") from None
-    except RecursionError:
-        raise _file_problem(f"not a runs file: JSON nested more than {limits.max_json_depth} levels deep") from None
+    except RecursionError:  # deeper than Python's parser goes: measured on the text, which is refused
+        depth = json_depth(text.encode("utf-8", "surrogatepass"))
+        raise _file_problem(too_deep(depth, limits.max_json_depth)) from None
     except ValueError as exc:  # e.g. an integer with more digits than Python reads
         raise _file_problem(f"not valid JSON: {exc}") from None
     if isinstance(doc, dict) and "runs" in repeated_keys(doc):  # json keeps the last: the rest would be lost
         raise _file_problem('the object gives "runs" more than once: a reader could see either list, so none is read')
+    outer = 1  # the array around each record
     if isinstance(doc, dict) and isinstance(doc.get("runs"), list):
-        doc = doc["runs"]
+        # The object's other values are no run's: past the nesting limit, the file is refused for them.
+        rest = nesting({key: value for key, value in doc.items() if key != "runs"})
+        if rest > limits.max_json_depth:
+            raise _file_problem(too_deep(rest, limits.max_json_depth))
+        doc, outer = doc["runs"], 2
     if not isinstance(doc, list):
         raise _file_problem('expected a JSON array of runs or an object {"runs": [...]}')
     if len(doc) > limits.max_rows:
         raise _too_many_rows(len(doc), limits)
-    return _records_frame(doc, np.arange(1, len(doc) + 1), _Structural(), limits)
+    return _records_frame(doc, np.arange(1, len(doc) + 1), _Structural(), limits, outer)
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
@@ -638,7 +679,7 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
 
 def _read_jsonl(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFrame, np.ndarray, _Structural]:
     problems = _Structural()
-    columns = _RecordColumns(problems, limits)
+    columns = _RecordColumns(problems, limits, outer=0)  # each line its own document
     # JSON Lines end at \n (a \r before it is JSON whitespace); str.splitlines also breaks at U+2028, U+2029,
     # U+0085 and more, which json.dumps(ensure_ascii=False) writes raw inside strings: a valid file was refused.
     for number, line in _lines(text):
@@ -649,8 +690,9 @@ def _read_jsonl(text: str, limits: Limits = DEFAULT_LIMITS) -> tuple[pd.DataFram
         except json.JSONDecodeError as exc:
             problems.add(number, line[:200], Reason.NOT_JSON, detail=exc.msg)
             record = {}
-        except RecursionError:
-            problems.add(number, line[:200], Reason.NESTED_TOO_DEEP)
+        except RecursionError:  # deeper than Python's parser goes: measured on the line's text
+            depth = json_depth(line.encode("utf-8", "surrogatepass"))
+            problems.add(number, line[:200], Reason.NESTED_TOO_DEEP, depth=depth, limit=limits.max_json_depth)
             record = {}
         except ValueError as exc:
             problems.add(number, line[:200], Reason.NOT_JSON, detail=exc)
@@ -1128,7 +1170,7 @@ def _plain_records_table(records: list, limits: Limits = DEFAULT_LIMITS) -> pa.T
 def _runs_from_records_by_cell(records: list, *, exclude_invalid: bool = False) -> pd.DataFrame:
     """:func:`runs_from_records` cell by cell (the reference the Arrow path is compared with)."""
     # A copy: _records_frame lets each record go from the list it is given, and the caller's list is the caller's.
-    raw, rows, problems = _records_frame(list(records), np.arange(1, len(records) + 1), _Structural())
+    raw, rows, problems = _records_frame(list(records), np.arange(1, len(records) + 1), _Structural(), outer=None)
     return validate_runs(raw, rows=rows, source="records", format="records",
                          exclude_invalid=exclude_invalid, prior_problems=problems.problems,
                          prior_rows=problems.rows).runs

@@ -41,8 +41,10 @@ from scoring.contract.safejson import (
     RepeatedKey,
     decode_error_words,
     escape_lone_surrogates,
+    json_depth,
     parse_int,
     refuse_repeated_keys,
+    too_deep,
 )
 from scoring.contract.schema import FAILED, FIRST_SEEN, NUMBER_PATTERN, PASS_THROUGH_COLUMNS, SPEC_COLUMNS, Reason
 from scoring.load.importers.reading import HarnessReading, Trial, harness_readings
@@ -685,35 +687,6 @@ def check_rows(count: int, name: str, limits: Limits, what: str = "runs") -> Non
         raise file_error(name, row_limit_refusal(count, limits.max_rows, what))
 
 
-# A JSON string; an unterminated one runs to the end of the input. That alternative matters: without
-# it a file of escaped quotes and no closing quote makes every quote a failed start (quadratic time).
-_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.S)
-_OPEN = np.zeros(256, dtype=np.int8)
-_OPEN[[ord("["), ord("{")]] = 1
-_OPEN[[ord("]"), ord("}")]] = -1
-
-
-def json_depth(data: bytes, chunk: int = 1 << 24) -> int:
-    """How deeply a JSON text nests, found without parsing it (strings are skipped).
-
-    Bounded: one pass in chunks, so a hostile file cannot exhaust the parser's stack first.
-
-    Examples
-    --------
-    >>> json_depth(b'{"a": [1, {"b": "[[[["}]}')
-    3
-    """
-    skeleton = _JSON_STRING.sub(b"", data)
-    depth, deepest = 0, 0
-    for start in range(0, len(skeleton), chunk):
-        steps = _OPEN[np.frombuffer(skeleton[start:start + chunk], dtype=np.uint8)].astype(np.int64)
-        if steps.size:
-            running = depth + np.cumsum(steps)
-            deepest = max(deepest, int(running.max()))
-            depth = int(running[-1])
-    return deepest
-
-
 def decode(data: bytes, name: str) -> tuple[str, list[str]]:
     try:
         return decode_text(data)
@@ -726,8 +699,7 @@ def parse_json(data: bytes, name: str, limits: Limits) -> tuple[Any, list[str]]:
     """Parse a harness JSON file within the limits; NaN/Infinity literals stay text (to be refused)."""
     depth = json_depth(data)
     if depth > limits.max_json_depth:
-        raise file_error(name, f"the JSON nests {depth} levels deep, more than the limit of "
-                                f"{limits.max_json_depth} (max_json_depth)")
+        raise file_error(name, too_deep(depth, limits.max_json_depth))
     text, warnings = decode(data, name)
     if not text.strip():
         raise file_error(name, "the file is empty")

@@ -25,6 +25,7 @@ from typing import Any
 from scoring.contract.extras import install_hint
 from scoring.contract.format import one_line
 from scoring.contract.limits import DEFAULT_LIMITS, Limits, format_size
+from scoring.contract.safejson import json_depth, too_deep
 from scoring.contract.schema import COMPLETED, FAILED, TIMEOUT
 from scoring.load.importers._base import (
     RUNS_COLUMNS,
@@ -40,7 +41,6 @@ from scoring.load.importers._base import (
     file_error,
     imported_from,
     is_naive_timestamp,
-    json_depth,
     run_success,
     scale_exactly,
     scan_json,
@@ -111,8 +111,7 @@ def read_inspect(data: bytes, name: str, *, path: Path | None = None, agent: str
     else:
         depth = json_depth(data)
         if depth > limits.max_json_depth:
-            raise file_error(name, f"the JSON nests {depth} levels deep, more than the limit of "
-                                   f"{limits.max_json_depth} (max_json_depth)")
+            raise file_error(name, too_deep(depth, limits.max_json_depth))
         scan_json(io.BytesIO(data), name, limits, events_at="samples.*.events")
     if fmt == "eval" and path is None:
         # From a file the reader skips what no run column needs (events are most of a log); from bytes it cannot.
