@@ -477,7 +477,7 @@ class _RecordColumns:
         keys = tuple(record)
         if not self.blocks or self.blocks[-1][0] != keys:
             self.keys.update(dict.fromkeys(keys))
-            if len(self.keys) > self.limits.max_columns:  # refused in frame(): no value kept past this
+            if len(self.keys) > self.limits.max_columns:  # refused in frame(): no value (nor key order) kept past it
                 self.blocks.append(((), []))
                 return
             self.blocks.append((keys, []))

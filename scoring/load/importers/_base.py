@@ -864,8 +864,8 @@ def check_archive(data: bytes, name: str, limits: Limits, *, json_members: Calla
 
 
 _SCALARS = frozenset({"null", "boolean", "integer", "double", "number", "string"})
-_JSON_MARKS = re.compile(rb'["\\NI]')  # a quote, a backslash, and the first letters of NaN and Infinity
-_JSON_MARK_BYTES = (b'"', b"\\", b"N", b"I")  # the same marks, each found alone
+_JSON_MARK_BYTES = (b'"', b"\\", b"N", b"I")  # a quote, a backslash, and the first letters of NaN and Infinity
+_JSON_MARKS = re.compile(b"[" + b"".join(map(re.escape, _JSON_MARK_BYTES)) + b"]")  # any of them
 _NONFINITE_AS = {ord("N"): b"0.0", ord("I"): b"0.000000"}  # NaN, Infinity: numbers of the same length
 
 

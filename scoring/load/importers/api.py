@@ -99,6 +99,26 @@ def detect(source: Source, name: str | None = None, *, limits: Limits = DEFAULT_
     return _sniff(data, name, limits)[0]
 
 
+_UNSURE = object()  # _first_value: no whole JSON value where it looked
+
+
+def _first_value(data: bytes, start: int, stop: int) -> object:
+    """The JSON value that ``data[start:stop]`` begins with (after JSON's whitespace), read alone; _UNSURE where that
+    text holds no whole value (a BOM, a value past ``stop``, one too deep for the parser, bytes that are not UTF-8;
+    a character cut by ``stop`` is left out)."""
+    window = data[start:stop]
+    try:
+        text = window.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(window) - 3:
+            return _UNSURE
+        text = window[:exc.start].decode("utf-8")
+    try:
+        return _FIRST_VALUE.raw_decode(text.lstrip(" \t\r\n"))[0]
+    except (ValueError, RecursionError):
+        return _UNSURE
+
+
 def _json_lines(data: bytes) -> bool:
     r"""Whether the first line of ``data`` is a whole JSON value with more than whitespace after it: then the
     file is no one JSON document (JSON Lines, or JSON broken after its first value, which the runs loader reports
@@ -111,14 +131,7 @@ def _json_lines(data: bytes) -> bool:
     (False, False)
     """
     end = data.find(b"\n", 0, _FIRST_LINE)
-    if end < 0:
-        return False
-    try:
-        line = data[:end].decode("utf-8").lstrip(" \t\r")
-        _FIRST_VALUE.raw_decode(line)
-    except (ValueError, RecursionError):  # not a whole value (a BOM, a document over several lines, a deep one)
-        return False
-    return _NOT_BLANK.search(data, end) is not None
+    return end >= 0 and _first_value(data, 0, end) is not _UNSURE and _NOT_BLANK.search(data, end) is not None
 
 
 def _runs_array(data: bytes) -> bool:
@@ -135,17 +148,7 @@ def _runs_array(data: bytes) -> bool:
     opening = _NOT_BLANK.search(data)
     if opening is None or data[opening.start():opening.start() + 1] != b"[":
         return False
-    window = data[opening.start() + 1:opening.start() + 1 + _FIRST_LINE]
-    try:
-        text = window.decode("utf-8")
-    except UnicodeDecodeError as exc:  # a character cut by the window's end is left out; any other: unsure
-        if exc.start < len(window) - 3:
-            return False
-        text = window[:exc.start].decode("utf-8")
-    try:
-        first, _ = _FIRST_VALUE.raw_decode(text.lstrip(" \t\r\n"))
-    except (ValueError, RecursionError):
-        return False
+    first = _first_value(data, opening.start() + 1, opening.start() + 1 + _FIRST_LINE)
     return isinstance(first, dict) and classify([first]) == "runs"
 
 
