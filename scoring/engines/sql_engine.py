@@ -275,6 +275,10 @@ class Dialect:
         """A 64-bit hash of a text expression (None: the dialect has none worth a first pass)."""
         return None
 
+    def longer_than(self, expr: str, chars: int) -> str:
+        """Whether a text has more than ``chars`` characters."""
+        return f"length({expr}) > {chars}"
+
     def micros(self, expr: str) -> str | None:
         """A timestamp as a BIGINT that never decreases as the time increases (microseconds since 1970), where
         the window's cutoff is worth estimating first (SqlScorer._estimated_cutoffs); None: it is not."""
@@ -706,7 +710,8 @@ class SqlScorer:
         assert self.read_bigints is not None
         # With each hash, whether its run_id is past max_id_chars (check_work): a bit a row, no scan of its own
         keys, missing, *flags = self.read_bigints(f"SELECT CASE WHEN run_id IS NOT NULL THEN {hashed} END, "
-                                                  f"length(run_id) > {self.limits.max_id_chars} FROM {self.runs}")
+                                                  f"{self.d.longer_than('run_id', self.limits.max_id_chars)} "
+                                                  f"FROM {self.runs}")
         if flags:
             self._run_ids_over = bool(flags[0])
         empty = int(self.rows(f"SELECT {self.d.hash64(chr(39) * 2)}")[0][0])
