@@ -575,15 +575,16 @@ def test_the_work_limits_are_refused_as_the_pandas_engine_refuses_them(spark, tm
     assert said == [(p.row, p.column, p.value, p.reason) for p in pytest.raises(
         RunsValidationError, check_work, load_runs(path), DEFAULT_LIMITS).value.problems]
     assert [(row, column) for row, column, *_ in said] == [(2, "run_id"), (3, "agent_id"), (4, "task_id")]
-    # Characters, not bytes: a run_id of 1,000 two-byte characters is within the limit, one more is past it
-    wide = tmp_path / "wide.csv"
-    wide.write_text(HEADER + "\nr1,a,t,completed,true,1,0.01\n" + "\u00e9" * 1_000 + ",a,t,completed,true,1,0.01\n",
-                    encoding="utf-8")
+    # Characters, not bytes: ids of 1,000 two-byte characters are within the limit, one more is past it
+    wide, ids = tmp_path / "wide.csv", ("\u00e9" * 1_000, "\u00fc" * 1_000)
+    text = HEADER + "\nr1,a,t,completed,true,1,0.01\n{},a,{},completed,true,1,0.01\n"
+    wide.write_text(text.format(*ids), encoding="utf-8")
     assert spark_doc(wide, spark) == pandas_doc(wide)
-    wide.write_text(wide.read_text(encoding="utf-8").replace("\u00e9" * 1_000, "\u00e9" * 1_001), encoding="utf-8")
-    said = [(p.row, p.column, p.reason) for p in pytest.raises(
-        RunsValidationError, score_spark, wide, spark=spark).value.problems]
-    assert said == [(2, "run_id", "an id of 1,001 characters, more than the limit of 1,000 (max_id_chars)")]
+    for i, column in enumerate(("run_id", "task_id")):
+        wide.write_text(text.format(*(v + v[0] if j == i else v for j, v in enumerate(ids))), encoding="utf-8")
+        said = [(p.row, p.column, p.reason) for p in pytest.raises(
+            RunsValidationError, score_spark, wide, spark=spark).value.problems]
+        assert said == [(2, column, "an id of 1,001 characters, more than the limit of 1,000 (max_id_chars)")]
     many = tmp_path / "many.csv"
     many.write_bytes(runs_csv(agents=3, tasks=2, runs_per_agent=2))
     for limits, words in ((Limits(max_agents=2), "the input has 3 agents, more than the limit of 2 (max_agents)"),

@@ -279,6 +279,11 @@ class Dialect:
         """Whether a text has more than ``chars`` characters."""
         return f"length({expr}) > {chars}"
 
+    def chars_bound(self, expr: str) -> str:
+        """A text's characters, or a number never below them, where the number is only compared with a limit
+        and a text past it is then looked for by its length (check_work)."""
+        return f"length({expr})"
+
     def micros(self, expr: str) -> str | None:
         """A timestamp as a BIGINT that never decreases as the time increases (microseconds since 1970), where
         the window's cutoff is worth estimating first (SqlScorer._estimated_cutoffs); None: it is not."""
@@ -623,6 +628,7 @@ class SqlScorer:
         _, _, agents, agent_chars, tasks, task_chars = self._totals()
         self._refuse_count(agents, "agents")
         if self.d.limb_sums:  # Spark's plan: the tasks are counted with the spread
+            # At least the longest task id's characters (Dialect.chars_bound): past the limit, the id is looked for
             task_chars = max((int(r["task_chars"] or 0) for r in self._agent_rows_named()), default=0)
             run_over = self._run_ids_over
         elif self.d.materialize:  # counted on the stored counts per agent and task (_totals)
@@ -978,7 +984,7 @@ class SqlScorer:
             # Rows whose agent or task id trimming changed: only then may two spellings be one id (_spellings).
             columns += [(f"COUNT({p}_spelled)", f"{p}_spelled", "SUM") for p in ("agent", "task")]
             if self.d.limb_sums:  # the longest task id (check_work), where no stored counts per task give it
-                columns.append(("MAX(length(task_id))", "task_chars", "MAX"))
+                columns.append((f"MAX({self.d.chars_bound('task_id')})", "task_chars", "MAX"))
             # Every SPEC 1 rule but those on run_id (validate: the duplicate check counts those).
             broken = " OR ".join(f"({c})" for column, _, c, _ in validation_queries(self.d, self.kinds)
                                  if column != "run_id") or "FALSE"
