@@ -67,12 +67,13 @@ SQL_LEAST = ("import scoring.cli.dispatch, scoring.cli.report, scoring.engines.s
 def generate(runs: int, folder: Path) -> tuple[Path, Path]:
     """The Parquet and CSV files of ``runs`` runs (made once, in a child process: see ``arrow_megabytes``)."""
     parquet, csv = folder / f"runs-{runs}.parquet", folder / f"runs-{runs}.csv"
-    if not parquet.exists():
+    if not parquet.exists() or not csv.exists():  # a kept folder may hold the Parquet file alone (bench_spark's)
         copy = f"COPY (SELECT * FROM '{parquet}') TO '{csv}' (HEADER, TIMESTAMPFORMAT '%Y-%m-%dT%H:%M:%SZ')"
+        runs_sql = GENERATE.format(agents=500, runs=runs, path=str(parquet))
         make = ("import duckdb\n"
                 "con = duckdb.connect()\n"
-                f"con.execute({GENERATE.format(agents=500, runs=runs, path=str(parquet))!r})\n"
-                f"con.execute({copy!r})\n"
+                + ("" if parquet.exists() else f"con.execute({runs_sql!r})\n")
+                + f"con.execute({copy!r})\n"
                 "con.close()\n")
         subprocess.run([PY, "-c", make], check=True)
     return parquet, csv
