@@ -28,6 +28,25 @@ IDS = ["a", " a", "a\u3000", "\x1fa", "é", "b", "a\u00a0", "𝒳", "a,b", 'q"q'
 STATUSES = ["completed", " Completed ", "FAILED", "timeout", "queued", "running", "cancelled"]
 SUCCESS = ["true", "False", " 1.0", "0", "yes", "NO", "pass", "Fail", "", "1", "0.0"]
 HEADER = list(SPEC_COLUMNS)
+# SPEC 1's words with a character past ASCII, which some engine's lower() once read as the word ("FAİLED" as
+# failed in pandas and DuckDB, refused by Spark): every engine refuses each, with this code (schema.py, beside
+# TRUE_TOKENS). (column index in HEADER, cell, code)
+NON_ASCII_WORDS = [(3, "runnİng", "unknown_status"), (3, "FAİLED", "unknown_status"), (3, "Tİmeout", "unknown_status"),
+                   (4, "faİl", "not_an_outcome"), (4, "PAſS", "not_an_outcome"), (5, "İnf", "not_a_number"),
+                   (6, "-İNFİNİTY", "not_a_number")]
+
+
+def non_ascii_word_rows() -> tuple[list[list[str]], list[tuple[int, str, str, str]]]:
+    """Rows of valid runs (their words in other ASCII cases) with a NON_ASCII_WORDS cell in every other row, and the
+    problems every engine must give: (row, column, cell, code)."""
+    good = ["r0", "a", "t", "COMPLETED", "Yes", "12.5", "0.01", "3", "2026-07-01T00:00:00Z"]
+    rows = [[f"r{i}"] + good[1:] for i in range(2 * len(NON_ASCII_WORDS))]
+    rows[2][3], rows[4][4] = "Failed", "FAIL"
+    expected = []
+    for i, (column, cell, code) in enumerate(NON_ASCII_WORDS):
+        rows[2 * i + 1][column] = cell
+        expected.append((2 * i + 2, HEADER[column], cell, code))
+    return rows, expected
 
 
 def cell_of(value: str) -> str:

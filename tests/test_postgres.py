@@ -534,6 +534,25 @@ def test_every_listed_spelling_is_refused_as_the_pandas_engine_refuses_it(postgr
         sorted((p.column, p.value, p.code) for p in pandas_info.value.problems)
 
 
+def test_words_with_a_character_past_ascii_are_refused_as_the_pandas_engine_refuses_them(postgres, tmp_path):
+    # SPEC 1's words are case-insensitive in A-Z only ("FAİLED" is no status, "İnf" no number), whatever the
+    # database's own lower() makes of them; the same words in other ASCII cases are read.
+    import psycopg
+
+    from tests.spellings import files, non_ascii_word_rows
+
+    rows, expected = non_ascii_word_rows()
+    with psycopg.connect(postgres["url"]) as conn, conn.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS word_runs")
+        cur.execute("""CREATE TABLE word_runs (run_id text, agent_id text, task_id text, status text,
+                       success text, latency_ms text, cost_usd text, steps text, finished_at text)""")
+        with cur.copy("COPY word_runs FROM STDIN WITH (FORMAT csv, HEADER true)") as copy:
+            copy.write(files(rows)["x.csv"].decode())
+    with pytest.raises(RunsValidationError) as info:
+        score_postgres(postgres["url"], "word_runs")
+    assert sorted((p.column, p.value, p.code) for p in info.value.problems) == sorted(e[1:] for e in expected)
+
+
 def test_pass_through_columns_change_no_number_and_are_refused_alike(postgres):
     import psycopg
 

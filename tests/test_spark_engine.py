@@ -50,6 +50,7 @@ from tests.spellings import (
     BAD_STEPS,
     BAD_TIMES,
     IDS,
+    NON_ASCII_WORDS,
     NUMBERS,
     STATUSES,
     STEPS,
@@ -659,7 +660,8 @@ def test_invalid_cells_are_refused_row_for_row_as_the_pandas_engine_refuses_them
 
     good = ["r0", "a", "t", "completed", "true", "12.5", "0.01", "3", "2026-07-01T00:00:00Z"]
     bad = [(5, v) for v in BAD_NUMBERS] + [(6, v) for v in BAD_NUMBERS] + [(7, v) for v in BAD_STEPS] + \
-        [(8, v) for v in BAD_TIMES] + [(3, "done"), (3, "İ"), (4, "maybe"), (4, "2")]
+        [(8, v) for v in BAD_TIMES] + [(3, "done"), (3, "İ"), (4, "maybe"), (4, "2")] + \
+        [(column, v) for column, v, _ in NON_ASCII_WORDS]  # Spark's lower() read "FAİLED" as "fai̇led", pandas "failed"
     rows = [[f"r{i}"] + good[1:] for i in range(2 * len(bad))]
     for i, (column, value) in enumerate(bad):  # every other row, one bad cell each
         rows[2 * i + 1][column] = value

@@ -71,6 +71,11 @@ STATUSES = (QUEUED, RUNNING, COMPLETED, FAILED, TIMEOUT, CANCELLED)
 TERMINAL_STATUSES = (COMPLETED, FAILED, TIMEOUT)  # a run that ended; the others enter no measure
 NOT_TERMINAL_STATUSES = tuple(s for s in STATUSES if s not in TERMINAL_STATUSES)
 HEADLINE_STATUSES = (COMPLETED,)  # the headline cohort (SPEC 3): completed runs; see _groups.headline_cohort
+# SPEC 1's words (these statuses, outcomes, and the non-finite spellings a number refuses) are read case-insensitively
+# in the ASCII letters A-Z only: a text with a character past ASCII is none of them. (Explorer-defined: SPEC 1 says
+# "case-insensitive" of ASCII words; Unicode lower-casing maps a capital dotted I to "i" in Arrow and DuckDB, to "i"
+# and a combining dot in Python and Spark, and leaves it in PostgreSQL's C collation, so "FAİLED" was a failed run in
+# two engines and refused in two.)
 TRUE_TOKENS = frozenset({"true", "1", "1.0", "yes", "pass"})
 FALSE_TOKENS = frozenset({"false", "0", "0.0", "no", "fail"})
 NONFINITE_TOKENS = frozenset({"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})

@@ -1203,6 +1203,13 @@ def _text(col: pd.Series) -> pd.Series:
     return out.mask(out == "")
 
 
+def _ascii_lower(text: pd.Series) -> pd.Series:
+    """Text with its letters A-Z lower-cased, as SPEC 1's words are read (schema.py, beside TRUE_TOKENS); a text with
+    a character past ASCII kept as it is, so that it names no word. (str.lower alone maps "FAİLED" to "failed" on
+    Arrow's strings and to "fai̇led" on Python's.)"""
+    return text.str.lower().where(text.str.isascii(), text)
+
+
 def _nested(col: pd.Series) -> pd.Series:
     """Cells that are not a scalar: a JSON object or list, or bytes that are not UTF-8 text."""
     if col.dtype != object:
@@ -1256,7 +1263,7 @@ def _parse_ids(raw: pd.Series, column: str, out: _Collector) -> pd.Series:
     out.add(text.isna() & ~nested, column, text, Reason.MISSING_VALUE)
     # A floating NaN or infinity, or JSON's NaN/Infinity literal, is no id (a text "NaN" is one): refused, never an
     # agent named "NaN" (the SQL engine read the same Parquet NaN as "nan").
-    spelled = text.notna() & text.str.lower().isin(NONFINITE_TOKENS)
+    spelled = text.notna() & _ascii_lower(text).isin(NONFINITE_TOKENS)
     if spelled.any():  # only those cells are looked at again (a column of a million ids spells none)
         not_finite = pd.Series(False, index=raw.index)
         not_finite[spelled] = raw[spelled].map(lambda v: isinstance(v, NotFinite) or (
@@ -1277,7 +1284,7 @@ def _spellings(raw: pd.Series) -> list[str]:
 def _parse_status(raw: pd.Series, out: _Collector) -> pd.Series:
     nested = _nested(raw)
     text = _text(raw.mask(nested))
-    status = text.str.lower()
+    status = _ascii_lower(text)
     out.add(nested, "status", raw, Reason.NESTED)  # it read "missing value", the cell given
     out.add(text.isna() & ~nested, "status", text, Reason.MISSING_VALUE)
     out.add(text.notna() & ~status.isin(STATUSES), "status", text, Reason.UNKNOWN_STATUS)
@@ -1294,7 +1301,7 @@ def _parse_success(raw: pd.Series, out: _Collector) -> pd.Series:
         return _booleans(values == 1.0, values == 0.0, raw.index)
     nested = _nested(raw)
     shown = _text(raw.mask(nested))
-    text = shown.str.lower()
+    text = _ascii_lower(shown)
     is_true, is_false = text.isin(TRUE_TOKENS), text.isin(FALSE_TOKENS)
     out.add(nested, "success", raw, Reason.NESTED)
     out.add(text.notna() & ~is_true & ~is_false, "success", shown, Reason.NOT_AN_OUTCOME)
@@ -1333,7 +1340,7 @@ def _parse_number(raw: pd.Series, column: str, out: _Collector, *, integer: bool
         text = _text(raw.mask(nested))
         out.add(nested, column, raw, Reason.NESTED)
         values = _numbers(text)
-        token = text.str.lower().isin(NONFINITE_TOKENS)
+        token = _ascii_lower(text).isin(NONFINITE_TOKENS)
         nonfinite = token | np.isinf(values)
         unparsed = text.notna() & values.isna() & ~token
         shown = text
