@@ -74,8 +74,8 @@ HEADLINE_STATUSES = (COMPLETED,)  # the headline cohort (SPEC 3): completed runs
 # SPEC 1's words (these statuses, outcomes, and the non-finite spellings a number refuses) are read case-insensitively
 # in the ASCII letters A-Z only: a text with a character past ASCII is none of them. (Explorer-defined: SPEC 1 says
 # "case-insensitive" of ASCII words; Unicode lower-casing maps a capital dotted I to "i" in Arrow and DuckDB, to "i"
-# and a combining dot in Python and Spark, and leaves it in PostgreSQL's C collation, so "FAİLED" was a failed run in
-# two engines and refused in two.)
+# and a combining dot in Python and Spark, and in PostgreSQL as the database's locale has it, so "FAİLED" was a failed
+# run in pandas and DuckDB, refused by Spark, and either in PostgreSQL.)
 TRUE_TOKENS = frozenset({"true", "1", "1.0", "yes", "pass"})
 FALSE_TOKENS = frozenset({"false", "0", "0.0", "no", "fail"})
 NONFINITE_TOKENS = frozenset({"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"})

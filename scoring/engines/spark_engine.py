@@ -185,17 +185,6 @@ class Spark(Dialect):
     def unstore(self, name: str) -> list[str]:
         return [f"UNCACHE TABLE IF EXISTS {name}", f"DROP VIEW IF EXISTS {name}"]
 
-    def longer_than(self, expr: str, chars: int) -> str:
-        # length() counts the characters, a pass over the text; a text of no more bytes than that has no more
-        # characters (UTF-8), so it is asked only of a longer one (10M run_ids, their hashes read: 1.2-1.4 ->
-        # 1.06 s, warm).
-        return f"(octet_length({expr}) > {chars} AND length({expr}) > {chars})"
-
-    def chars_bound(self, expr: str) -> str:
-        # Its bytes (UTF-8: never fewer than its characters), with no pass over the text (10M runs, the pass per
-        # agent's longest task id as bytes: 3.64-3.72 -> 3.37-3.51 s, warm, alternated).
-        return f"octet_length({expr})"
-
     def micros(self, expr: str) -> str | None:
         # A wall-clock time (TIMESTAMP_NTZ, DATE) is read in the session's zone, UTC while scoring (SETTINGS).
         return f"unix_micros(CAST({expr} AS TIMESTAMP))"

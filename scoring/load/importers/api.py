@@ -56,6 +56,7 @@ from scoring.load.runs import (
     FORMATS,
     Problem,
     RunsValidationError,
+    _json_value,  # the runs loader's decoder (_runs_object)
     read_runs,  # the one loader's reading step (SPEC 1)
     require_columns,
 )
@@ -166,8 +167,6 @@ def _runs_object(data: bytes, name: str) -> bool:
     >>> _runs_object(b'{"runs": [{"run_id": "r1"}]}', "x.json"), _runs_object(b'{"runs": [], "simulations": []}', "x")
     (True, False)
     """
-    from scoring.load.runs import _json_value  # the runs loader's decoder
-
     try:
         text, _ = decode(data, name)
         return classify(_json_value(text)) == "runs"
